@@ -117,9 +117,30 @@ func comment(d docs, extra ...string) string {
 }
 
 func addComment(f *jen.File, text string) {
-	if text != "" {
-		f.Comment(text)
+	for _, c := range commentLines(text) {
+		f.Add(c)
 	}
+}
+
+// commentLines renders text as // line comments (jennifer would use a /* */
+// block for multi-line text).
+func commentLines(text string) []jen.Code {
+	if text == "" {
+		return nil
+	}
+	var out []jen.Code
+	for _, line := range strings.Split(text, "\n") {
+		out = append(out, jen.Comment(line))
+	}
+	return out
+}
+
+// usedBy describes where a synthesized type occurs, unless its name says it.
+func usedBy(d *decl) []string {
+	if d.modelName != "" || len(d.usedBy) == 0 || (len(d.usedBy) == 1 && d.usedBy[0] == d.name) {
+		return nil
+	}
+	return []string{"Used by: " + strings.Join(d.usedBy, ", ") + "."}
 }
 
 // goType is the Go type expression of g.
@@ -217,21 +238,14 @@ func decodeInto(dst *jen.Statement, g *gtype, typ, member string) []jen.Code {
 
 func (e *emitter) structures(f *jen.File) error {
 	for _, d := range e.r.sortedDecls(dStruct) {
-		var extra []string
-		if d.modelName == "" && len(d.usedBy) > 0 && d.name != "EmptyObject" {
-			extra = append(extra, "Used by: "+strings.Join(d.usedBy, ", ")+".")
-		}
-		addComment(f, comment(d.doc, extra...))
+		addComment(f, comment(d.doc, usedBy(d)...))
 		var fields []jen.Code
 		for _, fd := range d.fields {
 			tag := fd.jsonName
 			if fd.optional {
 				tag += ",omitzero"
 			}
-			var c []jen.Code
-			if txt := comment(fd.doc); txt != "" {
-				c = append(c, jen.Comment(txt))
-			}
+			c := commentLines(comment(fd.doc))
 			fields = append(fields, append(c, jen.Id(fd.goName).Add(goType(fd.typ)).Tag(map[string]string{"json": tag}))...)
 		}
 		f.Type().Id(d.name).Struct(fields...)
@@ -325,9 +339,7 @@ func (e *emitter) enumerations(f *jen.File) error {
 		if en.SupportsCustomValues {
 			extra = append(extra, "The enumeration is open: values other than the constants below are valid.")
 		}
-		if d.modelName == "" {
-			extra = append(extra, "Used by: "+strings.Join(d.usedBy, ", ")+".")
-		}
+		extra = append(extra, usedBy(d)...)
 		addComment(f, comment(en.docs, extra...))
 		f.Type().Id(d.name).Id(under)
 		f.Line()
@@ -337,10 +349,7 @@ func (e *emitter) enumerations(f *jen.File) error {
 		for _, v := range en.Values {
 			val := jen.Id(d.name).Op("=")
 			lit := litValue(string(v.Value), under)
-			var c []jen.Code
-			if txt := comment(v.docs); txt != "" {
-				c = append(c, jen.Comment(txt))
-			}
+			c := commentLines(comment(v.docs))
 			cname := d.name + goName(v.Name)
 			consts = append(consts, append(c, jen.Id(cname).Add(val).Add(lit))...)
 			if !seen[string(v.Value)] {

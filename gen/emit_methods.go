@@ -92,8 +92,8 @@ func (e *emitter) methods(f *jen.File) error {
 		} else {
 			typ = jen.Id("RequestType").Types(paramsType(p), resultType(p))
 		}
-		descs = append(descs, jen.Comment(comment(me.docs, fmt.Sprintf("%s describes the %s %q.", me.descriptorName(), kind, me.Method))).Line().
-			Id(me.descriptorName()).Op("=").Add(typ).Values(jen.Dict{jen.Id("info"): jen.Id("methodList").Index(jen.Lit(i))}))
+		descs = append(descs, append(commentLines(comment(me.docs, fmt.Sprintf("%s describes the %s %q.", me.descriptorName(), kind, me.Method))),
+			jen.Id(me.descriptorName()).Op("=").Add(typ).Values(jen.Dict{jen.Id("info"): jen.Id("methodList").Index(jen.Lit(i))}))...)
 	}
 	f.Const().Defs(consts...)
 	f.Line()
@@ -162,8 +162,8 @@ func (e *emitter) dispatch(f *jen.File) error {
 			if hasResult {
 				results = jen.Params(goType(p.result), jen.Error())
 			}
-			sigs = append(sigs, jen.Comment(comment(me.docs, fmt.Sprintf("%s handles the %s %q.", name, map[bool]string{true: "notification", false: "request"}[me.notification], me.Method))).Line().
-				Id(name).Params(args...).Add(results))
+			sigs = append(sigs, commentLines(comment(me.docs, fmt.Sprintf("%s handles the %s %q.", name, map[bool]string{true: "notification", false: "request"}[me.notification], me.Method)))...)
+			sigs = append(sigs, jen.Id(name).Params(args...).Add(results))
 
 			var ret []jen.Code
 			if hasResult {

@@ -34,9 +34,7 @@ func (e *emitter) union(f *jen.File, d *decl) error {
 		names = append(names, a.suffix)
 	}
 	extra := []string{fmt.Sprintf("%s is a union: exactly one of %s. The zero value holds none; it is valid only for an absent optional property.", d.name, strings.Join(names, ", "))}
-	if d.modelName == "" {
-		extra = append(extra, "Used by: "+strings.Join(d.usedBy, ", ")+".")
-	}
+	extra = append(extra, usedBy(d)...)
 	addComment(f, comment(d.doc, extra...))
 	f.Type().Id(d.name).Struct(jen.Id("kind").Id(kindType), jen.Id("value").Any())
 	f.Line()

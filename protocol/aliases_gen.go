@@ -7,78 +7,64 @@ import "github.com/go-json-experiment/json/jsontext"
 // An identifier to refer to a change annotation stored with a workspace edit.
 type ChangeAnnotationIdentifier string
 
-/*
-Information about where a symbol is declared.
-
-Provides additional metadata over normal location declarations, including the range of
-the declaring symbol.
-
-Servers should prefer returning `DeclarationLink` over `Declaration` if supported
-by the client.
-*/
+// Information about where a symbol is declared.
+//
+// Provides additional metadata over normal location declarations, including the range of
+// the declaring symbol.
+//
+// Servers should prefer returning `DeclarationLink` over `Declaration` if supported
+// by the client.
 type DeclarationLink = LocationLink
 
-/*
-Information about where a symbol is defined.
-
-Provides additional metadata over normal location definitions, including the range of
-the defining symbol
-*/
+// Information about where a symbol is defined.
+//
+// Provides additional metadata over normal location definitions, including the range of
+// the defining symbol
 type DefinitionLink = LocationLink
 
-/*
-A document selector is the combination of one or many document filters.
-
-@sample `let sel:DocumentSelector = [{ language: 'typescript' }, { language: 'json', pattern: '**∕tsconfig.json' }]`;
-
-The use of a string as a document filter is deprecated @since 3.16.0.
-
-Since: 3.16.0.
-*/
+// A document selector is the combination of one or many document filters.
+//
+// @sample `let sel:DocumentSelector = [{ language: 'typescript' }, { language: 'json', pattern: '**∕tsconfig.json' }]`;
+//
+// The use of a string as a document filter is deprecated @since 3.16.0.
+//
+// Since: 3.16.0.
 type DocumentSelector []DocumentFilter
 
-/*
-The LSP any type.
-Please note that strictly speaking a property with the value `undefined`
-can't be converted into JSON preserving the property name. However for
-convenience it is allowed and assumed that all these properties are
-optional as well.
-
-LSPAny is kept as raw JSON: decode it into the type you expect.
-
-Since: 3.17.0
-*/
+// The LSP any type.
+// Please note that strictly speaking a property with the value `undefined`
+// can't be converted into JSON preserving the property name. However for
+// convenience it is allowed and assumed that all these properties are
+// optional as well.
+//
+// LSPAny is kept as raw JSON: decode it into the type you expect.
+//
+// Since: 3.17.0
 type LSPAny = jsontext.Value
 
-/*
-LSP arrays.
-
-LSPArray is kept as raw JSON: decode it into the type you expect.
-
-Since: 3.17.0
-*/
+// LSP arrays.
+//
+// LSPArray is kept as raw JSON: decode it into the type you expect.
+//
+// Since: 3.17.0
 type LSPArray = jsontext.Value
 
-/*
-LSP object definition.
-
-LSPObject is kept as raw JSON: decode it into the type you expect.
-
-Since: 3.17.0
-*/
+// LSP object definition.
+//
+// LSPObject is kept as raw JSON: decode it into the type you expect.
+//
+// Since: 3.17.0
 type LSPObject = jsontext.Value
 
-/*
-The glob pattern to watch relative to the base path. Glob patterns can have the following syntax:
-- `*` to match zero or more characters in a path segment
-- `?` to match on one character in a path segment
-- `**` to match any number of path segments, including none
-- `{}` to group conditions (e.g. `**​/*.{ts,js}` matches all TypeScript and JavaScript files)
-- `[]` to declare a range of characters to match in a path segment (e.g., `example.[0-9]` to match on `example.0`, `example.1`, …)
-- `[!...]` to negate a range of characters to match in a path segment (e.g., `example.[!0-9]` to match on `example.a`, `example.b`, but not `example.0`)
-
-Since: 3.17.0
-*/
+// The glob pattern to watch relative to the base path. Glob patterns can have the following syntax:
+// - `*` to match zero or more characters in a path segment
+// - `?` to match on one character in a path segment
+// - `**` to match any number of path segments, including none
+// - `{}` to group conditions (e.g. `**​/*.{ts,js}` matches all TypeScript and JavaScript files)
+// - `[]` to declare a range of characters to match in a path segment (e.g., `example.[0-9]` to match on `example.0`, `example.1`, …)
+// - `[!...]` to negate a range of characters to match in a path segment (e.g., `example.[!0-9]` to match on `example.a`, `example.b`, but not `example.0`)
+//
+// Since: 3.17.0
 type Pattern string
 
 type RegularExpressionEngineKind string

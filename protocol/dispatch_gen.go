@@ -9,599 +9,459 @@ import (
 
 // Server is a language server: every request and notification a client sends it.
 type Server interface {
-	/*
-	   A request to resolve the implementation locations of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPositionParams
-	   the response is of type Definition or a Thenable that resolves to such.
-
-	   TextDocumentImplementation handles the request "textDocument/implementation".
-	*/
+	// A request to resolve the implementation locations of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPositionParams
+	// the response is of type Definition or a Thenable that resolves to such.
+	//
+	// TextDocumentImplementation handles the request "textDocument/implementation".
 	TextDocumentImplementation(ctx context.Context, params *ImplementationParams) (Nullable[DefinitionOrDefinitionLinkSlice], error)
-	/*
-	   A request to resolve the type definition locations of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPositionParams
-	   the response is of type Definition or a Thenable that resolves to such.
-
-	   TextDocumentTypeDefinition handles the request "textDocument/typeDefinition".
-	*/
+	// A request to resolve the type definition locations of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPositionParams
+	// the response is of type Definition or a Thenable that resolves to such.
+	//
+	// TextDocumentTypeDefinition handles the request "textDocument/typeDefinition".
 	TextDocumentTypeDefinition(ctx context.Context, params *TypeDefinitionParams) (Nullable[DefinitionOrDefinitionLinkSlice], error)
-	/*
-	   A request to list all color symbols found in a given text document. The request's
-	   parameter is of type DocumentColorParams the
-	   response is of type ColorInformation[] or a Thenable
-	   that resolves to such.
-
-	   TextDocumentDocumentColor handles the request "textDocument/documentColor".
-	*/
+	// A request to list all color symbols found in a given text document. The request's
+	// parameter is of type DocumentColorParams the
+	// response is of type ColorInformation[] or a Thenable
+	// that resolves to such.
+	//
+	// TextDocumentDocumentColor handles the request "textDocument/documentColor".
 	TextDocumentDocumentColor(ctx context.Context, params *DocumentColorParams) ([]ColorInformation, error)
-	/*
-	   A request to list all presentation for a color. The request's
-	   parameter is of type ColorPresentationParams the
-	   response is of type ColorPresentation[] or a Thenable
-	   that resolves to such.
-
-	   TextDocumentColorPresentation handles the request "textDocument/colorPresentation".
-	*/
+	// A request to list all presentation for a color. The request's
+	// parameter is of type ColorPresentationParams the
+	// response is of type ColorPresentation[] or a Thenable
+	// that resolves to such.
+	//
+	// TextDocumentColorPresentation handles the request "textDocument/colorPresentation".
 	TextDocumentColorPresentation(ctx context.Context, params *ColorPresentationParams) ([]ColorPresentation, error)
-	/*
-	   A request to provide folding ranges in a document. The request's
-	   parameter is of type FoldingRangeParams, the
-	   response is of type FoldingRangeList or a Thenable
-	   that resolves to such.
-
-	   TextDocumentFoldingRange handles the request "textDocument/foldingRange".
-	*/
+	// A request to provide folding ranges in a document. The request's
+	// parameter is of type FoldingRangeParams, the
+	// response is of type FoldingRangeList or a Thenable
+	// that resolves to such.
+	//
+	// TextDocumentFoldingRange handles the request "textDocument/foldingRange".
 	TextDocumentFoldingRange(ctx context.Context, params *FoldingRangeParams) (Nullable[[]FoldingRange], error)
-	/*
-	   A request to resolve the type definition locations of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPositionParams
-	   the response is of type Declaration or a typed array of DeclarationLink
-	   or a Thenable that resolves to such.
-
-	   TextDocumentDeclaration handles the request "textDocument/declaration".
-	*/
+	// A request to resolve the type definition locations of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPositionParams
+	// the response is of type Declaration or a typed array of DeclarationLink
+	// or a Thenable that resolves to such.
+	//
+	// TextDocumentDeclaration handles the request "textDocument/declaration".
 	TextDocumentDeclaration(ctx context.Context, params *DeclarationParams) (Nullable[DeclarationResult], error)
-	/*
-	   A request to provide selection ranges in a document. The request's
-	   parameter is of type SelectionRangeParams, the
-	   response is of type SelectionRange[] or a Thenable
-	   that resolves to such.
-
-	   TextDocumentSelectionRange handles the request "textDocument/selectionRange".
-	*/
+	// A request to provide selection ranges in a document. The request's
+	// parameter is of type SelectionRangeParams, the
+	// response is of type SelectionRange[] or a Thenable
+	// that resolves to such.
+	//
+	// TextDocumentSelectionRange handles the request "textDocument/selectionRange".
 	TextDocumentSelectionRange(ctx context.Context, params *SelectionRangeParams) (Nullable[[]SelectionRange], error)
-	/*
-	   A request to result a `CallHierarchyItem` in a document at a given position.
-	   Can be used as an input to an incoming or outgoing call hierarchy.
-
-	   TextDocumentPrepareCallHierarchy handles the request "textDocument/prepareCallHierarchy".
-
-	   Since: 3.16.0
-	*/
+	// A request to result a `CallHierarchyItem` in a document at a given position.
+	// Can be used as an input to an incoming or outgoing call hierarchy.
+	//
+	// TextDocumentPrepareCallHierarchy handles the request "textDocument/prepareCallHierarchy".
+	//
+	// Since: 3.16.0
 	TextDocumentPrepareCallHierarchy(ctx context.Context, params *CallHierarchyPrepareParams) (Nullable[[]CallHierarchyItem], error)
-	/*
-	   A request to resolve the incoming calls for a given `CallHierarchyItem`.
-
-	   CallHierarchyIncomingCalls handles the request "callHierarchy/incomingCalls".
-
-	   Since: 3.16.0
-	*/
+	// A request to resolve the incoming calls for a given `CallHierarchyItem`.
+	//
+	// CallHierarchyIncomingCalls handles the request "callHierarchy/incomingCalls".
+	//
+	// Since: 3.16.0
 	CallHierarchyIncomingCalls(ctx context.Context, params *CallHierarchyIncomingCallsParams) (Nullable[[]CallHierarchyIncomingCall], error)
-	/*
-	   A request to resolve the outgoing calls for a given `CallHierarchyItem`.
-
-	   CallHierarchyOutgoingCalls handles the request "callHierarchy/outgoingCalls".
-
-	   Since: 3.16.0
-	*/
+	// A request to resolve the outgoing calls for a given `CallHierarchyItem`.
+	//
+	// CallHierarchyOutgoingCalls handles the request "callHierarchy/outgoingCalls".
+	//
+	// Since: 3.16.0
 	CallHierarchyOutgoingCalls(ctx context.Context, params *CallHierarchyOutgoingCallsParams) (Nullable[[]CallHierarchyOutgoingCall], error)
-	/*
-	   TextDocumentSemanticTokensFull handles the request "textDocument/semanticTokens/full".
-
-	   Since: 3.16.0
-	*/
+	// TextDocumentSemanticTokensFull handles the request "textDocument/semanticTokens/full".
+	//
+	// Since: 3.16.0
 	TextDocumentSemanticTokensFull(ctx context.Context, params *SemanticTokensParams) (Nullable[SemanticTokens], error)
-	/*
-	   TextDocumentSemanticTokensFullDelta handles the request "textDocument/semanticTokens/full/delta".
-
-	   Since: 3.16.0
-	*/
+	// TextDocumentSemanticTokensFullDelta handles the request "textDocument/semanticTokens/full/delta".
+	//
+	// Since: 3.16.0
 	TextDocumentSemanticTokensFullDelta(ctx context.Context, params *SemanticTokensDeltaParams) (Nullable[SemanticTokensDeltaResult], error)
-	/*
-	   TextDocumentSemanticTokensRange handles the request "textDocument/semanticTokens/range".
-
-	   Since: 3.16.0
-	*/
+	// TextDocumentSemanticTokensRange handles the request "textDocument/semanticTokens/range".
+	//
+	// Since: 3.16.0
 	TextDocumentSemanticTokensRange(ctx context.Context, params *SemanticTokensRangeParams) (Nullable[SemanticTokens], error)
-	/*
-	   A request to provide ranges that can be edited together.
-
-	   TextDocumentLinkedEditingRange handles the request "textDocument/linkedEditingRange".
-
-	   Since: 3.16.0
-	*/
+	// A request to provide ranges that can be edited together.
+	//
+	// TextDocumentLinkedEditingRange handles the request "textDocument/linkedEditingRange".
+	//
+	// Since: 3.16.0
 	TextDocumentLinkedEditingRange(ctx context.Context, params *LinkedEditingRangeParams) (Nullable[LinkedEditingRanges], error)
-	/*
-	   The will create files request is sent from the client to the server before files are actually
-	   created as long as the creation is triggered from within the client.
-
-	   The request can return a `WorkspaceEdit` which will be applied to workspace before the
-	   files are created. Hence the `WorkspaceEdit` can not manipulate the content of the file
-	   to be created.
-
-	   WorkspaceWillCreateFiles handles the request "workspace/willCreateFiles".
-
-	   Since: 3.16.0
-	*/
+	// The will create files request is sent from the client to the server before files are actually
+	// created as long as the creation is triggered from within the client.
+	//
+	// The request can return a `WorkspaceEdit` which will be applied to workspace before the
+	// files are created. Hence the `WorkspaceEdit` can not manipulate the content of the file
+	// to be created.
+	//
+	// WorkspaceWillCreateFiles handles the request "workspace/willCreateFiles".
+	//
+	// Since: 3.16.0
 	WorkspaceWillCreateFiles(ctx context.Context, params *CreateFilesParams) (Nullable[WorkspaceEdit], error)
-	/*
-	   The will rename files request is sent from the client to the server before files are actually
-	   renamed as long as the rename is triggered from within the client.
-
-	   WorkspaceWillRenameFiles handles the request "workspace/willRenameFiles".
-
-	   Since: 3.16.0
-	*/
+	// The will rename files request is sent from the client to the server before files are actually
+	// renamed as long as the rename is triggered from within the client.
+	//
+	// WorkspaceWillRenameFiles handles the request "workspace/willRenameFiles".
+	//
+	// Since: 3.16.0
 	WorkspaceWillRenameFiles(ctx context.Context, params *RenameFilesParams) (Nullable[WorkspaceEdit], error)
-	/*
-	   The did delete files notification is sent from the client to the server when
-	   files were deleted from within the client.
-
-	   WorkspaceWillDeleteFiles handles the request "workspace/willDeleteFiles".
-
-	   Since: 3.16.0
-	*/
+	// The did delete files notification is sent from the client to the server when
+	// files were deleted from within the client.
+	//
+	// WorkspaceWillDeleteFiles handles the request "workspace/willDeleteFiles".
+	//
+	// Since: 3.16.0
 	WorkspaceWillDeleteFiles(ctx context.Context, params *DeleteFilesParams) (Nullable[WorkspaceEdit], error)
-	/*
-	   A request to get the moniker of a symbol at a given text document position.
-	   The request parameter is of type TextDocumentPositionParams.
-	   The response is of type Moniker[] or `null`.
-
-	   TextDocumentMoniker handles the request "textDocument/moniker".
-	*/
+	// A request to get the moniker of a symbol at a given text document position.
+	// The request parameter is of type TextDocumentPositionParams.
+	// The response is of type Moniker[] or `null`.
+	//
+	// TextDocumentMoniker handles the request "textDocument/moniker".
 	TextDocumentMoniker(ctx context.Context, params *MonikerParams) (Nullable[[]Moniker], error)
-	/*
-	   A request to result a `TypeHierarchyItem` in a document at a given position.
-	   Can be used as an input to a subtypes or supertypes type hierarchy.
-
-	   TextDocumentPrepareTypeHierarchy handles the request "textDocument/prepareTypeHierarchy".
-
-	   Since: 3.17.0
-	*/
+	// A request to result a `TypeHierarchyItem` in a document at a given position.
+	// Can be used as an input to a subtypes or supertypes type hierarchy.
+	//
+	// TextDocumentPrepareTypeHierarchy handles the request "textDocument/prepareTypeHierarchy".
+	//
+	// Since: 3.17.0
 	TextDocumentPrepareTypeHierarchy(ctx context.Context, params *TypeHierarchyPrepareParams) (Nullable[[]TypeHierarchyItem], error)
-	/*
-	   A request to resolve the supertypes for a given `TypeHierarchyItem`.
-
-	   TypeHierarchySupertypes handles the request "typeHierarchy/supertypes".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve the supertypes for a given `TypeHierarchyItem`.
+	//
+	// TypeHierarchySupertypes handles the request "typeHierarchy/supertypes".
+	//
+	// Since: 3.17.0
 	TypeHierarchySupertypes(ctx context.Context, params *TypeHierarchySupertypesParams) (Nullable[[]TypeHierarchyItem], error)
-	/*
-	   A request to resolve the subtypes for a given `TypeHierarchyItem`.
-
-	   TypeHierarchySubtypes handles the request "typeHierarchy/subtypes".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve the subtypes for a given `TypeHierarchyItem`.
+	//
+	// TypeHierarchySubtypes handles the request "typeHierarchy/subtypes".
+	//
+	// Since: 3.17.0
 	TypeHierarchySubtypes(ctx context.Context, params *TypeHierarchySubtypesParams) (Nullable[[]TypeHierarchyItem], error)
-	/*
-	   A request to provide inline values in a document. The request's parameter is of
-	   type InlineValueParams, the response is of type
-	   InlineValue[] or a Thenable that resolves to such.
-
-	   TextDocumentInlineValue handles the request "textDocument/inlineValue".
-
-	   Since: 3.17.0
-	*/
+	// A request to provide inline values in a document. The request's parameter is of
+	// type InlineValueParams, the response is of type
+	// InlineValue[] or a Thenable that resolves to such.
+	//
+	// TextDocumentInlineValue handles the request "textDocument/inlineValue".
+	//
+	// Since: 3.17.0
 	TextDocumentInlineValue(ctx context.Context, params *InlineValueParams) (Nullable[[]InlineValue], error)
-	/*
-	   A request to provide inlay hints in a document. The request's parameter is of
-	   type InlayHintsParams, the response is of type
-	   InlayHint[] or a Thenable that resolves to such.
-
-	   TextDocumentInlayHint handles the request "textDocument/inlayHint".
-
-	   Since: 3.17.0
-	*/
+	// A request to provide inlay hints in a document. The request's parameter is of
+	// type InlayHintsParams, the response is of type
+	// InlayHint[] or a Thenable that resolves to such.
+	//
+	// TextDocumentInlayHint handles the request "textDocument/inlayHint".
+	//
+	// Since: 3.17.0
 	TextDocumentInlayHint(ctx context.Context, params *InlayHintParams) (Nullable[[]InlayHint], error)
-	/*
-	   A request to resolve additional properties for an inlay hint.
-	   The request's parameter is of type InlayHint, the response is
-	   of type InlayHint or a Thenable that resolves to such.
-
-	   InlayHintResolve handles the request "inlayHint/resolve".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve additional properties for an inlay hint.
+	// The request's parameter is of type InlayHint, the response is
+	// of type InlayHint or a Thenable that resolves to such.
+	//
+	// InlayHintResolve handles the request "inlayHint/resolve".
+	//
+	// Since: 3.17.0
 	InlayHintResolve(ctx context.Context, params *InlayHint) (InlayHint, error)
-	/*
-	   The document diagnostic request definition.
-
-	   TextDocumentDiagnostic handles the request "textDocument/diagnostic".
-
-	   Since: 3.17.0
-	*/
+	// The document diagnostic request definition.
+	//
+	// TextDocumentDiagnostic handles the request "textDocument/diagnostic".
+	//
+	// Since: 3.17.0
 	TextDocumentDiagnostic(ctx context.Context, params *DocumentDiagnosticParams) (DocumentDiagnosticReport, error)
-	/*
-	   The workspace diagnostic request definition.
-
-	   WorkspaceDiagnostic handles the request "workspace/diagnostic".
-
-	   Since: 3.17.0
-	*/
+	// The workspace diagnostic request definition.
+	//
+	// WorkspaceDiagnostic handles the request "workspace/diagnostic".
+	//
+	// Since: 3.17.0
 	WorkspaceDiagnostic(ctx context.Context, params *WorkspaceDiagnosticParams) (WorkspaceDiagnosticReport, error)
-	/*
-	   A request to provide inline completions in a document. The request's parameter is of
-	   type InlineCompletionParams, the response is of type
-	   InlineCompletion[] or a Thenable that resolves to such.
-
-	   TextDocumentInlineCompletion handles the request "textDocument/inlineCompletion".
-
-	   Since: 3.18.0
-	*/
+	// A request to provide inline completions in a document. The request's parameter is of
+	// type InlineCompletionParams, the response is of type
+	// InlineCompletion[] or a Thenable that resolves to such.
+	//
+	// TextDocumentInlineCompletion handles the request "textDocument/inlineCompletion".
+	//
+	// Since: 3.18.0
 	TextDocumentInlineCompletion(ctx context.Context, params *InlineCompletionParams) (Nullable[InlineCompletionResult], error)
-	/*
-	   The `workspace/textDocumentContent` request is sent from the client to the
-	   server to request the content of a text document.
-
-	   WorkspaceTextDocumentContent handles the request "workspace/textDocumentContent".
-
-	   Since: 3.18.0
-	*/
+	// The `workspace/textDocumentContent` request is sent from the client to the
+	// server to request the content of a text document.
+	//
+	// WorkspaceTextDocumentContent handles the request "workspace/textDocumentContent".
+	//
+	// Since: 3.18.0
 	WorkspaceTextDocumentContent(ctx context.Context, params *TextDocumentContentParams) (TextDocumentContentResult, error)
-	/*
-	   The initialize request is sent from the client to the server.
-	   It is sent once as the request after starting up the server.
-	   The requests parameter is of type InitializeParams
-	   the response if of type InitializeResult of a Thenable that
-	   resolves to such.
-
-	   Initialize handles the request "initialize".
-	*/
+	// The initialize request is sent from the client to the server.
+	// It is sent once as the request after starting up the server.
+	// The requests parameter is of type InitializeParams
+	// the response if of type InitializeResult of a Thenable that
+	// resolves to such.
+	//
+	// Initialize handles the request "initialize".
 	Initialize(ctx context.Context, params *InitializeParams) (InitializeResult, error)
-	/*
-	   A shutdown request is sent from the client to the server.
-	   It is sent once when the client decides to shutdown the
-	   server. The only notification that is sent after a shutdown request
-	   is the exit event.
-
-	   Shutdown handles the request "shutdown".
-	*/
+	// A shutdown request is sent from the client to the server.
+	// It is sent once when the client decides to shutdown the
+	// server. The only notification that is sent after a shutdown request
+	// is the exit event.
+	//
+	// Shutdown handles the request "shutdown".
 	Shutdown(ctx context.Context) error
-	/*
-	   A document will save request is sent from the client to the server before
-	   the document is actually saved. The request can return an array of TextEdits
-	   which will be applied to the text document before it is saved. Please note that
-	   clients might drop results if computing the text edits took too long or if a
-	   server constantly fails on this request. This is done to keep the save fast and
-	   reliable.
-
-	   TextDocumentWillSaveWaitUntil handles the request "textDocument/willSaveWaitUntil".
-	*/
+	// A document will save request is sent from the client to the server before
+	// the document is actually saved. The request can return an array of TextEdits
+	// which will be applied to the text document before it is saved. Please note that
+	// clients might drop results if computing the text edits took too long or if a
+	// server constantly fails on this request. This is done to keep the save fast and
+	// reliable.
+	//
+	// TextDocumentWillSaveWaitUntil handles the request "textDocument/willSaveWaitUntil".
 	TextDocumentWillSaveWaitUntil(ctx context.Context, params *WillSaveTextDocumentParams) (Nullable[[]TextEdit], error)
-	/*
-	   Request to request completion at a given text document position. The request's
-	   parameter is of type TextDocumentPosition the response
-	   is of type CompletionItem[] or CompletionList
-	   or a Thenable that resolves to such.
-
-	   The request can delay the computation of the `detail`
-	   and `documentation` properties to the `completionItem/resolve`
-	   request. However, properties that are needed for the initial sorting and filtering, like `sortText`,
-	   `filterText`, `insertText`, and `textEdit`, must not be changed during resolve.
-
-	   TextDocumentCompletion handles the request "textDocument/completion".
-	*/
+	// Request to request completion at a given text document position. The request's
+	// parameter is of type TextDocumentPosition the response
+	// is of type CompletionItem[] or CompletionList
+	// or a Thenable that resolves to such.
+	//
+	// The request can delay the computation of the `detail`
+	// and `documentation` properties to the `completionItem/resolve`
+	// request. However, properties that are needed for the initial sorting and filtering, like `sortText`,
+	// `filterText`, `insertText`, and `textEdit`, must not be changed during resolve.
+	//
+	// TextDocumentCompletion handles the request "textDocument/completion".
 	TextDocumentCompletion(ctx context.Context, params *CompletionParams) (Nullable[CompletionResult], error)
-	/*
-	   Request to resolve additional information for a given completion item.The request's
-	   parameter is of type CompletionItem the response
-	   is of type CompletionItem or a Thenable that resolves to such.
-
-	   CompletionItemResolve handles the request "completionItem/resolve".
-	*/
+	// Request to resolve additional information for a given completion item.The request's
+	// parameter is of type CompletionItem the response
+	// is of type CompletionItem or a Thenable that resolves to such.
+	//
+	// CompletionItemResolve handles the request "completionItem/resolve".
 	CompletionItemResolve(ctx context.Context, params *CompletionItem) (CompletionItem, error)
-	/*
-	   Request to request hover information at a given text document position. The request's
-	   parameter is of type TextDocumentPosition the response is of
-	   type Hover or a Thenable that resolves to such.
-
-	   TextDocumentHover handles the request "textDocument/hover".
-	*/
+	// Request to request hover information at a given text document position. The request's
+	// parameter is of type TextDocumentPosition the response is of
+	// type Hover or a Thenable that resolves to such.
+	//
+	// TextDocumentHover handles the request "textDocument/hover".
 	TextDocumentHover(ctx context.Context, params *HoverParams) (Nullable[Hover], error)
 	// TextDocumentSignatureHelp handles the request "textDocument/signatureHelp".
 	TextDocumentSignatureHelp(ctx context.Context, params *SignatureHelpParams) (Nullable[SignatureHelp], error)
-	/*
-	   A request to resolve the definition location of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPosition
-	   the response is of either type Definition or a typed array of
-	   DefinitionLink or a Thenable that resolves to such.
-
-	   TextDocumentDefinition handles the request "textDocument/definition".
-	*/
+	// A request to resolve the definition location of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPosition
+	// the response is of either type Definition or a typed array of
+	// DefinitionLink or a Thenable that resolves to such.
+	//
+	// TextDocumentDefinition handles the request "textDocument/definition".
 	TextDocumentDefinition(ctx context.Context, params *DefinitionParams) (Nullable[DefinitionOrDefinitionLinkSlice], error)
-	/*
-	   A request to resolve project-wide references for the symbol denoted
-	   by the given text document position. The request's parameter is of
-	   type ReferenceParams the response is of type
-	   Location[] or a Thenable that resolves to such.
-
-	   TextDocumentReferences handles the request "textDocument/references".
-	*/
+	// A request to resolve project-wide references for the symbol denoted
+	// by the given text document position. The request's parameter is of
+	// type ReferenceParams the response is of type
+	// Location[] or a Thenable that resolves to such.
+	//
+	// TextDocumentReferences handles the request "textDocument/references".
 	TextDocumentReferences(ctx context.Context, params *ReferenceParams) (Nullable[[]Location], error)
-	/*
-	   Request to resolve a DocumentHighlight for a given
-	   text document position. The request's parameter is of type TextDocumentPosition
-	   the request response is an array of type DocumentHighlight
-	   or a Thenable that resolves to such.
-
-	   TextDocumentDocumentHighlight handles the request "textDocument/documentHighlight".
-	*/
+	// Request to resolve a DocumentHighlight for a given
+	// text document position. The request's parameter is of type TextDocumentPosition
+	// the request response is an array of type DocumentHighlight
+	// or a Thenable that resolves to such.
+	//
+	// TextDocumentDocumentHighlight handles the request "textDocument/documentHighlight".
 	TextDocumentDocumentHighlight(ctx context.Context, params *DocumentHighlightParams) (Nullable[[]DocumentHighlight], error)
-	/*
-	   A request to list all symbols found in a given text document. The request's
-	   parameter is of type TextDocumentIdentifier the
-	   response is of type SymbolInformation[] or a Thenable
-	   that resolves to such.
-
-	   TextDocumentDocumentSymbol handles the request "textDocument/documentSymbol".
-	*/
+	// A request to list all symbols found in a given text document. The request's
+	// parameter is of type TextDocumentIdentifier the
+	// response is of type SymbolInformation[] or a Thenable
+	// that resolves to such.
+	//
+	// TextDocumentDocumentSymbol handles the request "textDocument/documentSymbol".
 	TextDocumentDocumentSymbol(ctx context.Context, params *DocumentSymbolParams) (Nullable[SymbolInformationSliceOrDocumentSymbolSlice], error)
-	/*
-	   A request to provide commands for the given text document and range.
-
-	   TextDocumentCodeAction handles the request "textDocument/codeAction".
-	*/
+	// A request to provide commands for the given text document and range.
+	//
+	// TextDocumentCodeAction handles the request "textDocument/codeAction".
 	TextDocumentCodeAction(ctx context.Context, params *CodeActionParams) (Nullable[[]CommandOrCodeAction], error)
-	/*
-	   Request to resolve additional information for a given code action.The request's
-	   parameter is of type CodeAction the response
-	   is of type CodeAction or a Thenable that resolves to such.
-
-	   CodeActionResolve handles the request "codeAction/resolve".
-	*/
+	// Request to resolve additional information for a given code action.The request's
+	// parameter is of type CodeAction the response
+	// is of type CodeAction or a Thenable that resolves to such.
+	//
+	// CodeActionResolve handles the request "codeAction/resolve".
 	CodeActionResolve(ctx context.Context, params *CodeAction) (CodeAction, error)
-	/*
-	   A request to list project-wide symbols matching the query string given
-	   by the WorkspaceSymbolParams. The response is
-	   of type SymbolInformation[] or a Thenable that
-	   resolves to such.
-
-	    need to advertise support for WorkspaceSymbols via the client capability
-	    `workspace.symbol.resolveSupport`.
-
-	   WorkspaceSymbol handles the request "workspace/symbol".
-
-	   Since: 3.17.0 - support for WorkspaceSymbol in the returned data. Clients
-	   need to advertise support for WorkspaceSymbols via the client capability
-	   `workspace.symbol.resolveSupport`.
-	*/
+	// A request to list project-wide symbols matching the query string given
+	// by the WorkspaceSymbolParams. The response is
+	// of type SymbolInformation[] or a Thenable that
+	// resolves to such.
+	//
+	//	need to advertise support for WorkspaceSymbols via the client capability
+	//	`workspace.symbol.resolveSupport`.
+	//
+	// WorkspaceSymbol handles the request "workspace/symbol".
+	//
+	// Since: 3.17.0 - support for WorkspaceSymbol in the returned data. Clients
+	// need to advertise support for WorkspaceSymbols via the client capability
+	// `workspace.symbol.resolveSupport`.
 	WorkspaceSymbol(ctx context.Context, params *WorkspaceSymbolParams) (Nullable[SymbolInformationSliceOrWorkspaceSymbolSlice], error)
-	/*
-	   A request to resolve the range inside the workspace
-	   symbol's location.
-
-	   WorkspaceSymbolResolve handles the request "workspaceSymbol/resolve".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve the range inside the workspace
+	// symbol's location.
+	//
+	// WorkspaceSymbolResolve handles the request "workspaceSymbol/resolve".
+	//
+	// Since: 3.17.0
 	WorkspaceSymbolResolve(ctx context.Context, params *WorkspaceSymbol) (WorkspaceSymbol, error)
-	/*
-	   A request to provide code lens for the given text document.
-
-	   TextDocumentCodeLens handles the request "textDocument/codeLens".
-	*/
+	// A request to provide code lens for the given text document.
+	//
+	// TextDocumentCodeLens handles the request "textDocument/codeLens".
 	TextDocumentCodeLens(ctx context.Context, params *CodeLensParams) (Nullable[[]CodeLens], error)
-	/*
-	   A request to resolve a command for a given code lens.
-
-	   CodeLensResolve handles the request "codeLens/resolve".
-	*/
+	// A request to resolve a command for a given code lens.
+	//
+	// CodeLensResolve handles the request "codeLens/resolve".
 	CodeLensResolve(ctx context.Context, params *CodeLens) (CodeLens, error)
-	/*
-	   A request to provide document links
-
-	   TextDocumentDocumentLink handles the request "textDocument/documentLink".
-	*/
+	// A request to provide document links
+	//
+	// TextDocumentDocumentLink handles the request "textDocument/documentLink".
 	TextDocumentDocumentLink(ctx context.Context, params *DocumentLinkParams) (Nullable[[]DocumentLink], error)
-	/*
-	   Request to resolve additional information for a given document link. The request's
-	   parameter is of type DocumentLink the response
-	   is of type DocumentLink or a Thenable that resolves to such.
-
-	   DocumentLinkResolve handles the request "documentLink/resolve".
-	*/
+	// Request to resolve additional information for a given document link. The request's
+	// parameter is of type DocumentLink the response
+	// is of type DocumentLink or a Thenable that resolves to such.
+	//
+	// DocumentLinkResolve handles the request "documentLink/resolve".
 	DocumentLinkResolve(ctx context.Context, params *DocumentLink) (DocumentLink, error)
-	/*
-	   A request to format a whole document.
-
-	   TextDocumentFormatting handles the request "textDocument/formatting".
-	*/
+	// A request to format a whole document.
+	//
+	// TextDocumentFormatting handles the request "textDocument/formatting".
 	TextDocumentFormatting(ctx context.Context, params *DocumentFormattingParams) (Nullable[[]TextEdit], error)
-	/*
-	   A request to format a range in a document.
-
-	   TextDocumentRangeFormatting handles the request "textDocument/rangeFormatting".
-	*/
+	// A request to format a range in a document.
+	//
+	// TextDocumentRangeFormatting handles the request "textDocument/rangeFormatting".
 	TextDocumentRangeFormatting(ctx context.Context, params *DocumentRangeFormattingParams) (Nullable[[]TextEdit], error)
-	/*
-	   A request to format ranges in a document.
-
-	   TextDocumentRangesFormatting handles the request "textDocument/rangesFormatting".
-
-	   Since: 3.18.0
-	*/
+	// A request to format ranges in a document.
+	//
+	// TextDocumentRangesFormatting handles the request "textDocument/rangesFormatting".
+	//
+	// Since: 3.18.0
 	TextDocumentRangesFormatting(ctx context.Context, params *DocumentRangesFormattingParams) (Nullable[[]TextEdit], error)
-	/*
-	   A request to format a document on type.
-
-	   TextDocumentOnTypeFormatting handles the request "textDocument/onTypeFormatting".
-	*/
+	// A request to format a document on type.
+	//
+	// TextDocumentOnTypeFormatting handles the request "textDocument/onTypeFormatting".
 	TextDocumentOnTypeFormatting(ctx context.Context, params *DocumentOnTypeFormattingParams) (Nullable[[]TextEdit], error)
-	/*
-	   A request to rename a symbol.
-
-	   TextDocumentRename handles the request "textDocument/rename".
-	*/
+	// A request to rename a symbol.
+	//
+	// TextDocumentRename handles the request "textDocument/rename".
 	TextDocumentRename(ctx context.Context, params *RenameParams) (Nullable[WorkspaceEdit], error)
-	/*
-	   A request to test and perform the setup necessary for a rename.
-
-	   TextDocumentPrepareRename handles the request "textDocument/prepareRename".
-
-	   Since: 3.16 - support for default behavior
-	*/
+	// A request to test and perform the setup necessary for a rename.
+	//
+	// TextDocumentPrepareRename handles the request "textDocument/prepareRename".
+	//
+	// Since: 3.16 - support for default behavior
 	TextDocumentPrepareRename(ctx context.Context, params *PrepareRenameParams) (Nullable[PrepareRenameResult], error)
-	/*
-	   A request send from the client to the server to execute a command. The request might return
-	   a workspace edit which the client will apply to the workspace.
-
-	   WorkspaceExecuteCommand handles the request "workspace/executeCommand".
-	*/
+	// A request send from the client to the server to execute a command. The request might return
+	// a workspace edit which the client will apply to the workspace.
+	//
+	// WorkspaceExecuteCommand handles the request "workspace/executeCommand".
 	WorkspaceExecuteCommand(ctx context.Context, params *ExecuteCommandParams) (jsontext.Value, error)
-	/*
-	   The `workspace/didChangeWorkspaceFolders` notification is sent from the client to the server when the workspace
-	   folder configuration changes.
-
-	   WorkspaceDidChangeWorkspaceFolders handles the notification "workspace/didChangeWorkspaceFolders".
-	*/
+	// The `workspace/didChangeWorkspaceFolders` notification is sent from the client to the server when the workspace
+	// folder configuration changes.
+	//
+	// WorkspaceDidChangeWorkspaceFolders handles the notification "workspace/didChangeWorkspaceFolders".
 	WorkspaceDidChangeWorkspaceFolders(ctx context.Context, params *DidChangeWorkspaceFoldersParams) error
-	/*
-	   The `window/workDoneProgress/cancel` notification is sent from  the client to the server to cancel a progress
-	   initiated on the server side.
-
-	   WindowWorkDoneProgressCancel handles the notification "window/workDoneProgress/cancel".
-	*/
+	// The `window/workDoneProgress/cancel` notification is sent from  the client to the server to cancel a progress
+	// initiated on the server side.
+	//
+	// WindowWorkDoneProgressCancel handles the notification "window/workDoneProgress/cancel".
 	WindowWorkDoneProgressCancel(ctx context.Context, params *WorkDoneProgressCancelParams) error
-	/*
-	   The did create files notification is sent from the client to the server when
-	   files were created from within the client.
-
-	   WorkspaceDidCreateFiles handles the notification "workspace/didCreateFiles".
-
-	   Since: 3.16.0
-	*/
+	// The did create files notification is sent from the client to the server when
+	// files were created from within the client.
+	//
+	// WorkspaceDidCreateFiles handles the notification "workspace/didCreateFiles".
+	//
+	// Since: 3.16.0
 	WorkspaceDidCreateFiles(ctx context.Context, params *CreateFilesParams) error
-	/*
-	   The did rename files notification is sent from the client to the server when
-	   files were renamed from within the client.
-
-	   WorkspaceDidRenameFiles handles the notification "workspace/didRenameFiles".
-
-	   Since: 3.16.0
-	*/
+	// The did rename files notification is sent from the client to the server when
+	// files were renamed from within the client.
+	//
+	// WorkspaceDidRenameFiles handles the notification "workspace/didRenameFiles".
+	//
+	// Since: 3.16.0
 	WorkspaceDidRenameFiles(ctx context.Context, params *RenameFilesParams) error
-	/*
-	   The will delete files request is sent from the client to the server before files are actually
-	   deleted as long as the deletion is triggered from within the client.
-
-	   WorkspaceDidDeleteFiles handles the notification "workspace/didDeleteFiles".
-
-	   Since: 3.16.0
-	*/
+	// The will delete files request is sent from the client to the server before files are actually
+	// deleted as long as the deletion is triggered from within the client.
+	//
+	// WorkspaceDidDeleteFiles handles the notification "workspace/didDeleteFiles".
+	//
+	// Since: 3.16.0
 	WorkspaceDidDeleteFiles(ctx context.Context, params *DeleteFilesParams) error
-	/*
-	   A notification sent when a notebook opens.
-
-	   NotebookDocumentDidOpen handles the notification "notebookDocument/didOpen".
-
-	   Since: 3.17.0
-	*/
+	// A notification sent when a notebook opens.
+	//
+	// NotebookDocumentDidOpen handles the notification "notebookDocument/didOpen".
+	//
+	// Since: 3.17.0
 	NotebookDocumentDidOpen(ctx context.Context, params *DidOpenNotebookDocumentParams) error
 	// NotebookDocumentDidChange handles the notification "notebookDocument/didChange".
 	NotebookDocumentDidChange(ctx context.Context, params *DidChangeNotebookDocumentParams) error
-	/*
-	   A notification sent when a notebook document is saved.
-
-	   NotebookDocumentDidSave handles the notification "notebookDocument/didSave".
-
-	   Since: 3.17.0
-	*/
+	// A notification sent when a notebook document is saved.
+	//
+	// NotebookDocumentDidSave handles the notification "notebookDocument/didSave".
+	//
+	// Since: 3.17.0
 	NotebookDocumentDidSave(ctx context.Context, params *DidSaveNotebookDocumentParams) error
-	/*
-	   A notification sent when a notebook closes.
-
-	   NotebookDocumentDidClose handles the notification "notebookDocument/didClose".
-
-	   Since: 3.17.0
-	*/
+	// A notification sent when a notebook closes.
+	//
+	// NotebookDocumentDidClose handles the notification "notebookDocument/didClose".
+	//
+	// Since: 3.17.0
 	NotebookDocumentDidClose(ctx context.Context, params *DidCloseNotebookDocumentParams) error
-	/*
-	   The initialized notification is sent from the client to the
-	   server after the client is fully initialized and the server
-	   is allowed to send requests from the server to the client.
-
-	   Initialized handles the notification "initialized".
-	*/
+	// The initialized notification is sent from the client to the
+	// server after the client is fully initialized and the server
+	// is allowed to send requests from the server to the client.
+	//
+	// Initialized handles the notification "initialized".
 	Initialized(ctx context.Context, params *InitializedParams) error
-	/*
-	   The exit event is sent from the client to the server to
-	   ask the server to exit its process.
-
-	   Exit handles the notification "exit".
-	*/
+	// The exit event is sent from the client to the server to
+	// ask the server to exit its process.
+	//
+	// Exit handles the notification "exit".
 	Exit(ctx context.Context) error
-	/*
-	   The configuration change notification is sent from the client to the server
-	   when the client's configuration has changed. The notification contains
-	   the changed configuration as defined by the language client.
-
-	   WorkspaceDidChangeConfiguration handles the notification "workspace/didChangeConfiguration".
-	*/
+	// The configuration change notification is sent from the client to the server
+	// when the client's configuration has changed. The notification contains
+	// the changed configuration as defined by the language client.
+	//
+	// WorkspaceDidChangeConfiguration handles the notification "workspace/didChangeConfiguration".
 	WorkspaceDidChangeConfiguration(ctx context.Context, params *DidChangeConfigurationParams) error
-	/*
-	   The document open notification is sent from the client to the server to signal
-	   newly opened text documents. The document's truth is now managed by the client
-	   and the server must not try to read the document's truth using the document's
-	   uri. Open in this sense means it is managed by the client. It doesn't necessarily
-	   mean that its content is presented in an editor. An open notification must not
-	   be sent more than once without a corresponding close notification send before.
-	   This means open and close notification must be balanced and the max open count
-	   is one.
-
-	   TextDocumentDidOpen handles the notification "textDocument/didOpen".
-	*/
+	// The document open notification is sent from the client to the server to signal
+	// newly opened text documents. The document's truth is now managed by the client
+	// and the server must not try to read the document's truth using the document's
+	// uri. Open in this sense means it is managed by the client. It doesn't necessarily
+	// mean that its content is presented in an editor. An open notification must not
+	// be sent more than once without a corresponding close notification send before.
+	// This means open and close notification must be balanced and the max open count
+	// is one.
+	//
+	// TextDocumentDidOpen handles the notification "textDocument/didOpen".
 	TextDocumentDidOpen(ctx context.Context, params *DidOpenTextDocumentParams) error
-	/*
-	   The document change notification is sent from the client to the server to signal
-	   changes to a text document.
-
-	   TextDocumentDidChange handles the notification "textDocument/didChange".
-	*/
+	// The document change notification is sent from the client to the server to signal
+	// changes to a text document.
+	//
+	// TextDocumentDidChange handles the notification "textDocument/didChange".
 	TextDocumentDidChange(ctx context.Context, params *DidChangeTextDocumentParams) error
-	/*
-	   The document close notification is sent from the client to the server when
-	   the document got closed in the client. The document's truth now exists where
-	   the document's uri points to (e.g. if the document's uri is a file uri the
-	   truth now exists on disk). As with the open notification the close notification
-	   is about managing the document's content. Receiving a close notification
-	   doesn't mean that the document was open in an editor before. A close
-	   notification requires a previous open notification to be sent.
-
-	   TextDocumentDidClose handles the notification "textDocument/didClose".
-	*/
+	// The document close notification is sent from the client to the server when
+	// the document got closed in the client. The document's truth now exists where
+	// the document's uri points to (e.g. if the document's uri is a file uri the
+	// truth now exists on disk). As with the open notification the close notification
+	// is about managing the document's content. Receiving a close notification
+	// doesn't mean that the document was open in an editor before. A close
+	// notification requires a previous open notification to be sent.
+	//
+	// TextDocumentDidClose handles the notification "textDocument/didClose".
 	TextDocumentDidClose(ctx context.Context, params *DidCloseTextDocumentParams) error
-	/*
-	   The document save notification is sent from the client to the server when
-	   the document got saved in the client.
-
-	   TextDocumentDidSave handles the notification "textDocument/didSave".
-	*/
+	// The document save notification is sent from the client to the server when
+	// the document got saved in the client.
+	//
+	// TextDocumentDidSave handles the notification "textDocument/didSave".
 	TextDocumentDidSave(ctx context.Context, params *DidSaveTextDocumentParams) error
-	/*
-	   A document will save notification is sent from the client to the server before
-	   the document is actually saved.
-
-	   TextDocumentWillSave handles the notification "textDocument/willSave".
-	*/
+	// A document will save notification is sent from the client to the server before
+	// the document is actually saved.
+	//
+	// TextDocumentWillSave handles the notification "textDocument/willSave".
 	TextDocumentWillSave(ctx context.Context, params *WillSaveTextDocumentParams) error
-	/*
-	   The watched files notification is sent from the client to the server when
-	   the client detects changes to file watched by the language client.
-
-	   WorkspaceDidChangeWatchedFiles handles the notification "workspace/didChangeWatchedFiles".
-	*/
+	// The watched files notification is sent from the client to the server when
+	// the client detects changes to file watched by the language client.
+	//
+	// WorkspaceDidChangeWatchedFiles handles the notification "workspace/didChangeWatchedFiles".
 	WorkspaceDidChangeWatchedFiles(ctx context.Context, params *DidChangeWatchedFilesParams) error
 	// SetTrace handles the notification "$/setTrace".
 	SetTrace(ctx context.Context, params *SetTraceParams) error
@@ -1655,147 +1515,109 @@ func DispatchServer(ctx context.Context, h Server, method string, params jsontex
 
 // Client is a language client: every request and notification a server sends it.
 type Client interface {
-	/*
-	   The `workspace/workspaceFolders` is sent from the server to the client to fetch the open workspace folders.
-
-	   WorkspaceWorkspaceFolders handles the request "workspace/workspaceFolders".
-	*/
+	// The `workspace/workspaceFolders` is sent from the server to the client to fetch the open workspace folders.
+	//
+	// WorkspaceWorkspaceFolders handles the request "workspace/workspaceFolders".
 	WorkspaceWorkspaceFolders(ctx context.Context) (Nullable[[]WorkspaceFolder], error)
-	/*
-	   The 'workspace/configuration' request is sent from the server to the client to fetch a certain
-	   configuration setting.
-
-	   This pull model replaces the old push model were the client signaled configuration change via an
-	   event. If the server still needs to react to configuration changes (since the server caches the
-	   result of `workspace/configuration` requests) the server should register for an empty configuration
-	   change event and empty the cache if such an event is received.
-
-	   WorkspaceConfiguration handles the request "workspace/configuration".
-	*/
+	// The 'workspace/configuration' request is sent from the server to the client to fetch a certain
+	// configuration setting.
+	//
+	// This pull model replaces the old push model were the client signaled configuration change via an
+	// event. If the server still needs to react to configuration changes (since the server caches the
+	// result of `workspace/configuration` requests) the server should register for an empty configuration
+	// change event and empty the cache if such an event is received.
+	//
+	// WorkspaceConfiguration handles the request "workspace/configuration".
 	WorkspaceConfiguration(ctx context.Context, params *ConfigurationParams) ([]jsontext.Value, error)
-	/*
-	   A request to refresh the folding ranges in a document.
-
-	   WorkspaceFoldingRangeRefresh handles the request "workspace/foldingRange/refresh".
-
-	   Since: 3.18.0
-	*/
+	// A request to refresh the folding ranges in a document.
+	//
+	// WorkspaceFoldingRangeRefresh handles the request "workspace/foldingRange/refresh".
+	//
+	// Since: 3.18.0
 	WorkspaceFoldingRangeRefresh(ctx context.Context) error
-	/*
-	   The `window/workDoneProgress/create` request is sent from the server to the client to initiate progress
-	   reporting from the server.
-
-	   WindowWorkDoneProgressCreate handles the request "window/workDoneProgress/create".
-	*/
+	// The `window/workDoneProgress/create` request is sent from the server to the client to initiate progress
+	// reporting from the server.
+	//
+	// WindowWorkDoneProgressCreate handles the request "window/workDoneProgress/create".
 	WindowWorkDoneProgressCreate(ctx context.Context, params *WorkDoneProgressCreateParams) error
-	/*
-	   WorkspaceSemanticTokensRefresh handles the request "workspace/semanticTokens/refresh".
-
-	   Since: 3.16.0
-	*/
+	// WorkspaceSemanticTokensRefresh handles the request "workspace/semanticTokens/refresh".
+	//
+	// Since: 3.16.0
 	WorkspaceSemanticTokensRefresh(ctx context.Context) error
-	/*
-	   A request to show a document. This request might open an
-	   external program depending on the value of the URI to open.
-	   For example a request to open `https://code.visualstudio.com/`
-	   will very likely open the URI in a WEB browser.
-
-	   WindowShowDocument handles the request "window/showDocument".
-
-	   Since: 3.16.0
-	*/
+	// A request to show a document. This request might open an
+	// external program depending on the value of the URI to open.
+	// For example a request to open `https://code.visualstudio.com/`
+	// will very likely open the URI in a WEB browser.
+	//
+	// WindowShowDocument handles the request "window/showDocument".
+	//
+	// Since: 3.16.0
 	WindowShowDocument(ctx context.Context, params *ShowDocumentParams) (ShowDocumentResult, error)
-	/*
-	   WorkspaceInlineValueRefresh handles the request "workspace/inlineValue/refresh".
-
-	   Since: 3.17.0
-	*/
+	// WorkspaceInlineValueRefresh handles the request "workspace/inlineValue/refresh".
+	//
+	// Since: 3.17.0
 	WorkspaceInlineValueRefresh(ctx context.Context) error
-	/*
-	   WorkspaceInlayHintRefresh handles the request "workspace/inlayHint/refresh".
-
-	   Since: 3.17.0
-	*/
+	// WorkspaceInlayHintRefresh handles the request "workspace/inlayHint/refresh".
+	//
+	// Since: 3.17.0
 	WorkspaceInlayHintRefresh(ctx context.Context) error
-	/*
-	   The diagnostic refresh request definition.
-
-	   WorkspaceDiagnosticRefresh handles the request "workspace/diagnostic/refresh".
-
-	   Since: 3.17.0
-	*/
+	// The diagnostic refresh request definition.
+	//
+	// WorkspaceDiagnosticRefresh handles the request "workspace/diagnostic/refresh".
+	//
+	// Since: 3.17.0
 	WorkspaceDiagnosticRefresh(ctx context.Context) error
-	/*
-	   The `workspace/textDocumentContent` request is sent from the server to the client to refresh
-	   the content of a specific text document.
-
-	   WorkspaceTextDocumentContentRefresh handles the request "workspace/textDocumentContent/refresh".
-
-	   Since: 3.18.0
-	*/
+	// The `workspace/textDocumentContent` request is sent from the server to the client to refresh
+	// the content of a specific text document.
+	//
+	// WorkspaceTextDocumentContentRefresh handles the request "workspace/textDocumentContent/refresh".
+	//
+	// Since: 3.18.0
 	WorkspaceTextDocumentContentRefresh(ctx context.Context, params *TextDocumentContentRefreshParams) error
-	/*
-	   The `client/registerCapability` request is sent from the server to the client to register a new capability
-	   handler on the client side.
-
-	   ClientRegisterCapability handles the request "client/registerCapability".
-	*/
+	// The `client/registerCapability` request is sent from the server to the client to register a new capability
+	// handler on the client side.
+	//
+	// ClientRegisterCapability handles the request "client/registerCapability".
 	ClientRegisterCapability(ctx context.Context, params *RegistrationParams) error
-	/*
-	   The `client/unregisterCapability` request is sent from the server to the client to unregister a previously registered capability
-	   handler on the client side.
-
-	   ClientUnregisterCapability handles the request "client/unregisterCapability".
-	*/
+	// The `client/unregisterCapability` request is sent from the server to the client to unregister a previously registered capability
+	// handler on the client side.
+	//
+	// ClientUnregisterCapability handles the request "client/unregisterCapability".
 	ClientUnregisterCapability(ctx context.Context, params *UnregistrationParams) error
-	/*
-	   The show message request is sent from the server to the client to show a message
-	   and a set of options actions to the user.
-
-	   WindowShowMessageRequest handles the request "window/showMessageRequest".
-	*/
+	// The show message request is sent from the server to the client to show a message
+	// and a set of options actions to the user.
+	//
+	// WindowShowMessageRequest handles the request "window/showMessageRequest".
 	WindowShowMessageRequest(ctx context.Context, params *ShowMessageRequestParams) (Nullable[MessageActionItem], error)
-	/*
-	   A request to refresh all code actions
-
-	   WorkspaceCodeLensRefresh handles the request "workspace/codeLens/refresh".
-
-	   Since: 3.16.0
-	*/
+	// A request to refresh all code actions
+	//
+	// WorkspaceCodeLensRefresh handles the request "workspace/codeLens/refresh".
+	//
+	// Since: 3.16.0
 	WorkspaceCodeLensRefresh(ctx context.Context) error
-	/*
-	   A request sent from the server to the client to modified certain resources.
-
-	   WorkspaceApplyEdit handles the request "workspace/applyEdit".
-	*/
+	// A request sent from the server to the client to modified certain resources.
+	//
+	// WorkspaceApplyEdit handles the request "workspace/applyEdit".
 	WorkspaceApplyEdit(ctx context.Context, params *ApplyWorkspaceEditParams) (ApplyWorkspaceEditResult, error)
-	/*
-	   The show message notification is sent from a server to a client to ask
-	   the client to display a particular message in the user interface.
-
-	   WindowShowMessage handles the notification "window/showMessage".
-	*/
+	// The show message notification is sent from a server to a client to ask
+	// the client to display a particular message in the user interface.
+	//
+	// WindowShowMessage handles the notification "window/showMessage".
 	WindowShowMessage(ctx context.Context, params *ShowMessageParams) error
-	/*
-	   The log message notification is sent from the server to the client to ask
-	   the client to log a particular message.
-
-	   WindowLogMessage handles the notification "window/logMessage".
-	*/
+	// The log message notification is sent from the server to the client to ask
+	// the client to log a particular message.
+	//
+	// WindowLogMessage handles the notification "window/logMessage".
 	WindowLogMessage(ctx context.Context, params *LogMessageParams) error
-	/*
-	   The telemetry event notification is sent from the server to the client to ask
-	   the client to log telemetry data.
-
-	   TelemetryEvent handles the notification "telemetry/event".
-	*/
+	// The telemetry event notification is sent from the server to the client to ask
+	// the client to log telemetry data.
+	//
+	// TelemetryEvent handles the notification "telemetry/event".
 	TelemetryEvent(ctx context.Context, params *jsontext.Value) error
-	/*
-	   Diagnostics notification are sent from the server to the client to signal
-	   results of validation runs.
-
-	   TextDocumentPublishDiagnostics handles the notification "textDocument/publishDiagnostics".
-	*/
+	// Diagnostics notification are sent from the server to the client to signal
+	// results of validation runs.
+	//
+	// TextDocumentPublishDiagnostics handles the notification "textDocument/publishDiagnostics".
 	TextDocumentPublishDiagnostics(ctx context.Context, params *PublishDiagnosticsParams) error
 	// LogTrace handles the notification "$/logTrace".
 	LogTrace(ctx context.Context, params *LogTraceParams) error

@@ -8,26 +8,20 @@ import (
 	"strconv"
 )
 
-/*
-Defines how values from a set of defaults and an individual item will be
-merged.
-
-Since: 3.18.0
-*/
+// Defines how values from a set of defaults and an individual item will be
+// merged.
+//
+// Since: 3.18.0
 type ApplyKind uint32
 
 const (
-	/*
-	   The value from the individual item (if provided and not `null`) will be
-	   used instead of the default.
-	*/
+	// The value from the individual item (if provided and not `null`) will be
+	// used instead of the default.
 	ApplyKindReplace ApplyKind = 1
-	/*
-	   The value from the item will be merged with the default.
-
-	   The specific rules for mergeing values are defined against each field
-	   that supports merging.
-	*/
+	// The value from the item will be merged with the default.
+	//
+	// The specific rules for mergeing values are defined against each field
+	// that supports merging.
 	ApplyKindMerge ApplyKind = 2
 )
 
@@ -71,11 +65,9 @@ func (e *ApplyKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A set of predefined code action kinds
-
-The enumeration is open: values other than the constants below are valid.
-*/
+// A set of predefined code action kinds
+//
+// The enumeration is open: values other than the constants below are valid.
 type CodeActionKind string
 
 const (
@@ -85,78 +77,64 @@ const (
 	CodeActionKindQuickFix CodeActionKind = "quickfix"
 	// Base kind for refactoring actions: 'refactor'
 	CodeActionKindRefactor CodeActionKind = "refactor"
-	/*
-	   Base kind for refactoring extraction actions: 'refactor.extract'
-
-	   Example extract actions:
-
-	   - Extract method
-	   - Extract function
-	   - Extract variable
-	   - Extract interface from class
-	   - ...
-	*/
+	// Base kind for refactoring extraction actions: 'refactor.extract'
+	//
+	// Example extract actions:
+	//
+	// - Extract method
+	// - Extract function
+	// - Extract variable
+	// - Extract interface from class
+	// - ...
 	CodeActionKindRefactorExtract CodeActionKind = "refactor.extract"
-	/*
-	   Base kind for refactoring inline actions: 'refactor.inline'
-
-	   Example inline actions:
-
-	   - Inline function
-	   - Inline variable
-	   - Inline constant
-	   - ...
-	*/
+	// Base kind for refactoring inline actions: 'refactor.inline'
+	//
+	// Example inline actions:
+	//
+	// - Inline function
+	// - Inline variable
+	// - Inline constant
+	// - ...
 	CodeActionKindRefactorInline CodeActionKind = "refactor.inline"
-	/*
-	   Base kind for refactoring move actions: `refactor.move`
-
-	   Example move actions:
-
-	   - Move a function to a new file
-	   - Move a property between classes
-	   - Move method to base class
-	   - ...
-
-	   Since: 3.18.0
-	*/
+	// Base kind for refactoring move actions: `refactor.move`
+	//
+	// Example move actions:
+	//
+	// - Move a function to a new file
+	// - Move a property between classes
+	// - Move method to base class
+	// - ...
+	//
+	// Since: 3.18.0
 	CodeActionKindRefactorMove CodeActionKind = "refactor.move"
-	/*
-	   Base kind for refactoring rewrite actions: 'refactor.rewrite'
-
-	   Example rewrite actions:
-
-	   - Convert JavaScript function to class
-	   - Add or remove parameter
-	   - Encapsulate field
-	   - Make method static
-	   - Move method to base class
-	   - ...
-	*/
+	// Base kind for refactoring rewrite actions: 'refactor.rewrite'
+	//
+	// Example rewrite actions:
+	//
+	// - Convert JavaScript function to class
+	// - Add or remove parameter
+	// - Encapsulate field
+	// - Make method static
+	// - Move method to base class
+	// - ...
 	CodeActionKindRefactorRewrite CodeActionKind = "refactor.rewrite"
-	/*
-	   Base kind for source actions: `source`
-
-	   Source code actions apply to the entire file.
-	*/
+	// Base kind for source actions: `source`
+	//
+	// Source code actions apply to the entire file.
 	CodeActionKindSource CodeActionKind = "source"
 	// Base kind for an organize imports source action: `source.organizeImports`
 	CodeActionKindSourceOrganizeImports CodeActionKind = "source.organizeImports"
-	/*
-	   Base kind for auto-fix source actions: `source.fixAll`.
-
-	   Fix all actions automatically fix errors that have a clear fix that do not require user input.
-	   They should not suppress errors or perform unsafe fixes such as generating new types or classes.
-
-	   Since: 3.15.0
-	*/
+	// Base kind for auto-fix source actions: `source.fixAll`.
+	//
+	// Fix all actions automatically fix errors that have a clear fix that do not require user input.
+	// They should not suppress errors or perform unsafe fixes such as generating new types or classes.
+	//
+	// Since: 3.15.0
 	CodeActionKindSourceFixAll CodeActionKind = "source.fixAll"
-	/*
-	   Base kind for all code actions applying to the entire notebook's scope. CodeActionKinds using
-	   this should always begin with `notebook.`
-
-	   Since: 3.18.0
-	*/
+	// Base kind for all code actions applying to the entire notebook's scope. CodeActionKinds using
+	// this should always begin with `notebook.`
+	//
+	// Since: 3.18.0
 	CodeActionKindNotebook CodeActionKind = "notebook"
 )
 
@@ -198,11 +176,9 @@ func (e CodeActionKind) IsKnown() bool {
 	return false
 }
 
-/*
-Code action tags are extra annotations that tweak the behavior of a code action.
-
-Since: 3.18.0 - proposed
-*/
+// Code action tags are extra annotations that tweak the behavior of a code action.
+//
+// Since: 3.18.0 - proposed
 type CodeActionTag uint32
 
 const (
@@ -248,22 +224,18 @@ func (e *CodeActionTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The reason why code actions were requested.
-
-Since: 3.17.0
-*/
+// The reason why code actions were requested.
+//
+// Since: 3.17.0
 type CodeActionTriggerKind uint32
 
 const (
 	// Code actions were explicitly requested by the user or by an extension.
 	CodeActionTriggerKindInvoked CodeActionTriggerKind = 1
-	/*
-	   Code actions were requested automatically.
-
-	   This typically happens when current selection in a file changes, but can
-	   also be triggered when file content changes.
-	*/
+	// Code actions were requested automatically.
+	//
+	// This typically happens when current selection in a file changes, but can
+	// also be triggered when file content changes.
 	CodeActionTriggerKindAutomatic CodeActionTriggerKind = 2
 )
 
@@ -424,12 +396,10 @@ func (e *CompletionItemKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Completion item tags are extra annotations that tweak the rendering of a completion
-item.
-
-Since: 3.15.0
-*/
+// Completion item tags are extra annotations that tweak the rendering of a completion
+// item.
+//
+// Since: 3.15.0
 type CompletionItemTag uint32
 
 const (
@@ -479,15 +449,11 @@ func (e *CompletionItemTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CompletionTriggerKind uint32
 
 const (
-	/*
-	   Completion was triggered by typing an identifier (24x7 code
-	   complete), manual invocation (e.g Ctrl+Space) or via API.
-	*/
+	// Completion was triggered by typing an identifier (24x7 code
+	// complete), manual invocation (e.g Ctrl+Space) or via API.
 	CompletionTriggerKindInvoked CompletionTriggerKind = 1
-	/*
-	   Completion was triggered by a trigger character specified by
-	   the `triggerCharacters` properties of the `CompletionRegistrationOptions`.
-	*/
+	// Completion was triggered by a trigger character specified by
+	// the `triggerCharacters` properties of the `CompletionRegistrationOptions`.
 	CompletionTriggerKindTriggerCharacter CompletionTriggerKind = 2
 	// Completion was re-triggered as current completion list is incomplete
 	CompletionTriggerKindTriggerForIncompleteCompletions CompletionTriggerKind = 3
@@ -593,26 +559,20 @@ func (e *DiagnosticSeverity) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The diagnostic tags.
-
-Since: 3.15.0
-*/
+// The diagnostic tags.
+//
+// Since: 3.15.0
 type DiagnosticTag uint32
 
 const (
-	/*
-	   Unused or unnecessary code.
-
-	   Clients are allowed to render diagnostics with this tag faded out instead of having
-	   an error squiggle.
-	*/
+	// Unused or unnecessary code.
+	//
+	// Clients are allowed to render diagnostics with this tag faded out instead of having
+	// an error squiggle.
 	DiagnosticTagUnnecessary DiagnosticTag = 1
-	/*
-	   Deprecated or obsolete code.
-
-	   Clients are allowed to rendered diagnostics with this tag strike through.
-	*/
+	// Deprecated or obsolete code.
+	//
+	// Clients are allowed to rendered diagnostics with this tag strike through.
 	DiagnosticTagDeprecated DiagnosticTag = 2
 )
 
@@ -656,23 +616,17 @@ func (e *DiagnosticTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The document diagnostic report kinds.
-
-Since: 3.17.0
-*/
+// The document diagnostic report kinds.
+//
+// Since: 3.17.0
 type DocumentDiagnosticReportKind string
 
 const (
-	/*
-	   A diagnostic report with a full
-	   set of problems.
-	*/
+	// A diagnostic report with a full
+	// set of problems.
 	DocumentDiagnosticReportKindFull DocumentDiagnosticReportKind = "full"
-	/*
-	   A report indicating that the last
-	   returned report is still accurate.
-	*/
+	// A report indicating that the last
+	// returned report is still accurate.
 	DocumentDiagnosticReportKindUnchanged DocumentDiagnosticReportKind = "unchanged"
 )
 
@@ -770,11 +724,9 @@ func (e *DocumentHighlightKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Predefined error codes.
-
-The enumeration is open: values other than the constants below are valid.
-*/
+// Predefined error codes.
+//
+// The enumeration is open: values other than the constants below are valid.
 type ErrorCodes int32
 
 const (
@@ -783,10 +735,8 @@ const (
 	ErrorCodesMethodNotFound ErrorCodes = -32601
 	ErrorCodesInvalidParams  ErrorCodes = -32602
 	ErrorCodesInternalError  ErrorCodes = -32603
-	/*
-	   Error code indicating that a server received a notification or
-	   request before the server has received the `initialize` request.
-	*/
+	// Error code indicating that a server received a notification or
+	// request before the server has received the `initialize` request.
 	ErrorCodesServerNotInitialized ErrorCodes = -32002
 	ErrorCodesUnknownErrorCode     ErrorCodes = -32001
 )
@@ -824,26 +774,18 @@ func (e ErrorCodes) IsKnown() bool {
 type FailureHandlingKind string
 
 const (
-	/*
-	   Applying the workspace change is simply aborted if one of the changes provided
-	   fails. All operations executed before the failing operation stay executed.
-	*/
+	// Applying the workspace change is simply aborted if one of the changes provided
+	// fails. All operations executed before the failing operation stay executed.
 	FailureHandlingKindAbort FailureHandlingKind = "abort"
-	/*
-	   All operations are executed transactional. That means they either all
-	   succeed or no changes at all are applied to the workspace.
-	*/
+	// All operations are executed transactional. That means they either all
+	// succeed or no changes at all are applied to the workspace.
 	FailureHandlingKindTransactional FailureHandlingKind = "transactional"
-	/*
-	   If the workspace edit contains only textual file changes they are executed transactional.
-	   If resource changes (create, rename or delete file) are part of the change the failure
-	   handling strategy is abort.
-	*/
+	// If the workspace edit contains only textual file changes they are executed transactional.
+	// If resource changes (create, rename or delete file) are part of the change the failure
+	// handling strategy is abort.
 	FailureHandlingKindTextOnlyTransactional FailureHandlingKind = "textOnlyTransactional"
-	/*
-	   The client tries to undo the operations already executed. But there is no
-	   guarantee that this is succeeding.
-	*/
+	// The client tries to undo the operations already executed. But there is no
+	// guarantee that this is succeeding.
 	FailureHandlingKindUndo FailureHandlingKind = "undo"
 )
 
@@ -945,12 +887,10 @@ func (e *FileChangeType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A pattern kind describing if a glob pattern matches a file a folder or
-both.
-
-Since: 3.16.0
-*/
+// A pattern kind describing if a glob pattern matches a file a folder or
+// both.
+//
+// Since: 3.16.0
 type FileOperationPatternKind string
 
 const (
@@ -1000,11 +940,9 @@ func (e *FileOperationPatternKind) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-A set of predefined range kinds.
-
-The enumeration is open: values other than the constants below are valid.
-*/
+// A set of predefined range kinds.
+//
+// The enumeration is open: values other than the constants below are valid.
 type FoldingRangeKind string
 
 const (
@@ -1038,11 +976,9 @@ func (e FoldingRangeKind) IsKnown() bool {
 	return false
 }
 
-/*
-Inlay hint kinds.
-
-Since: 3.17.0
-*/
+// Inlay hint kinds.
+//
+// Since: 3.17.0
 type InlayHintKind uint32
 
 const (
@@ -1092,11 +1028,9 @@ func (e *InlayHintKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Describes how an inline completion provider was triggered.
-
-Since: 3.18.0
-*/
+// Describes how an inline completion provider was triggered.
+//
+// Since: 3.18.0
 type InlineCompletionTriggerKind uint32
 
 const (
@@ -1146,25 +1080,21 @@ func (e *InlineCompletionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-Defines whether the insert text in a completion item should be interpreted as
-plain text or a snippet.
-*/
+// Defines whether the insert text in a completion item should be interpreted as
+// plain text or a snippet.
 type InsertTextFormat uint32
 
 const (
 	// The primary text to be inserted is treated as a plain string.
 	InsertTextFormatPlainText InsertTextFormat = 1
-	/*
-	   The primary text to be inserted is treated as a snippet.
-
-	   A snippet can define tab stops and placeholders with `$1`, `$2`
-	   and `${3:foo}`. `$0` defines the final tab stop, it defaults to
-	   the end of the snippet. Placeholders with equal identifiers are linked,
-	   that is typing in one will update others too.
-
-	   See also: https://microsoft.github.io/language-server-protocol/specifications/specification-current/#snippet_syntax
-	*/
+	// The primary text to be inserted is treated as a snippet.
+	//
+	// A snippet can define tab stops and placeholders with `$1`, `$2`
+	// and `${3:foo}`. `$0` defines the final tab stop, it defaults to
+	// the end of the snippet. Placeholders with equal identifiers are linked,
+	// that is typing in one will update others too.
+	//
+	// See also: https://microsoft.github.io/language-server-protocol/specifications/specification-current/#snippet_syntax
 	InsertTextFormatSnippet InsertTextFormat = 2
 )
 
@@ -1208,32 +1138,26 @@ func (e *InsertTextFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-How whitespace and indentation is handled during completion
-item insertion.
-
-Since: 3.16.0
-*/
+// How whitespace and indentation is handled during completion
+// item insertion.
+//
+// Since: 3.16.0
 type InsertTextMode uint32
 
 const (
-	/*
-	   The insertion or replace strings is taken as it is. If the
-	   value is multi line the lines below the cursor will be
-	   inserted using the indentation defined in the string value.
-	   The client will not apply any kind of adjustments to the
-	   string.
-	*/
+	// The insertion or replace strings is taken as it is. If the
+	// value is multi line the lines below the cursor will be
+	// inserted using the indentation defined in the string value.
+	// The client will not apply any kind of adjustments to the
+	// string.
 	InsertTextModeAsIs InsertTextMode = 1
-	/*
-	   The editor adjusts leading whitespace of new lines so that
-	   they match the indentation up to the cursor of the line for
-	   which the item is accepted.
-
-	   Consider a line like this: <2tabs><cursor><3tabs>foo. Accepting a
-	   multi line completion item is indented using 2 tabs and all
-	   following lines inserted will be indented using 2 tabs as well.
-	*/
+	// The editor adjusts leading whitespace of new lines so that
+	// they match the indentation up to the cursor of the line for
+	// which the item is accepted.
+	//
+	// Consider a line like this: <2tabs><cursor><3tabs>foo. Accepting a
+	// multi line completion item is indented using 2 tabs and all
+	// following lines inserted will be indented using 2 tabs as well.
 	InsertTextModeAdjustIndentation InsertTextMode = 2
 )
 
@@ -1281,38 +1205,30 @@ func (e *InsertTextMode) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type LSPErrorCodes int32
 
 const (
-	/*
-	   A request failed but it was syntactically correct, e.g the
-	   method name was known and the parameters were valid. The error
-	   message should contain human readable information about why
-	   the request failed.
-
-	   Since: 3.17.0
-	*/
+	// A request failed but it was syntactically correct, e.g the
+	// method name was known and the parameters were valid. The error
+	// message should contain human readable information about why
+	// the request failed.
+	//
+	// Since: 3.17.0
 	LSPErrorCodesRequestFailed LSPErrorCodes = -32803
-	/*
-	   The server cancelled the request. This error code should
-	   only be used for requests that explicitly support being
-	   server cancellable.
-
-	   Since: 3.17.0
-	*/
+	// The server cancelled the request. This error code should
+	// only be used for requests that explicitly support being
+	// server cancellable.
+	//
+	// Since: 3.17.0
 	LSPErrorCodesServerCancelled LSPErrorCodes = -32802
-	/*
-	   The server detected that the content of a document got
-	   modified outside normal conditions. A server should
-	   NOT send this error code if it detects a content change
-	   in it unprocessed messages. The result even computed
-	   on an older state might still be useful for the client.
-
-	   If a client decides that a result is not of any use anymore
-	   the client should cancel the request.
-	*/
+	// The server detected that the content of a document got
+	// modified outside normal conditions. A server should
+	// NOT send this error code if it detects a content change
+	// in it unprocessed messages. The result even computed
+	// on an older state might still be useful for the client.
+	//
+	// If a client decides that a result is not of any use anymore
+	// the client should cancel the request.
 	LSPErrorCodesContentModified LSPErrorCodes = -32801
-	/*
-	   The client has canceled a request and a server has detected
-	   the cancel.
-	*/
+	// The client has canceled a request and a server has detected
+	// the cancel.
 	LSPErrorCodesRequestCancelled LSPErrorCodes = -32800
 )
 
@@ -1340,13 +1256,11 @@ func (e LSPErrorCodes) IsKnown() bool {
 	return false
 }
 
-/*
-Predefined Language kinds
-
-The enumeration is open: values other than the constants below are valid.
-
-Since: 3.18.0
-*/
+// Predefined Language kinds
+//
+// The enumeration is open: values other than the constants below are valid.
+//
+// Since: 3.18.0
 type LanguageKind string
 
 const (
@@ -1672,13 +1586,11 @@ func (*LiteralUnchanged) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return readStringLiteral(dec, "LiteralUnchanged", "unchanged")
 }
 
-/*
-Describes the content type that a client supports in various
-result literals like `Hover`, `ParameterInfo` or `CompletionItem`.
-
-Please note that `MarkupKinds` must not start with a `$`. This kinds
-are reserved for internal usage.
-*/
+// Describes the content type that a client supports in various
+// result literals like `Hover`, `ParameterInfo` or `CompletionItem`.
+//
+// Please note that `MarkupKinds` must not start with a `$`. This kinds
+// are reserved for internal usage.
 type MarkupKind string
 
 const (
@@ -1740,11 +1652,9 @@ const (
 	MessageTypeInfo MessageType = 3
 	// A log message.
 	MessageTypeLog MessageType = 4
-	/*
-	   A debug message.
-
-	   Since: 3.18.0
-	*/
+	// A debug message.
+	//
+	// Since: 3.18.0
 	MessageTypeDebug MessageType = 5
 )
 
@@ -1794,11 +1704,9 @@ func (e *MessageType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The moniker kind.
-
-Since: 3.16.0
-*/
+// The moniker kind.
+//
+// Since: 3.16.0
 type MonikerKind string
 
 const (
@@ -1806,10 +1714,8 @@ const (
 	MonikerKindImport MonikerKind = "import"
 	// The moniker represents a symbol that is exported from a project
 	MonikerKindExport MonikerKind = "export"
-	/*
-	   The moniker represents a symbol that is local to a project (e.g. a local
-	   variable of a function, a class not visible outside the project, ...)
-	*/
+	// The moniker represents a symbol that is local to a project (e.g. a local
+	// variable of a function, a class not visible outside the project, ...)
 	MonikerKindLocal MonikerKind = "local"
 )
 
@@ -1855,11 +1761,9 @@ func (e *MonikerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A notebook cell kind.
-
-Since: 3.17.0
-*/
+// A notebook cell kind.
+//
+// Since: 3.17.0
 type NotebookCellKind uint32
 
 const (
@@ -1909,32 +1813,26 @@ func (e *NotebookCellKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A set of predefined position encoding kinds.
-
-The enumeration is open: values other than the constants below are valid.
-
-Since: 3.17.0
-*/
+// A set of predefined position encoding kinds.
+//
+// The enumeration is open: values other than the constants below are valid.
+//
+// Since: 3.17.0
 type PositionEncodingKind string
 
 const (
 	// Character offsets count UTF-8 code units (e.g. bytes).
 	PositionEncodingKindUTF8 PositionEncodingKind = "utf-8"
-	/*
-	   Character offsets count UTF-16 code units.
-
-	   This is the default and must always be supported
-	   by servers
-	*/
+	// Character offsets count UTF-16 code units.
+	//
+	// This is the default and must always be supported
+	// by servers
 	PositionEncodingKindUTF16 PositionEncodingKind = "utf-16"
-	/*
-	   Character offsets count UTF-32 code units.
-
-	   Implementation note: these are the same as Unicode codepoints,
-	   so this `PositionEncodingKind` may also be used for an
-	   encoding-agnostic representation of character offsets.
-	*/
+	// Character offsets count UTF-32 code units.
+	//
+	// Implementation note: these are the same as Unicode codepoints,
+	// so this `PositionEncodingKind` may also be used for an
+	// encoding-agnostic representation of character offsets.
 	PositionEncodingKindUTF32 PositionEncodingKind = "utf-32"
 )
 
@@ -1963,10 +1861,8 @@ func (e PositionEncodingKind) IsKnown() bool {
 type PrepareSupportDefaultBehavior uint32
 
 const (
-	/*
-	   The client's default behavior is to select the identifier
-	   according the to language's syntax rule.
-	*/
+	// The client's default behavior is to select the identifier
+	// according the to language's syntax rule.
 	PrepareSupportDefaultBehaviorIdentifier PrepareSupportDefaultBehavior = 1
 )
 
@@ -2061,15 +1957,13 @@ func (e *ResourceOperationKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A set of predefined token modifiers. This set is not fixed
-an clients can specify additional token types via the
-corresponding client capabilities.
-
-The enumeration is open: values other than the constants below are valid.
-
-Since: 3.16.0
-*/
+// A set of predefined token modifiers. This set is not fixed
+// an clients can specify additional token types via the
+// corresponding client capabilities.
+//
+// The enumeration is open: values other than the constants below are valid.
+//
+// Since: 3.16.0
 type SemanticTokenModifiers string
 
 const (
@@ -2121,23 +2015,19 @@ func (e SemanticTokenModifiers) IsKnown() bool {
 	return false
 }
 
-/*
-A set of predefined token types. This set is not fixed
-an clients can specify additional token types via the
-corresponding client capabilities.
-
-The enumeration is open: values other than the constants below are valid.
-
-Since: 3.16.0
-*/
+// A set of predefined token types. This set is not fixed
+// an clients can specify additional token types via the
+// corresponding client capabilities.
+//
+// The enumeration is open: values other than the constants below are valid.
+//
+// Since: 3.16.0
 type SemanticTokenTypes string
 
 const (
 	SemanticTokenTypesNamespace SemanticTokenTypes = "namespace"
-	/*
-	   Represents a generic type. Acts as a fallback for types which can't be mapped to
-	   a specific type like class or enum.
-	*/
+	// Represents a generic type. Acts as a fallback for types which can't be mapped to
+	// a specific type like class or enum.
 	SemanticTokenTypesType          SemanticTokenTypes = "type"
 	SemanticTokenTypesClass         SemanticTokenTypes = "class"
 	SemanticTokenTypesEnum          SemanticTokenTypes = "enum"
@@ -2229,11 +2119,9 @@ func (e SemanticTokenTypes) IsKnown() bool {
 	return false
 }
 
-/*
-How a signature help was triggered.
-
-Since: 3.15.0
-*/
+// How a signature help was triggered.
+//
+// Since: 3.15.0
 type SignatureHelpTriggerKind uint32
 
 const (
@@ -2407,11 +2295,9 @@ func (e *SymbolKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Symbol tags are extra annotations that tweak the rendering of a symbol.
-
-Since: 3.16
-*/
+// Symbol tags are extra annotations that tweak the rendering of a symbol.
+//
+// Since: 3.16
 type SymbolTag uint32
 
 const (
@@ -2461,10 +2347,8 @@ func (e *SymbolTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type TextDocumentSaveReason uint32
 
 const (
-	/*
-	   Manually triggered, e.g. by the user pressing save, by starting debugging,
-	   or by an API call.
-	*/
+	// Manually triggered, e.g. by the user pressing save, by starting debugging,
+	// or by an API call.
 	TextDocumentSaveReasonManual TextDocumentSaveReason = 1
 	// Automatic after a delay.
 	TextDocumentSaveReasonAfterDelay TextDocumentSaveReason = 2
@@ -2514,25 +2398,19 @@ func (e *TextDocumentSaveReason) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	return nil
 }
 
-/*
-Defines how the host (editor) should sync
-document changes to the language server.
-*/
+// Defines how the host (editor) should sync
+// document changes to the language server.
 type TextDocumentSyncKind uint32
 
 const (
 	// Documents should not be synced at all.
 	TextDocumentSyncKindNone TextDocumentSyncKind = 0
-	/*
-	   Documents are synced by always sending the full content
-	   of the document.
-	*/
+	// Documents are synced by always sending the full content
+	// of the document.
 	TextDocumentSyncKindFull TextDocumentSyncKind = 1
-	/*
-	   Documents are synced by sending the full content on open.
-	   After that only incremental updates to the document are
-	   send.
-	*/
+	// Documents are synced by sending the full content on open.
+	// After that only incremental updates to the document are
+	// send.
 	TextDocumentSyncKindIncremental TextDocumentSyncKind = 2
 )
 
@@ -2675,11 +2553,9 @@ func (e *TraceValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Moniker uniqueness level to define scope of the moniker.
-
-Since: 3.16.0
-*/
+// Moniker uniqueness level to define scope of the moniker.
+//
+// Since: 3.16.0
 type UniquenessLevel string
 
 const (

@@ -955,741 +955,563 @@ var methodIndex = func() map[string]*MethodInfo {
 
 // The typed descriptors of every request and notification.
 var (
-	/*
-	   A request to resolve the implementation locations of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPositionParams
-	   the response is of type Definition or a Thenable that resolves to such.
-
-	   ImplementationRequest describes the request "textDocument/implementation".
-	*/
+	// A request to resolve the implementation locations of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPositionParams
+	// the response is of type Definition or a Thenable that resolves to such.
+	//
+	// ImplementationRequest describes the request "textDocument/implementation".
 	ImplementationRequest = RequestType[ImplementationParams, Nullable[DefinitionOrDefinitionLinkSlice]]{info: methodList[0]}
-	/*
-	   A request to resolve the type definition locations of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPositionParams
-	   the response is of type Definition or a Thenable that resolves to such.
-
-	   TypeDefinitionRequest describes the request "textDocument/typeDefinition".
-	*/
+	// A request to resolve the type definition locations of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPositionParams
+	// the response is of type Definition or a Thenable that resolves to such.
+	//
+	// TypeDefinitionRequest describes the request "textDocument/typeDefinition".
 	TypeDefinitionRequest = RequestType[TypeDefinitionParams, Nullable[DefinitionOrDefinitionLinkSlice]]{info: methodList[1]}
-	/*
-	   The `workspace/workspaceFolders` is sent from the server to the client to fetch the open workspace folders.
-
-	   WorkspaceFoldersRequest describes the request "workspace/workspaceFolders".
-	*/
+	// The `workspace/workspaceFolders` is sent from the server to the client to fetch the open workspace folders.
+	//
+	// WorkspaceFoldersRequest describes the request "workspace/workspaceFolders".
 	WorkspaceFoldersRequest = RequestType[NoParams, Nullable[[]WorkspaceFolder]]{info: methodList[2]}
-	/*
-	   The 'workspace/configuration' request is sent from the server to the client to fetch a certain
-	   configuration setting.
-
-	   This pull model replaces the old push model were the client signaled configuration change via an
-	   event. If the server still needs to react to configuration changes (since the server caches the
-	   result of `workspace/configuration` requests) the server should register for an empty configuration
-	   change event and empty the cache if such an event is received.
-
-	   ConfigurationRequest describes the request "workspace/configuration".
-	*/
+	// The 'workspace/configuration' request is sent from the server to the client to fetch a certain
+	// configuration setting.
+	//
+	// This pull model replaces the old push model were the client signaled configuration change via an
+	// event. If the server still needs to react to configuration changes (since the server caches the
+	// result of `workspace/configuration` requests) the server should register for an empty configuration
+	// change event and empty the cache if such an event is received.
+	//
+	// ConfigurationRequest describes the request "workspace/configuration".
 	ConfigurationRequest = RequestType[ConfigurationParams, []jsontext.Value]{info: methodList[3]}
-	/*
-	   A request to list all color symbols found in a given text document. The request's
-	   parameter is of type DocumentColorParams the
-	   response is of type ColorInformation[] or a Thenable
-	   that resolves to such.
-
-	   DocumentColorRequest describes the request "textDocument/documentColor".
-	*/
+	// A request to list all color symbols found in a given text document. The request's
+	// parameter is of type DocumentColorParams the
+	// response is of type ColorInformation[] or a Thenable
+	// that resolves to such.
+	//
+	// DocumentColorRequest describes the request "textDocument/documentColor".
 	DocumentColorRequest = RequestType[DocumentColorParams, []ColorInformation]{info: methodList[4]}
-	/*
-	   A request to list all presentation for a color. The request's
-	   parameter is of type ColorPresentationParams the
-	   response is of type ColorPresentation[] or a Thenable
-	   that resolves to such.
-
-	   ColorPresentationRequest describes the request "textDocument/colorPresentation".
-	*/
+	// A request to list all presentation for a color. The request's
+	// parameter is of type ColorPresentationParams the
+	// response is of type ColorPresentation[] or a Thenable
+	// that resolves to such.
+	//
+	// ColorPresentationRequest describes the request "textDocument/colorPresentation".
 	ColorPresentationRequest = RequestType[ColorPresentationParams, []ColorPresentation]{info: methodList[5]}
-	/*
-	   A request to provide folding ranges in a document. The request's
-	   parameter is of type FoldingRangeParams, the
-	   response is of type FoldingRangeList or a Thenable
-	   that resolves to such.
-
-	   FoldingRangeRequest describes the request "textDocument/foldingRange".
-	*/
+	// A request to provide folding ranges in a document. The request's
+	// parameter is of type FoldingRangeParams, the
+	// response is of type FoldingRangeList or a Thenable
+	// that resolves to such.
+	//
+	// FoldingRangeRequest describes the request "textDocument/foldingRange".
 	FoldingRangeRequest = RequestType[FoldingRangeParams, Nullable[[]FoldingRange]]{info: methodList[6]}
-	/*
-	   A request to refresh the folding ranges in a document.
-
-	   FoldingRangeRefreshRequest describes the request "workspace/foldingRange/refresh".
-
-	   Since: 3.18.0
-	*/
+	// A request to refresh the folding ranges in a document.
+	//
+	// FoldingRangeRefreshRequest describes the request "workspace/foldingRange/refresh".
+	//
+	// Since: 3.18.0
 	FoldingRangeRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[7]}
-	/*
-	   A request to resolve the type definition locations of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPositionParams
-	   the response is of type Declaration or a typed array of DeclarationLink
-	   or a Thenable that resolves to such.
-
-	   DeclarationRequest describes the request "textDocument/declaration".
-	*/
+	// A request to resolve the type definition locations of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPositionParams
+	// the response is of type Declaration or a typed array of DeclarationLink
+	// or a Thenable that resolves to such.
+	//
+	// DeclarationRequest describes the request "textDocument/declaration".
 	DeclarationRequest = RequestType[DeclarationParams, Nullable[DeclarationResult]]{info: methodList[8]}
-	/*
-	   A request to provide selection ranges in a document. The request's
-	   parameter is of type SelectionRangeParams, the
-	   response is of type SelectionRange[] or a Thenable
-	   that resolves to such.
-
-	   SelectionRangeRequest describes the request "textDocument/selectionRange".
-	*/
+	// A request to provide selection ranges in a document. The request's
+	// parameter is of type SelectionRangeParams, the
+	// response is of type SelectionRange[] or a Thenable
+	// that resolves to such.
+	//
+	// SelectionRangeRequest describes the request "textDocument/selectionRange".
 	SelectionRangeRequest = RequestType[SelectionRangeParams, Nullable[[]SelectionRange]]{info: methodList[9]}
-	/*
-	   The `window/workDoneProgress/create` request is sent from the server to the client to initiate progress
-	   reporting from the server.
-
-	   WorkDoneProgressCreateRequest describes the request "window/workDoneProgress/create".
-	*/
+	// The `window/workDoneProgress/create` request is sent from the server to the client to initiate progress
+	// reporting from the server.
+	//
+	// WorkDoneProgressCreateRequest describes the request "window/workDoneProgress/create".
 	WorkDoneProgressCreateRequest = RequestType[WorkDoneProgressCreateParams, NullResult]{info: methodList[10]}
-	/*
-	   A request to result a `CallHierarchyItem` in a document at a given position.
-	   Can be used as an input to an incoming or outgoing call hierarchy.
-
-	   CallHierarchyPrepareRequest describes the request "textDocument/prepareCallHierarchy".
-
-	   Since: 3.16.0
-	*/
+	// A request to result a `CallHierarchyItem` in a document at a given position.
+	// Can be used as an input to an incoming or outgoing call hierarchy.
+	//
+	// CallHierarchyPrepareRequest describes the request "textDocument/prepareCallHierarchy".
+	//
+	// Since: 3.16.0
 	CallHierarchyPrepareRequest = RequestType[CallHierarchyPrepareParams, Nullable[[]CallHierarchyItem]]{info: methodList[11]}
-	/*
-	   A request to resolve the incoming calls for a given `CallHierarchyItem`.
-
-	   CallHierarchyIncomingCallsRequest describes the request "callHierarchy/incomingCalls".
-
-	   Since: 3.16.0
-	*/
+	// A request to resolve the incoming calls for a given `CallHierarchyItem`.
+	//
+	// CallHierarchyIncomingCallsRequest describes the request "callHierarchy/incomingCalls".
+	//
+	// Since: 3.16.0
 	CallHierarchyIncomingCallsRequest = RequestType[CallHierarchyIncomingCallsParams, Nullable[[]CallHierarchyIncomingCall]]{info: methodList[12]}
-	/*
-	   A request to resolve the outgoing calls for a given `CallHierarchyItem`.
-
-	   CallHierarchyOutgoingCallsRequest describes the request "callHierarchy/outgoingCalls".
-
-	   Since: 3.16.0
-	*/
+	// A request to resolve the outgoing calls for a given `CallHierarchyItem`.
+	//
+	// CallHierarchyOutgoingCallsRequest describes the request "callHierarchy/outgoingCalls".
+	//
+	// Since: 3.16.0
 	CallHierarchyOutgoingCallsRequest = RequestType[CallHierarchyOutgoingCallsParams, Nullable[[]CallHierarchyOutgoingCall]]{info: methodList[13]}
-	/*
-	   SemanticTokensRequest describes the request "textDocument/semanticTokens/full".
-
-	   Since: 3.16.0
-	*/
+	// SemanticTokensRequest describes the request "textDocument/semanticTokens/full".
+	//
+	// Since: 3.16.0
 	SemanticTokensRequest = RequestType[SemanticTokensParams, Nullable[SemanticTokens]]{info: methodList[14]}
-	/*
-	   SemanticTokensDeltaRequest describes the request "textDocument/semanticTokens/full/delta".
-
-	   Since: 3.16.0
-	*/
+	// SemanticTokensDeltaRequest describes the request "textDocument/semanticTokens/full/delta".
+	//
+	// Since: 3.16.0
 	SemanticTokensDeltaRequest = RequestType[SemanticTokensDeltaParams, Nullable[SemanticTokensDeltaResult]]{info: methodList[15]}
-	/*
-	   SemanticTokensRangeRequest describes the request "textDocument/semanticTokens/range".
-
-	   Since: 3.16.0
-	*/
+	// SemanticTokensRangeRequest describes the request "textDocument/semanticTokens/range".
+	//
+	// Since: 3.16.0
 	SemanticTokensRangeRequest = RequestType[SemanticTokensRangeParams, Nullable[SemanticTokens]]{info: methodList[16]}
-	/*
-	   SemanticTokensRefreshRequest describes the request "workspace/semanticTokens/refresh".
-
-	   Since: 3.16.0
-	*/
+	// SemanticTokensRefreshRequest describes the request "workspace/semanticTokens/refresh".
+	//
+	// Since: 3.16.0
 	SemanticTokensRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[17]}
-	/*
-	   A request to show a document. This request might open an
-	   external program depending on the value of the URI to open.
-	   For example a request to open `https://code.visualstudio.com/`
-	   will very likely open the URI in a WEB browser.
-
-	   ShowDocumentRequest describes the request "window/showDocument".
-
-	   Since: 3.16.0
-	*/
+	// A request to show a document. This request might open an
+	// external program depending on the value of the URI to open.
+	// For example a request to open `https://code.visualstudio.com/`
+	// will very likely open the URI in a WEB browser.
+	//
+	// ShowDocumentRequest describes the request "window/showDocument".
+	//
+	// Since: 3.16.0
 	ShowDocumentRequest = RequestType[ShowDocumentParams, ShowDocumentResult]{info: methodList[18]}
-	/*
-	   A request to provide ranges that can be edited together.
-
-	   LinkedEditingRangeRequest describes the request "textDocument/linkedEditingRange".
-
-	   Since: 3.16.0
-	*/
+	// A request to provide ranges that can be edited together.
+	//
+	// LinkedEditingRangeRequest describes the request "textDocument/linkedEditingRange".
+	//
+	// Since: 3.16.0
 	LinkedEditingRangeRequest = RequestType[LinkedEditingRangeParams, Nullable[LinkedEditingRanges]]{info: methodList[19]}
-	/*
-	   The will create files request is sent from the client to the server before files are actually
-	   created as long as the creation is triggered from within the client.
-
-	   The request can return a `WorkspaceEdit` which will be applied to workspace before the
-	   files are created. Hence the `WorkspaceEdit` can not manipulate the content of the file
-	   to be created.
-
-	   WillCreateFilesRequest describes the request "workspace/willCreateFiles".
-
-	   Since: 3.16.0
-	*/
+	// The will create files request is sent from the client to the server before files are actually
+	// created as long as the creation is triggered from within the client.
+	//
+	// The request can return a `WorkspaceEdit` which will be applied to workspace before the
+	// files are created. Hence the `WorkspaceEdit` can not manipulate the content of the file
+	// to be created.
+	//
+	// WillCreateFilesRequest describes the request "workspace/willCreateFiles".
+	//
+	// Since: 3.16.0
 	WillCreateFilesRequest = RequestType[CreateFilesParams, Nullable[WorkspaceEdit]]{info: methodList[20]}
-	/*
-	   The will rename files request is sent from the client to the server before files are actually
-	   renamed as long as the rename is triggered from within the client.
-
-	   WillRenameFilesRequest describes the request "workspace/willRenameFiles".
-
-	   Since: 3.16.0
-	*/
+	// The will rename files request is sent from the client to the server before files are actually
+	// renamed as long as the rename is triggered from within the client.
+	//
+	// WillRenameFilesRequest describes the request "workspace/willRenameFiles".
+	//
+	// Since: 3.16.0
 	WillRenameFilesRequest = RequestType[RenameFilesParams, Nullable[WorkspaceEdit]]{info: methodList[21]}
-	/*
-	   The did delete files notification is sent from the client to the server when
-	   files were deleted from within the client.
-
-	   WillDeleteFilesRequest describes the request "workspace/willDeleteFiles".
-
-	   Since: 3.16.0
-	*/
+	// The did delete files notification is sent from the client to the server when
+	// files were deleted from within the client.
+	//
+	// WillDeleteFilesRequest describes the request "workspace/willDeleteFiles".
+	//
+	// Since: 3.16.0
 	WillDeleteFilesRequest = RequestType[DeleteFilesParams, Nullable[WorkspaceEdit]]{info: methodList[22]}
-	/*
-	   A request to get the moniker of a symbol at a given text document position.
-	   The request parameter is of type TextDocumentPositionParams.
-	   The response is of type Moniker[] or `null`.
-
-	   MonikerRequest describes the request "textDocument/moniker".
-	*/
+	// A request to get the moniker of a symbol at a given text document position.
+	// The request parameter is of type TextDocumentPositionParams.
+	// The response is of type Moniker[] or `null`.
+	//
+	// MonikerRequest describes the request "textDocument/moniker".
 	MonikerRequest = RequestType[MonikerParams, Nullable[[]Moniker]]{info: methodList[23]}
-	/*
-	   A request to result a `TypeHierarchyItem` in a document at a given position.
-	   Can be used as an input to a subtypes or supertypes type hierarchy.
-
-	   TypeHierarchyPrepareRequest describes the request "textDocument/prepareTypeHierarchy".
-
-	   Since: 3.17.0
-	*/
+	// A request to result a `TypeHierarchyItem` in a document at a given position.
+	// Can be used as an input to a subtypes or supertypes type hierarchy.
+	//
+	// TypeHierarchyPrepareRequest describes the request "textDocument/prepareTypeHierarchy".
+	//
+	// Since: 3.17.0
 	TypeHierarchyPrepareRequest = RequestType[TypeHierarchyPrepareParams, Nullable[[]TypeHierarchyItem]]{info: methodList[24]}
-	/*
-	   A request to resolve the supertypes for a given `TypeHierarchyItem`.
-
-	   TypeHierarchySupertypesRequest describes the request "typeHierarchy/supertypes".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve the supertypes for a given `TypeHierarchyItem`.
+	//
+	// TypeHierarchySupertypesRequest describes the request "typeHierarchy/supertypes".
+	//
+	// Since: 3.17.0
 	TypeHierarchySupertypesRequest = RequestType[TypeHierarchySupertypesParams, Nullable[[]TypeHierarchyItem]]{info: methodList[25]}
-	/*
-	   A request to resolve the subtypes for a given `TypeHierarchyItem`.
-
-	   TypeHierarchySubtypesRequest describes the request "typeHierarchy/subtypes".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve the subtypes for a given `TypeHierarchyItem`.
+	//
+	// TypeHierarchySubtypesRequest describes the request "typeHierarchy/subtypes".
+	//
+	// Since: 3.17.0
 	TypeHierarchySubtypesRequest = RequestType[TypeHierarchySubtypesParams, Nullable[[]TypeHierarchyItem]]{info: methodList[26]}
-	/*
-	   A request to provide inline values in a document. The request's parameter is of
-	   type InlineValueParams, the response is of type
-	   InlineValue[] or a Thenable that resolves to such.
-
-	   InlineValueRequest describes the request "textDocument/inlineValue".
-
-	   Since: 3.17.0
-	*/
+	// A request to provide inline values in a document. The request's parameter is of
+	// type InlineValueParams, the response is of type
+	// InlineValue[] or a Thenable that resolves to such.
+	//
+	// InlineValueRequest describes the request "textDocument/inlineValue".
+	//
+	// Since: 3.17.0
 	InlineValueRequest = RequestType[InlineValueParams, Nullable[[]InlineValue]]{info: methodList[27]}
-	/*
-	   InlineValueRefreshRequest describes the request "workspace/inlineValue/refresh".
-
-	   Since: 3.17.0
-	*/
+	// InlineValueRefreshRequest describes the request "workspace/inlineValue/refresh".
+	//
+	// Since: 3.17.0
 	InlineValueRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[28]}
-	/*
-	   A request to provide inlay hints in a document. The request's parameter is of
-	   type InlayHintsParams, the response is of type
-	   InlayHint[] or a Thenable that resolves to such.
-
-	   InlayHintRequest describes the request "textDocument/inlayHint".
-
-	   Since: 3.17.0
-	*/
+	// A request to provide inlay hints in a document. The request's parameter is of
+	// type InlayHintsParams, the response is of type
+	// InlayHint[] or a Thenable that resolves to such.
+	//
+	// InlayHintRequest describes the request "textDocument/inlayHint".
+	//
+	// Since: 3.17.0
 	InlayHintRequest = RequestType[InlayHintParams, Nullable[[]InlayHint]]{info: methodList[29]}
-	/*
-	   A request to resolve additional properties for an inlay hint.
-	   The request's parameter is of type InlayHint, the response is
-	   of type InlayHint or a Thenable that resolves to such.
-
-	   InlayHintResolveRequest describes the request "inlayHint/resolve".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve additional properties for an inlay hint.
+	// The request's parameter is of type InlayHint, the response is
+	// of type InlayHint or a Thenable that resolves to such.
+	//
+	// InlayHintResolveRequest describes the request "inlayHint/resolve".
+	//
+	// Since: 3.17.0
 	InlayHintResolveRequest = RequestType[InlayHint, InlayHint]{info: methodList[30]}
-	/*
-	   InlayHintRefreshRequest describes the request "workspace/inlayHint/refresh".
-
-	   Since: 3.17.0
-	*/
+	// InlayHintRefreshRequest describes the request "workspace/inlayHint/refresh".
+	//
+	// Since: 3.17.0
 	InlayHintRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[31]}
-	/*
-	   The document diagnostic request definition.
-
-	   DocumentDiagnosticRequest describes the request "textDocument/diagnostic".
-
-	   Since: 3.17.0
-	*/
+	// The document diagnostic request definition.
+	//
+	// DocumentDiagnosticRequest describes the request "textDocument/diagnostic".
+	//
+	// Since: 3.17.0
 	DocumentDiagnosticRequest = RequestType[DocumentDiagnosticParams, DocumentDiagnosticReport]{info: methodList[32]}
-	/*
-	   The workspace diagnostic request definition.
-
-	   WorkspaceDiagnosticRequest describes the request "workspace/diagnostic".
-
-	   Since: 3.17.0
-	*/
+	// The workspace diagnostic request definition.
+	//
+	// WorkspaceDiagnosticRequest describes the request "workspace/diagnostic".
+	//
+	// Since: 3.17.0
 	WorkspaceDiagnosticRequest = RequestType[WorkspaceDiagnosticParams, WorkspaceDiagnosticReport]{info: methodList[33]}
-	/*
-	   The diagnostic refresh request definition.
-
-	   DiagnosticRefreshRequest describes the request "workspace/diagnostic/refresh".
-
-	   Since: 3.17.0
-	*/
+	// The diagnostic refresh request definition.
+	//
+	// DiagnosticRefreshRequest describes the request "workspace/diagnostic/refresh".
+	//
+	// Since: 3.17.0
 	DiagnosticRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[34]}
-	/*
-	   A request to provide inline completions in a document. The request's parameter is of
-	   type InlineCompletionParams, the response is of type
-	   InlineCompletion[] or a Thenable that resolves to such.
-
-	   InlineCompletionRequest describes the request "textDocument/inlineCompletion".
-
-	   Since: 3.18.0
-	*/
+	// A request to provide inline completions in a document. The request's parameter is of
+	// type InlineCompletionParams, the response is of type
+	// InlineCompletion[] or a Thenable that resolves to such.
+	//
+	// InlineCompletionRequest describes the request "textDocument/inlineCompletion".
+	//
+	// Since: 3.18.0
 	InlineCompletionRequest = RequestType[InlineCompletionParams, Nullable[InlineCompletionResult]]{info: methodList[35]}
-	/*
-	   The `workspace/textDocumentContent` request is sent from the client to the
-	   server to request the content of a text document.
-
-	   TextDocumentContentRequest describes the request "workspace/textDocumentContent".
-
-	   Since: 3.18.0
-	*/
+	// The `workspace/textDocumentContent` request is sent from the client to the
+	// server to request the content of a text document.
+	//
+	// TextDocumentContentRequest describes the request "workspace/textDocumentContent".
+	//
+	// Since: 3.18.0
 	TextDocumentContentRequest = RequestType[TextDocumentContentParams, TextDocumentContentResult]{info: methodList[36]}
-	/*
-	   The `workspace/textDocumentContent` request is sent from the server to the client to refresh
-	   the content of a specific text document.
-
-	   TextDocumentContentRefreshRequest describes the request "workspace/textDocumentContent/refresh".
-
-	   Since: 3.18.0
-	*/
+	// The `workspace/textDocumentContent` request is sent from the server to the client to refresh
+	// the content of a specific text document.
+	//
+	// TextDocumentContentRefreshRequest describes the request "workspace/textDocumentContent/refresh".
+	//
+	// Since: 3.18.0
 	TextDocumentContentRefreshRequest = RequestType[TextDocumentContentRefreshParams, NullResult]{info: methodList[37]}
-	/*
-	   The `client/registerCapability` request is sent from the server to the client to register a new capability
-	   handler on the client side.
-
-	   RegistrationRequest describes the request "client/registerCapability".
-	*/
+	// The `client/registerCapability` request is sent from the server to the client to register a new capability
+	// handler on the client side.
+	//
+	// RegistrationRequest describes the request "client/registerCapability".
 	RegistrationRequest = RequestType[RegistrationParams, NullResult]{info: methodList[38]}
-	/*
-	   The `client/unregisterCapability` request is sent from the server to the client to unregister a previously registered capability
-	   handler on the client side.
-
-	   UnregistrationRequest describes the request "client/unregisterCapability".
-	*/
+	// The `client/unregisterCapability` request is sent from the server to the client to unregister a previously registered capability
+	// handler on the client side.
+	//
+	// UnregistrationRequest describes the request "client/unregisterCapability".
 	UnregistrationRequest = RequestType[UnregistrationParams, NullResult]{info: methodList[39]}
-	/*
-	   The initialize request is sent from the client to the server.
-	   It is sent once as the request after starting up the server.
-	   The requests parameter is of type InitializeParams
-	   the response if of type InitializeResult of a Thenable that
-	   resolves to such.
-
-	   InitializeRequest describes the request "initialize".
-	*/
+	// The initialize request is sent from the client to the server.
+	// It is sent once as the request after starting up the server.
+	// The requests parameter is of type InitializeParams
+	// the response if of type InitializeResult of a Thenable that
+	// resolves to such.
+	//
+	// InitializeRequest describes the request "initialize".
 	InitializeRequest = RequestType[InitializeParams, InitializeResult]{info: methodList[40]}
-	/*
-	   A shutdown request is sent from the client to the server.
-	   It is sent once when the client decides to shutdown the
-	   server. The only notification that is sent after a shutdown request
-	   is the exit event.
-
-	   ShutdownRequest describes the request "shutdown".
-	*/
+	// A shutdown request is sent from the client to the server.
+	// It is sent once when the client decides to shutdown the
+	// server. The only notification that is sent after a shutdown request
+	// is the exit event.
+	//
+	// ShutdownRequest describes the request "shutdown".
 	ShutdownRequest = RequestType[NoParams, NullResult]{info: methodList[41]}
-	/*
-	   The show message request is sent from the server to the client to show a message
-	   and a set of options actions to the user.
-
-	   ShowMessageRequest describes the request "window/showMessageRequest".
-	*/
+	// The show message request is sent from the server to the client to show a message
+	// and a set of options actions to the user.
+	//
+	// ShowMessageRequest describes the request "window/showMessageRequest".
 	ShowMessageRequest = RequestType[ShowMessageRequestParams, Nullable[MessageActionItem]]{info: methodList[42]}
-	/*
-	   A document will save request is sent from the client to the server before
-	   the document is actually saved. The request can return an array of TextEdits
-	   which will be applied to the text document before it is saved. Please note that
-	   clients might drop results if computing the text edits took too long or if a
-	   server constantly fails on this request. This is done to keep the save fast and
-	   reliable.
-
-	   WillSaveTextDocumentWaitUntilRequest describes the request "textDocument/willSaveWaitUntil".
-	*/
+	// A document will save request is sent from the client to the server before
+	// the document is actually saved. The request can return an array of TextEdits
+	// which will be applied to the text document before it is saved. Please note that
+	// clients might drop results if computing the text edits took too long or if a
+	// server constantly fails on this request. This is done to keep the save fast and
+	// reliable.
+	//
+	// WillSaveTextDocumentWaitUntilRequest describes the request "textDocument/willSaveWaitUntil".
 	WillSaveTextDocumentWaitUntilRequest = RequestType[WillSaveTextDocumentParams, Nullable[[]TextEdit]]{info: methodList[43]}
-	/*
-	   Request to request completion at a given text document position. The request's
-	   parameter is of type TextDocumentPosition the response
-	   is of type CompletionItem[] or CompletionList
-	   or a Thenable that resolves to such.
-
-	   The request can delay the computation of the `detail`
-	   and `documentation` properties to the `completionItem/resolve`
-	   request. However, properties that are needed for the initial sorting and filtering, like `sortText`,
-	   `filterText`, `insertText`, and `textEdit`, must not be changed during resolve.
-
-	   CompletionRequest describes the request "textDocument/completion".
-	*/
+	// Request to request completion at a given text document position. The request's
+	// parameter is of type TextDocumentPosition the response
+	// is of type CompletionItem[] or CompletionList
+	// or a Thenable that resolves to such.
+	//
+	// The request can delay the computation of the `detail`
+	// and `documentation` properties to the `completionItem/resolve`
+	// request. However, properties that are needed for the initial sorting and filtering, like `sortText`,
+	// `filterText`, `insertText`, and `textEdit`, must not be changed during resolve.
+	//
+	// CompletionRequest describes the request "textDocument/completion".
 	CompletionRequest = RequestType[CompletionParams, Nullable[CompletionResult]]{info: methodList[44]}
-	/*
-	   Request to resolve additional information for a given completion item.The request's
-	   parameter is of type CompletionItem the response
-	   is of type CompletionItem or a Thenable that resolves to such.
-
-	   CompletionResolveRequest describes the request "completionItem/resolve".
-	*/
+	// Request to resolve additional information for a given completion item.The request's
+	// parameter is of type CompletionItem the response
+	// is of type CompletionItem or a Thenable that resolves to such.
+	//
+	// CompletionResolveRequest describes the request "completionItem/resolve".
 	CompletionResolveRequest = RequestType[CompletionItem, CompletionItem]{info: methodList[45]}
-	/*
-	   Request to request hover information at a given text document position. The request's
-	   parameter is of type TextDocumentPosition the response is of
-	   type Hover or a Thenable that resolves to such.
-
-	   HoverRequest describes the request "textDocument/hover".
-	*/
+	// Request to request hover information at a given text document position. The request's
+	// parameter is of type TextDocumentPosition the response is of
+	// type Hover or a Thenable that resolves to such.
+	//
+	// HoverRequest describes the request "textDocument/hover".
 	HoverRequest = RequestType[HoverParams, Nullable[Hover]]{info: methodList[46]}
 	// SignatureHelpRequest describes the request "textDocument/signatureHelp".
 	SignatureHelpRequest = RequestType[SignatureHelpParams, Nullable[SignatureHelp]]{info: methodList[47]}
-	/*
-	   A request to resolve the definition location of a symbol at a given text
-	   document position. The request's parameter is of type TextDocumentPosition
-	   the response is of either type Definition or a typed array of
-	   DefinitionLink or a Thenable that resolves to such.
-
-	   DefinitionRequest describes the request "textDocument/definition".
-	*/
+	// A request to resolve the definition location of a symbol at a given text
+	// document position. The request's parameter is of type TextDocumentPosition
+	// the response is of either type Definition or a typed array of
+	// DefinitionLink or a Thenable that resolves to such.
+	//
+	// DefinitionRequest describes the request "textDocument/definition".
 	DefinitionRequest = RequestType[DefinitionParams, Nullable[DefinitionOrDefinitionLinkSlice]]{info: methodList[48]}
-	/*
-	   A request to resolve project-wide references for the symbol denoted
-	   by the given text document position. The request's parameter is of
-	   type ReferenceParams the response is of type
-	   Location[] or a Thenable that resolves to such.
-
-	   ReferencesRequest describes the request "textDocument/references".
-	*/
+	// A request to resolve project-wide references for the symbol denoted
+	// by the given text document position. The request's parameter is of
+	// type ReferenceParams the response is of type
+	// Location[] or a Thenable that resolves to such.
+	//
+	// ReferencesRequest describes the request "textDocument/references".
 	ReferencesRequest = RequestType[ReferenceParams, Nullable[[]Location]]{info: methodList[49]}
-	/*
-	   Request to resolve a DocumentHighlight for a given
-	   text document position. The request's parameter is of type TextDocumentPosition
-	   the request response is an array of type DocumentHighlight
-	   or a Thenable that resolves to such.
-
-	   DocumentHighlightRequest describes the request "textDocument/documentHighlight".
-	*/
+	// Request to resolve a DocumentHighlight for a given
+	// text document position. The request's parameter is of type TextDocumentPosition
+	// the request response is an array of type DocumentHighlight
+	// or a Thenable that resolves to such.
+	//
+	// DocumentHighlightRequest describes the request "textDocument/documentHighlight".
 	DocumentHighlightRequest = RequestType[DocumentHighlightParams, Nullable[[]DocumentHighlight]]{info: methodList[50]}
-	/*
-	   A request to list all symbols found in a given text document. The request's
-	   parameter is of type TextDocumentIdentifier the
-	   response is of type SymbolInformation[] or a Thenable
-	   that resolves to such.
-
-	   DocumentSymbolRequest describes the request "textDocument/documentSymbol".
-	*/
+	// A request to list all symbols found in a given text document. The request's
+	// parameter is of type TextDocumentIdentifier the
+	// response is of type SymbolInformation[] or a Thenable
+	// that resolves to such.
+	//
+	// DocumentSymbolRequest describes the request "textDocument/documentSymbol".
 	DocumentSymbolRequest = RequestType[DocumentSymbolParams, Nullable[SymbolInformationSliceOrDocumentSymbolSlice]]{info: methodList[51]}
-	/*
-	   A request to provide commands for the given text document and range.
-
-	   CodeActionRequest describes the request "textDocument/codeAction".
-	*/
+	// A request to provide commands for the given text document and range.
+	//
+	// CodeActionRequest describes the request "textDocument/codeAction".
 	CodeActionRequest = RequestType[CodeActionParams, Nullable[[]CommandOrCodeAction]]{info: methodList[52]}
-	/*
-	   Request to resolve additional information for a given code action.The request's
-	   parameter is of type CodeAction the response
-	   is of type CodeAction or a Thenable that resolves to such.
-
-	   CodeActionResolveRequest describes the request "codeAction/resolve".
-	*/
+	// Request to resolve additional information for a given code action.The request's
+	// parameter is of type CodeAction the response
+	// is of type CodeAction or a Thenable that resolves to such.
+	//
+	// CodeActionResolveRequest describes the request "codeAction/resolve".
 	CodeActionResolveRequest = RequestType[CodeAction, CodeAction]{info: methodList[53]}
-	/*
-	   A request to list project-wide symbols matching the query string given
-	   by the WorkspaceSymbolParams. The response is
-	   of type SymbolInformation[] or a Thenable that
-	   resolves to such.
-
-	    need to advertise support for WorkspaceSymbols via the client capability
-	    `workspace.symbol.resolveSupport`.
-
-	   WorkspaceSymbolRequest describes the request "workspace/symbol".
-
-	   Since: 3.17.0 - support for WorkspaceSymbol in the returned data. Clients
-	   need to advertise support for WorkspaceSymbols via the client capability
-	   `workspace.symbol.resolveSupport`.
-	*/
+	// A request to list project-wide symbols matching the query string given
+	// by the WorkspaceSymbolParams. The response is
+	// of type SymbolInformation[] or a Thenable that
+	// resolves to such.
+	//
+	//	need to advertise support for WorkspaceSymbols via the client capability
+	//	`workspace.symbol.resolveSupport`.
+	//
+	// WorkspaceSymbolRequest describes the request "workspace/symbol".
+	//
+	// Since: 3.17.0 - support for WorkspaceSymbol in the returned data. Clients
+	// need to advertise support for WorkspaceSymbols via the client capability
+	// `workspace.symbol.resolveSupport`.
 	WorkspaceSymbolRequest = RequestType[WorkspaceSymbolParams, Nullable[SymbolInformationSliceOrWorkspaceSymbolSlice]]{info: methodList[54]}
-	/*
-	   A request to resolve the range inside the workspace
-	   symbol's location.
-
-	   WorkspaceSymbolResolveRequest describes the request "workspaceSymbol/resolve".
-
-	   Since: 3.17.0
-	*/
+	// A request to resolve the range inside the workspace
+	// symbol's location.
+	//
+	// WorkspaceSymbolResolveRequest describes the request "workspaceSymbol/resolve".
+	//
+	// Since: 3.17.0
 	WorkspaceSymbolResolveRequest = RequestType[WorkspaceSymbol, WorkspaceSymbol]{info: methodList[55]}
-	/*
-	   A request to provide code lens for the given text document.
-
-	   CodeLensRequest describes the request "textDocument/codeLens".
-	*/
+	// A request to provide code lens for the given text document.
+	//
+	// CodeLensRequest describes the request "textDocument/codeLens".
 	CodeLensRequest = RequestType[CodeLensParams, Nullable[[]CodeLens]]{info: methodList[56]}
-	/*
-	   A request to resolve a command for a given code lens.
-
-	   CodeLensResolveRequest describes the request "codeLens/resolve".
-	*/
+	// A request to resolve a command for a given code lens.
+	//
+	// CodeLensResolveRequest describes the request "codeLens/resolve".
 	CodeLensResolveRequest = RequestType[CodeLens, CodeLens]{info: methodList[57]}
-	/*
-	   A request to refresh all code actions
-
-	   CodeLensRefreshRequest describes the request "workspace/codeLens/refresh".
-
-	   Since: 3.16.0
-	*/
+	// A request to refresh all code actions
+	//
+	// CodeLensRefreshRequest describes the request "workspace/codeLens/refresh".
+	//
+	// Since: 3.16.0
 	CodeLensRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[58]}
-	/*
-	   A request to provide document links
-
-	   DocumentLinkRequest describes the request "textDocument/documentLink".
-	*/
+	// A request to provide document links
+	//
+	// DocumentLinkRequest describes the request "textDocument/documentLink".
 	DocumentLinkRequest = RequestType[DocumentLinkParams, Nullable[[]DocumentLink]]{info: methodList[59]}
-	/*
-	   Request to resolve additional information for a given document link. The request's
-	   parameter is of type DocumentLink the response
-	   is of type DocumentLink or a Thenable that resolves to such.
-
-	   DocumentLinkResolveRequest describes the request "documentLink/resolve".
-	*/
+	// Request to resolve additional information for a given document link. The request's
+	// parameter is of type DocumentLink the response
+	// is of type DocumentLink or a Thenable that resolves to such.
+	//
+	// DocumentLinkResolveRequest describes the request "documentLink/resolve".
 	DocumentLinkResolveRequest = RequestType[DocumentLink, DocumentLink]{info: methodList[60]}
-	/*
-	   A request to format a whole document.
-
-	   DocumentFormattingRequest describes the request "textDocument/formatting".
-	*/
+	// A request to format a whole document.
+	//
+	// DocumentFormattingRequest describes the request "textDocument/formatting".
 	DocumentFormattingRequest = RequestType[DocumentFormattingParams, Nullable[[]TextEdit]]{info: methodList[61]}
-	/*
-	   A request to format a range in a document.
-
-	   DocumentRangeFormattingRequest describes the request "textDocument/rangeFormatting".
-	*/
+	// A request to format a range in a document.
+	//
+	// DocumentRangeFormattingRequest describes the request "textDocument/rangeFormatting".
 	DocumentRangeFormattingRequest = RequestType[DocumentRangeFormattingParams, Nullable[[]TextEdit]]{info: methodList[62]}
-	/*
-	   A request to format ranges in a document.
-
-	   DocumentRangesFormattingRequest describes the request "textDocument/rangesFormatting".
-
-	   Since: 3.18.0
-	*/
+	// A request to format ranges in a document.
+	//
+	// DocumentRangesFormattingRequest describes the request "textDocument/rangesFormatting".
+	//
+	// Since: 3.18.0
 	DocumentRangesFormattingRequest = RequestType[DocumentRangesFormattingParams, Nullable[[]TextEdit]]{info: methodList[63]}
-	/*
-	   A request to format a document on type.
-
-	   DocumentOnTypeFormattingRequest describes the request "textDocument/onTypeFormatting".
-	*/
+	// A request to format a document on type.
+	//
+	// DocumentOnTypeFormattingRequest describes the request "textDocument/onTypeFormatting".
 	DocumentOnTypeFormattingRequest = RequestType[DocumentOnTypeFormattingParams, Nullable[[]TextEdit]]{info: methodList[64]}
-	/*
-	   A request to rename a symbol.
-
-	   RenameRequest describes the request "textDocument/rename".
-	*/
+	// A request to rename a symbol.
+	//
+	// RenameRequest describes the request "textDocument/rename".
 	RenameRequest = RequestType[RenameParams, Nullable[WorkspaceEdit]]{info: methodList[65]}
-	/*
-	   A request to test and perform the setup necessary for a rename.
-
-	   PrepareRenameRequest describes the request "textDocument/prepareRename".
-
-	   Since: 3.16 - support for default behavior
-	*/
+	// A request to test and perform the setup necessary for a rename.
+	//
+	// PrepareRenameRequest describes the request "textDocument/prepareRename".
+	//
+	// Since: 3.16 - support for default behavior
 	PrepareRenameRequest = RequestType[PrepareRenameParams, Nullable[PrepareRenameResult]]{info: methodList[66]}
-	/*
-	   A request send from the client to the server to execute a command. The request might return
-	   a workspace edit which the client will apply to the workspace.
-
-	   ExecuteCommandRequest describes the request "workspace/executeCommand".
-	*/
+	// A request send from the client to the server to execute a command. The request might return
+	// a workspace edit which the client will apply to the workspace.
+	//
+	// ExecuteCommandRequest describes the request "workspace/executeCommand".
 	ExecuteCommandRequest = RequestType[ExecuteCommandParams, jsontext.Value]{info: methodList[67]}
-	/*
-	   A request sent from the server to the client to modified certain resources.
-
-	   ApplyWorkspaceEditRequest describes the request "workspace/applyEdit".
-	*/
+	// A request sent from the server to the client to modified certain resources.
+	//
+	// ApplyWorkspaceEditRequest describes the request "workspace/applyEdit".
 	ApplyWorkspaceEditRequest = RequestType[ApplyWorkspaceEditParams, ApplyWorkspaceEditResult]{info: methodList[68]}
-	/*
-	   The `workspace/didChangeWorkspaceFolders` notification is sent from the client to the server when the workspace
-	   folder configuration changes.
-
-	   DidChangeWorkspaceFoldersNotification describes the notification "workspace/didChangeWorkspaceFolders".
-	*/
+	// The `workspace/didChangeWorkspaceFolders` notification is sent from the client to the server when the workspace
+	// folder configuration changes.
+	//
+	// DidChangeWorkspaceFoldersNotification describes the notification "workspace/didChangeWorkspaceFolders".
 	DidChangeWorkspaceFoldersNotification = NotificationType[DidChangeWorkspaceFoldersParams]{info: methodList[69]}
-	/*
-	   The `window/workDoneProgress/cancel` notification is sent from  the client to the server to cancel a progress
-	   initiated on the server side.
-
-	   WorkDoneProgressCancelNotification describes the notification "window/workDoneProgress/cancel".
-	*/
+	// The `window/workDoneProgress/cancel` notification is sent from  the client to the server to cancel a progress
+	// initiated on the server side.
+	//
+	// WorkDoneProgressCancelNotification describes the notification "window/workDoneProgress/cancel".
 	WorkDoneProgressCancelNotification = NotificationType[WorkDoneProgressCancelParams]{info: methodList[70]}
-	/*
-	   The did create files notification is sent from the client to the server when
-	   files were created from within the client.
-
-	   DidCreateFilesNotification describes the notification "workspace/didCreateFiles".
-
-	   Since: 3.16.0
-	*/
+	// The did create files notification is sent from the client to the server when
+	// files were created from within the client.
+	//
+	// DidCreateFilesNotification describes the notification "workspace/didCreateFiles".
+	//
+	// Since: 3.16.0
 	DidCreateFilesNotification = NotificationType[CreateFilesParams]{info: methodList[71]}
-	/*
-	   The did rename files notification is sent from the client to the server when
-	   files were renamed from within the client.
-
-	   DidRenameFilesNotification describes the notification "workspace/didRenameFiles".
-
-	   Since: 3.16.0
-	*/
+	// The did rename files notification is sent from the client to the server when
+	// files were renamed from within the client.
+	//
+	// DidRenameFilesNotification describes the notification "workspace/didRenameFiles".
+	//
+	// Since: 3.16.0
 	DidRenameFilesNotification = NotificationType[RenameFilesParams]{info: methodList[72]}
-	/*
-	   The will delete files request is sent from the client to the server before files are actually
-	   deleted as long as the deletion is triggered from within the client.
-
-	   DidDeleteFilesNotification describes the notification "workspace/didDeleteFiles".
-
-	   Since: 3.16.0
-	*/
+	// The will delete files request is sent from the client to the server before files are actually
+	// deleted as long as the deletion is triggered from within the client.
+	//
+	// DidDeleteFilesNotification describes the notification "workspace/didDeleteFiles".
+	//
+	// Since: 3.16.0
 	DidDeleteFilesNotification = NotificationType[DeleteFilesParams]{info: methodList[73]}
-	/*
-	   A notification sent when a notebook opens.
-
-	   DidOpenNotebookDocumentNotification describes the notification "notebookDocument/didOpen".
-
-	   Since: 3.17.0
-	*/
+	// A notification sent when a notebook opens.
+	//
+	// DidOpenNotebookDocumentNotification describes the notification "notebookDocument/didOpen".
+	//
+	// Since: 3.17.0
 	DidOpenNotebookDocumentNotification = NotificationType[DidOpenNotebookDocumentParams]{info: methodList[74]}
 	// DidChangeNotebookDocumentNotification describes the notification "notebookDocument/didChange".
 	DidChangeNotebookDocumentNotification = NotificationType[DidChangeNotebookDocumentParams]{info: methodList[75]}
-	/*
-	   A notification sent when a notebook document is saved.
-
-	   DidSaveNotebookDocumentNotification describes the notification "notebookDocument/didSave".
-
-	   Since: 3.17.0
-	*/
+	// A notification sent when a notebook document is saved.
+	//
+	// DidSaveNotebookDocumentNotification describes the notification "notebookDocument/didSave".
+	//
+	// Since: 3.17.0
 	DidSaveNotebookDocumentNotification = NotificationType[DidSaveNotebookDocumentParams]{info: methodList[76]}
-	/*
-	   A notification sent when a notebook closes.
-
-	   DidCloseNotebookDocumentNotification describes the notification "notebookDocument/didClose".
-
-	   Since: 3.17.0
-	*/
+	// A notification sent when a notebook closes.
+	//
+	// DidCloseNotebookDocumentNotification describes the notification "notebookDocument/didClose".
+	//
+	// Since: 3.17.0
 	DidCloseNotebookDocumentNotification = NotificationType[DidCloseNotebookDocumentParams]{info: methodList[77]}
-	/*
-	   The initialized notification is sent from the client to the
-	   server after the client is fully initialized and the server
-	   is allowed to send requests from the server to the client.
-
-	   InitializedNotification describes the notification "initialized".
-	*/
+	// The initialized notification is sent from the client to the
+	// server after the client is fully initialized and the server
+	// is allowed to send requests from the server to the client.
+	//
+	// InitializedNotification describes the notification "initialized".
 	InitializedNotification = NotificationType[InitializedParams]{info: methodList[78]}
-	/*
-	   The exit event is sent from the client to the server to
-	   ask the server to exit its process.
-
-	   ExitNotification describes the notification "exit".
-	*/
+	// The exit event is sent from the client to the server to
+	// ask the server to exit its process.
+	//
+	// ExitNotification describes the notification "exit".
 	ExitNotification = NotificationType[NoParams]{info: methodList[79]}
-	/*
-	   The configuration change notification is sent from the client to the server
-	   when the client's configuration has changed. The notification contains
-	   the changed configuration as defined by the language client.
-
-	   DidChangeConfigurationNotification describes the notification "workspace/didChangeConfiguration".
-	*/
+	// The configuration change notification is sent from the client to the server
+	// when the client's configuration has changed. The notification contains
+	// the changed configuration as defined by the language client.
+	//
+	// DidChangeConfigurationNotification describes the notification "workspace/didChangeConfiguration".
 	DidChangeConfigurationNotification = NotificationType[DidChangeConfigurationParams]{info: methodList[80]}
-	/*
-	   The show message notification is sent from a server to a client to ask
-	   the client to display a particular message in the user interface.
-
-	   ShowMessageNotification describes the notification "window/showMessage".
-	*/
+	// The show message notification is sent from a server to a client to ask
+	// the client to display a particular message in the user interface.
+	//
+	// ShowMessageNotification describes the notification "window/showMessage".
 	ShowMessageNotification = NotificationType[ShowMessageParams]{info: methodList[81]}
-	/*
-	   The log message notification is sent from the server to the client to ask
-	   the client to log a particular message.
-
-	   LogMessageNotification describes the notification "window/logMessage".
-	*/
+	// The log message notification is sent from the server to the client to ask
+	// the client to log a particular message.
+	//
+	// LogMessageNotification describes the notification "window/logMessage".
 	LogMessageNotification = NotificationType[LogMessageParams]{info: methodList[82]}
-	/*
-	   The telemetry event notification is sent from the server to the client to ask
-	   the client to log telemetry data.
-
-	   TelemetryEventNotification describes the notification "telemetry/event".
-	*/
+	// The telemetry event notification is sent from the server to the client to ask
+	// the client to log telemetry data.
+	//
+	// TelemetryEventNotification describes the notification "telemetry/event".
 	TelemetryEventNotification = NotificationType[jsontext.Value]{info: methodList[83]}
-	/*
-	   The document open notification is sent from the client to the server to signal
-	   newly opened text documents. The document's truth is now managed by the client
-	   and the server must not try to read the document's truth using the document's
-	   uri. Open in this sense means it is managed by the client. It doesn't necessarily
-	   mean that its content is presented in an editor. An open notification must not
-	   be sent more than once without a corresponding close notification send before.
-	   This means open and close notification must be balanced and the max open count
-	   is one.
-
-	   DidOpenTextDocumentNotification describes the notification "textDocument/didOpen".
-	*/
+	// The document open notification is sent from the client to the server to signal
+	// newly opened text documents. The document's truth is now managed by the client
+	// and the server must not try to read the document's truth using the document's
+	// uri. Open in this sense means it is managed by the client. It doesn't necessarily
+	// mean that its content is presented in an editor. An open notification must not
+	// be sent more than once without a corresponding close notification send before.
+	// This means open and close notification must be balanced and the max open count
+	// is one.
+	//
+	// DidOpenTextDocumentNotification describes the notification "textDocument/didOpen".
 	DidOpenTextDocumentNotification = NotificationType[DidOpenTextDocumentParams]{info: methodList[84]}
-	/*
-	   The document change notification is sent from the client to the server to signal
-	   changes to a text document.
-
-	   DidChangeTextDocumentNotification describes the notification "textDocument/didChange".
-	*/
+	// The document change notification is sent from the client to the server to signal
+	// changes to a text document.
+	//
+	// DidChangeTextDocumentNotification describes the notification "textDocument/didChange".
 	DidChangeTextDocumentNotification = NotificationType[DidChangeTextDocumentParams]{info: methodList[85]}
-	/*
-	   The document close notification is sent from the client to the server when
-	   the document got closed in the client. The document's truth now exists where
-	   the document's uri points to (e.g. if the document's uri is a file uri the
-	   truth now exists on disk). As with the open notification the close notification
-	   is about managing the document's content. Receiving a close notification
-	   doesn't mean that the document was open in an editor before. A close
-	   notification requires a previous open notification to be sent.
-
-	   DidCloseTextDocumentNotification describes the notification "textDocument/didClose".
-	*/
+	// The document close notification is sent from the client to the server when
+	// the document got closed in the client. The document's truth now exists where
+	// the document's uri points to (e.g. if the document's uri is a file uri the
+	// truth now exists on disk). As with the open notification the close notification
+	// is about managing the document's content. Receiving a close notification
+	// doesn't mean that the document was open in an editor before. A close
+	// notification requires a previous open notification to be sent.
+	//
+	// DidCloseTextDocumentNotification describes the notification "textDocument/didClose".
 	DidCloseTextDocumentNotification = NotificationType[DidCloseTextDocumentParams]{info: methodList[86]}
-	/*
-	   The document save notification is sent from the client to the server when
-	   the document got saved in the client.
-
-	   DidSaveTextDocumentNotification describes the notification "textDocument/didSave".
-	*/
+	// The document save notification is sent from the client to the server when
+	// the document got saved in the client.
+	//
+	// DidSaveTextDocumentNotification describes the notification "textDocument/didSave".
 	DidSaveTextDocumentNotification = NotificationType[DidSaveTextDocumentParams]{info: methodList[87]}
-	/*
-	   A document will save notification is sent from the client to the server before
-	   the document is actually saved.
-
-	   WillSaveTextDocumentNotification describes the notification "textDocument/willSave".
-	*/
+	// A document will save notification is sent from the client to the server before
+	// the document is actually saved.
+	//
+	// WillSaveTextDocumentNotification describes the notification "textDocument/willSave".
 	WillSaveTextDocumentNotification = NotificationType[WillSaveTextDocumentParams]{info: methodList[88]}
-	/*
-	   The watched files notification is sent from the client to the server when
-	   the client detects changes to file watched by the language client.
-
-	   DidChangeWatchedFilesNotification describes the notification "workspace/didChangeWatchedFiles".
-	*/
+	// The watched files notification is sent from the client to the server when
+	// the client detects changes to file watched by the language client.
+	//
+	// DidChangeWatchedFilesNotification describes the notification "workspace/didChangeWatchedFiles".
 	DidChangeWatchedFilesNotification = NotificationType[DidChangeWatchedFilesParams]{info: methodList[89]}
-	/*
-	   Diagnostics notification are sent from the server to the client to signal
-	   results of validation runs.
-
-	   PublishDiagnosticsNotification describes the notification "textDocument/publishDiagnostics".
-	*/
+	// Diagnostics notification are sent from the server to the client to signal
+	// results of validation runs.
+	//
+	// PublishDiagnosticsNotification describes the notification "textDocument/publishDiagnostics".
 	PublishDiagnosticsNotification = NotificationType[PublishDiagnosticsParams]{info: methodList[90]}
 	// SetTraceNotification describes the notification "$/setTrace".
 	SetTraceNotification = NotificationType[SetTraceParams]{info: methodList[91]}

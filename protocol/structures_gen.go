@@ -7,21 +7,15 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-/*
-A special text edit with an additional change annotation.
-
-Since: 3.16.0.
-*/
+// A special text edit with an additional change annotation.
+//
+// Since: 3.16.0.
 type AnnotatedTextEdit struct {
-	/*
-	   The range of the text document to be manipulated. To insert
-	   text into a document create a range where start === end.
-	*/
+	// The range of the text document to be manipulated. To insert
+	// text into a document create a range where start === end.
 	Range Range `json:"range"`
-	/*
-	   The string to be inserted. For delete operations use an
-	   empty string.
-	*/
+	// The string to be inserted. For delete operations use an
+	// empty string.
 	NewText string `json:"newText"`
 	// The actual identifier of the change annotation
 	AnnotationID ChangeAnnotationIdentifier `json:"annotationId"`
@@ -94,19 +88,15 @@ func (s *AnnotatedTextEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // The parameters passed via an apply workspace edit request.
 type ApplyWorkspaceEditParams struct {
-	/*
-	   An optional label of the workspace edit. This label is
-	   presented in the user interface for example on an undo
-	   stack to undo the workspace edit.
-	*/
+	// An optional label of the workspace edit. This label is
+	// presented in the user interface for example on an undo
+	// stack to undo the workspace edit.
 	Label *string `json:"label,omitzero"`
 	// The edits to apply.
 	Edit WorkspaceEdit `json:"edit"`
-	/*
-	   Additional data about the edit.
-
-	   Since: 3.18.0
-	*/
+	// Additional data about the edit.
+	//
+	// Since: 3.18.0
 	Metadata *WorkspaceEditMetadata `json:"metadata,omitzero"`
 }
 
@@ -174,25 +164,19 @@ func (s *ApplyWorkspaceEditParams) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-The result returned from the apply workspace edit request.
-
-Since: 3.17 renamed from ApplyWorkspaceEditResponse
-*/
+// The result returned from the apply workspace edit request.
+//
+// Since: 3.17 renamed from ApplyWorkspaceEditResponse
 type ApplyWorkspaceEditResult struct {
 	// Indicates whether the edit was applied or not.
 	Applied bool `json:"applied"`
-	/*
-	   An optional textual description for why the edit was not applied.
-	   This may be used by the server for diagnostic logging or to provide
-	   a suitable error for a request that triggered the edit.
-	*/
+	// An optional textual description for why the edit was not applied.
+	// This may be used by the server for diagnostic logging or to provide
+	// a suitable error for a request that triggered the edit.
 	FailureReason *string `json:"failureReason,omitzero"`
-	/*
-	   Depending on the client's failure handling strategy `failedChange` might
-	   contain the index of the change that failed. This property is only available
-	   if the client signals a `failureHandlingStrategy` in its client capabilities.
-	*/
+	// Depending on the client's failure handling strategy `failedChange` might
+	// contain the index of the change that failed. This property is only available
+	// if the client signals a `failureHandlingStrategy` in its client capabilities.
 	FailedChange *uint32 `json:"failedChange,omitzero"`
 }
 
@@ -268,18 +252,14 @@ type BaseSymbolInformation struct {
 	Name string `json:"name"`
 	// The kind of this symbol.
 	Kind SymbolKind `json:"kind"`
-	/*
-	   Tags for this symbol.
-
-	   Since: 3.16.0
-	*/
+	// Tags for this symbol.
+	//
+	// Since: 3.16.0
 	Tags []SymbolTag `json:"tags,omitzero"`
-	/*
-	   The name of the symbol containing this symbol. This information is for
-	   user interface purposes (e.g. to render a qualifier in the user interface
-	   if necessary). It can't be used to re-infer a hierarchy for the document
-	   symbols.
-	*/
+	// The name of the symbol containing this symbol. This information is for
+	// user interface purposes (e.g. to render a qualifier in the user interface
+	// if necessary). It can't be used to re-infer a hierarchy for the document
+	// symbols.
 	ContainerName *string `json:"containerName,omitzero"`
 }
 
@@ -361,11 +341,9 @@ func (s *BaseSymbolInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Since: 3.16.0
 type CallHierarchyClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
-	   return value for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
+	// return value for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 }
 
@@ -406,18 +384,14 @@ func (s *CallHierarchyClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decode
 	return nil
 }
 
-/*
-Represents an incoming call, e.g. a caller of a method or constructor.
-
-Since: 3.16.0
-*/
+// Represents an incoming call, e.g. a caller of a method or constructor.
+//
+// Since: 3.16.0
 type CallHierarchyIncomingCall struct {
 	// The item that makes the call.
 	From CallHierarchyItem `json:"from"`
-	/*
-	   The ranges at which the calls appear. This is relative to the caller
-	   denoted by `this.from`.
-	*/
+	// The ranges at which the calls appear. This is relative to the caller
+	// denoted by `this.from`.
 	FromRanges []Range `json:"fromRanges"`
 }
 
@@ -472,18 +446,14 @@ func (s *CallHierarchyIncomingCall) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-The parameter of a `callHierarchy/incomingCalls` request.
-
-Since: 3.16.0
-*/
+// The parameter of a `callHierarchy/incomingCalls` request.
+//
+// Since: 3.16.0
 type CallHierarchyIncomingCallsParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken     `json:"partialResultToken,omitzero"`
 	Item               CallHierarchyItem `json:"item"`
 }
@@ -549,12 +519,10 @@ func (s *CallHierarchyIncomingCallsParams) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-Represents programming constructs like functions or constructors in the context
-of call hierarchy.
-
-Since: 3.16.0
-*/
+// Represents programming constructs like functions or constructors in the context
+// of call hierarchy.
+//
+// Since: 3.16.0
 type CallHierarchyItem struct {
 	// The name of this item.
 	Name string `json:"name"`
@@ -568,15 +536,11 @@ type CallHierarchyItem struct {
 	URI DocumentURI `json:"uri"`
 	// The range enclosing this symbol not including leading/trailing whitespace but everything else, e.g. comments and code.
 	Range Range `json:"range"`
-	/*
-	   The range that should be selected and revealed when this symbol is being picked, e.g. the name of a function.
-	   Must be contained by the `range`.
-	*/
+	// The range that should be selected and revealed when this symbol is being picked, e.g. the name of a function.
+	// Must be contained by the `range`.
 	SelectionRange Range `json:"selectionRange"`
-	/*
-	   A data entry field that is preserved between a call hierarchy prepare and
-	   incoming calls or outgoing calls requests.
-	*/
+	// A data entry field that is preserved between a call hierarchy prepare and
+	// incoming calls or outgoing calls requests.
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -698,11 +662,9 @@ func (s *CallHierarchyItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Call hierarchy options used during static registration.
-
-Since: 3.16.0
-*/
+// Call hierarchy options used during static registration.
+//
+// Since: 3.16.0
 type CallHierarchyOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -744,19 +706,15 @@ func (s *CallHierarchyOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents an outgoing call, e.g. calling a getter from a method or a method from a constructor etc.
-
-Since: 3.16.0
-*/
+// Represents an outgoing call, e.g. calling a getter from a method or a method from a constructor etc.
+//
+// Since: 3.16.0
 type CallHierarchyOutgoingCall struct {
 	// The item that is called.
 	To CallHierarchyItem `json:"to"`
-	/*
-	   The range at which this item is called. This is the range relative to the caller, e.g the item
-	   passed to `provideCallHierarchyOutgoingCalls`
-	   and not `this.to`.
-	*/
+	// The range at which this item is called. This is the range relative to the caller, e.g the item
+	// passed to `provideCallHierarchyOutgoingCalls`
+	// and not `this.to`.
 	FromRanges []Range `json:"fromRanges"`
 }
 
@@ -811,18 +769,14 @@ func (s *CallHierarchyOutgoingCall) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-The parameter of a `callHierarchy/outgoingCalls` request.
-
-Since: 3.16.0
-*/
+// The parameter of a `callHierarchy/outgoingCalls` request.
+//
+// Since: 3.16.0
 type CallHierarchyOutgoingCallsParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken     `json:"partialResultToken,omitzero"`
 	Item               CallHierarchyItem `json:"item"`
 }
@@ -888,11 +842,9 @@ func (s *CallHierarchyOutgoingCallsParams) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-The parameter of a `textDocument/prepareCallHierarchy` request.
-
-Since: 3.16.0
-*/
+// The parameter of a `textDocument/prepareCallHierarchy` request.
+//
+// Since: 3.16.0
 type CallHierarchyPrepareParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -964,22 +916,16 @@ func (s *CallHierarchyPrepareParams) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-Call hierarchy options used during static or dynamic registration.
-
-Since: 3.16.0
-*/
+// Call hierarchy options used during static or dynamic registration.
+//
+// Since: 3.16.0
 type CallHierarchyRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -1089,26 +1035,18 @@ func (s *CancelParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Additional information that describes document changes.
-
-Since: 3.16.0
-*/
+// Additional information that describes document changes.
+//
+// Since: 3.16.0
 type ChangeAnnotation struct {
-	/*
-	   A human-readable string describing the actual change. The string
-	   is rendered prominent in the user interface.
-	*/
+	// A human-readable string describing the actual change. The string
+	// is rendered prominent in the user interface.
 	Label string `json:"label"`
-	/*
-	   A flag which indicates that user confirmation is needed
-	   before applying the change.
-	*/
+	// A flag which indicates that user confirmation is needed
+	// before applying the change.
 	NeedsConfirmation *bool `json:"needsConfirmation,omitzero"`
-	/*
-	   A human-readable string which is rendered less prominent in
-	   the user interface.
-	*/
+	// A human-readable string which is rendered less prominent in
+	// the user interface.
 	Description *string `json:"description,omitzero"`
 }
 
@@ -1180,11 +1118,9 @@ func (s *ChangeAnnotation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Since: 3.18.0
 type ChangeAnnotationsSupportOptions struct {
-	/*
-	   Whether the client groups edits with equal labels into tree nodes,
-	   for instance all edits labelled with "Changes in Strings" would
-	   be a tree node.
-	*/
+	// Whether the client groups edits with equal labels into tree nodes,
+	// for instance all edits labelled with "Changes in Strings" would
+	// be a tree node.
 	GroupsOnLabel *bool `json:"groupsOnLabel,omitzero"`
 }
 
@@ -1231,19 +1167,15 @@ type ClientCapabilities struct {
 	Workspace *WorkspaceClientCapabilities `json:"workspace,omitzero"`
 	// Text document specific client capabilities.
 	TextDocument *TextDocumentClientCapabilities `json:"textDocument,omitzero"`
-	/*
-	   Capabilities specific to the notebook document support.
-
-	   Since: 3.17.0
-	*/
+	// Capabilities specific to the notebook document support.
+	//
+	// Since: 3.17.0
 	NotebookDocument *NotebookDocumentClientCapabilities `json:"notebookDocument,omitzero"`
 	// Window specific client capabilities.
 	Window *WindowClientCapabilities `json:"window,omitzero"`
-	/*
-	   General client capabilities.
-
-	   Since: 3.16.0
-	*/
+	// General client capabilities.
+	//
+	// Since: 3.16.0
 	General *GeneralClientCapabilities `json:"general,omitzero"`
 	// Experimental client capabilities.
 	Experimental jsontext.Value `json:"experimental,omitzero"`
@@ -1340,12 +1272,10 @@ func (s *ClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Since: 3.18.0
 type ClientCodeActionKindOptions struct {
-	/*
-	   The code action kind values the client supports. When this
-	   property exists the client also guarantees that it will
-	   handle values outside its set gracefully and falls back
-	   to a default value when unknown.
-	*/
+	// The code action kind values the client supports. When this
+	// property exists the client also guarantees that it will
+	// handle values outside its set gracefully and falls back
+	// to a default value when unknown.
 	ValueSet []CodeActionKind `json:"valueSet"`
 }
 
@@ -1390,10 +1320,8 @@ func (s *ClientCodeActionKindOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 
 // Since: 3.18.0
 type ClientCodeActionLiteralOptions struct {
-	/*
-	   The code action kind is support with the following value
-	   set.
-	*/
+	// The code action kind is support with the following value
+	// set.
 	CodeActionKind ClientCodeActionKindOptions `json:"codeActionKind"`
 }
 
@@ -1572,64 +1500,50 @@ func (s *ClientCompletionItemInsertTextModeOptions) UnmarshalJSONFrom(dec *jsont
 
 // Since: 3.18.0
 type ClientCompletionItemOptions struct {
-	/*
-	   Client supports snippets as insert text.
-
-	   A snippet can define tab stops and placeholders with `$1`, `$2`
-	   and `${3:foo}`. `$0` defines the final tab stop, it defaults to
-	   the end of the snippet. Placeholders with equal identifiers are linked,
-	   that is typing in one will update others too.
-	*/
+	// Client supports snippets as insert text.
+	//
+	// A snippet can define tab stops and placeholders with `$1`, `$2`
+	// and `${3:foo}`. `$0` defines the final tab stop, it defaults to
+	// the end of the snippet. Placeholders with equal identifiers are linked,
+	// that is typing in one will update others too.
 	SnippetSupport *bool `json:"snippetSupport,omitzero"`
 	// Client supports commit characters on a completion item.
 	CommitCharactersSupport *bool `json:"commitCharactersSupport,omitzero"`
-	/*
-	   Client supports the following content formats for the documentation
-	   property. The order describes the preferred format of the client.
-	*/
+	// Client supports the following content formats for the documentation
+	// property. The order describes the preferred format of the client.
 	DocumentationFormat []MarkupKind `json:"documentationFormat,omitzero"`
 	// Client supports the deprecated property on a completion item.
 	DeprecatedSupport *bool `json:"deprecatedSupport,omitzero"`
 	// Client supports the preselect property on a completion item.
 	PreselectSupport *bool `json:"preselectSupport,omitzero"`
-	/*
-	   Client supports the tag property on a completion item. Clients supporting
-	   tags have to handle unknown tags gracefully. Clients especially need to
-	   preserve unknown tags when sending a completion item back to the server in
-	   a resolve call.
-
-	   Since: 3.15.0
-	*/
+	// Client supports the tag property on a completion item. Clients supporting
+	// tags have to handle unknown tags gracefully. Clients especially need to
+	// preserve unknown tags when sending a completion item back to the server in
+	// a resolve call.
+	//
+	// Since: 3.15.0
 	TagSupport *CompletionItemTagOptions `json:"tagSupport,omitzero"`
-	/*
-	   Client support insert replace edit to control different behavior if a
-	   completion item is inserted in the text or should replace text.
-
-	   Since: 3.16.0
-	*/
+	// Client support insert replace edit to control different behavior if a
+	// completion item is inserted in the text or should replace text.
+	//
+	// Since: 3.16.0
 	InsertReplaceSupport *bool `json:"insertReplaceSupport,omitzero"`
-	/*
-	   Indicates which properties a client can resolve lazily on a completion
-	   item. Before version 3.16.0 only the predefined properties `documentation`
-	   and `details` could be resolved lazily.
-
-	   Since: 3.16.0
-	*/
+	// Indicates which properties a client can resolve lazily on a completion
+	// item. Before version 3.16.0 only the predefined properties `documentation`
+	// and `details` could be resolved lazily.
+	//
+	// Since: 3.16.0
 	ResolveSupport *ClientCompletionItemResolveOptions `json:"resolveSupport,omitzero"`
-	/*
-	   The client supports the `insertTextMode` property on
-	   a completion item to override the whitespace handling mode
-	   as defined by the client (see `insertTextMode`).
-
-	   Since: 3.16.0
-	*/
+	// The client supports the `insertTextMode` property on
+	// a completion item to override the whitespace handling mode
+	// as defined by the client (see `insertTextMode`).
+	//
+	// Since: 3.16.0
 	InsertTextModeSupport *ClientCompletionItemInsertTextModeOptions `json:"insertTextModeSupport,omitzero"`
-	/*
-	   The client has support for completion item label
-	   details (see also `CompletionItemLabelDetails`).
-
-	   Since: 3.17.0
-	*/
+	// The client has support for completion item label
+	// details (see also `CompletionItemLabelDetails`).
+	//
+	// Since: 3.17.0
 	LabelDetailsSupport *bool `json:"labelDetailsSupport,omitzero"`
 }
 
@@ -1784,16 +1698,14 @@ func (s *ClientCompletionItemOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 
 // Since: 3.18.0
 type ClientCompletionItemOptionsKind struct {
-	/*
-	   The completion item kind values the client supports. When this
-	   property exists the client also guarantees that it will
-	   handle values outside its set gracefully and falls back
-	   to a default value when unknown.
-
-	   If this property is not present the client only supports
-	   the completion items kinds from `Text` to `Reference` as defined in
-	   the initial version of the protocol.
-	*/
+	// The completion item kind values the client supports. When this
+	// property exists the client also guarantees that it will
+	// handle values outside its set gracefully and falls back
+	// to a default value when unknown.
+	//
+	// If this property is not present the client only supports
+	// the completion items kinds from `Text` to `Reference` as defined in
+	// the initial version of the protocol.
 	ValueSet []CompletionItemKind `json:"valueSet,omitzero"`
 }
 
@@ -1924,12 +1836,10 @@ func (s *ClientDiagnosticsTagOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 
 // Since: 3.18.0
 type ClientFoldingRangeKindOptions struct {
-	/*
-	   The folding range kind values the client supports. When this
-	   property exists the client also guarantees that it will
-	   handle values outside its set gracefully and falls back
-	   to a default value when unknown.
-	*/
+	// The folding range kind values the client supports. When this
+	// property exists the client also guarantees that it will
+	// handle values outside its set gracefully and falls back
+	// to a default value when unknown.
 	ValueSet []FoldingRangeKind `json:"valueSet,omitzero"`
 }
 
@@ -1970,12 +1880,10 @@ func (s *ClientFoldingRangeKindOptions) UnmarshalJSONFrom(dec *jsontext.Decoder)
 
 // Since: 3.18.0
 type ClientFoldingRangeOptions struct {
-	/*
-	   If set, the client signals that it supports setting collapsedText on
-	   folding ranges to display custom labels instead of the default text.
-
-	   Since: 3.17.0
-	*/
+	// If set, the client signals that it supports setting collapsedText on
+	// folding ranges to display custom labels instead of the default text.
+	//
+	// Since: 3.17.0
 	CollapsedText *bool `json:"collapsedText,omitzero"`
 }
 
@@ -2016,11 +1924,9 @@ func (s *ClientFoldingRangeOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-Information about the client
-
-Since: 3.18.0 ClientInfo type name added.
-*/
+// Information about the client
+//
+// Since: 3.18.0 ClientInfo type name added.
 type ClientInfo struct {
 	// The name of the client as defined by the client.
 	Name string `json:"name"`
@@ -2128,10 +2034,8 @@ func (s *ClientInlayHintResolveOptions) UnmarshalJSONFrom(dec *jsontext.Decoder)
 
 // Since: 3.18.0
 type ClientSemanticTokensRequestFullDelta struct {
-	/*
-	   The client will send the `textDocument/semanticTokens/full/delta` request if
-	   the server provides a corresponding handler.
-	*/
+	// The client will send the `textDocument/semanticTokens/full/delta` request if
+	// the server provides a corresponding handler.
 	Delta *bool `json:"delta,omitzero"`
 }
 
@@ -2174,15 +2078,11 @@ func (s *ClientSemanticTokensRequestFullDelta) UnmarshalJSONFrom(dec *jsontext.D
 
 // Since: 3.18.0
 type ClientSemanticTokensRequestOptions struct {
-	/*
-	   The client will send the `textDocument/semanticTokens/range` request if
-	   the server provides a corresponding handler.
-	*/
+	// The client will send the `textDocument/semanticTokens/range` request if
+	// the server provides a corresponding handler.
 	Range BooleanOrEmptyObject `json:"range,omitzero"`
-	/*
-	   The client will send the `textDocument/semanticTokens/full` request if
-	   the server provides a corresponding handler.
-	*/
+	// The client will send the `textDocument/semanticTokens/full` request if
+	// the server provides a corresponding handler.
 	Full ClientSemanticTokensRequestOptionsFull `json:"full,omitzero"`
 }
 
@@ -2234,11 +2134,9 @@ func (s *ClientSemanticTokensRequestOptions) UnmarshalJSONFrom(dec *jsontext.Dec
 
 // Since: 3.18.0
 type ClientShowMessageActionItemOptions struct {
-	/*
-	   Whether the client supports additional attributes which
-	   are preserved and send back to the server in the
-	   request's response.
-	*/
+	// Whether the client supports additional attributes which
+	// are preserved and send back to the server in the
+	// request's response.
 	AdditionalPropertiesSupport *bool `json:"additionalPropertiesSupport,omitzero"`
 }
 
@@ -2281,27 +2179,21 @@ func (s *ClientShowMessageActionItemOptions) UnmarshalJSONFrom(dec *jsontext.Dec
 
 // Since: 3.18.0
 type ClientSignatureInformationOptions struct {
-	/*
-	   Client supports the following content formats for the documentation
-	   property. The order describes the preferred format of the client.
-	*/
+	// Client supports the following content formats for the documentation
+	// property. The order describes the preferred format of the client.
 	DocumentationFormat []MarkupKind `json:"documentationFormat,omitzero"`
 	// Client capabilities specific to parameter information.
 	ParameterInformation *ClientSignatureParameterInformationOptions `json:"parameterInformation,omitzero"`
-	/*
-	   The client supports the `activeParameter` property on `SignatureInformation`
-	   literal.
-
-	   Since: 3.16.0
-	*/
+	// The client supports the `activeParameter` property on `SignatureInformation`
+	// literal.
+	//
+	// Since: 3.16.0
 	ActiveParameterSupport *bool `json:"activeParameterSupport,omitzero"`
-	/*
-	   The client supports the `activeParameter` property on
-	   `SignatureHelp`/`SignatureInformation` being set to `null` to
-	   indicate that no parameter should be active.
-
-	   Since: 3.18.0
-	*/
+	// The client supports the `activeParameter` property on
+	// `SignatureHelp`/`SignatureInformation` being set to `null` to
+	// indicate that no parameter should be active.
+	//
+	// Since: 3.18.0
 	NoActiveParameterSupport *bool `json:"noActiveParameterSupport,omitzero"`
 }
 
@@ -2380,12 +2272,10 @@ func (s *ClientSignatureInformationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 
 // Since: 3.18.0
 type ClientSignatureParameterInformationOptions struct {
-	/*
-	   The client supports processing label offsets instead of a
-	   simple label string.
-
-	   Since: 3.14.0
-	*/
+	// The client supports processing label offsets instead of a
+	// simple label string.
+	//
+	// Since: 3.14.0
 	LabelOffsetSupport *bool `json:"labelOffsetSupport,omitzero"`
 }
 
@@ -2428,16 +2318,14 @@ func (s *ClientSignatureParameterInformationOptions) UnmarshalJSONFrom(dec *json
 
 // Since: 3.18.0
 type ClientSymbolKindOptions struct {
-	/*
-	   The symbol kind values the client supports. When this
-	   property exists the client also guarantees that it will
-	   handle values outside its set gracefully and falls back
-	   to a default value when unknown.
-
-	   If this property is not present the client only supports
-	   the symbol kinds from `File` to `Array` as defined in
-	   the initial version of the protocol.
-	*/
+	// The symbol kind values the client supports. When this
+	// property exists the client also guarantees that it will
+	// handle values outside its set gracefully and falls back
+	// to a default value when unknown.
+	//
+	// If this property is not present the client only supports
+	// the symbol kinds from `File` to `Array` as defined in
+	// the initial version of the protocol.
 	ValueSet []SymbolKind `json:"valueSet,omitzero"`
 }
 
@@ -2478,10 +2366,8 @@ func (s *ClientSymbolKindOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 
 // Since: 3.18.0
 type ClientSymbolResolveOptions struct {
-	/*
-	   The properties that a client can resolve lazily. Usually
-	   `location.range`
-	*/
+	// The properties that a client can resolve lazily. Usually
+	// `location.range`
 	Properties []string `json:"properties"`
 }
 
@@ -2569,71 +2455,57 @@ func (s *ClientSymbolTagOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	return nil
 }
 
-/*
-A code action represents a change that can be performed in code, e.g. to fix a problem or
-to refactor code.
-
-A CodeAction must set either `edit` and/or a `command`. If both are supplied, the `edit` is applied first, then the `command` is executed.
-*/
+// A code action represents a change that can be performed in code, e.g. to fix a problem or
+// to refactor code.
+//
+// A CodeAction must set either `edit` and/or a `command`. If both are supplied, the `edit` is applied first, then the `command` is executed.
 type CodeAction struct {
 	// A short, human-readable, title for this code action.
 	Title string `json:"title"`
-	/*
-	   The kind of the code action.
-
-	   Used to filter code actions.
-	*/
+	// The kind of the code action.
+	//
+	// Used to filter code actions.
 	Kind *CodeActionKind `json:"kind,omitzero"`
 	// The diagnostics that this code action resolves.
 	Diagnostics []Diagnostic `json:"diagnostics,omitzero"`
-	/*
-	   Marks this as a preferred action. Preferred actions are used by the `auto fix` command and can be targeted
-	   by keybindings.
-
-	   A quick fix should be marked preferred if it properly addresses the underlying error.
-	   A refactoring should be marked preferred if it is the most reasonable choice of actions to take.
-
-	   Since: 3.15.0
-	*/
+	// Marks this as a preferred action. Preferred actions are used by the `auto fix` command and can be targeted
+	// by keybindings.
+	//
+	// A quick fix should be marked preferred if it properly addresses the underlying error.
+	// A refactoring should be marked preferred if it is the most reasonable choice of actions to take.
+	//
+	// Since: 3.15.0
 	IsPreferred *bool `json:"isPreferred,omitzero"`
-	/*
-	   Marks that the code action cannot currently be applied.
-
-	   Clients should follow the following guidelines regarding disabled code actions:
-
-	     - Disabled code actions are not shown in automatic [lightbulbs](https://code.visualstudio.com/docs/editor/editingevolved#_code-action)
-	       code action menus.
-
-	     - Disabled actions are shown as faded out in the code action menu when the user requests a more specific type
-	       of code action, such as refactorings.
-
-	     - If the user has a [keybinding](https://code.visualstudio.com/docs/editor/refactoring#_keybindings-for-code-actions)
-	       that auto applies a code action and only disabled code actions are returned, the client should show the user an
-	       error message with `reason` in the editor.
-
-	   Since: 3.16.0
-	*/
+	// Marks that the code action cannot currently be applied.
+	//
+	// Clients should follow the following guidelines regarding disabled code actions:
+	//
+	//   - Disabled code actions are not shown in automatic [lightbulbs](https://code.visualstudio.com/docs/editor/editingevolved#_code-action)
+	//     code action menus.
+	//
+	//   - Disabled actions are shown as faded out in the code action menu when the user requests a more specific type
+	//     of code action, such as refactorings.
+	//
+	//   - If the user has a [keybinding](https://code.visualstudio.com/docs/editor/refactoring#_keybindings-for-code-actions)
+	//     that auto applies a code action and only disabled code actions are returned, the client should show the user an
+	//     error message with `reason` in the editor.
+	//
+	// Since: 3.16.0
 	Disabled *CodeActionDisabled `json:"disabled,omitzero"`
 	// The workspace edit this code action performs.
 	Edit *WorkspaceEdit `json:"edit,omitzero"`
-	/*
-	   A command this code action executes. If a code action
-	   provides an edit and a command, first the edit is
-	   executed and then the command.
-	*/
+	// A command this code action executes. If a code action
+	// provides an edit and a command, first the edit is
+	// executed and then the command.
 	Command *Command `json:"command,omitzero"`
-	/*
-	   A data entry field that is preserved on a code action between
-	   a `textDocument/codeAction` and a `codeAction/resolve` request.
-
-	   Since: 3.16.0
-	*/
+	// A data entry field that is preserved on a code action between
+	// a `textDocument/codeAction` and a `codeAction/resolve` request.
+	//
+	// Since: 3.16.0
 	Data jsontext.Value `json:"data,omitzero"`
-	/*
-	   Tags for this code action.
-
-	   Since: 3.18.0 - proposed
-	*/
+	// Tags for this code action.
+	//
+	// Since: 3.18.0 - proposed
 	Tags []CodeActionTag `json:"tags,omitzero"`
 }
 
@@ -2770,64 +2642,48 @@ func (s *CodeAction) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CodeActionClientCapabilities struct {
 	// Whether code action supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   The client support code action literals of type `CodeAction` as a valid
-	   response of the `textDocument/codeAction` request. If the property is not
-	   set the request can only return `Command` literals.
-
-	   Since: 3.8.0
-	*/
+	// The client support code action literals of type `CodeAction` as a valid
+	// response of the `textDocument/codeAction` request. If the property is not
+	// set the request can only return `Command` literals.
+	//
+	// Since: 3.8.0
 	CodeActionLiteralSupport *ClientCodeActionLiteralOptions `json:"codeActionLiteralSupport,omitzero"`
-	/*
-	   Whether code action supports the `isPreferred` property.
-
-	   Since: 3.15.0
-	*/
+	// Whether code action supports the `isPreferred` property.
+	//
+	// Since: 3.15.0
 	IsPreferredSupport *bool `json:"isPreferredSupport,omitzero"`
-	/*
-	   Whether code action supports the `disabled` property.
-
-	   Since: 3.16.0
-	*/
+	// Whether code action supports the `disabled` property.
+	//
+	// Since: 3.16.0
 	DisabledSupport *bool `json:"disabledSupport,omitzero"`
-	/*
-	   Whether code action supports the `data` property which is
-	   preserved between a `textDocument/codeAction` and a
-	   `codeAction/resolve` request.
-
-	   Since: 3.16.0
-	*/
+	// Whether code action supports the `data` property which is
+	// preserved between a `textDocument/codeAction` and a
+	// `codeAction/resolve` request.
+	//
+	// Since: 3.16.0
 	DataSupport *bool `json:"dataSupport,omitzero"`
-	/*
-	   Whether the client supports resolving additional code action
-	   properties via a separate `codeAction/resolve` request.
-
-	   Since: 3.16.0
-	*/
+	// Whether the client supports resolving additional code action
+	// properties via a separate `codeAction/resolve` request.
+	//
+	// Since: 3.16.0
 	ResolveSupport *ClientCodeActionResolveOptions `json:"resolveSupport,omitzero"`
-	/*
-	   Whether the client honors the change annotations in
-	   text edits and resource operations returned via the
-	   `CodeAction#edit` property by for example presenting
-	   the workspace edit in the user interface and asking
-	   for confirmation.
-
-	   Since: 3.16.0
-	*/
+	// Whether the client honors the change annotations in
+	// text edits and resource operations returned via the
+	// `CodeAction#edit` property by for example presenting
+	// the workspace edit in the user interface and asking
+	// for confirmation.
+	//
+	// Since: 3.16.0
 	HonorsChangeAnnotations *bool `json:"honorsChangeAnnotations,omitzero"`
-	/*
-	   Whether the client supports documentation for a class of
-	   code actions.
-
-	   Since: 3.18.0
-	*/
+	// Whether the client supports documentation for a class of
+	// code actions.
+	//
+	// Since: 3.18.0
 	DocumentationSupport *bool `json:"documentationSupport,omitzero"`
-	/*
-	   Client supports the tag property on a code action. Clients
-	   supporting tags have to handle unknown tags gracefully.
-
-	   Since: 3.18.0 - proposed
-	*/
+	// Client supports the tag property on a code action. Clients
+	// supporting tags have to handle unknown tags gracefully.
+	//
+	// Since: 3.18.0 - proposed
 	TagSupport *CodeActionTagOptions `json:"tagSupport,omitzero"`
 }
 
@@ -2969,31 +2825,23 @@ func (s *CodeActionClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
-/*
-Contains additional diagnostic information about the context in which
-a code action is run.
-*/
+// Contains additional diagnostic information about the context in which
+// a code action is run.
 type CodeActionContext struct {
-	/*
-	   An array of diagnostics known on the client side overlapping the range provided to the
-	   `textDocument/codeAction` request. They are provided so that the server knows which
-	   errors are currently presented to the user for the given range. There is no guarantee
-	   that these accurately reflect the error state of the resource. The primary parameter
-	   to compute code actions is the provided range.
-	*/
+	// An array of diagnostics known on the client side overlapping the range provided to the
+	// `textDocument/codeAction` request. They are provided so that the server knows which
+	// errors are currently presented to the user for the given range. There is no guarantee
+	// that these accurately reflect the error state of the resource. The primary parameter
+	// to compute code actions is the provided range.
 	Diagnostics []Diagnostic `json:"diagnostics"`
-	/*
-	   Requested kind of actions to return.
-
-	   Actions not of this kind are filtered out by the client before being shown. So servers
-	   can omit computing them.
-	*/
+	// Requested kind of actions to return.
+	//
+	// Actions not of this kind are filtered out by the client before being shown. So servers
+	// can omit computing them.
 	Only []CodeActionKind `json:"only,omitzero"`
-	/*
-	   The reason why code actions were requested.
-
-	   Since: 3.17.0
-	*/
+	// The reason why code actions were requested.
+	//
+	// Since: 3.17.0
 	TriggerKind *CodeActionTriggerKind `json:"triggerKind,omitzero"`
 }
 
@@ -3059,17 +2907,13 @@ func (s *CodeActionContext) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Captures why the code action is currently disabled.
-
-Since: 3.18.0
-*/
+// Captures why the code action is currently disabled.
+//
+// Since: 3.18.0
 type CodeActionDisabled struct {
-	/*
-	   Human readable description of why the code action is currently disabled.
-
-	   This is displayed in the code actions UI.
-	*/
+	// Human readable description of why the code action is currently disabled.
+	//
+	// This is displayed in the code actions UI.
 	Reason string `json:"reason"`
 }
 
@@ -3113,25 +2957,19 @@ func (s *CodeActionDisabled) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Documentation for a class of code actions.
-
-Since: 3.18.0
-*/
+// Documentation for a class of code actions.
+//
+// Since: 3.18.0
 type CodeActionKindDocumentation struct {
-	/*
-	   The kind of the code action being documented.
-
-	   If the kind is generic, such as `CodeActionKind.Refactor`, the documentation will be shown whenever any
-	   refactorings are returned. If the kind if more specific, such as `CodeActionKind.RefactorExtract`, the
-	   documentation will only be shown when extract refactoring code actions are returned.
-	*/
+	// The kind of the code action being documented.
+	//
+	// If the kind is generic, such as `CodeActionKind.Refactor`, the documentation will be shown whenever any
+	// refactorings are returned. If the kind if more specific, such as `CodeActionKind.RefactorExtract`, the
+	// documentation will only be shown when extract refactoring code actions are returned.
 	Kind CodeActionKind `json:"kind"`
-	/*
-	   Command that is ued to display the documentation to the user.
-
-	   The title of this documentation code action is taken from Command.title
-	*/
+	// Command that is ued to display the documentation to the user.
+	//
+	// The title of this documentation code action is taken from Command.title
 	Command Command `json:"command"`
 }
 
@@ -3190,36 +3028,30 @@ func (s *CodeActionKindDocumentation) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 // Provider options for a CodeActionRequest.
 type CodeActionOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   CodeActionKinds that this server may return.
-
-	   The list of kinds may be generic, such as `CodeActionKind.Refactor`, or the server
-	   may list out every specific kind they provide.
-	*/
+	// CodeActionKinds that this server may return.
+	//
+	// The list of kinds may be generic, such as `CodeActionKind.Refactor`, or the server
+	// may list out every specific kind they provide.
 	CodeActionKinds []CodeActionKind `json:"codeActionKinds,omitzero"`
-	/*
-	   Static documentation for a class of code actions.
-
-	   Documentation from the provider should be shown in the code actions menu if either:
-
-	     - Code actions of `kind` are requested by the editor. In this case, the editor will show the documentation that
-	       most closely matches the requested code action kind. For example, if a provider has documentation for
-	       both `Refactor` and `RefactorExtract`, when the user requests code actions for `RefactorExtract`,
-	       the editor will use the documentation for `RefactorExtract` instead of the documentation for `Refactor`.
-
-	   - Any code actions of `kind` are returned by the provider.
-
-	   At most one documentation entry should be shown per provider.
-
-	   Since: 3.18.0
-	*/
+	// Static documentation for a class of code actions.
+	//
+	// Documentation from the provider should be shown in the code actions menu if either:
+	//
+	//   - Code actions of `kind` are requested by the editor. In this case, the editor will show the documentation that
+	//     most closely matches the requested code action kind. For example, if a provider has documentation for
+	//     both `Refactor` and `RefactorExtract`, when the user requests code actions for `RefactorExtract`,
+	//     the editor will use the documentation for `RefactorExtract` instead of the documentation for `Refactor`.
+	//
+	// - Any code actions of `kind` are returned by the provider.
+	//
+	// At most one documentation entry should be shown per provider.
+	//
+	// Since: 3.18.0
 	Documentation []CodeActionKindDocumentation `json:"documentation,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for a code action.
-
-	   Since: 3.16.0
-	*/
+	// The server provides support to resolve additional
+	// information for a code action.
+	//
+	// Since: 3.16.0
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
 }
 
@@ -3299,10 +3131,8 @@ func (s *CodeActionOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CodeActionParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The document in which the command was invoked.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -3399,42 +3229,34 @@ func (s *CodeActionParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a CodeActionRequest.
 type CodeActionRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   CodeActionKinds that this server may return.
-
-	   The list of kinds may be generic, such as `CodeActionKind.Refactor`, or the server
-	   may list out every specific kind they provide.
-	*/
+	// CodeActionKinds that this server may return.
+	//
+	// The list of kinds may be generic, such as `CodeActionKind.Refactor`, or the server
+	// may list out every specific kind they provide.
 	CodeActionKinds []CodeActionKind `json:"codeActionKinds,omitzero"`
-	/*
-	   Static documentation for a class of code actions.
-
-	   Documentation from the provider should be shown in the code actions menu if either:
-
-	     - Code actions of `kind` are requested by the editor. In this case, the editor will show the documentation that
-	       most closely matches the requested code action kind. For example, if a provider has documentation for
-	       both `Refactor` and `RefactorExtract`, when the user requests code actions for `RefactorExtract`,
-	       the editor will use the documentation for `RefactorExtract` instead of the documentation for `Refactor`.
-
-	   - Any code actions of `kind` are returned by the provider.
-
-	   At most one documentation entry should be shown per provider.
-
-	   Since: 3.18.0
-	*/
+	// Static documentation for a class of code actions.
+	//
+	// Documentation from the provider should be shown in the code actions menu if either:
+	//
+	//   - Code actions of `kind` are requested by the editor. In this case, the editor will show the documentation that
+	//     most closely matches the requested code action kind. For example, if a provider has documentation for
+	//     both `Refactor` and `RefactorExtract`, when the user requests code actions for `RefactorExtract`,
+	//     the editor will use the documentation for `RefactorExtract` instead of the documentation for `Refactor`.
+	//
+	// - Any code actions of `kind` are returned by the provider.
+	//
+	// At most one documentation entry should be shown per provider.
+	//
+	// Since: 3.18.0
 	Documentation []CodeActionKindDocumentation `json:"documentation,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for a code action.
-
-	   Since: 3.16.0
-	*/
+	// The server provides support to resolve additional
+	// information for a code action.
+	//
+	// Since: 3.16.0
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
 }
 
@@ -3567,11 +3389,9 @@ func (s *CodeActionTagOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Structure to capture a description for an error code.
-
-Since: 3.16.0
-*/
+// Structure to capture a description for an error code.
+//
+// Since: 3.16.0
 type CodeDescription struct {
 	// An URI to open with more information about the diagnostic error.
 	Href URI `json:"href"`
@@ -3617,22 +3437,18 @@ func (s *CodeDescription) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A code lens represents a command that should be shown along with
-source text, like the number of references, a way to run tests, etc.
-
-A code lens is _unresolved_ when no command is associated to it. For performance
-reasons the creation of a code lens and resolving should be done in two stages.
-*/
+// A code lens represents a command that should be shown along with
+// source text, like the number of references, a way to run tests, etc.
+//
+// A code lens is _unresolved_ when no command is associated to it. For performance
+// reasons the creation of a code lens and resolving should be done in two stages.
 type CodeLens struct {
 	// The range in which this code lens is valid. Should only span a single line.
 	Range Range `json:"range"`
 	// The command this code lens represents.
 	Command *Command `json:"command,omitzero"`
-	/*
-	   A data entry field that is preserved on a code lens item between
-	   a CodeLensRequest and a CodeLensResolveRequest
-	*/
+	// A data entry field that is preserved on a code lens item between
+	// a CodeLensRequest and a CodeLensResolveRequest
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -3696,12 +3512,10 @@ func (s *CodeLens) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CodeLensClientCapabilities struct {
 	// Whether code lens supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Whether the client supports resolving additional code lens
-	   properties via a separate `codeLens/resolve` request.
-
-	   Since: 3.18.0
-	*/
+	// Whether the client supports resolving additional code lens
+	// properties via a separate `codeLens/resolve` request.
+	//
+	// Since: 3.18.0
 	ResolveSupport *ClientCodeLensResolveOptions `json:"resolveSupport,omitzero"`
 }
 
@@ -3815,10 +3629,8 @@ func (s *CodeLensOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CodeLensParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The document to request code lens for.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -3887,10 +3699,8 @@ func (s *CodeLensParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a CodeLensRequest.
 type CodeLensRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 	// Code lens has a resolve provider as well.
@@ -3961,15 +3771,13 @@ func (s *CodeLensRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 
 // Since: 3.16.0
 type CodeLensWorkspaceClientCapabilities struct {
-	/*
-	   Whether the client implementation supports a refresh request sent from the
-	   server to the client.
-
-	   Note that this event is global and will force the client to refresh all
-	   code lenses currently shown. It should be used with absolute care and is
-	   useful for situation where a server for example detect a project wide
-	   change that requires such a calculation.
-	*/
+	// Whether the client implementation supports a refresh request sent from the
+	// server to the client.
+	//
+	// Note that this event is global and will force the client to refresh all
+	// code lenses currently shown. It should be used with absolute care and is
+	// useful for situation where a server for example detect a project wide
+	// change that requires such a calculation.
 	RefreshSupport *bool `json:"refreshSupport,omitzero"`
 }
 
@@ -4161,22 +3969,16 @@ func (s *ColorInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type ColorPresentation struct {
-	/*
-	   The label of this color presentation. It will be shown on the color
-	   picker header. By default this is also the text that is inserted when selecting
-	   this color presentation.
-	*/
+	// The label of this color presentation. It will be shown on the color
+	// picker header. By default this is also the text that is inserted when selecting
+	// this color presentation.
 	Label string `json:"label"`
-	/*
-	   An edit which is applied to a document when selecting
-	   this presentation for the color.  When `falsy` the label
-	   is used.
-	*/
+	// An edit which is applied to a document when selecting
+	// this presentation for the color.  When `falsy` the label
+	// is used.
 	TextEdit *TextEdit `json:"textEdit,omitzero"`
-	/*
-	   An optional array of additional text edits that are applied when
-	   selecting this color presentation. Edits must not overlap with the main edit nor with themselves.
-	*/
+	// An optional array of additional text edits that are applied when
+	// selecting this color presentation. Edits must not overlap with the main edit nor with themselves.
 	AdditionalTextEdits []TextEdit `json:"additionalTextEdits,omitzero"`
 }
 
@@ -4247,10 +4049,8 @@ func (s *ColorPresentation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type ColorPresentationParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -4345,17 +4145,11 @@ func (s *ColorPresentationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 	return nil
 }
 
-/*
-The intersection (WorkDoneProgressOptions & TextDocumentRegistrationOptions).
-
-Used by: ColorPresentationRegistrationOptions.
-*/
+// The intersection (WorkDoneProgressOptions & TextDocumentRegistrationOptions).
 type ColorPresentationRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 }
 
@@ -4408,27 +4202,21 @@ func (s *ColorPresentationRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.D
 	return nil
 }
 
-/*
-Represents a reference to a command. Provides a title which
-will be used to represent a command in the UI and, optionally,
-an array of arguments which will be passed to the command handler
-function when invoked.
-*/
+// Represents a reference to a command. Provides a title which
+// will be used to represent a command in the UI and, optionally,
+// an array of arguments which will be passed to the command handler
+// function when invoked.
 type Command struct {
 	// Title of the command, like `save`.
 	Title string `json:"title"`
-	/*
-	   An optional tooltip.
-
-	   Since: 3.18.0
-	*/
+	// An optional tooltip.
+	//
+	// Since: 3.18.0
 	Tooltip *string `json:"tooltip,omitzero"`
 	// The identifier of the actual command handler.
 	Command string `json:"command"`
-	/*
-	   Arguments that the command handler should be
-	   invoked with.
-	*/
+	// Arguments that the command handler should be
+	// invoked with.
 	Arguments []jsontext.Value `json:"arguments,omitzero"`
 }
 
@@ -4513,32 +4301,24 @@ func (s *Command) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CompletionClientCapabilities struct {
 	// Whether completion supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   The client supports the following `CompletionItem` specific
-	   capabilities.
-	*/
+	// The client supports the following `CompletionItem` specific
+	// capabilities.
 	CompletionItem *ClientCompletionItemOptions `json:"completionItem,omitzero"`
 	// The client supports the following completion item kinds.
 	CompletionItemKind *ClientCompletionItemOptionsKind `json:"completionItemKind,omitzero"`
-	/*
-	   Defines how the client handles whitespace and indentation
-	   when accepting a completion item that uses multi line
-	   text in either `insertText` or `textEdit`.
-
-	   Since: 3.17.0
-	*/
+	// Defines how the client handles whitespace and indentation
+	// when accepting a completion item that uses multi line
+	// text in either `insertText` or `textEdit`.
+	//
+	// Since: 3.17.0
 	InsertTextMode *InsertTextMode `json:"insertTextMode,omitzero"`
-	/*
-	   The client supports to send additional context information for a
-	   `textDocument/completion` request.
-	*/
+	// The client supports to send additional context information for a
+	// `textDocument/completion` request.
 	ContextSupport *bool `json:"contextSupport,omitzero"`
-	/*
-	   The client supports the following `CompletionList` specific
-	   capabilities.
-
-	   Since: 3.17.0
-	*/
+	// The client supports the following `CompletionList` specific
+	// capabilities.
+	//
+	// Since: 3.17.0
 	CompletionList *CompletionListCapabilities `json:"completionList,omitzero"`
 }
 
@@ -4644,10 +4424,8 @@ func (s *CompletionClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 type CompletionContext struct {
 	// How the completion was triggered.
 	TriggerKind CompletionTriggerKind `json:"triggerKind"`
-	/*
-	   The trigger character (a single character) that has trigger code complete.
-	   Is undefined if `triggerKind !== CompletionTriggerKind.TriggerCharacter`
-	*/
+	// The trigger character (a single character) that has trigger code complete.
+	// Is undefined if `triggerKind !== CompletionTriggerKind.TriggerCharacter`
 	TriggerCharacter *string `json:"triggerCharacter,omitzero"`
 }
 
@@ -4703,164 +4481,126 @@ func (s *CompletionContext) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A completion item represents a text snippet that is
-proposed to complete text that is being typed.
-*/
+// A completion item represents a text snippet that is
+// proposed to complete text that is being typed.
 type CompletionItem struct {
-	/*
-	   The label of this completion item.
-
-	   The label property is also by default the text that
-	   is inserted when selecting this completion.
-
-	   If label details are provided the label itself should
-	   be an unqualified name of the completion item.
-	*/
+	// The label of this completion item.
+	//
+	// The label property is also by default the text that
+	// is inserted when selecting this completion.
+	//
+	// If label details are provided the label itself should
+	// be an unqualified name of the completion item.
 	Label string `json:"label"`
-	/*
-	   Additional details for the label
-
-	   Since: 3.17.0
-	*/
+	// Additional details for the label
+	//
+	// Since: 3.17.0
 	LabelDetails *CompletionItemLabelDetails `json:"labelDetails,omitzero"`
-	/*
-	   The kind of this completion item. Based of the kind
-	   an icon is chosen by the editor.
-	*/
+	// The kind of this completion item. Based of the kind
+	// an icon is chosen by the editor.
 	Kind *CompletionItemKind `json:"kind,omitzero"`
-	/*
-	   Tags for this completion item.
-
-	   Since: 3.15.0
-	*/
+	// Tags for this completion item.
+	//
+	// Since: 3.15.0
 	Tags []CompletionItemTag `json:"tags,omitzero"`
-	/*
-	   A human-readable string with additional information
-	   about this item, like type or symbol information.
-	*/
+	// A human-readable string with additional information
+	// about this item, like type or symbol information.
 	Detail *string `json:"detail,omitzero"`
 	// A human-readable string that represents a doc-comment.
 	Documentation StringOrMarkupContent `json:"documentation,omitzero"`
-	/*
-	   Indicates if this item is deprecated.
-
-	   Deprecated: Use `tags` instead.
-	*/
+	// Indicates if this item is deprecated.
+	//
+	// Deprecated: Use `tags` instead.
 	Deprecated *bool `json:"deprecated,omitzero"`
-	/*
-	   Select this item when showing.
-
-	   *Note* that only one completion item can be selected and that the
-	   tool / client decides which item that is. The rule is that the *first*
-	   item of those that match best is selected.
-	*/
+	// Select this item when showing.
+	//
+	// *Note* that only one completion item can be selected and that the
+	// tool / client decides which item that is. The rule is that the *first*
+	// item of those that match best is selected.
 	Preselect *bool `json:"preselect,omitzero"`
-	/*
-	   A string that should be used when comparing this item
-	   with other items. When `falsy` the label
-	   is used.
-	*/
+	// A string that should be used when comparing this item
+	// with other items. When `falsy` the label
+	// is used.
 	SortText *string `json:"sortText,omitzero"`
-	/*
-	   A string that should be used when filtering a set of
-	   completion items. When `falsy` the label
-	   is used.
-	*/
+	// A string that should be used when filtering a set of
+	// completion items. When `falsy` the label
+	// is used.
 	FilterText *string `json:"filterText,omitzero"`
-	/*
-	   A string that should be inserted into a document when selecting
-	   this completion. When `falsy` the label
-	   is used.
-
-	   The `insertText` is subject to interpretation by the client side.
-	   Some tools might not take the string literally. For example
-	   VS Code when code complete is requested in this example
-	   `con<cursor position>` and a completion item with an `insertText` of
-	   `console` is provided it will only insert `sole`. Therefore it is
-	   recommended to use `textEdit` instead since it avoids additional client
-	   side interpretation.
-	*/
+	// A string that should be inserted into a document when selecting
+	// this completion. When `falsy` the label
+	// is used.
+	//
+	// The `insertText` is subject to interpretation by the client side.
+	// Some tools might not take the string literally. For example
+	// VS Code when code complete is requested in this example
+	// `con<cursor position>` and a completion item with an `insertText` of
+	// `console` is provided it will only insert `sole`. Therefore it is
+	// recommended to use `textEdit` instead since it avoids additional client
+	// side interpretation.
 	InsertText *string `json:"insertText,omitzero"`
-	/*
-	   The format of the insert text. The format applies to both the
-	   `insertText` property and the `newText` property of a provided
-	   `textEdit`. If omitted defaults to `InsertTextFormat.PlainText`.
-
-	   Please note that the insertTextFormat doesn't apply to
-	   `additionalTextEdits`.
-	*/
+	// The format of the insert text. The format applies to both the
+	// `insertText` property and the `newText` property of a provided
+	// `textEdit`. If omitted defaults to `InsertTextFormat.PlainText`.
+	//
+	// Please note that the insertTextFormat doesn't apply to
+	// `additionalTextEdits`.
 	InsertTextFormat *InsertTextFormat `json:"insertTextFormat,omitzero"`
-	/*
-	   How whitespace and indentation is handled during completion
-	   item insertion. If not provided the clients default value depends on
-	   the `textDocument.completion.insertTextMode` client capability.
-
-	   Since: 3.16.0
-	*/
+	// How whitespace and indentation is handled during completion
+	// item insertion. If not provided the clients default value depends on
+	// the `textDocument.completion.insertTextMode` client capability.
+	//
+	// Since: 3.16.0
 	InsertTextMode *InsertTextMode `json:"insertTextMode,omitzero"`
-	/*
-	   An edit which is applied to a document when selecting
-	   this completion. When an edit is provided the value of
-	   insertText is ignored.
-
-	   Most editors support two different operations when accepting a completion
-	   item. One is to insert a completion text and the other is to replace an
-	   existing text with a completion text. Since this can usually not be
-	   predetermined by a server it can report both ranges. Clients need to
-	   signal support for `InsertReplaceEdits` via the
-	   `textDocument.completion.insertReplaceSupport` client capability
-	   property.
-
-	   *Note 1:* The text edit's range as well as both ranges from an insert
-	   replace edit must be a [single line] and they must contain the position
-	   at which completion has been requested.
-	   *Note 2:* If an `InsertReplaceEdit` is returned the edit's insert range
-	   must be a prefix of the edit's replace range, that means it must be
-	   contained and starting at the same position.
-
-	   Since: 3.16.0 additional type `InsertReplaceEdit`
-	*/
+	// An edit which is applied to a document when selecting
+	// this completion. When an edit is provided the value of
+	// insertText is ignored.
+	//
+	// Most editors support two different operations when accepting a completion
+	// item. One is to insert a completion text and the other is to replace an
+	// existing text with a completion text. Since this can usually not be
+	// predetermined by a server it can report both ranges. Clients need to
+	// signal support for `InsertReplaceEdits` via the
+	// `textDocument.completion.insertReplaceSupport` client capability
+	// property.
+	//
+	// *Note 1:* The text edit's range as well as both ranges from an insert
+	// replace edit must be a [single line] and they must contain the position
+	// at which completion has been requested.
+	// *Note 2:* If an `InsertReplaceEdit` is returned the edit's insert range
+	// must be a prefix of the edit's replace range, that means it must be
+	// contained and starting at the same position.
+	//
+	// Since: 3.16.0 additional type `InsertReplaceEdit`
 	TextEdit CompletionItemTextEdit `json:"textEdit,omitzero"`
-	/*
-	   The edit text used if the completion item is part of a CompletionList and
-	   CompletionList defines an item default for the text edit range.
-
-	   Clients will only honor this property if they opt into completion list
-	   item defaults using the capability `completionList.itemDefaults`.
-
-	   If not provided and a list's default range is provided the label
-	   property is used as a text.
-
-	   Since: 3.17.0
-	*/
+	// The edit text used if the completion item is part of a CompletionList and
+	// CompletionList defines an item default for the text edit range.
+	//
+	// Clients will only honor this property if they opt into completion list
+	// item defaults using the capability `completionList.itemDefaults`.
+	//
+	// If not provided and a list's default range is provided the label
+	// property is used as a text.
+	//
+	// Since: 3.17.0
 	TextEditText *string `json:"textEditText,omitzero"`
-	/*
-	   An optional array of additional text edits that are applied when
-	   selecting this completion. Edits must not overlap (including the same insert position)
-	   with the main edit nor with themselves.
-
-	   Additional text edits should be used to change text unrelated to the current cursor position
-	   (for example adding an import statement at the top of the file if the completion item will
-	   insert an unqualified type).
-	*/
+	// An optional array of additional text edits that are applied when
+	// selecting this completion. Edits must not overlap (including the same insert position)
+	// with the main edit nor with themselves.
+	//
+	// Additional text edits should be used to change text unrelated to the current cursor position
+	// (for example adding an import statement at the top of the file if the completion item will
+	// insert an unqualified type).
 	AdditionalTextEdits []TextEdit `json:"additionalTextEdits,omitzero"`
-	/*
-	   An optional set of characters that when pressed while this completion is active will accept it first and
-	   then type that character. *Note* that all commit characters should have `length=1` and that superfluous
-	   characters will be ignored.
-	*/
+	// An optional set of characters that when pressed while this completion is active will accept it first and
+	// then type that character. *Note* that all commit characters should have `length=1` and that superfluous
+	// characters will be ignored.
 	CommitCharacters []string `json:"commitCharacters,omitzero"`
-	/*
-	   An optional command that is executed *after* inserting this completion. *Note* that
-	   additional modifications to the current document should be described with the
-	   additionalTextEdits-property.
-	*/
+	// An optional command that is executed *after* inserting this completion. *Note* that
+	// additional modifications to the current document should be described with the
+	// additionalTextEdits-property.
 	Command *Command `json:"command,omitzero"`
-	/*
-	   A data entry field that is preserved on a completion item between a
-	   CompletionRequest and a CompletionResolveRequest.
-	*/
+	// A data entry field that is preserved on a completion item between a
+	// CompletionRequest and a CompletionResolveRequest.
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -5115,68 +4855,62 @@ func (s *CompletionItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Specifies how fields from a completion item should be combined with those
-from `completionList.itemDefaults`.
-
-If unspecified, all fields will be treated as ApplyKind.Replace.
-
-If a field's value is ApplyKind.Replace, the value from a completion item (if
-provided and not `null`) will always be used instead of the value from
-`completionItem.itemDefaults`.
-
-If a field's value is ApplyKind.Merge, the values will be merged using the rules
-defined against each field below.
-
-Servers are only allowed to return `applyKind` if the client
-signals support for this via the `completionList.applyKindSupport`
-capability.
-
-Since: 3.18.0
-*/
+// Specifies how fields from a completion item should be combined with those
+// from `completionList.itemDefaults`.
+//
+// If unspecified, all fields will be treated as ApplyKind.Replace.
+//
+// If a field's value is ApplyKind.Replace, the value from a completion item (if
+// provided and not `null`) will always be used instead of the value from
+// `completionItem.itemDefaults`.
+//
+// If a field's value is ApplyKind.Merge, the values will be merged using the rules
+// defined against each field below.
+//
+// Servers are only allowed to return `applyKind` if the client
+// signals support for this via the `completionList.applyKindSupport`
+// capability.
+//
+// Since: 3.18.0
 type CompletionItemApplyKinds struct {
-	/*
-	   Specifies whether commitCharacters on a completion will replace or be
-	   merged with those in `completionList.itemDefaults.commitCharacters`.
-
-	   If ApplyKind.Replace, the commit characters from the completion item will
-	   always be used unless not provided, in which case those from
-	   `completionList.itemDefaults.commitCharacters` will be used. An
-	   empty list can be used if a completion item does not have any commit
-	   characters and also should not use those from
-	   `completionList.itemDefaults.commitCharacters`.
-
-	   If ApplyKind.Merge the commitCharacters for the completion will be the
-	   union of all values in both `completionList.itemDefaults.commitCharacters`
-	   and the completion's own `commitCharacters`.
-
-	   Since: 3.18.0
-	*/
+	// Specifies whether commitCharacters on a completion will replace or be
+	// merged with those in `completionList.itemDefaults.commitCharacters`.
+	//
+	// If ApplyKind.Replace, the commit characters from the completion item will
+	// always be used unless not provided, in which case those from
+	// `completionList.itemDefaults.commitCharacters` will be used. An
+	// empty list can be used if a completion item does not have any commit
+	// characters and also should not use those from
+	// `completionList.itemDefaults.commitCharacters`.
+	//
+	// If ApplyKind.Merge the commitCharacters for the completion will be the
+	// union of all values in both `completionList.itemDefaults.commitCharacters`
+	// and the completion's own `commitCharacters`.
+	//
+	// Since: 3.18.0
 	CommitCharacters *ApplyKind `json:"commitCharacters,omitzero"`
-	/*
-	   Specifies whether the `data` field on a completion will replace or
-	   be merged with data from `completionList.itemDefaults.data`.
-
-	   If ApplyKind.Replace, the data from the completion item will be used if
-	   provided (and not `null`), otherwise
-	   `completionList.itemDefaults.data` will be used. An empty object can
-	   be used if a completion item does not have any data but also should
-	   not use the value from `completionList.itemDefaults.data`.
-
-	   If ApplyKind.Merge, a shallow merge will be performed between
-	   `completionList.itemDefaults.data` and the completion's own data
-	   using the following rules:
-
-	     - If a completion's `data` field is not provided (or `null`), the
-	       entire `data` field from `completionList.itemDefaults.data` will be
-	       used as-is.
-	     - If a completion's `data` field is provided, each field will
-	       overwrite the field of the same name in
-	       `completionList.itemDefaults.data` but no merging of nested fields
-	       within that value will occur.
-
-	   Since: 3.18.0
-	*/
+	// Specifies whether the `data` field on a completion will replace or
+	// be merged with data from `completionList.itemDefaults.data`.
+	//
+	// If ApplyKind.Replace, the data from the completion item will be used if
+	// provided (and not `null`), otherwise
+	// `completionList.itemDefaults.data` will be used. An empty object can
+	// be used if a completion item does not have any data but also should
+	// not use the value from `completionList.itemDefaults.data`.
+	//
+	// If ApplyKind.Merge, a shallow merge will be performed between
+	// `completionList.itemDefaults.data` and the completion's own data
+	// using the following rules:
+	//
+	//   - If a completion's `data` field is not provided (or `null`), the
+	//     entire `data` field from `completionList.itemDefaults.data` will be
+	//     used as-is.
+	//   - If a completion's `data` field is provided, each field will
+	//     overwrite the field of the same name in
+	//     `completionList.itemDefaults.data` but no merging of nested fields
+	//     within that value will occur.
+	//
+	// Since: 3.18.0
 	Data *ApplyKind `json:"data,omitzero"`
 }
 
@@ -5228,53 +4962,41 @@ func (s *CompletionItemApplyKinds) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-In many cases the items of an actual completion result share the same
-value for properties like `commitCharacters` or the range of a text
-edit. A completion list can therefore define item defaults which will
-be used if a completion item itself doesn't specify the value.
-
-If a completion list specifies a default value and a completion item
-also specifies a corresponding value, the rules for combining these are
-defined by `applyKinds` (if the client supports it), defaulting to
-ApplyKind.Replace.
-
-Servers are only allowed to return default values if the client
-signals support for this via the `completionList.itemDefaults`
-capability.
-
-Since: 3.17.0
-*/
+// In many cases the items of an actual completion result share the same
+// value for properties like `commitCharacters` or the range of a text
+// edit. A completion list can therefore define item defaults which will
+// be used if a completion item itself doesn't specify the value.
+//
+// If a completion list specifies a default value and a completion item
+// also specifies a corresponding value, the rules for combining these are
+// defined by `applyKinds` (if the client supports it), defaulting to
+// ApplyKind.Replace.
+//
+// Servers are only allowed to return default values if the client
+// signals support for this via the `completionList.itemDefaults`
+// capability.
+//
+// Since: 3.17.0
 type CompletionItemDefaults struct {
-	/*
-	   A default commit character set.
-
-	   Since: 3.17.0
-	*/
+	// A default commit character set.
+	//
+	// Since: 3.17.0
 	CommitCharacters []string `json:"commitCharacters,omitzero"`
-	/*
-	   A default edit range.
-
-	   Since: 3.17.0
-	*/
+	// A default edit range.
+	//
+	// Since: 3.17.0
 	EditRange CompletionItemDefaultsEditRange `json:"editRange,omitzero"`
-	/*
-	   A default insert text format.
-
-	   Since: 3.17.0
-	*/
+	// A default insert text format.
+	//
+	// Since: 3.17.0
 	InsertTextFormat *InsertTextFormat `json:"insertTextFormat,omitzero"`
-	/*
-	   A default insert text mode.
-
-	   Since: 3.17.0
-	*/
+	// A default insert text mode.
+	//
+	// Since: 3.17.0
 	InsertTextMode *InsertTextMode `json:"insertTextMode,omitzero"`
-	/*
-	   A default data value.
-
-	   Since: 3.17.0
-	*/
+	// A default data value.
+	//
+	// Since: 3.17.0
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -5353,21 +5075,15 @@ func (s *CompletionItemDefaults) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	return nil
 }
 
-/*
-Additional details for a completion item label.
-
-Since: 3.17.0
-*/
+// Additional details for a completion item label.
+//
+// Since: 3.17.0
 type CompletionItemLabelDetails struct {
-	/*
-	   An optional string which is rendered less prominently directly after label,
-	   without any spacing. Should be used for function signatures and type annotations.
-	*/
+	// An optional string which is rendered less prominently directly after label,
+	// without any spacing. Should be used for function signatures and type annotations.
 	Detail *string `json:"detail,omitzero"`
-	/*
-	   An optional string which is rendered less prominently after CompletionItem.detail. Should be used
-	   for fully qualified names and file paths.
-	*/
+	// An optional string which is rendered less prominently after CompletionItem.detail. Should be used
+	// for fully qualified names and file paths.
 	Description *string `json:"description,omitzero"`
 }
 
@@ -5466,55 +5182,47 @@ func (s *CompletionItemTagOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-Represents a collection of completion items to be presented
-in the editor.
-*/
+// Represents a collection of completion items to be presented
+// in the editor.
 type CompletionList struct {
-	/*
-	   This list it not complete. Further typing results in recomputing this list.
-
-	   Recomputed lists have all their items replaced (not appended) in the
-	   incomplete completion sessions.
-	*/
+	// This list it not complete. Further typing results in recomputing this list.
+	//
+	// Recomputed lists have all their items replaced (not appended) in the
+	// incomplete completion sessions.
 	IsIncomplete bool `json:"isIncomplete"`
-	/*
-	   In many cases the items of an actual completion result share the same
-	   value for properties like `commitCharacters` or the range of a text
-	   edit. A completion list can therefore define item defaults which will
-	   be used if a completion item itself doesn't specify the value.
-
-	   If a completion list specifies a default value and a completion item
-	   also specifies a corresponding value, the rules for combining these are
-	   defined by `applyKinds` (if the client supports it), defaulting to
-	   ApplyKind.Replace.
-
-	   Servers are only allowed to return default values if the client
-	   signals support for this via the `completionList.itemDefaults`
-	   capability.
-
-	   Since: 3.17.0
-	*/
+	// In many cases the items of an actual completion result share the same
+	// value for properties like `commitCharacters` or the range of a text
+	// edit. A completion list can therefore define item defaults which will
+	// be used if a completion item itself doesn't specify the value.
+	//
+	// If a completion list specifies a default value and a completion item
+	// also specifies a corresponding value, the rules for combining these are
+	// defined by `applyKinds` (if the client supports it), defaulting to
+	// ApplyKind.Replace.
+	//
+	// Servers are only allowed to return default values if the client
+	// signals support for this via the `completionList.itemDefaults`
+	// capability.
+	//
+	// Since: 3.17.0
 	ItemDefaults *CompletionItemDefaults `json:"itemDefaults,omitzero"`
-	/*
-	   Specifies how fields from a completion item should be combined with those
-	   from `completionList.itemDefaults`.
-
-	   If unspecified, all fields will be treated as ApplyKind.Replace.
-
-	   If a field's value is ApplyKind.Replace, the value from a completion item
-	   (if provided and not `null`) will always be used instead of the value
-	   from `completionItem.itemDefaults`.
-
-	   If a field's value is ApplyKind.Merge, the values will be merged using
-	   the rules defined against each field below.
-
-	   Servers are only allowed to return `applyKind` if the client
-	   signals support for this via the `completionList.applyKindSupport`
-	   capability.
-
-	   Since: 3.18.0
-	*/
+	// Specifies how fields from a completion item should be combined with those
+	// from `completionList.itemDefaults`.
+	//
+	// If unspecified, all fields will be treated as ApplyKind.Replace.
+	//
+	// If a field's value is ApplyKind.Replace, the value from a completion item
+	// (if provided and not `null`) will always be used instead of the value
+	// from `completionItem.itemDefaults`.
+	//
+	// If a field's value is ApplyKind.Merge, the values will be merged using
+	// the rules defined against each field below.
+	//
+	// Servers are only allowed to return `applyKind` if the client
+	// signals support for this via the `completionList.applyKindSupport`
+	// capability.
+	//
+	// Since: 3.18.0
 	ApplyKind *CompletionItemApplyKinds `json:"applyKind,omitzero"`
 	// The completion items.
 	Items []CompletionItem `json:"items"`
@@ -5596,37 +5304,31 @@ func (s *CompletionList) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The client supports the following `CompletionList` specific
-capabilities.
-
-Since: 3.17.0
-*/
+// The client supports the following `CompletionList` specific
+// capabilities.
+//
+// Since: 3.17.0
 type CompletionListCapabilities struct {
-	/*
-	   The client supports the following itemDefaults on
-	   a completion list.
-
-	   The value lists the supported property names of the
-	   `CompletionList.itemDefaults` object. If omitted
-	   no properties are supported.
-
-	   Since: 3.17.0
-	*/
+	// The client supports the following itemDefaults on
+	// a completion list.
+	//
+	// The value lists the supported property names of the
+	// `CompletionList.itemDefaults` object. If omitted
+	// no properties are supported.
+	//
+	// Since: 3.17.0
 	ItemDefaults []string `json:"itemDefaults,omitzero"`
-	/*
-	   Specifies whether the client supports `CompletionList.applyKind` to
-	   indicate how supported values from `completionList.itemDefaults`
-	   and `completion` will be combined.
-
-	   If a client supports `applyKind` it must support it for all fields
-	   that it supports that are listed in `CompletionList.applyKind`. This
-	   means when clients add support for new/future fields in completion
-	   items the MUST also support merge for them if those fields are
-	   defined in `CompletionList.applyKind`.
-
-	   Since: 3.18.0
-	*/
+	// Specifies whether the client supports `CompletionList.applyKind` to
+	// indicate how supported values from `completionList.itemDefaults`
+	// and `completion` will be combined.
+	//
+	// If a client supports `applyKind` it must support it for all fields
+	// that it supports that are listed in `CompletionList.applyKind`. This
+	// means when clients add support for new/future fields in completion
+	// items the MUST also support merge for them if those fields are
+	// defined in `CompletionList.applyKind`.
+	//
+	// Since: 3.18.0
 	ApplyKindSupport *bool `json:"applyKindSupport,omitzero"`
 }
 
@@ -5681,39 +5383,31 @@ func (s *CompletionListCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 // Completion options.
 type CompletionOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   Most tools trigger completion request automatically without explicitly requesting
-	   it using a keyboard shortcut (e.g. Ctrl+Space). Typically they do so when the user
-	   starts to type an identifier. For example if the user types `c` in a JavaScript file
-	   code complete will automatically pop up present `console` besides others as a
-	   completion item. Characters that make up identifiers don't need to be listed here.
-
-	   If code complete should automatically be trigger on characters not being valid inside
-	   an identifier (for example `.` in JavaScript) list them in `triggerCharacters`.
-	*/
+	// Most tools trigger completion request automatically without explicitly requesting
+	// it using a keyboard shortcut (e.g. Ctrl+Space). Typically they do so when the user
+	// starts to type an identifier. For example if the user types `c` in a JavaScript file
+	// code complete will automatically pop up present `console` besides others as a
+	// completion item. Characters that make up identifiers don't need to be listed here.
+	//
+	// If code complete should automatically be trigger on characters not being valid inside
+	// an identifier (for example `.` in JavaScript) list them in `triggerCharacters`.
 	TriggerCharacters []string `json:"triggerCharacters,omitzero"`
-	/*
-	   The list of all possible characters that commit a completion. This field can be used
-	   if clients don't support individual commit characters per completion item. See
-	   `ClientCapabilities.textDocument.completion.completionItem.commitCharactersSupport`
-
-	   If a server provides both `allCommitCharacters` and commit characters on an individual
-	   completion item the ones on the completion item win.
-
-	   Since: 3.2.0
-	*/
+	// The list of all possible characters that commit a completion. This field can be used
+	// if clients don't support individual commit characters per completion item. See
+	// `ClientCapabilities.textDocument.completion.completionItem.commitCharactersSupport`
+	//
+	// If a server provides both `allCommitCharacters` and commit characters on an individual
+	// completion item the ones on the completion item win.
+	//
+	// Since: 3.2.0
 	AllCommitCharacters []string `json:"allCommitCharacters,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for a completion item.
-	*/
+	// The server provides support to resolve additional
+	// information for a completion item.
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
-	/*
-	   The server supports the following `CompletionItem` specific
-	   capabilities.
-
-	   Since: 3.17.0
-	*/
+	// The server supports the following `CompletionItem` specific
+	// capabilities.
+	//
+	// Since: 3.17.0
 	CompletionItem *ServerCompletionItemOptions `json:"completionItem,omitzero"`
 }
 
@@ -5809,15 +5503,11 @@ type CompletionParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
-	/*
-	   The completion context. This is only available it the client specifies
-	   to send this using the client capability `textDocument.completion.contextSupport === true`
-	*/
+	// The completion context. This is only available it the client specifies
+	// to send this using the client capability `textDocument.completion.contextSupport === true`
 	Context *CompletionContext `json:"context,omitzero"`
 }
 
@@ -5908,45 +5598,35 @@ func (s *CompletionParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a CompletionRequest.
 type CompletionRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   Most tools trigger completion request automatically without explicitly requesting
-	   it using a keyboard shortcut (e.g. Ctrl+Space). Typically they do so when the user
-	   starts to type an identifier. For example if the user types `c` in a JavaScript file
-	   code complete will automatically pop up present `console` besides others as a
-	   completion item. Characters that make up identifiers don't need to be listed here.
-
-	   If code complete should automatically be trigger on characters not being valid inside
-	   an identifier (for example `.` in JavaScript) list them in `triggerCharacters`.
-	*/
+	// Most tools trigger completion request automatically without explicitly requesting
+	// it using a keyboard shortcut (e.g. Ctrl+Space). Typically they do so when the user
+	// starts to type an identifier. For example if the user types `c` in a JavaScript file
+	// code complete will automatically pop up present `console` besides others as a
+	// completion item. Characters that make up identifiers don't need to be listed here.
+	//
+	// If code complete should automatically be trigger on characters not being valid inside
+	// an identifier (for example `.` in JavaScript) list them in `triggerCharacters`.
 	TriggerCharacters []string `json:"triggerCharacters,omitzero"`
-	/*
-	   The list of all possible characters that commit a completion. This field can be used
-	   if clients don't support individual commit characters per completion item. See
-	   `ClientCapabilities.textDocument.completion.completionItem.commitCharactersSupport`
-
-	   If a server provides both `allCommitCharacters` and commit characters on an individual
-	   completion item the ones on the completion item win.
-
-	   Since: 3.2.0
-	*/
+	// The list of all possible characters that commit a completion. This field can be used
+	// if clients don't support individual commit characters per completion item. See
+	// `ClientCapabilities.textDocument.completion.completionItem.commitCharactersSupport`
+	//
+	// If a server provides both `allCommitCharacters` and commit characters on an individual
+	// completion item the ones on the completion item win.
+	//
+	// Since: 3.2.0
 	AllCommitCharacters []string `json:"allCommitCharacters,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for a completion item.
-	*/
+	// The server provides support to resolve additional
+	// information for a completion item.
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
-	/*
-	   The server supports the following `CompletionItem` specific
-	   capabilities.
-
-	   Since: 3.17.0
-	*/
+	// The server supports the following `CompletionItem` specific
+	// capabilities.
+	//
+	// Since: 3.17.0
 	CompletionItem *ServerCompletionItemOptions `json:"completionItem,omitzero"`
 }
 
@@ -6151,11 +5831,9 @@ func (s *ConfigurationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CreateFile struct {
 	// A create
 	Kind LiteralCreate `json:"kind"`
-	/*
-	   An optional annotation identifier describing the operation.
-
-	   Since: 3.16.0
-	*/
+	// An optional annotation identifier describing the operation.
+	//
+	// Since: 3.16.0
 	AnnotationID *ChangeAnnotationIdentifier `json:"annotationId,omitzero"`
 	// The resource to create.
 	URI DocumentURI `json:"uri"`
@@ -6298,12 +5976,10 @@ func (s *CreateFileOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The parameters sent in notifications/requests for user-initiated creation of
-files.
-
-Since: 3.16.0
-*/
+// The parameters sent in notifications/requests for user-initiated creation of
+// files.
+//
+// Since: 3.16.0
 type CreateFilesParams struct {
 	// An array of all files/folders created in this operation.
 	Files []FileCreate `json:"files"`
@@ -6350,11 +6026,9 @@ func (s *CreateFilesParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Since: 3.14.0
 type DeclarationClientCapabilities struct {
-	/*
-	   Whether declaration supports dynamic registration. If this is set to `true`
-	   the client supports the new `DeclarationRegistrationOptions` return value
-	   for the corresponding server capability as well.
-	*/
+	// Whether declaration supports dynamic registration. If this is set to `true`
+	// the client supports the new `DeclarationRegistrationOptions` return value
+	// for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 	// The client supports additional metadata in the form of declaration links.
 	LinkSupport *bool `json:"linkSupport,omitzero"`
@@ -6458,10 +6132,8 @@ type DeclarationParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 }
 
@@ -6540,15 +6212,11 @@ func (s *DeclarationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 type DeclarationRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -6618,11 +6286,9 @@ func (s *DeclarationRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder
 type DefinitionClientCapabilities struct {
 	// Whether definition supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   The client supports additional metadata in the form of definition links.
-
-	   Since: 3.14.0
-	*/
+	// The client supports additional metadata in the form of definition links.
+	//
+	// Since: 3.14.0
 	LinkSupport *bool `json:"linkSupport,omitzero"`
 }
 
@@ -6726,10 +6392,8 @@ type DefinitionParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 }
 
@@ -6808,10 +6472,8 @@ func (s *DefinitionParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a DefinitionRequest.
 type DefinitionRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 }
@@ -6869,11 +6531,9 @@ func (s *DefinitionRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder)
 type DeleteFile struct {
 	// A delete
 	Kind LiteralDelete `json:"kind"`
-	/*
-	   An optional annotation identifier describing the operation.
-
-	   Since: 3.16.0
-	*/
+	// An optional annotation identifier describing the operation.
+	//
+	// Since: 3.16.0
 	AnnotationID *ChangeAnnotationIdentifier `json:"annotationId,omitzero"`
 	// The file to delete.
 	URI DocumentURI `json:"uri"`
@@ -7016,12 +6676,10 @@ func (s *DeleteFileOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The parameters sent in notifications/requests for user-initiated deletes of
-files.
-
-Since: 3.16.0
-*/
+// The parameters sent in notifications/requests for user-initiated deletes of
+// files.
+//
+// Since: 3.16.0
 type DeleteFilesParams struct {
 	// An array of all files/folders deleted in this operation.
 	Files []FileDelete `json:"files"`
@@ -7066,60 +6724,44 @@ func (s *DeleteFilesParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents a diagnostic, such as a compiler error or warning. Diagnostic objects
-are only valid in the scope of a resource.
-*/
+// Represents a diagnostic, such as a compiler error or warning. Diagnostic objects
+// are only valid in the scope of a resource.
 type Diagnostic struct {
 	// The range at which the message applies
 	Range Range `json:"range"`
-	/*
-	   The diagnostic's severity. To avoid interpretation mismatches when a
-	   server is used with different clients it is highly recommended that servers
-	   always provide a severity value.
-	*/
+	// The diagnostic's severity. To avoid interpretation mismatches when a
+	// server is used with different clients it is highly recommended that servers
+	// always provide a severity value.
 	Severity *DiagnosticSeverity `json:"severity,omitzero"`
 	// The diagnostic's code, which usually appear in the user interface.
 	Code IntegerOrString `json:"code,omitzero"`
-	/*
-	   An optional property to describe the error code.
-	   Requires the code field (above) to be present/not null.
-
-	   Since: 3.16.0
-	*/
+	// An optional property to describe the error code.
+	// Requires the code field (above) to be present/not null.
+	//
+	// Since: 3.16.0
 	CodeDescription *CodeDescription `json:"codeDescription,omitzero"`
-	/*
-	   A human-readable string describing the source of this
-	   diagnostic, e.g. 'typescript' or 'super lint'. It usually
-	   appears in the user interface.
-	*/
+	// A human-readable string describing the source of this
+	// diagnostic, e.g. 'typescript' or 'super lint'. It usually
+	// appears in the user interface.
 	Source *string `json:"source,omitzero"`
-	/*
-	   The diagnostic's message. It usually appears in the user interface.
-
-	   capability `textDocument.diagnostic.markupMessageSupport`.
-
-	   Since: 3.18.0 - support for MarkupContent. This is guarded by the client
-	   capability `textDocument.diagnostic.markupMessageSupport`.
-	*/
+	// The diagnostic's message. It usually appears in the user interface.
+	//
+	// capability `textDocument.diagnostic.markupMessageSupport`.
+	//
+	// Since: 3.18.0 - support for MarkupContent. This is guarded by the client
+	// capability `textDocument.diagnostic.markupMessageSupport`.
 	Message StringOrMarkupContent `json:"message"`
-	/*
-	   Additional metadata about the diagnostic.
-
-	   Since: 3.15.0
-	*/
+	// Additional metadata about the diagnostic.
+	//
+	// Since: 3.15.0
 	Tags []DiagnosticTag `json:"tags,omitzero"`
-	/*
-	   An array of related diagnostic information, e.g. when symbol-names within
-	   a scope collide all definitions can be marked via this property.
-	*/
+	// An array of related diagnostic information, e.g. when symbol-names within
+	// a scope collide all definitions can be marked via this property.
 	RelatedInformation []DiagnosticRelatedInformation `json:"relatedInformation,omitzero"`
-	/*
-	   A data entry field that is preserved between a `textDocument/publishDiagnostics`
-	   notification and `textDocument/codeAction` request.
-
-	   Since: 3.16.0
-	*/
+	// A data entry field that is preserved between a `textDocument/publishDiagnostics`
+	// notification and `textDocument/codeAction` request.
+	//
+	// Since: 3.16.0
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -7249,48 +6891,36 @@ func (s *Diagnostic) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Client capabilities specific to diagnostic pull requests.
-
-Since: 3.17.0
-*/
+// Client capabilities specific to diagnostic pull requests.
+//
+// Since: 3.17.0
 type DiagnosticClientCapabilities struct {
 	// Whether the clients accepts diagnostics with related information.
 	RelatedInformation *bool `json:"relatedInformation,omitzero"`
-	/*
-	   Client supports the tag property to provide meta data about a diagnostic.
-	   Clients supporting tags have to handle unknown tags gracefully.
-
-	   Since: 3.15.0
-	*/
+	// Client supports the tag property to provide meta data about a diagnostic.
+	// Clients supporting tags have to handle unknown tags gracefully.
+	//
+	// Since: 3.15.0
 	TagSupport *ClientDiagnosticsTagOptions `json:"tagSupport,omitzero"`
-	/*
-	   Client supports a codeDescription property
-
-	   Since: 3.16.0
-	*/
+	// Client supports a codeDescription property
+	//
+	// Since: 3.16.0
 	CodeDescriptionSupport *bool `json:"codeDescriptionSupport,omitzero"`
-	/*
-	   Whether code action supports the `data` property which is
-	   preserved between a `textDocument/publishDiagnostics` and
-	   `textDocument/codeAction` request.
-
-	   Since: 3.16.0
-	*/
+	// Whether code action supports the `data` property which is
+	// preserved between a `textDocument/publishDiagnostics` and
+	// `textDocument/codeAction` request.
+	//
+	// Since: 3.16.0
 	DataSupport *bool `json:"dataSupport,omitzero"`
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
-	   return value for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
+	// return value for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 	// Whether the clients supports related documents for document diagnostic pulls.
 	RelatedDocumentSupport *bool `json:"relatedDocumentSupport,omitzero"`
-	/*
-	   Whether the client supports `MarkupContent` in diagnostic messages.
-
-	   Since: 3.18.0
-	*/
+	// Whether the client supports `MarkupContent` in diagnostic messages.
+	//
+	// Since: 3.18.0
 	MarkupMessageSupport *bool `json:"markupMessageSupport,omitzero"`
 }
 
@@ -7408,24 +7038,18 @@ func (s *DiagnosticClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
-/*
-Diagnostic options.
-
-Since: 3.17.0
-*/
+// Diagnostic options.
+//
+// Since: 3.17.0
 type DiagnosticOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   An optional identifier under which the diagnostics are
-	   managed by the client.
-	*/
+	// An optional identifier under which the diagnostics are
+	// managed by the client.
 	Identifier *string `json:"identifier,omitzero"`
-	/*
-	   Whether the language has inter file dependencies meaning that
-	   editing code in one file can result in a different diagnostic
-	   set in another file. Inter file dependencies are common for
-	   most programming languages and typically uncommon for linters.
-	*/
+	// Whether the language has inter file dependencies meaning that
+	// editing code in one file can result in a different diagnostic
+	// set in another file. Inter file dependencies are common for
+	// most programming languages and typically uncommon for linters.
 	InterFileDependencies bool `json:"interFileDependencies"`
 	// The server provides support for workspace diagnostics as well.
 	WorkspaceDiagnostics bool `json:"workspaceDiagnostics"`
@@ -7510,36 +7134,26 @@ func (s *DiagnosticOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Diagnostic registration options.
-
-Since: 3.17.0
-*/
+// Diagnostic registration options.
+//
+// Since: 3.17.0
 type DiagnosticRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   An optional identifier under which the diagnostics are
-	   managed by the client.
-	*/
+	// An optional identifier under which the diagnostics are
+	// managed by the client.
 	Identifier *string `json:"identifier,omitzero"`
-	/*
-	   Whether the language has inter file dependencies meaning that
-	   editing code in one file can result in a different diagnostic
-	   set in another file. Inter file dependencies are common for
-	   most programming languages and typically uncommon for linters.
-	*/
+	// Whether the language has inter file dependencies meaning that
+	// editing code in one file can result in a different diagnostic
+	// set in another file. Inter file dependencies are common for
+	// most programming languages and typically uncommon for linters.
 	InterFileDependencies bool `json:"interFileDependencies"`
 	// The server provides support for workspace diagnostics as well.
 	WorkspaceDiagnostics bool `json:"workspaceDiagnostics"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -7644,11 +7258,9 @@ func (s *DiagnosticRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder)
 	return nil
 }
 
-/*
-Represents a related message and source code location for a diagnostic. This should be
-used to point to code locations that cause or related to a diagnostics, e.g when duplicating
-a symbol in a scope.
-*/
+// Represents a related message and source code location for a diagnostic. This should be
+// used to point to code locations that cause or related to a diagnostics, e.g when duplicating
+// a symbol in a scope.
 type DiagnosticRelatedInformation struct {
 	// The location of this related diagnostic information.
 	Location Location `json:"location"`
@@ -7708,11 +7320,9 @@ func (s *DiagnosticRelatedInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
-/*
-Cancellation data returned from a diagnostic request.
-
-Since: 3.17.0
-*/
+// Cancellation data returned from a diagnostic request.
+//
+// Since: 3.17.0
 type DiagnosticServerCancellationData struct {
 	RetriggerRequest bool `json:"retriggerRequest"`
 }
@@ -7757,21 +7367,17 @@ func (s *DiagnosticServerCancellationData) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-Workspace client capabilities specific to diagnostic pull requests.
-
-Since: 3.17.0
-*/
+// Workspace client capabilities specific to diagnostic pull requests.
+//
+// Since: 3.17.0
 type DiagnosticWorkspaceClientCapabilities struct {
-	/*
-	   Whether the client implementation supports a refresh request sent from
-	   the server to the client.
-
-	   Note that this event is global and will force the client to refresh all
-	   pulled diagnostics currently shown. It should be used with absolute care and
-	   is useful for situation where a server for example detects a project wide
-	   change that requires such a calculation.
-	*/
+	// Whether the client implementation supports a refresh request sent from
+	// the server to the client.
+	//
+	// Note that this event is global and will force the client to refresh all
+	// pulled diagnostics currently shown. It should be used with absolute care and
+	// is useful for situation where a server for example detects a project wide
+	// change that requires such a calculation.
 	RefreshSupport *bool `json:"refreshSupport,omitzero"`
 }
 
@@ -7816,26 +7422,20 @@ func (s *DiagnosticWorkspaceClientCapabilities) UnmarshalJSONFrom(dec *jsontext.
 type DiagnosticsCapabilities struct {
 	// Whether the clients accepts diagnostics with related information.
 	RelatedInformation *bool `json:"relatedInformation,omitzero"`
-	/*
-	   Client supports the tag property to provide meta data about a diagnostic.
-	   Clients supporting tags have to handle unknown tags gracefully.
-
-	   Since: 3.15.0
-	*/
+	// Client supports the tag property to provide meta data about a diagnostic.
+	// Clients supporting tags have to handle unknown tags gracefully.
+	//
+	// Since: 3.15.0
 	TagSupport *ClientDiagnosticsTagOptions `json:"tagSupport,omitzero"`
-	/*
-	   Client supports a codeDescription property
-
-	   Since: 3.16.0
-	*/
+	// Client supports a codeDescription property
+	//
+	// Since: 3.16.0
 	CodeDescriptionSupport *bool `json:"codeDescriptionSupport,omitzero"`
-	/*
-	   Whether code action supports the `data` property which is
-	   preserved between a `textDocument/publishDiagnostics` and
-	   `textDocument/codeAction` request.
-
-	   Since: 3.16.0
-	*/
+	// Whether code action supports the `data` property which is
+	// preserved between a `textDocument/publishDiagnostics` and
+	// `textDocument/codeAction` request.
+	//
+	// Since: 3.16.0
 	DataSupport *bool `json:"dataSupport,omitzero"`
 }
 
@@ -8037,34 +7637,28 @@ func (s *DidChangeConfigurationRegistrationOptions) UnmarshalJSONFrom(dec *jsont
 	return nil
 }
 
-/*
-The params sent in a change notebook document notification.
-
-Since: 3.17.0
-*/
+// The params sent in a change notebook document notification.
+//
+// Since: 3.17.0
 type DidChangeNotebookDocumentParams struct {
-	/*
-	   The notebook document that did change. The version number points
-	   to the version after all provided changes have been applied. If
-	   only the text document content of a cell changes the notebook version
-	   doesn't necessarily have to change.
-	*/
+	// The notebook document that did change. The version number points
+	// to the version after all provided changes have been applied. If
+	// only the text document content of a cell changes the notebook version
+	// doesn't necessarily have to change.
 	NotebookDocument VersionedNotebookDocumentIdentifier `json:"notebookDocument"`
-	/*
-	   The actual changes to the notebook document.
-
-	   The changes describe single state changes to the notebook document.
-	   So if there are two changes c1 (at array index 0) and c2 (at array
-	   index 1) for a notebook in state S then c1 moves the notebook from
-	   S to S' and c2 from S' to S”. So c1 is computed on the state S and
-	   c2 is computed on the state S'.
-
-	   To mirror the content of a notebook using change events use the following approach:
-	     - start with the same initial content
-	     - apply the 'notebookDocument/didChange' notifications in the order you receive them.
-	     - apply the `NotebookChangeEvent`s in a single notification in the order
-	       you receive them.
-	*/
+	// The actual changes to the notebook document.
+	//
+	// The changes describe single state changes to the notebook document.
+	// So if there are two changes c1 (at array index 0) and c2 (at array
+	// index 1) for a notebook in state S then c1 moves the notebook from
+	// S to S' and c2 from S' to S”. So c1 is computed on the state S and
+	// c2 is computed on the state S'.
+	//
+	// To mirror the content of a notebook using change events use the following approach:
+	//   - start with the same initial content
+	//   - apply the 'notebookDocument/didChange' notifications in the order you receive them.
+	//   - apply the `NotebookChangeEvent`s in a single notification in the order
+	//     you receive them.
 	Change NotebookDocumentChangeEvent `json:"change"`
 }
 
@@ -8121,25 +7715,21 @@ func (s *DidChangeNotebookDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decode
 
 // The change text document notification's parameters.
 type DidChangeTextDocumentParams struct {
-	/*
-	   The document that did change. The version number points
-	   to the version after all provided content changes have
-	   been applied.
-	*/
+	// The document that did change. The version number points
+	// to the version after all provided content changes have
+	// been applied.
 	TextDocument VersionedTextDocumentIdentifier `json:"textDocument"`
-	/*
-	   The actual content changes. The content changes describe single state changes
-	   to the document. So if there are two content changes c1 (at array index 0) and
-	   c2 (at array index 1) for a document in state S then c1 moves the document from
-	   S to S' and c2 from S' to S”. So c1 is computed on the state S and c2 is computed
-	   on the state S'.
-
-	   To mirror the content of a document using change events use the following approach:
-	     - start with the same initial content
-	     - apply the 'textDocument/didChange' notifications in the order you receive them.
-	     - apply the `TextDocumentContentChangeEvent`s in a single notification in the order
-	       you receive them.
-	*/
+	// The actual content changes. The content changes describe single state changes
+	// to the document. So if there are two content changes c1 (at array index 0) and
+	// c2 (at array index 1) for a document in state S then c1 moves the document from
+	// S to S' and c2 from S' to S”. So c1 is computed on the state S and c2 is computed
+	// on the state S'.
+	//
+	// To mirror the content of a document using change events use the following approach:
+	//   - start with the same initial content
+	//   - apply the 'textDocument/didChange' notifications in the order you receive them.
+	//   - apply the `TextDocumentContentChangeEvent`s in a single notification in the order
+	//     you receive them.
 	ContentChanges []TextDocumentContentChangeEvent `json:"contentChanges"`
 }
 
@@ -8195,18 +7785,14 @@ func (s *DidChangeTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 }
 
 type DidChangeWatchedFilesClientCapabilities struct {
-	/*
-	   Did change watched files notification supports dynamic registration. Please note
-	   that the current protocol doesn't support static configuration for file changes
-	   from the server side.
-	*/
+	// Did change watched files notification supports dynamic registration. Please note
+	// that the current protocol doesn't support static configuration for file changes
+	// from the server side.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Whether the client has support for relative pattern
-	   or not.
-
-	   Since: 3.17.0
-	*/
+	// Whether the client has support for relative pattern
+	// or not.
+	//
+	// Since: 3.17.0
 	RelativePatternSupport *bool `json:"relativePatternSupport,omitzero"`
 }
 
@@ -8395,18 +7981,14 @@ func (s *DidChangeWorkspaceFoldersParams) UnmarshalJSONFrom(dec *jsontext.Decode
 	return nil
 }
 
-/*
-The params sent in a close notebook document notification.
-
-Since: 3.17.0
-*/
+// The params sent in a close notebook document notification.
+//
+// Since: 3.17.0
 type DidCloseNotebookDocumentParams struct {
 	// The notebook document that got closed.
 	NotebookDocument NotebookDocumentIdentifier `json:"notebookDocument"`
-	/*
-	   The text documents that represent the content
-	   of a notebook cell that got closed.
-	*/
+	// The text documents that represent the content
+	// of a notebook cell that got closed.
 	CellTextDocuments []TextDocumentIdentifier `json:"cellTextDocuments"`
 }
 
@@ -8506,18 +8088,14 @@ func (s *DidCloseTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-The params sent in an open notebook document notification.
-
-Since: 3.17.0
-*/
+// The params sent in an open notebook document notification.
+//
+// Since: 3.17.0
 type DidOpenNotebookDocumentParams struct {
 	// The notebook document that got opened.
 	NotebookDocument NotebookDocument `json:"notebookDocument"`
-	/*
-	   The text documents that represent the content
-	   of a notebook cell.
-	*/
+	// The text documents that represent the content
+	// of a notebook cell.
 	CellTextDocuments []TextDocumentItem `json:"cellTextDocuments"`
 }
 
@@ -8617,11 +8195,9 @@ func (s *DidOpenTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-The params sent in a save notebook document notification.
-
-Since: 3.17.0
-*/
+// The params sent in a save notebook document notification.
+//
+// Since: 3.17.0
 type DidSaveNotebookDocumentParams struct {
 	// The notebook document that got saved.
 	NotebookDocument NotebookDocumentIdentifier `json:"notebookDocument"`
@@ -8670,10 +8246,8 @@ func (s *DidSaveNotebookDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder)
 type DidSaveTextDocumentParams struct {
 	// The document that was saved.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
-	/*
-	   Optional the content when saved. Depends on the includeText value
-	   when the save notification was requested.
-	*/
+	// Optional the content when saved. Depends on the includeText value
+	// when the save notification was requested.
 	Text *string `json:"text,omitzero"`
 }
 
@@ -8730,11 +8304,9 @@ func (s *DidSaveTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 }
 
 type DocumentColorClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `DocumentColorRegistrationOptions` return value
-	   for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `DocumentColorRegistrationOptions` return value
+	// for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 }
 
@@ -8820,10 +8392,8 @@ func (s *DocumentColorOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type DocumentColorParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -8891,16 +8461,12 @@ func (s *DocumentColorParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type DocumentColorRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -8966,18 +8532,14 @@ func (s *DocumentColorRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-Parameters of the document diagnostic request.
-
-Since: 3.17.0
-*/
+// Parameters of the document diagnostic request.
+//
+// Since: 3.17.0
 type DocumentDiagnosticParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -9074,11 +8636,9 @@ func (s *DocumentDiagnosticParams) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-A partial result for a document diagnostic report.
-
-Since: 3.17.0
-*/
+// A partial result for a document diagnostic report.
+//
+// Since: 3.17.0
 type DocumentDiagnosticReportPartialResult struct {
 	RelatedDocuments map[DocumentURI]FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport `json:"relatedDocuments"`
 }
@@ -9281,10 +8841,8 @@ func (s *DocumentFormattingParams) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 
 // Registration options for a DocumentFormattingRequest.
 type DocumentFormattingRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 }
@@ -9338,11 +8896,9 @@ func (s *DocumentFormattingRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.
 	return nil
 }
 
-/*
-A document highlight is a range inside a text document which deserves
-special attention. Usually a document highlight is visualized by changing
-the background color of its range.
-*/
+// A document highlight is a range inside a text document which deserves
+// special attention. Usually a document highlight is visualized by changing
+// the background color of its range.
 type DocumentHighlight struct {
 	// The range this highlight applies to.
 	Range Range `json:"range"`
@@ -9494,10 +9050,8 @@ type DocumentHighlightParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 }
 
@@ -9576,10 +9130,8 @@ func (s *DocumentHighlightParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 
 // Registration options for a DocumentHighlightRequest.
 type DocumentHighlightRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 }
@@ -9633,29 +9185,23 @@ func (s *DocumentHighlightRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.D
 	return nil
 }
 
-/*
-A document link is a range in a text document that links to an internal or external resource, like another
-text document or a web site.
-*/
+// A document link is a range in a text document that links to an internal or external resource, like another
+// text document or a web site.
 type DocumentLink struct {
 	// The range this link applies to.
 	Range Range `json:"range"`
 	// The uri this link points to. If missing a resolve request is sent later.
 	Target *URI `json:"target,omitzero"`
-	/*
-	   The tooltip text when you hover over this link.
-
-	   If a tooltip is provided, is will be displayed in a string that includes instructions on how to
-	   trigger the link, such as `{0} (ctrl + click)`. The specific instructions vary depending on OS,
-	   user settings, and localization.
-
-	   Since: 3.15.0
-	*/
+	// The tooltip text when you hover over this link.
+	//
+	// If a tooltip is provided, is will be displayed in a string that includes instructions on how to
+	// trigger the link, such as `{0} (ctrl + click)`. The specific instructions vary depending on OS,
+	// user settings, and localization.
+	//
+	// Since: 3.15.0
 	Tooltip *string `json:"tooltip,omitzero"`
-	/*
-	   A data entry field that is preserved on a document link between a
-	   DocumentLinkRequest and a DocumentLinkResolveRequest.
-	*/
+	// A data entry field that is preserved on a document link between a
+	// DocumentLinkRequest and a DocumentLinkResolveRequest.
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -9733,11 +9279,9 @@ func (s *DocumentLink) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type DocumentLinkClientCapabilities struct {
 	// Whether document link supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Whether the client supports the `tooltip` property on `DocumentLink`.
-
-	   Since: 3.15.0
-	*/
+	// Whether the client supports the `tooltip` property on `DocumentLink`.
+	//
+	// Since: 3.15.0
 	TooltipSupport *bool `json:"tooltipSupport,omitzero"`
 }
 
@@ -9852,10 +9396,8 @@ func (s *DocumentLinkOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type DocumentLinkParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The document to provide document links for.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -9924,10 +9466,8 @@ func (s *DocumentLinkParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a DocumentLinkRequest.
 type DocumentLinkRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 	// Document links have a resolve provider as well.
@@ -10102,18 +9642,14 @@ func (s *DocumentOnTypeFormattingOptions) UnmarshalJSONFrom(dec *jsontext.Decode
 type DocumentOnTypeFormattingParams struct {
 	// The document to format.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
-	/*
-	   The position around which the on type formatting should happen.
-	   This is not necessarily the exact position where the character denoted
-	   by the property `ch` got typed.
-	*/
+	// The position around which the on type formatting should happen.
+	// This is not necessarily the exact position where the character denoted
+	// by the property `ch` got typed.
 	Position Position `json:"position"`
-	/*
-	   The character that has been typed that triggered the formatting
-	   on type request. That is not necessarily the last character that
-	   got inserted into the document since the client could auto insert
-	   characters as well (e.g. like automatic brace completion).
-	*/
+	// The character that has been typed that triggered the formatting
+	// on type request. That is not necessarily the last character that
+	// got inserted into the document since the client could auto insert
+	// characters as well (e.g. like automatic brace completion).
 	Ch string `json:"ch"`
 	// The formatting options.
 	Options FormattingOptions `json:"options"`
@@ -10197,10 +9733,8 @@ func (s *DocumentOnTypeFormattingParams) UnmarshalJSONFrom(dec *jsontext.Decoder
 
 // Registration options for a DocumentOnTypeFormattingRequest.
 type DocumentOnTypeFormattingRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	// A character on which formatting should be triggered, like `{`.
 	FirstTriggerCharacter string `json:"firstTriggerCharacter"`
@@ -10272,11 +9806,9 @@ func (s *DocumentOnTypeFormattingRegistrationOptions) UnmarshalJSONFrom(dec *jso
 type DocumentRangeFormattingClientCapabilities struct {
 	// Whether range formatting supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Whether the client supports formatting multiple ranges at once.
-
-	   Since: 3.18.0
-	*/
+	// Whether the client supports formatting multiple ranges at once.
+	//
+	// Since: 3.18.0
 	RangesSupport *bool `json:"rangesSupport,omitzero"`
 }
 
@@ -10333,11 +9865,9 @@ func (s *DocumentRangeFormattingClientCapabilities) UnmarshalJSONFrom(dec *jsont
 // Provider options for a DocumentRangeFormattingRequest.
 type DocumentRangeFormattingOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   Whether the server supports formatting multiple ranges at once.
-
-	   Since: 3.18.0
-	*/
+	// Whether the server supports formatting multiple ranges at once.
+	//
+	// Since: 3.18.0
 	RangesSupport *bool `json:"rangesSupport,omitzero"`
 }
 
@@ -10479,17 +10009,13 @@ func (s *DocumentRangeFormattingParams) UnmarshalJSONFrom(dec *jsontext.Decoder)
 
 // Registration options for a DocumentRangeFormattingRequest.
 type DocumentRangeFormattingRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   Whether the server supports formatting multiple ranges at once.
-
-	   Since: 3.18.0
-	*/
+	// Whether the server supports formatting multiple ranges at once.
+	//
+	// Since: 3.18.0
 	RangesSupport *bool `json:"rangesSupport,omitzero"`
 }
 
@@ -10555,11 +10081,9 @@ func (s *DocumentRangeFormattingRegistrationOptions) UnmarshalJSONFrom(dec *json
 	return nil
 }
 
-/*
-The parameters of a DocumentRangesFormattingRequest.
-
-Since: 3.18.0
-*/
+// The parameters of a DocumentRangesFormattingRequest.
+//
+// Since: 3.18.0
 type DocumentRangesFormattingParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
@@ -10645,44 +10169,32 @@ func (s *DocumentRangesFormattingParams) UnmarshalJSONFrom(dec *jsontext.Decoder
 	return nil
 }
 
-/*
-Represents programming constructs like variables, classes, interfaces etc.
-that appear in a document. Document symbols can be hierarchical and they
-have two ranges: one that encloses its definition and one that points to
-its most interesting range, e.g. the range of an identifier.
-*/
+// Represents programming constructs like variables, classes, interfaces etc.
+// that appear in a document. Document symbols can be hierarchical and they
+// have two ranges: one that encloses its definition and one that points to
+// its most interesting range, e.g. the range of an identifier.
 type DocumentSymbol struct {
-	/*
-	   The name of this symbol. Will be displayed in the user interface and therefore must not be
-	   an empty string or a string only consisting of white spaces.
-	*/
+	// The name of this symbol. Will be displayed in the user interface and therefore must not be
+	// an empty string or a string only consisting of white spaces.
 	Name string `json:"name"`
 	// More detail for this symbol, e.g the signature of a function.
 	Detail *string `json:"detail,omitzero"`
 	// The kind of this symbol.
 	Kind SymbolKind `json:"kind"`
-	/*
-	   Tags for this document symbol.
-
-	   Since: 3.16.0
-	*/
+	// Tags for this document symbol.
+	//
+	// Since: 3.16.0
 	Tags []SymbolTag `json:"tags,omitzero"`
-	/*
-	   Indicates if this symbol is deprecated.
-
-	   Deprecated: Use tags instead
-	*/
+	// Indicates if this symbol is deprecated.
+	//
+	// Deprecated: Use tags instead
 	Deprecated *bool `json:"deprecated,omitzero"`
-	/*
-	   The range enclosing this symbol not including leading/trailing whitespace but everything else
-	   like comments. This information is typically used to determine if the clients cursor is
-	   inside the symbol to reveal in the symbol in the UI.
-	*/
+	// The range enclosing this symbol not including leading/trailing whitespace but everything else
+	// like comments. This information is typically used to determine if the clients cursor is
+	// inside the symbol to reveal in the symbol in the UI.
 	Range Range `json:"range"`
-	/*
-	   The range that should be selected and revealed when this symbol is being picked, e.g the name of a function.
-	   Must be contained by the `range`.
-	*/
+	// The range that should be selected and revealed when this symbol is being picked, e.g the name of a function.
+	// Must be contained by the `range`.
 	SelectionRange Range `json:"selectionRange"`
 	// Children of this symbol, e.g. properties of a class.
 	Children []DocumentSymbol `json:"children,omitzero"`
@@ -10816,27 +10328,21 @@ func (s *DocumentSymbol) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type DocumentSymbolClientCapabilities struct {
 	// Whether document symbol supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Specific capabilities for the `SymbolKind` in the
-	   `textDocument/documentSymbol` request.
-	*/
+	// Specific capabilities for the `SymbolKind` in the
+	// `textDocument/documentSymbol` request.
 	SymbolKind *ClientSymbolKindOptions `json:"symbolKind,omitzero"`
 	// The client supports hierarchical document symbols.
 	HierarchicalDocumentSymbolSupport *bool `json:"hierarchicalDocumentSymbolSupport,omitzero"`
-	/*
-	   The client supports tags on `SymbolInformation`. Tags are supported on
-	   `DocumentSymbol` if `hierarchicalDocumentSymbolSupport` is set to true.
-	   Clients supporting tags have to handle unknown tags gracefully.
-
-	   Since: 3.16.0
-	*/
+	// The client supports tags on `SymbolInformation`. Tags are supported on
+	// `DocumentSymbol` if `hierarchicalDocumentSymbolSupport` is set to true.
+	// Clients supporting tags have to handle unknown tags gracefully.
+	//
+	// Since: 3.16.0
 	TagSupport *ClientSymbolTagOptions `json:"tagSupport,omitzero"`
-	/*
-	   The client supports an additional label presented in the UI when
-	   registering a document symbol provider.
-
-	   Since: 3.16.0
-	*/
+	// The client supports an additional label presented in the UI when
+	// registering a document symbol provider.
+	//
+	// Since: 3.16.0
 	LabelSupport *bool `json:"labelSupport,omitzero"`
 }
 
@@ -10930,12 +10436,10 @@ func (s *DocumentSymbolClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decod
 // Provider options for a DocumentSymbolRequest.
 type DocumentSymbolOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   A human-readable string that is shown when multiple outlines trees
-	   are shown for the same document.
-
-	   Since: 3.16.0
-	*/
+	// A human-readable string that is shown when multiple outlines trees
+	// are shown for the same document.
+	//
+	// Since: 3.16.0
 	Label *string `json:"label,omitzero"`
 }
 
@@ -10993,10 +10497,8 @@ func (s *DocumentSymbolOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type DocumentSymbolParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -11065,18 +10567,14 @@ func (s *DocumentSymbolParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a DocumentSymbolRequest.
 type DocumentSymbolRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   A human-readable string that is shown when multiple outlines trees
-	   are shown for the same document.
-
-	   Since: 3.16.0
-	*/
+	// A human-readable string that is shown when multiple outlines trees
+	// are shown for the same document.
+	//
+	// Since: 3.16.0
 	Label *string `json:"label,omitzero"`
 }
 
@@ -11142,11 +10640,9 @@ func (s *DocumentSymbolRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 	return nil
 }
 
-/*
-Edit range variant that includes ranges for insert and replace operations.
-
-Since: 3.18.0
-*/
+// Edit range variant that includes ranges for insert and replace operations.
+//
+// Since: 3.18.0
 type EditRangeWithInsertReplace struct {
 	Insert  Range `json:"insert"`
 	Replace Range `json:"replace"`
@@ -11204,6 +10700,8 @@ func (s *EditRangeWithInsertReplace) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 }
 
 // EmptyObject is the empty object literal {}.
+//
+// Used by: SemanticTokensOptionsRangeAlt1.
 type EmptyObject struct{}
 
 // UnmarshalJSONFrom decodes a EmptyObject, rejecting missing or null required members.
@@ -11462,16 +10960,12 @@ func (s *ExecuteCommandRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 }
 
 type ExecutionSummary struct {
-	/*
-	   A strict monotonically increasing value
-	   indicating the execution order of a cell
-	   inside a notebook.
-	*/
+	// A strict monotonically increasing value
+	// indicating the execution order of a cell
+	// inside a notebook.
 	ExecutionOrder uint32 `json:"executionOrder"`
-	/*
-	   Whether the execution was successful or
-	   not if known by the client.
-	*/
+	// Whether the execution was successful or
+	// not if known by the client.
 	Success *bool `json:"success,omitzero"`
 }
 
@@ -11528,11 +11022,9 @@ func (s *ExecutionSummary) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents information on a file/folder create.
-
-Since: 3.16.0
-*/
+// Represents information on a file/folder create.
+//
+// Since: 3.16.0
 type FileCreate struct {
 	// A file:// URI for the location of the file/folder being created.
 	URI string `json:"uri"`
@@ -11578,11 +11070,9 @@ func (s *FileCreate) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents information on a file/folder delete.
-
-Since: 3.16.0
-*/
+// Represents information on a file/folder delete.
+//
+// Since: 3.16.0
 type FileDelete struct {
 	// A file:// URI for the location of the file/folder being deleted.
 	URI string `json:"uri"`
@@ -11688,14 +11178,12 @@ func (s *FileEvent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Capabilities relating to events from file operations by the user in the client.
-
-These events do not come from the file system, they come from user operations
-like renaming a file in the UI.
-
-Since: 3.16.0
-*/
+// Capabilities relating to events from file operations by the user in the client.
+//
+// These events do not come from the file system, they come from user operations
+// like renaming a file in the UI.
+//
+// Since: 3.16.0
 type FileOperationClientCapabilities struct {
 	// Whether the client supports dynamic registration for file requests/notifications.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -11828,12 +11316,10 @@ func (s *FileOperationClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decode
 	return nil
 }
 
-/*
-A filter to describe in which file operation requests or notifications
-the server is interested in receiving.
-
-Since: 3.16.0
-*/
+// A filter to describe in which file operation requests or notifications
+// the server is interested in receiving.
+//
+// Since: 3.16.0
 type FileOperationFilter struct {
 	// A Uri scheme like `file` or `untitled`.
 	Scheme *string `json:"scheme,omitzero"`
@@ -11893,11 +11379,9 @@ func (s *FileOperationFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Options for notifications/requests for user operations on files.
-
-Since: 3.16.0
-*/
+// Options for notifications/requests for user operations on files.
+//
+// Since: 3.16.0
 type FileOperationOptions struct {
 	// The server is interested in receiving didCreateFiles notifications.
 	DidCreate *FileOperationRegistrationOptions `json:"didCreate,omitzero"`
@@ -12009,28 +11493,22 @@ func (s *FileOperationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A pattern to describe in which file operation requests or notifications
-the server is interested in receiving.
-
-Since: 3.16.0
-*/
+// A pattern to describe in which file operation requests or notifications
+// the server is interested in receiving.
+//
+// Since: 3.16.0
 type FileOperationPattern struct {
-	/*
-	   The glob pattern to match. Glob patterns can have the following syntax:
-	   - `*` to match zero or more characters in a path segment
-	   - `?` to match on one character in a path segment
-	   - `**` to match any number of path segments, including none
-	   - `{}` to group sub patterns into an OR expression. (e.g. `**​/*.{ts,js}` matches all TypeScript and JavaScript files)
-	   - `[]` to declare a range of characters to match in a path segment (e.g., `example.[0-9]` to match on `example.0`, `example.1`, …)
-	   - `[!...]` to negate a range of characters to match in a path segment (e.g., `example.[!0-9]` to match on `example.a`, `example.b`, but not `example.0`)
-	*/
+	// The glob pattern to match. Glob patterns can have the following syntax:
+	// - `*` to match zero or more characters in a path segment
+	// - `?` to match on one character in a path segment
+	// - `**` to match any number of path segments, including none
+	// - `{}` to group sub patterns into an OR expression. (e.g. `**​/*.{ts,js}` matches all TypeScript and JavaScript files)
+	// - `[]` to declare a range of characters to match in a path segment (e.g., `example.[0-9]` to match on `example.0`, `example.1`, …)
+	// - `[!...]` to negate a range of characters to match in a path segment (e.g., `example.[!0-9]` to match on `example.a`, `example.b`, but not `example.0`)
 	Glob string `json:"glob"`
-	/*
-	   Whether to match files or folders with this pattern.
-
-	   Matches both if undefined.
-	*/
+	// Whether to match files or folders with this pattern.
+	//
+	// Matches both if undefined.
 	Matches *FileOperationPatternKind `json:"matches,omitzero"`
 	// Additional options used during matching.
 	Options *FileOperationPatternOptions `json:"options,omitzero"`
@@ -12100,11 +11578,9 @@ func (s *FileOperationPattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Matching options for the file operation pattern.
-
-Since: 3.16.0
-*/
+// Matching options for the file operation pattern.
+//
+// Since: 3.16.0
 type FileOperationPatternOptions struct {
 	// The pattern should be matched ignoring casing.
 	IgnoreCase *bool `json:"ignoreCase,omitzero"`
@@ -12147,11 +11623,9 @@ func (s *FileOperationPatternOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-The options to register for file operations.
-
-Since: 3.16.0
-*/
+// The options to register for file operations.
+//
+// Since: 3.16.0
 type FileOperationRegistrationOptions struct {
 	// The actual filters.
 	Filters []FileOperationFilter `json:"filters"`
@@ -12196,11 +11670,9 @@ func (s *FileOperationRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-Represents information on a file/folder rename.
-
-Since: 3.16.0
-*/
+// Represents information on a file/folder rename.
+//
+// Since: 3.16.0
 type FileRename struct {
 	// A file:// URI for the original location of the file/folder being renamed.
 	OldURI string `json:"oldUri"`
@@ -12262,17 +11734,13 @@ func (s *FileRename) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type FileSystemWatcher struct {
-	/*
-	   The glob pattern to watch. See glob pattern for more detail.
-
-	   Since: 3.17.0 support for relative patterns.
-	*/
+	// The glob pattern to watch. See glob pattern for more detail.
+	//
+	// Since: 3.17.0 support for relative patterns.
 	GlobPattern GlobPattern `json:"globPattern"`
-	/*
-	   The kind of events of interest. If omitted it defaults
-	   to WatchKind.Create | WatchKind.Change | WatchKind.Delete
-	   which is 7.
-	*/
+	// The kind of events of interest. If omitted it defaults
+	// to WatchKind.Create | WatchKind.Change | WatchKind.Delete
+	// which is 7.
 	Kind *WatchKind `json:"kind,omitzero"`
 }
 
@@ -12328,38 +11796,28 @@ func (s *FileSystemWatcher) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents a folding range. To be valid, start and end line must be bigger than zero and smaller
-than the number of lines in the document. Clients are free to ignore invalid ranges.
-*/
+// Represents a folding range. To be valid, start and end line must be bigger than zero and smaller
+// than the number of lines in the document. Clients are free to ignore invalid ranges.
 type FoldingRange struct {
-	/*
-	   The zero-based start line of the range to fold. The folded area starts after the line's last character.
-	   To be valid, the end must be zero or larger and smaller than the number of lines in the document.
-	*/
+	// The zero-based start line of the range to fold. The folded area starts after the line's last character.
+	// To be valid, the end must be zero or larger and smaller than the number of lines in the document.
 	StartLine uint32 `json:"startLine"`
 	// The zero-based character offset from where the folded range starts. If not defined, defaults to the length of the start line.
 	StartCharacter *uint32 `json:"startCharacter,omitzero"`
-	/*
-	   The zero-based end line of the range to fold. The folded area ends with the line's last character.
-	   To be valid, the end must be zero or larger and smaller than the number of lines in the document.
-	*/
+	// The zero-based end line of the range to fold. The folded area ends with the line's last character.
+	// To be valid, the end must be zero or larger and smaller than the number of lines in the document.
 	EndLine uint32 `json:"endLine"`
 	// The zero-based character offset before the folded range ends. If not defined, defaults to the length of the end line.
 	EndCharacter *uint32 `json:"endCharacter,omitzero"`
-	/*
-	   Describes the kind of the folding range such as 'comment' or 'region'. The kind
-	   is used to categorize folding ranges and used by commands like 'Fold all comments'.
-	   See FoldingRangeKind for an enumeration of standardized kinds.
-	*/
+	// Describes the kind of the folding range such as 'comment' or 'region'. The kind
+	// is used to categorize folding ranges and used by commands like 'Fold all comments'.
+	// See FoldingRangeKind for an enumeration of standardized kinds.
 	Kind *FoldingRangeKind `json:"kind,omitzero"`
-	/*
-	   The text that the client should show when the specified range is
-	   collapsed. If not defined or not supported by the client, a default
-	   will be chosen by the client.
-
-	   Since: 3.17.0
-	*/
+	// The text that the client should show when the specified range is
+	// collapsed. If not defined or not supported by the client, a default
+	// will be chosen by the client.
+	//
+	// Since: 3.17.0
 	CollapsedText *string `json:"collapsedText,omitzero"`
 }
 
@@ -12469,36 +11927,26 @@ func (s *FoldingRange) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type FoldingRangeClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration for folding range
-	   providers. If this is set to `true` the client supports the new
-	   `FoldingRangeRegistrationOptions` return value for the corresponding
-	   server capability as well.
-	*/
+	// Whether implementation supports dynamic registration for folding range
+	// providers. If this is set to `true` the client supports the new
+	// `FoldingRangeRegistrationOptions` return value for the corresponding
+	// server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   The maximum number of folding ranges that the client prefers to receive
-	   per document. The value serves as a hint, servers are free to follow the
-	   limit.
-	*/
+	// The maximum number of folding ranges that the client prefers to receive
+	// per document. The value serves as a hint, servers are free to follow the
+	// limit.
 	RangeLimit *uint32 `json:"rangeLimit,omitzero"`
-	/*
-	   If set, the client signals that it only supports folding complete lines.
-	   If set, client will ignore specified `startCharacter` and `endCharacter`
-	   properties in a FoldingRange.
-	*/
+	// If set, the client signals that it only supports folding complete lines.
+	// If set, client will ignore specified `startCharacter` and `endCharacter`
+	// properties in a FoldingRange.
 	LineFoldingOnly *bool `json:"lineFoldingOnly,omitzero"`
-	/*
-	   Specific options for the folding range kind.
-
-	   Since: 3.17.0
-	*/
+	// Specific options for the folding range kind.
+	//
+	// Since: 3.17.0
 	FoldingRangeKind *ClientFoldingRangeKindOptions `json:"foldingRangeKind,omitzero"`
-	/*
-	   Specific options for the folding range.
-
-	   Since: 3.17.0
-	*/
+	// Specific options for the folding range.
+	//
+	// Since: 3.17.0
 	FoldingRange *ClientFoldingRangeOptions `json:"foldingRange,omitzero"`
 }
 
@@ -12634,10 +12082,8 @@ func (s *FoldingRangeOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type FoldingRangeParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -12705,16 +12151,12 @@ func (s *FoldingRangeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type FoldingRangeRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -12780,23 +12222,19 @@ func (s *FoldingRangeRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decode
 	return nil
 }
 
-/*
-Client workspace capabilities specific to folding ranges
-
-Since: 3.18.0
-*/
+// Client workspace capabilities specific to folding ranges
+//
+// Since: 3.18.0
 type FoldingRangeWorkspaceClientCapabilities struct {
-	/*
-	   Whether the client implementation supports a refresh request sent from the
-	   server to the client.
-
-	   Note that this event is global and will force the client to refresh all
-	   folding ranges currently shown. It should be used with absolute care and is
-	   useful for situation where a server for example detects a project wide
-	   change that requires such a calculation.
-
-	   Since: 3.18.0
-	*/
+	// Whether the client implementation supports a refresh request sent from the
+	// server to the client.
+	//
+	// Note that this event is global and will force the client to refresh all
+	// folding ranges currently shown. It should be used with absolute care and is
+	// useful for situation where a server for example detects a project wide
+	// change that requires such a calculation.
+	//
+	// Since: 3.18.0
 	RefreshSupport *bool `json:"refreshSupport,omitzero"`
 }
 
@@ -12843,23 +12281,17 @@ type FormattingOptions struct {
 	TabSize uint32 `json:"tabSize"`
 	// Prefer spaces over tabs.
 	InsertSpaces bool `json:"insertSpaces"`
-	/*
-	   Trim trailing whitespace on a line.
-
-	   Since: 3.15.0
-	*/
+	// Trim trailing whitespace on a line.
+	//
+	// Since: 3.15.0
 	TrimTrailingWhitespace *bool `json:"trimTrailingWhitespace,omitzero"`
-	/*
-	   Insert a newline character at the end of the file if one does not exist.
-
-	   Since: 3.15.0
-	*/
+	// Insert a newline character at the end of the file if one does not exist.
+	//
+	// Since: 3.15.0
 	InsertFinalNewline *bool `json:"insertFinalNewline,omitzero"`
-	/*
-	   Trim all newlines after the final newline at the end of the file.
-
-	   Since: 3.15.0
-	*/
+	// Trim all newlines after the final newline at the end of the file.
+	//
+	// Since: 3.15.0
 	TrimFinalNewlines *bool `json:"trimFinalNewlines,omitzero"`
 }
 
@@ -12955,19 +12387,15 @@ func (s *FormattingOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A diagnostic report with a full set of problems.
-
-Since: 3.17.0
-*/
+// A diagnostic report with a full set of problems.
+//
+// Since: 3.17.0
 type FullDocumentDiagnosticReport struct {
 	// A full document diagnostic report.
 	Kind LiteralFull `json:"kind"`
-	/*
-	   An optional result id. If provided it will
-	   be sent on the next diagnostic request for the
-	   same document.
-	*/
+	// An optional result id. If provided it will
+	// be sent on the next diagnostic request for the
+	// same document.
 	ResultID *string `json:"resultId,omitzero"`
 	// The actual items.
 	Items []Diagnostic `json:"items"`
@@ -13037,53 +12465,43 @@ func (s *FullDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
-/*
-General client capabilities.
-
-Since: 3.16.0
-*/
+// General client capabilities.
+//
+// Since: 3.16.0
 type GeneralClientCapabilities struct {
-	/*
-	   Client capability that signals how the client
-	   handles stale requests (e.g. a request
-	   for which the client will not process the response
-	   anymore since the information is outdated).
-
-	   Since: 3.17.0
-	*/
+	// Client capability that signals how the client
+	// handles stale requests (e.g. a request
+	// for which the client will not process the response
+	// anymore since the information is outdated).
+	//
+	// Since: 3.17.0
 	StaleRequestSupport *StaleRequestSupportOptions `json:"staleRequestSupport,omitzero"`
-	/*
-	   Client capabilities specific to regular expressions.
-
-	   Since: 3.16.0
-	*/
+	// Client capabilities specific to regular expressions.
+	//
+	// Since: 3.16.0
 	RegularExpressions *RegularExpressionsClientCapabilities `json:"regularExpressions,omitzero"`
-	/*
-	   Client capabilities specific to the client's markdown parser.
-
-	   Since: 3.16.0
-	*/
+	// Client capabilities specific to the client's markdown parser.
+	//
+	// Since: 3.16.0
 	Markdown *MarkdownClientCapabilities `json:"markdown,omitzero"`
-	/*
-	   The position encodings supported by the client. Client and server
-	   have to agree on the same position encoding to ensure that offsets
-	   (e.g. character position in a line) are interpreted the same on both
-	   sides.
-
-	   To keep the protocol backwards compatible the following applies: if
-	   the value 'utf-16' is missing from the array of position encodings
-	   servers can assume that the client supports UTF-16. UTF-16 is
-	   therefore a mandatory encoding.
-
-	   If omitted it defaults to ['utf-16'].
-
-	   Implementation considerations: since the conversion from one encoding
-	   into another requires the content of the file / line the conversion
-	   is best done where the file is read which is usually on the server
-	   side.
-
-	   Since: 3.17.0
-	*/
+	// The position encodings supported by the client. Client and server
+	// have to agree on the same position encoding to ensure that offsets
+	// (e.g. character position in a line) are interpreted the same on both
+	// sides.
+	//
+	// To keep the protocol backwards compatible the following applies: if
+	// the value 'utf-16' is missing from the array of position encodings
+	// servers can assume that the client supports UTF-16. UTF-16 is
+	// therefore a mandatory encoding.
+	//
+	// If omitted it defaults to ['utf-16'].
+	//
+	// Implementation considerations: since the conversion from one encoding
+	// into another requires the content of the file / line the conversion
+	// is best done where the file is read which is usually on the server
+	// side.
+	//
+	// Since: 3.17.0
 	PositionEncodings []PositionEncodingKind `json:"positionEncodings,omitzero"`
 }
 
@@ -13162,10 +12580,8 @@ func (s *GeneralClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 type Hover struct {
 	// The hover's content
 	Contents HoverContents `json:"contents"`
-	/*
-	   An optional range inside the text document that is used to
-	   visualize the hover, e.g. by changing the background color.
-	*/
+	// An optional range inside the text document that is used to
+	// visualize the hover, e.g. by changing the background color.
 	Range *Range `json:"range,omitzero"`
 }
 
@@ -13223,10 +12639,8 @@ func (s *Hover) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type HoverClientCapabilities struct {
 	// Whether hover supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Client supports the following content formats for the content
-	   property. The order describes the preferred format of the client.
-	*/
+	// Client supports the following content formats for the content
+	// property. The order describes the preferred format of the client.
 	ContentFormat []MarkupKind `json:"contentFormat,omitzero"`
 }
 
@@ -13394,10 +12808,8 @@ func (s *HoverParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a HoverRequest.
 type HoverRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 }
@@ -13453,17 +12865,13 @@ func (s *HoverRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 
 // Since: 3.6.0
 type ImplementationClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `ImplementationRegistrationOptions` return value
-	   for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `ImplementationRegistrationOptions` return value
+	// for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   The client supports additional metadata in the form of definition links.
-
-	   Since: 3.14.0
-	*/
+	// The client supports additional metadata in the form of definition links.
+	//
+	// Since: 3.14.0
 	LinkSupport *bool `json:"linkSupport,omitzero"`
 }
 
@@ -13565,10 +12973,8 @@ type ImplementationParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 }
 
@@ -13646,16 +13052,12 @@ func (s *ImplementationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type ImplementationRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -13721,17 +13123,13 @@ func (s *ImplementationRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 	return nil
 }
 
-/*
-The data type of the ResponseError if the
-initialize request fails.
-*/
+// The data type of the ResponseError if the
+// initialize request fails.
 type InitializeError struct {
-	/*
-	   Indicates whether the client execute the following retry logic:
-	   (1) show the message provided by the ResponseError to the user
-	   (2) user selects retry or cancel
-	   (3) if user selected retry the initialize method is sent again.
-	*/
+	// Indicates whether the client execute the following retry logic:
+	// (1) show the message provided by the ResponseError to the user
+	// (2) user selects retry or cancel
+	// (3) if user selected retry the initialize method is sent again.
 	Retry bool `json:"retry"`
 }
 
@@ -13778,45 +13176,35 @@ func (s *InitializeError) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type InitializeParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   The process Id of the parent process that started
-	   the server.
-
-	   Is `null` if the process has not been started by another process.
-	   If the parent process is not alive then the server should exit.
-	*/
+	// The process Id of the parent process that started
+	// the server.
+	//
+	// Is `null` if the process has not been started by another process.
+	// If the parent process is not alive then the server should exit.
 	ProcessID Nullable[int32] `json:"processId"`
-	/*
-	   Information about the client
-
-	   Since: 3.15.0
-	*/
+	// Information about the client
+	//
+	// Since: 3.15.0
 	ClientInfo *ClientInfo `json:"clientInfo,omitzero"`
-	/*
-	   The locale the client is currently showing the user interface
-	   in. This must not necessarily be the locale of the operating
-	   system.
-
-	   Uses IETF language tags as the value's syntax
-	   (See https://en.wikipedia.org/wiki/IETF_language_tag)
-
-	   Since: 3.16.0
-	*/
+	// The locale the client is currently showing the user interface
+	// in. This must not necessarily be the locale of the operating
+	// system.
+	//
+	// Uses IETF language tags as the value's syntax
+	// (See https://en.wikipedia.org/wiki/IETF_language_tag)
+	//
+	// Since: 3.16.0
 	Locale *string `json:"locale,omitzero"`
-	/*
-	   The rootPath of the workspace. Is null
-	   if no folder is open.
-
-	   Deprecated: in favour of rootUri.
-	*/
+	// The rootPath of the workspace. Is null
+	// if no folder is open.
+	//
+	// Deprecated: in favour of rootUri.
 	RootPath *Nullable[string] `json:"rootPath,omitzero"`
-	/*
-	   The rootUri of the workspace. Is null if no
-	   folder is open. If both `rootPath` and `rootUri` are set
-	   `rootUri` wins.
-
-	   Deprecated: in favour of workspaceFolders.
-	*/
+	// The rootUri of the workspace. Is null if no
+	// folder is open. If both `rootPath` and `rootUri` are set
+	// `rootUri` wins.
+	//
+	// Deprecated: in favour of workspaceFolders.
 	RootURI Nullable[DocumentURI] `json:"rootUri"`
 	// The capabilities provided by the client (editor or tool)
 	Capabilities ClientCapabilities `json:"capabilities"`
@@ -13824,15 +13212,13 @@ type InitializeParams struct {
 	InitializationOptions jsontext.Value `json:"initializationOptions,omitzero"`
 	// The initial trace setting. If omitted trace is disabled ('off').
 	Trace *TraceValue `json:"trace,omitzero"`
-	/*
-	   The workspace folders configured in the client when the server starts.
-
-	   This property is only available if the client supports workspace folders.
-	   It can be `null` if the client supports workspace folders but none are
-	   configured.
-
-	   Since: 3.6.0
-	*/
+	// The workspace folders configured in the client when the server starts.
+	//
+	// This property is only available if the client supports workspace folders.
+	// It can be `null` if the client supports workspace folders but none are
+	// configured.
+	//
+	// Since: 3.6.0
 	WorkspaceFolders *Nullable[[]WorkspaceFolder] `json:"workspaceFolders,omitzero"`
 }
 
@@ -13962,45 +13348,35 @@ func (s *InitializeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type InitializeParamsBase struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   The process Id of the parent process that started
-	   the server.
-
-	   Is `null` if the process has not been started by another process.
-	   If the parent process is not alive then the server should exit.
-	*/
+	// The process Id of the parent process that started
+	// the server.
+	//
+	// Is `null` if the process has not been started by another process.
+	// If the parent process is not alive then the server should exit.
 	ProcessID Nullable[int32] `json:"processId"`
-	/*
-	   Information about the client
-
-	   Since: 3.15.0
-	*/
+	// Information about the client
+	//
+	// Since: 3.15.0
 	ClientInfo *ClientInfo `json:"clientInfo,omitzero"`
-	/*
-	   The locale the client is currently showing the user interface
-	   in. This must not necessarily be the locale of the operating
-	   system.
-
-	   Uses IETF language tags as the value's syntax
-	   (See https://en.wikipedia.org/wiki/IETF_language_tag)
-
-	   Since: 3.16.0
-	*/
+	// The locale the client is currently showing the user interface
+	// in. This must not necessarily be the locale of the operating
+	// system.
+	//
+	// Uses IETF language tags as the value's syntax
+	// (See https://en.wikipedia.org/wiki/IETF_language_tag)
+	//
+	// Since: 3.16.0
 	Locale *string `json:"locale,omitzero"`
-	/*
-	   The rootPath of the workspace. Is null
-	   if no folder is open.
-
-	   Deprecated: in favour of rootUri.
-	*/
+	// The rootPath of the workspace. Is null
+	// if no folder is open.
+	//
+	// Deprecated: in favour of rootUri.
 	RootPath *Nullable[string] `json:"rootPath,omitzero"`
-	/*
-	   The rootUri of the workspace. Is null if no
-	   folder is open. If both `rootPath` and `rootUri` are set
-	   `rootUri` wins.
-
-	   Deprecated: in favour of workspaceFolders.
-	*/
+	// The rootUri of the workspace. Is null if no
+	// folder is open. If both `rootPath` and `rootUri` are set
+	// `rootUri` wins.
+	//
+	// Deprecated: in favour of workspaceFolders.
 	RootURI Nullable[DocumentURI] `json:"rootUri"`
 	// The capabilities provided by the client (editor or tool)
 	Capabilities ClientCapabilities `json:"capabilities"`
@@ -14130,11 +13506,9 @@ func (s *InitializeParamsBase) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type InitializeResult struct {
 	// The capabilities the language server provides.
 	Capabilities ServerCapabilities `json:"capabilities"`
-	/*
-	   Information about the server.
-
-	   Since: 3.15.0
-	*/
+	// Information about the server.
+	//
+	// Since: 3.15.0
 	ServerInfo *ServerInfo `json:"serverInfo,omitzero"`
 }
 
@@ -14213,61 +13587,45 @@ func (s *InitializedParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Inlay hint information.
-
-Since: 3.17.0
-*/
+// Inlay hint information.
+//
+// Since: 3.17.0
 type InlayHint struct {
-	/*
-	   The position of this hint.
-
-	   If multiple hints have the same position, they will be shown in the order
-	   they appear in the response.
-	*/
+	// The position of this hint.
+	//
+	// If multiple hints have the same position, they will be shown in the order
+	// they appear in the response.
 	Position Position `json:"position"`
-	/*
-	   The label of this hint. A human readable string or an array of
-	   InlayHintLabelPart label parts.
-
-	   *Note* that neither the string nor the label part can be empty.
-	*/
+	// The label of this hint. A human readable string or an array of
+	// InlayHintLabelPart label parts.
+	//
+	// *Note* that neither the string nor the label part can be empty.
 	Label InlayHintLabel `json:"label"`
-	/*
-	   The kind of this hint. Can be omitted in which case the client
-	   should fall back to a reasonable default.
-	*/
+	// The kind of this hint. Can be omitted in which case the client
+	// should fall back to a reasonable default.
 	Kind *InlayHintKind `json:"kind,omitzero"`
-	/*
-	   Optional text edits that are performed when accepting this inlay hint.
-
-	   *Note* that edits are expected to change the document so that the inlay
-	   hint (or its nearest variant) is now part of the document and the inlay
-	   hint itself is now obsolete.
-	*/
+	// Optional text edits that are performed when accepting this inlay hint.
+	//
+	// *Note* that edits are expected to change the document so that the inlay
+	// hint (or its nearest variant) is now part of the document and the inlay
+	// hint itself is now obsolete.
 	TextEdits []TextEdit `json:"textEdits,omitzero"`
 	// The tooltip text when you hover over this item.
 	Tooltip StringOrMarkupContent `json:"tooltip,omitzero"`
-	/*
-	   Render padding before the hint.
-
-	   Note: Padding should use the editor's background color, not the
-	   background color of the hint itself. That means padding can be used
-	   to visually align/separate an inlay hint.
-	*/
+	// Render padding before the hint.
+	//
+	// Note: Padding should use the editor's background color, not the
+	// background color of the hint itself. That means padding can be used
+	// to visually align/separate an inlay hint.
 	PaddingLeft *bool `json:"paddingLeft,omitzero"`
-	/*
-	   Render padding after the hint.
-
-	   Note: Padding should use the editor's background color, not the
-	   background color of the hint itself. That means padding can be used
-	   to visually align/separate an inlay hint.
-	*/
+	// Render padding after the hint.
+	//
+	// Note: Padding should use the editor's background color, not the
+	// background color of the hint itself. That means padding can be used
+	// to visually align/separate an inlay hint.
 	PaddingRight *bool `json:"paddingRight,omitzero"`
-	/*
-	   A data entry field that is preserved on an inlay hint between
-	   a `textDocument/inlayHint` and a `inlayHint/resolve` request.
-	*/
+	// A data entry field that is preserved on an inlay hint between
+	// a `textDocument/inlayHint` and a `inlayHint/resolve` request.
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -14387,18 +13745,14 @@ func (s *InlayHint) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Inlay hint client capabilities.
-
-Since: 3.17.0
-*/
+// Inlay hint client capabilities.
+//
+// Since: 3.17.0
 type InlayHintClientCapabilities struct {
 	// Whether inlay hints support dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Indicates which properties a client can resolve lazily on an inlay
-	   hint.
-	*/
+	// Indicates which properties a client can resolve lazily on an inlay
+	// hint.
 	ResolveSupport *ClientInlayHintResolveOptions `json:"resolveSupport,omitzero"`
 }
 
@@ -14451,41 +13805,33 @@ func (s *InlayHintClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-An inlay hint label part allows for interactive and composite labels
-of inlay hints.
-
-Since: 3.17.0
-*/
+// An inlay hint label part allows for interactive and composite labels
+// of inlay hints.
+//
+// Since: 3.17.0
 type InlayHintLabelPart struct {
 	// The value of this label part.
 	Value string `json:"value"`
-	/*
-	   The tooltip text when you hover over this label part. Depending on
-	   the client capability `inlayHint.resolveSupport` clients might resolve
-	   this property late using the resolve request.
-	*/
+	// The tooltip text when you hover over this label part. Depending on
+	// the client capability `inlayHint.resolveSupport` clients might resolve
+	// this property late using the resolve request.
 	Tooltip StringOrMarkupContent `json:"tooltip,omitzero"`
-	/*
-	   An optional source code location that represents this
-	   label part.
-
-	   The editor will use this location for the hover and for code navigation
-	   features: This part will become a clickable link that resolves to the
-	   definition of the symbol at the given location (not necessarily the
-	   location itself), it shows the hover that shows at the given location,
-	   and it shows a context menu with further code navigation commands.
-
-	   Depending on the client capability `inlayHint.resolveSupport` clients
-	   might resolve this property late using the resolve request.
-	*/
+	// An optional source code location that represents this
+	// label part.
+	//
+	// The editor will use this location for the hover and for code navigation
+	// features: This part will become a clickable link that resolves to the
+	// definition of the symbol at the given location (not necessarily the
+	// location itself), it shows the hover that shows at the given location,
+	// and it shows a context menu with further code navigation commands.
+	//
+	// Depending on the client capability `inlayHint.resolveSupport` clients
+	// might resolve this property late using the resolve request.
 	Location *Location `json:"location,omitzero"`
-	/*
-	   An optional command for this label part.
-
-	   Depending on the client capability `inlayHint.resolveSupport` clients
-	   might resolve this property late using the resolve request.
-	*/
+	// An optional command for this label part.
+	//
+	// Depending on the client capability `inlayHint.resolveSupport` clients
+	// might resolve this property late using the resolve request.
 	Command *Command `json:"command,omitzero"`
 }
 
@@ -14564,17 +13910,13 @@ func (s *InlayHintLabelPart) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Inlay hint options used during static registration.
-
-Since: 3.17.0
-*/
+// Inlay hint options used during static registration.
+//
+// Since: 3.17.0
 type InlayHintOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for an inlay hint item.
-	*/
+	// The server provides support to resolve additional
+	// information for an inlay hint item.
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
 }
 
@@ -14628,11 +13970,9 @@ func (s *InlayHintOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A parameter literal used in inlay hint requests.
-
-Since: 3.17.0
-*/
+// A parameter literal used in inlay hint requests.
+//
+// Since: 3.17.0
 type InlayHintParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
@@ -14704,27 +14044,19 @@ func (s *InlayHintParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Inlay hint options used during static or dynamic registration.
-
-Since: 3.17.0
-*/
+// Inlay hint options used during static or dynamic registration.
+//
+// Since: 3.17.0
 type InlayHintRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for an inlay hint item.
-	*/
+	// The server provides support to resolve additional
+	// information for an inlay hint item.
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -14803,21 +14135,17 @@ func (s *InlayHintRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
-/*
-Client workspace capabilities specific to inlay hints.
-
-Since: 3.17.0
-*/
+// Client workspace capabilities specific to inlay hints.
+//
+// Since: 3.17.0
 type InlayHintWorkspaceClientCapabilities struct {
-	/*
-	   Whether the client implementation supports a refresh request sent from
-	   the server to the client.
-
-	   Note that this event is global and will force the client to refresh all
-	   inlay hints currently shown. It should be used with absolute care and
-	   is useful for situation where a server for example detects a project wide
-	   change that requires such a calculation.
-	*/
+	// Whether the client implementation supports a refresh request sent from
+	// the server to the client.
+	//
+	// Note that this event is global and will force the client to refresh all
+	// inlay hints currently shown. It should be used with absolute care and
+	// is useful for situation where a server for example detects a project wide
+	// change that requires such a calculation.
 	RefreshSupport *bool `json:"refreshSupport,omitzero"`
 }
 
@@ -14858,11 +14186,9 @@ func (s *InlayHintWorkspaceClientCapabilities) UnmarshalJSONFrom(dec *jsontext.D
 	return nil
 }
 
-/*
-Client capabilities specific to inline completions.
-
-Since: 3.18.0
-*/
+// Client capabilities specific to inline completions.
+//
+// Since: 3.18.0
 type InlineCompletionClientCapabilities struct {
 	// Whether implementation supports dynamic registration for inline completion providers.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -14905,11 +14231,9 @@ func (s *InlineCompletionClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
-/*
-Provides information about the context in which an inline completion was requested.
-
-Since: 3.18.0
-*/
+// Provides information about the context in which an inline completion was requested.
+//
+// Since: 3.18.0
 type InlineCompletionContext struct {
 	// Describes how the inline completion was triggered.
 	TriggerKind InlineCompletionTriggerKind `json:"triggerKind"`
@@ -14968,11 +14292,9 @@ func (s *InlineCompletionContext) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 	return nil
 }
 
-/*
-An inline completion item represents a text snippet that is proposed inline to complete text that is being typed.
-
-Since: 3.18.0
-*/
+// An inline completion item represents a text snippet that is proposed inline to complete text that is being typed.
+//
+// Since: 3.18.0
 type InlineCompletionItem struct {
 	// The text to replace the range with. Must be set.
 	InsertText InlineCompletionItemInsertText `json:"insertText"`
@@ -15060,11 +14382,9 @@ func (s *InlineCompletionItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents a collection of inline completion items to be presented in the editor.
-
-Since: 3.18.0
-*/
+// Represents a collection of inline completion items to be presented in the editor.
+//
+// Since: 3.18.0
 type InlineCompletionList struct {
 	// The inline completion items
 	Items []InlineCompletionItem `json:"items"`
@@ -15109,11 +14429,9 @@ func (s *InlineCompletionList) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Inline completion options used during static registration.
-
-Since: 3.18.0
-*/
+// Inline completion options used during static registration.
+//
+// Since: 3.18.0
 type InlineCompletionOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -15155,11 +14473,9 @@ func (s *InlineCompletionOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 	return nil
 }
 
-/*
-A parameter literal used in inline completion requests.
-
-Since: 3.18.0
-*/
+// A parameter literal used in inline completion requests.
+//
+// Since: 3.18.0
 type InlineCompletionParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -15167,10 +14483,8 @@ type InlineCompletionParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   Additional information about the context in which inline completions were
-	   requested.
-	*/
+	// Additional information about the context in which inline completions were
+	// requested.
 	Context InlineCompletionContext `json:"context"`
 }
 
@@ -15248,22 +14562,16 @@ func (s *InlineCompletionParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	return nil
 }
 
-/*
-Inline completion options used during static or dynamic registration.
-
-Since: 3.18.0
-*/
+// Inline completion options used during static or dynamic registration.
+//
+// Since: 3.18.0
 type InlineCompletionRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -15329,11 +14637,9 @@ func (s *InlineCompletionRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.De
 	return nil
 }
 
-/*
-Client capabilities specific to inline values.
-
-Since: 3.17.0
-*/
+// Client capabilities specific to inline values.
+//
+// Since: 3.17.0
 type InlineValueClientCapabilities struct {
 	// Whether implementation supports dynamic registration for inline value providers.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -15380,10 +14686,8 @@ func (s *InlineValueClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder)
 type InlineValueContext struct {
 	// The stack frame (as a DAP Id) where the execution has stopped.
 	FrameID int32 `json:"frameId"`
-	/*
-	   The document range where execution has stopped.
-	   Typically the end position of the range denotes the line where the inline values are shown.
-	*/
+	// The document range where execution has stopped.
+	// Typically the end position of the range denotes the line where the inline values are shown.
 	StoppedLocation Range `json:"stoppedLocation"`
 }
 
@@ -15439,24 +14743,20 @@ func (s *InlineValueContext) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-To compute an inline value through an expression evaluation.
-
-If only a range is specified, the expression should be
-extracted from the underlying document.
-
-An optional expression could be evaluated instead of
-the extracted expression.
-
-Since: 3.17.0
-*/
+// To compute an inline value through an expression evaluation.
+//
+// If only a range is specified, the expression should be
+// extracted from the underlying document.
+//
+// An optional expression could be evaluated instead of
+// the extracted expression.
+//
+// Since: 3.17.0
 type InlineValueEvaluatableExpression struct {
-	/*
-	   The document range for which the inline value applies.
-
-	   The range could be used to extract the evaluatable expression
-	   from the underlying document.
-	*/
+	// The document range for which the inline value applies.
+	//
+	// The range could be used to extract the evaluatable expression
+	// from the underlying document.
 	Range Range `json:"range"`
 	// If specified the expression could be evaluated instead.
 	Expression *string `json:"expression,omitzero"`
@@ -15514,11 +14814,9 @@ func (s *InlineValueEvaluatableExpression) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-Inline value options used during static registration.
-
-Since: 3.17.0
-*/
+// Inline value options used during static registration.
+//
+// Since: 3.17.0
 type InlineValueOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -15560,11 +14858,9 @@ func (s *InlineValueOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A parameter literal used in inline value requests.
-
-Since: 3.17.0
-*/
+// A parameter literal used in inline value requests.
+//
+// Since: 3.17.0
 type InlineValueParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
@@ -15572,10 +14868,8 @@ type InlineValueParams struct {
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
 	// The document range for which inline values information will be returned.
 	Range Range `json:"range"`
-	/*
-	   Additional information about the context in which inline values information was
-	   requested.
-	*/
+	// Additional information about the context in which inline values information was
+	// requested.
 	Context InlineValueContext `json:"context"`
 }
 
@@ -15653,22 +14947,16 @@ func (s *InlineValueParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Inline value options used during static or dynamic registration.
-
-Since: 3.17.0
-*/
+// Inline value options used during static or dynamic registration.
+//
+// Since: 3.17.0
 type InlineValueRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -15734,11 +15022,9 @@ func (s *InlineValueRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder
 	return nil
 }
 
-/*
-Returns inline value information as the complete text to be shown.
-
-Since: 3.17.0
-*/
+// Returns inline value information as the complete text to be shown.
+//
+// Since: 3.17.0
 type InlineValueText struct {
 	// The document range for which the inline value applies.
 	Range Range `json:"range"`
@@ -15798,24 +15084,20 @@ func (s *InlineValueText) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-To compute inline value through a variable lookup.
-
-If only a range is specified, the variable name should
-be extracted from the underlying document.
-
-An optional variable name could be used to lookup instead
-of the extracted name.
-
-Since: 3.17.0
-*/
+// To compute inline value through a variable lookup.
+//
+// If only a range is specified, the variable name should
+// be extracted from the underlying document.
+//
+// An optional variable name could be used to lookup instead
+// of the extracted name.
+//
+// Since: 3.17.0
 type InlineValueVariableLookup struct {
-	/*
-	   The document range for which the inline value applies.
-
-	   The range could be used to extract the variable name
-	   from the underlying document.
-	*/
+	// The document range for which the inline value applies.
+	//
+	// The range could be used to extract the variable name
+	// from the underlying document.
 	Range Range `json:"range"`
 	// If specified the name of the variable to look up.
 	VariableName *string `json:"variableName,omitzero"`
@@ -15888,21 +15170,17 @@ func (s *InlineValueVariableLookup) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-Client workspace capabilities specific to inline values.
-
-Since: 3.17.0
-*/
+// Client workspace capabilities specific to inline values.
+//
+// Since: 3.17.0
 type InlineValueWorkspaceClientCapabilities struct {
-	/*
-	   Whether the client implementation supports a refresh request sent from the
-	   server to the client.
-
-	   Note that this event is global and will force the client to refresh all
-	   inline values currently shown. It should be used with absolute care and is
-	   useful for situation where a server for example detects a project wide
-	   change that requires such a calculation.
-	*/
+	// Whether the client implementation supports a refresh request sent from the
+	// server to the client.
+	//
+	// Note that this event is global and will force the client to refresh all
+	// inline values currently shown. It should be used with absolute care and is
+	// useful for situation where a server for example detects a project wide
+	// change that requires such a calculation.
 	RefreshSupport *bool `json:"refreshSupport,omitzero"`
 }
 
@@ -15943,11 +15221,9 @@ func (s *InlineValueWorkspaceClientCapabilities) UnmarshalJSONFrom(dec *jsontext
 	return nil
 }
 
-/*
-A special text edit to provide an insert and a replace operation.
-
-Since: 3.16.0
-*/
+// A special text edit to provide an insert and a replace operation.
+//
+// Since: 3.16.0
 type InsertReplaceEdit struct {
 	// The string to be inserted.
 	NewText string `json:"newText"`
@@ -16021,17 +15297,13 @@ func (s *InsertReplaceEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Client capabilities for the linked editing range request.
-
-Since: 3.16.0
-*/
+// Client capabilities for the linked editing range request.
+//
+// Since: 3.16.0
 type LinkedEditingRangeClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
-	   return value for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
+	// return value for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 }
 
@@ -16185,16 +15457,12 @@ func (s *LinkedEditingRangeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 }
 
 type LinkedEditingRangeRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -16260,22 +15528,16 @@ func (s *LinkedEditingRangeRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.
 	return nil
 }
 
-/*
-The result of a linked editing range request.
-
-Since: 3.16.0
-*/
+// The result of a linked editing range request.
+//
+// Since: 3.16.0
 type LinkedEditingRanges struct {
-	/*
-	   A list of ranges that can be edited together. The ranges must have
-	   identical length and contain identical text content. The ranges cannot overlap.
-	*/
+	// A list of ranges that can be edited together. The ranges must have
+	// identical length and contain identical text content. The ranges cannot overlap.
 	Ranges []Range `json:"ranges"`
-	/*
-	   An optional word pattern (regular expression) that describes valid contents for
-	   the given ranges. If no pattern is provided, the client configuration's word
-	   pattern will be used.
-	*/
+	// An optional word pattern (regular expression) that describes valid contents for
+	// the given ranges. If no pattern is provided, the client configuration's word
+	// pattern will be used.
 	WordPattern *string `json:"wordPattern,omitzero"`
 }
 
@@ -16331,10 +15593,8 @@ func (s *LinkedEditingRanges) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents a location inside a resource, such as a line
-inside a text file.
-*/
+// Represents a location inside a resource, such as a line
+// inside a text file.
 type Location struct {
 	URI   DocumentURI `json:"uri"`
 	Range Range       `json:"range"`
@@ -16392,30 +15652,22 @@ func (s *Location) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents the connection of two locations. Provides additional metadata over normal locations,
-including an origin range.
-*/
+// Represents the connection of two locations. Provides additional metadata over normal locations,
+// including an origin range.
 type LocationLink struct {
-	/*
-	   Span of the origin of this link.
-
-	   Used as the underlined span for mouse interaction. Defaults to the word range at
-	   the definition position.
-	*/
+	// Span of the origin of this link.
+	//
+	// Used as the underlined span for mouse interaction. Defaults to the word range at
+	// the definition position.
 	OriginSelectionRange *Range `json:"originSelectionRange,omitzero"`
 	// The target resource identifier of this link.
 	TargetURI DocumentURI `json:"targetUri"`
-	/*
-	   The full target range of this link. If the target for example is a symbol then target range is the
-	   range enclosing this symbol not including leading/trailing whitespace but everything else
-	   like comments. This information is typically used to highlight the range in the editor.
-	*/
+	// The full target range of this link. If the target for example is a symbol then target range is the
+	// range enclosing this symbol not including leading/trailing whitespace but everything else
+	// like comments. This information is typically used to highlight the range in the editor.
 	TargetRange Range `json:"targetRange"`
-	/*
-	   The range that should be selected and revealed when this link is being followed, e.g the name of a function.
-	   Must be contained by the `targetRange`. See also `DocumentSymbol#range`
-	*/
+	// The range that should be selected and revealed when this link is being followed, e.g the name of a function.
+	// Must be contained by the `targetRange`. See also `DocumentSymbol#range`
 	TargetSelectionRange Range `json:"targetSelectionRange"`
 }
 
@@ -16495,11 +15747,9 @@ func (s *LocationLink) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Location with only uri and does not include range.
-
-Since: 3.18.0
-*/
+// Location with only uri and does not include range.
+//
+// Since: 3.18.0
 type LocationURIOnly struct {
 	URI DocumentURI `json:"uri"`
 }
@@ -16662,22 +15912,18 @@ func (s *LogTraceParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Client capabilities specific to the used markdown parser.
-
-Since: 3.16.0
-*/
+// Client capabilities specific to the used markdown parser.
+//
+// Since: 3.16.0
 type MarkdownClientCapabilities struct {
 	// The name of the parser.
 	Parser string `json:"parser"`
 	// The version of the parser.
 	Version *string `json:"version,omitzero"`
-	/*
-	   A list of HTML tags that the client allows / supports in
-	   Markdown.
-
-	   Since: 3.17.0
-	*/
+	// A list of HTML tags that the client allows / supports in
+	// Markdown.
+	//
+	// Since: 3.17.0
 	AllowedTags []string `json:"allowedTags,omitzero"`
 }
 
@@ -16745,11 +15991,9 @@ func (s *MarkdownClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-Since: 3.18.0
-
-Deprecated: use MarkupContent instead.
-*/
+// Since: 3.18.0
+//
+// Deprecated: use MarkupContent instead.
 type MarkedStringWithLanguage struct {
 	Language string `json:"language"`
 	Value    string `json:"value"`
@@ -16808,32 +16052,30 @@ func (s *MarkedStringWithLanguage) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-A `MarkupContent` literal represents a string value which content is interpreted base on its
-kind flag. Currently the protocol supports `plaintext` and `markdown` as markup kinds.
-
-If the kind is `markdown` then the value can contain fenced code blocks like in GitHub issues.
-See https://help.github.com/articles/creating-and-highlighting-code-blocks/#syntax-highlighting
-
-Here is an example how such a string can be constructed using JavaScript / TypeScript:
-```ts
-
-	let markdown: MarkdownContent = {
-	 kind: MarkupKind.Markdown,
-	 value: [
-	   '# Header',
-	   'Some text',
-	   '```typescript',
-	   'someCode();',
-	   '```'
-	 ].join('\n')
-	};
-
-```
-
-*Please Note* that clients might sanitize the return markdown. A client could decide to
-remove HTML from the markdown to avoid script execution.
-*/
+// A `MarkupContent` literal represents a string value which content is interpreted base on its
+// kind flag. Currently the protocol supports `plaintext` and `markdown` as markup kinds.
+//
+// If the kind is `markdown` then the value can contain fenced code blocks like in GitHub issues.
+// See https://help.github.com/articles/creating-and-highlighting-code-blocks/#syntax-highlighting
+//
+// Here is an example how such a string can be constructed using JavaScript / TypeScript:
+// ```ts
+//
+//	let markdown: MarkdownContent = {
+//	 kind: MarkupKind.Markdown,
+//	 value: [
+//	   '# Header',
+//	   'Some text',
+//	   '```typescript',
+//	   'someCode();',
+//	   '```'
+//	 ].join('\n')
+//	};
+//
+// ```
+//
+// *Please Note* that clients might sanitize the return markdown. A client could decide to
+// remove HTML from the markdown to avoid script execution.
 type MarkupContent struct {
 	// The type of the Markup
 	Kind MarkupKind `json:"kind"`
@@ -16938,18 +16180,14 @@ func (s *MessageActionItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Moniker definition to match LSIF 0.5 moniker definition.
-
-Since: 3.16.0
-*/
+// Moniker definition to match LSIF 0.5 moniker definition.
+//
+// Since: 3.16.0
 type Moniker struct {
 	// The scheme of the moniker. For example tsc or .Net
 	Scheme string `json:"scheme"`
-	/*
-	   The identifier of the moniker. The value is opaque in LSIF however
-	   schema owners are allowed to define the structure if they want.
-	*/
+	// The identifier of the moniker. The value is opaque in LSIF however
+	// schema owners are allowed to define the structure if they want.
 	Identifier string `json:"identifier"`
 	// The scope in which the moniker is unique
 	Unique UniquenessLevel `json:"unique"`
@@ -17034,17 +16272,13 @@ func (s *Moniker) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Client capabilities specific to the moniker request.
-
-Since: 3.16.0
-*/
+// Client capabilities specific to the moniker request.
+//
+// Since: 3.16.0
 type MonikerClientCapabilities struct {
-	/*
-	   Whether moniker supports dynamic registration. If this is set to `true`
-	   the client supports the new `MonikerRegistrationOptions` return value
-	   for the corresponding server capability as well.
-	*/
+	// Whether moniker supports dynamic registration. If this is set to `true`
+	// the client supports the new `MonikerRegistrationOptions` return value
+	// for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 }
 
@@ -17133,10 +16367,8 @@ type MonikerParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 }
 
@@ -17214,10 +16446,8 @@ func (s *MonikerParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type MonikerRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 }
@@ -17271,33 +16501,25 @@ func (s *MonikerRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-A notebook cell.
-
-A cell's document URI must be unique across ALL notebook
-cells and can therefore be used to uniquely identify a
-notebook cell or the cell's text document.
-
-Since: 3.17.0
-*/
+// A notebook cell.
+//
+// A cell's document URI must be unique across ALL notebook
+// cells and can therefore be used to uniquely identify a
+// notebook cell or the cell's text document.
+//
+// Since: 3.17.0
 type NotebookCell struct {
 	// The cell's kind
 	Kind NotebookCellKind `json:"kind"`
-	/*
-	   The URI of the cell's text document
-	   content.
-	*/
+	// The URI of the cell's text document
+	// content.
 	Document DocumentURI `json:"document"`
-	/*
-	   Additional metadata stored with the cell.
-
-	   Note: should always be an object literal (e.g. LSPObject)
-	*/
+	// Additional metadata stored with the cell.
+	//
+	// Note: should always be an object literal (e.g. LSPObject)
 	Metadata jsontext.Value `json:"metadata,omitzero"`
-	/*
-	   Additional execution summary information
-	   if supported by the client.
-	*/
+	// Additional execution summary information
+	// if supported by the client.
 	ExecutionSummary *ExecutionSummary `json:"executionSummary,omitzero"`
 }
 
@@ -17370,12 +16592,10 @@ func (s *NotebookCell) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A change describing how to move a `NotebookCell`
-array from state S to S'.
-
-Since: 3.17.0
-*/
+// A change describing how to move a `NotebookCell`
+// array from state S to S'.
+//
+// Since: 3.17.0
 type NotebookCellArrayChange struct {
 	// The start oftest of the cell that changed.
 	Start uint32 `json:"start"`
@@ -17494,26 +16714,20 @@ func (s *NotebookCellLanguage) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A notebook cell text document filter denotes a cell text
-document by different properties.
-
-Since: 3.17.0
-*/
+// A notebook cell text document filter denotes a cell text
+// document by different properties.
+//
+// Since: 3.17.0
 type NotebookCellTextDocumentFilter struct {
-	/*
-	   A filter that matches against the notebook
-	   containing the notebook cell. If a string
-	   value is provided it matches against the
-	   notebook type. '*' matches every notebook.
-	*/
+	// A filter that matches against the notebook
+	// containing the notebook cell. If a string
+	// value is provided it matches against the
+	// notebook type. '*' matches every notebook.
 	Notebook StringOrNotebookDocumentFilter `json:"notebook"`
-	/*
-	   A language id like `python`.
-
-	   Will be matched against the language id of the
-	   notebook cell document. '*' matches every language.
-	*/
+	// A language id like `python`.
+	//
+	// Will be matched against the language id of the
+	// notebook cell document. '*' matches every language.
 	Language *string `json:"language,omitzero"`
 }
 
@@ -17569,27 +16783,21 @@ func (s *NotebookCellTextDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder
 	return nil
 }
 
-/*
-A notebook document.
-
-Since: 3.17.0
-*/
+// A notebook document.
+//
+// Since: 3.17.0
 type NotebookDocument struct {
 	// The notebook document's uri.
 	URI URI `json:"uri"`
 	// The type of the notebook.
 	NotebookType string `json:"notebookType"`
-	/*
-	   The version number of this document (it will increase after each
-	   change, including undo/redo).
-	*/
+	// The version number of this document (it will increase after each
+	// change, including undo/redo).
 	Version int32 `json:"version"`
-	/*
-	   Additional metadata stored with the notebook
-	   document.
-
-	   Note: should always be an object literal (e.g. LSPObject)
-	*/
+	// Additional metadata stored with the notebook
+	// document.
+	//
+	// Note: should always be an object literal (e.g. LSPObject)
 	Metadata jsontext.Value `json:"metadata,omitzero"`
 	// The cells of a notebook.
 	Cells []NotebookCell `json:"cells"`
@@ -17678,11 +16886,9 @@ func (s *NotebookDocument) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Structural changes to cells in a notebook document.
-
-Since: 3.18.0
-*/
+// Structural changes to cells in a notebook document.
+//
+// Since: 3.18.0
 type NotebookDocumentCellChangeStructure struct {
 	// The change to the cell array.
 	Array NotebookCellArrayChange `json:"array"`
@@ -17753,21 +16959,15 @@ func (s *NotebookDocumentCellChangeStructure) UnmarshalJSONFrom(dec *jsontext.De
 	return nil
 }
 
-/*
-Cell changes to a notebook document.
-
-Since: 3.18.0
-*/
+// Cell changes to a notebook document.
+//
+// Since: 3.18.0
 type NotebookDocumentCellChanges struct {
-	/*
-	   Changes to the cell structure to add or
-	   remove cells.
-	*/
+	// Changes to the cell structure to add or
+	// remove cells.
 	Structure *NotebookDocumentCellChangeStructure `json:"structure,omitzero"`
-	/*
-	   Changes to notebook cells properties like its
-	   kind, execution summary or metadata.
-	*/
+	// Changes to notebook cells properties like its
+	// kind, execution summary or metadata.
 	Data []NotebookCell `json:"data,omitzero"`
 	// Changes to the text content of notebook cells.
 	TextContent []NotebookDocumentCellContentChanges `json:"textContent,omitzero"`
@@ -17831,11 +17031,9 @@ func (s *NotebookDocumentCellChanges) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-Content changes to a cell in a notebook document.
-
-Since: 3.18.0
-*/
+// Content changes to a cell in a notebook document.
+//
+// Since: 3.18.0
 type NotebookDocumentCellContentChanges struct {
 	Document VersionedTextDocumentIdentifier  `json:"document"`
 	Changes  []TextDocumentContentChangeEvent `json:"changes"`
@@ -17892,17 +17090,13 @@ func (s *NotebookDocumentCellContentChanges) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
-/*
-A change event for a notebook document.
-
-Since: 3.17.0
-*/
+// A change event for a notebook document.
+//
+// Since: 3.17.0
 type NotebookDocumentChangeEvent struct {
-	/*
-	   The changed meta data if any.
-
-	   Note: should always be an object literal (e.g. LSPObject)
-	*/
+	// The changed meta data if any.
+	//
+	// Note: should always be an object literal (e.g. LSPObject)
 	Metadata jsontext.Value `json:"metadata,omitzero"`
 	// Changes to cells
 	Cells *NotebookDocumentCellChanges `json:"cells,omitzero"`
@@ -17949,17 +17143,13 @@ func (s *NotebookDocumentChangeEvent) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-Capabilities specific to the notebook document support.
-
-Since: 3.17.0
-*/
+// Capabilities specific to the notebook document support.
+//
+// Since: 3.17.0
 type NotebookDocumentClientCapabilities struct {
-	/*
-	   Capabilities specific to notebook document synchronization
-
-	   Since: 3.17.0
-	*/
+	// Capabilities specific to notebook document synchronization
+	//
+	// Since: 3.17.0
 	Synchronization NotebookDocumentSyncClientCapabilities `json:"synchronization"`
 }
 
@@ -18002,11 +17192,9 @@ func (s *NotebookDocumentClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
-/*
-A notebook document filter where `notebookType` is required field.
-
-Since: 3.18.0
-*/
+// A notebook document filter where `notebookType` is required field.
+//
+// Since: 3.18.0
 type NotebookDocumentFilterNotebookType struct {
 	// The type of the enclosing notebook.
 	NotebookType string `json:"notebookType"`
@@ -18080,11 +17268,9 @@ func (s *NotebookDocumentFilterNotebookType) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
-/*
-A notebook document filter where `pattern` is required field.
-
-Since: 3.18.0
-*/
+// A notebook document filter where `pattern` is required field.
+//
+// Since: 3.18.0
 type NotebookDocumentFilterPattern struct {
 	// The type of the enclosing notebook.
 	NotebookType *string `json:"notebookType,omitzero"`
@@ -18159,11 +17345,9 @@ func (s *NotebookDocumentFilterPattern) UnmarshalJSONFrom(dec *jsontext.Decoder)
 	return nil
 }
 
-/*
-A notebook document filter where `scheme` is required field.
-
-Since: 3.18.0
-*/
+// A notebook document filter where `scheme` is required field.
+//
+// Since: 3.18.0
 type NotebookDocumentFilterScheme struct {
 	// The type of the enclosing notebook.
 	NotebookType *string `json:"notebookType,omitzero"`
@@ -18239,11 +17423,9 @@ func (s *NotebookDocumentFilterScheme) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 
 // Since: 3.18.0
 type NotebookDocumentFilterWithCells struct {
-	/*
-	   The notebook to be synced If a string
-	   value is provided it matches against the
-	   notebook type. '*' matches every notebook.
-	*/
+	// The notebook to be synced If a string
+	// value is provided it matches against the
+	// notebook type. '*' matches every notebook.
 	Notebook StringOrNotebookDocumentFilter `json:"notebook,omitzero"`
 	// The cells of the matching notebook to be synced.
 	Cells []NotebookCellLanguage `json:"cells"`
@@ -18301,11 +17483,9 @@ func (s *NotebookDocumentFilterWithCells) UnmarshalJSONFrom(dec *jsontext.Decode
 
 // Since: 3.18.0
 type NotebookDocumentFilterWithNotebook struct {
-	/*
-	   The notebook to be synced If a string
-	   value is provided it matches against the
-	   notebook type. '*' matches every notebook.
-	*/
+	// The notebook to be synced If a string
+	// value is provided it matches against the
+	// notebook type. '*' matches every notebook.
 	Notebook StringOrNotebookDocumentFilter `json:"notebook"`
 	// The cells of the matching notebook to be synced.
 	Cells []NotebookCellLanguage `json:"cells,omitzero"`
@@ -18361,11 +17541,9 @@ func (s *NotebookDocumentFilterWithNotebook) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
-/*
-A literal to identify a notebook document in the client.
-
-Since: 3.17.0
-*/
+// A literal to identify a notebook document in the client.
+//
+// Since: 3.17.0
 type NotebookDocumentIdentifier struct {
 	// The notebook document's uri.
 	URI URI `json:"uri"`
@@ -18411,18 +17589,14 @@ func (s *NotebookDocumentIdentifier) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-Notebook specific client capabilities.
-
-Since: 3.17.0
-*/
+// Notebook specific client capabilities.
+//
+// Since: 3.17.0
 type NotebookDocumentSyncClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is
-	   set to `true` the client supports the new
-	   `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
-	   return value for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is
+	// set to `true` the client supports the new
+	// `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
+	// return value for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 	// The client supports sending execution summary data per cell.
 	ExecutionSummarySupport *bool `json:"executionSummarySupport,omitzero"`
@@ -18478,28 +17652,24 @@ func (s *NotebookDocumentSyncClientCapabilities) UnmarshalJSONFrom(dec *jsontext
 	return nil
 }
 
-/*
-Options specific to a notebook plus its cells
-to be synced to the server.
-
-If a selector provides a notebook document
-filter but no cell selector all cells of a
-matching notebook document will be synced.
-
-If a selector provides no notebook document
-filter but only a cell selector all notebook
-document that contain at least one matching
-cell will be synced.
-
-Since: 3.17.0
-*/
+// Options specific to a notebook plus its cells
+// to be synced to the server.
+//
+// If a selector provides a notebook document
+// filter but no cell selector all cells of a
+// matching notebook document will be synced.
+//
+// If a selector provides no notebook document
+// filter but only a cell selector all notebook
+// document that contain at least one matching
+// cell will be synced.
+//
+// Since: 3.17.0
 type NotebookDocumentSyncOptions struct {
 	// The notebooks to be synced
 	NotebookSelector []NotebookDocumentSyncOptionsNotebookSelectorElem `json:"notebookSelector"`
-	/*
-	   Whether save notification should be forwarded to
-	   the server. Will only be honored if mode === `notebook`.
-	*/
+	// Whether save notification should be forwarded to
+	// the server. Will only be honored if mode === `notebook`.
 	Save *bool `json:"save,omitzero"`
 }
 
@@ -18555,23 +17725,17 @@ func (s *NotebookDocumentSyncOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-Registration options specific to a notebook.
-
-Since: 3.17.0
-*/
+// Registration options specific to a notebook.
+//
+// Since: 3.17.0
 type NotebookDocumentSyncRegistrationOptions struct {
 	// The notebooks to be synced
 	NotebookSelector []NotebookDocumentSyncOptionsNotebookSelectorElem `json:"notebookSelector"`
-	/*
-	   Whether save notification should be forwarded to
-	   the server. Will only be honored if mode === `notebook`.
-	*/
+	// Whether save notification should be forwarded to
+	// the server. Will only be honored if mode === `notebook`.
 	Save *bool `json:"save,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -18644,13 +17808,11 @@ func (s *NotebookDocumentSyncRegistrationOptions) UnmarshalJSONFrom(dec *jsontex
 type OptionalVersionedTextDocumentIdentifier struct {
 	// The text document's uri.
 	URI DocumentURI `json:"uri"`
-	/*
-	   The version number of this document. If a versioned text document identifier
-	   is sent from the server to the client and the file is not open in the editor
-	   (the server has not received an open notification before) the server can send
-	   `null` to indicate that the version is unknown and the content on disk is the
-	   truth (as specified with document content ownership).
-	*/
+	// The version number of this document. If a versioned text document identifier
+	// is sent from the server to the client and the file is not open in the editor
+	// (the server has not received an open notification before) the server can send
+	// `null` to indicate that the version is unknown and the content on disk is the
+	// truth (as specified with document content ownership).
 	Version Nullable[int32] `json:"version"`
 }
 
@@ -18703,30 +17865,24 @@ func (s *OptionalVersionedTextDocumentIdentifier) UnmarshalJSONFrom(dec *jsontex
 	return nil
 }
 
-/*
-Represents a parameter of a callable-signature. A parameter can
-have a label and a doc-comment.
-*/
+// Represents a parameter of a callable-signature. A parameter can
+// have a label and a doc-comment.
 type ParameterInformation struct {
-	/*
-	   The label of this parameter information.
-
-	   Either a string or an inclusive start and exclusive end offsets within its containing
-	   signature label. (see SignatureInformation.label). The offsets are based on a UTF-16
-	   string representation as `Position` and `Range` does.
-
-	   To avoid ambiguities a server should use the [start, end] offset value instead of using
-	   a substring. Whether a client support this is controlled via `labelOffsetSupport` client
-	   capability.
-
-	   *Note*: a label of type string should be a substring of its containing signature label.
-	   Its intended use case is to highlight the parameter label part in the `SignatureInformation.label`.
-	*/
+	// The label of this parameter information.
+	//
+	// Either a string or an inclusive start and exclusive end offsets within its containing
+	// signature label. (see SignatureInformation.label). The offsets are based on a UTF-16
+	// string representation as `Position` and `Range` does.
+	//
+	// To avoid ambiguities a server should use the [start, end] offset value instead of using
+	// a substring. Whether a client support this is controlled via `labelOffsetSupport` client
+	// capability.
+	//
+	// *Note*: a label of type string should be a substring of its containing signature label.
+	// Its intended use case is to highlight the parameter label part in the `SignatureInformation.label`.
 	Label ParameterInformationLabel `json:"label"`
-	/*
-	   The human-readable doc-comment of this parameter. Will be shown
-	   in the UI but can be omitted.
-	*/
+	// The human-readable doc-comment of this parameter. Will be shown
+	// in the UI but can be omitted.
 	Documentation StringOrMarkupContent `json:"documentation,omitzero"`
 }
 
@@ -18781,10 +17937,8 @@ func (s *ParameterInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type PartialResultParams struct {
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 }
 
@@ -18823,44 +17977,40 @@ func (s *PartialResultParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Position in a text document expressed as zero-based line and character
-offset. Prior to 3.17 the offsets were always based on a UTF-16 string
-representation. So a string of the form `a𐐀b` the character offset of the
-character `a` is 0, the character offset of `𐐀` is 1 and the character
-offset of b is 3 since `𐐀` is represented using two code units in UTF-16.
-Since 3.17 clients and servers can agree on a different string encoding
-representation (e.g. UTF-8). The client announces it's supported encoding
-via the client capability [`general.positionEncodings`](https://microsoft.github.io/language-server-protocol/specifications/specification-current/#clientCapabilities).
-The value is an array of position encodings the client supports, with
-decreasing preference (e.g. the encoding at index `0` is the most preferred
-one). To stay backwards compatible the only mandatory encoding is UTF-16
-represented via the string `utf-16`. The server can pick one of the
-encodings offered by the client and signals that encoding back to the
-client via the initialize result's property
-[`capabilities.positionEncoding`](https://microsoft.github.io/language-server-protocol/specifications/specification-current/#serverCapabilities). If the string value
-`utf-16` is missing from the client's capability `general.positionEncodings`
-servers can safely assume that the client supports UTF-16. If the server
-omits the position encoding in its initialize result the encoding defaults
-to the string value `utf-16`. Implementation considerations: since the
-conversion from one encoding into another requires the content of the
-file / line the conversion is best done where the file is read which is
-usually on the server side.
-
-Positions are line end character agnostic. So you can not specify a position
-that denotes `\r|\n` or `\n|` where `|` represents the character offset.
-
-Since: 3.17.0 - support for negotiated position encoding.
-*/
+// Position in a text document expressed as zero-based line and character
+// offset. Prior to 3.17 the offsets were always based on a UTF-16 string
+// representation. So a string of the form `a𐐀b` the character offset of the
+// character `a` is 0, the character offset of `𐐀` is 1 and the character
+// offset of b is 3 since `𐐀` is represented using two code units in UTF-16.
+// Since 3.17 clients and servers can agree on a different string encoding
+// representation (e.g. UTF-8). The client announces it's supported encoding
+// via the client capability [`general.positionEncodings`](https://microsoft.github.io/language-server-protocol/specifications/specification-current/#clientCapabilities).
+// The value is an array of position encodings the client supports, with
+// decreasing preference (e.g. the encoding at index `0` is the most preferred
+// one). To stay backwards compatible the only mandatory encoding is UTF-16
+// represented via the string `utf-16`. The server can pick one of the
+// encodings offered by the client and signals that encoding back to the
+// client via the initialize result's property
+// [`capabilities.positionEncoding`](https://microsoft.github.io/language-server-protocol/specifications/specification-current/#serverCapabilities). If the string value
+// `utf-16` is missing from the client's capability `general.positionEncodings`
+// servers can safely assume that the client supports UTF-16. If the server
+// omits the position encoding in its initialize result the encoding defaults
+// to the string value `utf-16`. Implementation considerations: since the
+// conversion from one encoding into another requires the content of the
+// file / line the conversion is best done where the file is read which is
+// usually on the server side.
+//
+// Positions are line end character agnostic. So you can not specify a position
+// that denotes `\r|\n` or `\n|` where `|` represents the character offset.
+//
+// Since: 3.17.0 - support for negotiated position encoding.
 type Position struct {
 	// Line position in a document (zero-based).
 	Line uint32 `json:"line"`
-	/*
-	   Character offset on a line in a document (zero-based).
-
-	   The meaning of this offset is determined by the negotiated
-	   `PositionEncodingKind`.
-	*/
+	// Character offset on a line in a document (zero-based).
+	//
+	// The meaning of this offset is determined by the negotiated
+	// `PositionEncodingKind`.
 	Character uint32 `json:"character"`
 }
 
@@ -19091,16 +18241,12 @@ func (s *PrepareRenamePlaceholder) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-A previous result id in a workspace pull request.
-
-Since: 3.17.0
-*/
+// A previous result id in a workspace pull request.
+//
+// Since: 3.17.0
 type PreviousResultID struct {
-	/*
-	   The URI for which the client knowns a
-	   result id.
-	*/
+	// The URI for which the client knowns a
+	// result id.
 	URI DocumentURI `json:"uri"`
 	// The value of the previous result id.
 	Value string `json:"value"`
@@ -19218,33 +18364,25 @@ func (s *ProgressParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type PublishDiagnosticsClientCapabilities struct {
 	// Whether the clients accepts diagnostics with related information.
 	RelatedInformation *bool `json:"relatedInformation,omitzero"`
-	/*
-	   Client supports the tag property to provide meta data about a diagnostic.
-	   Clients supporting tags have to handle unknown tags gracefully.
-
-	   Since: 3.15.0
-	*/
+	// Client supports the tag property to provide meta data about a diagnostic.
+	// Clients supporting tags have to handle unknown tags gracefully.
+	//
+	// Since: 3.15.0
 	TagSupport *ClientDiagnosticsTagOptions `json:"tagSupport,omitzero"`
-	/*
-	   Client supports a codeDescription property
-
-	   Since: 3.16.0
-	*/
+	// Client supports a codeDescription property
+	//
+	// Since: 3.16.0
 	CodeDescriptionSupport *bool `json:"codeDescriptionSupport,omitzero"`
-	/*
-	   Whether code action supports the `data` property which is
-	   preserved between a `textDocument/publishDiagnostics` and
-	   `textDocument/codeAction` request.
-
-	   Since: 3.16.0
-	*/
+	// Whether code action supports the `data` property which is
+	// preserved between a `textDocument/publishDiagnostics` and
+	// `textDocument/codeAction` request.
+	//
+	// Since: 3.16.0
 	DataSupport *bool `json:"dataSupport,omitzero"`
-	/*
-	   Whether the client interprets the version property of the
-	   `textDocument/publishDiagnostics` notification's parameter.
-
-	   Since: 3.15.0
-	*/
+	// Whether the client interprets the version property of the
+	// `textDocument/publishDiagnostics` notification's parameter.
+	//
+	// Since: 3.15.0
 	VersionSupport *bool `json:"versionSupport,omitzero"`
 }
 
@@ -19340,11 +18478,9 @@ func (s *PublishDiagnosticsClientCapabilities) UnmarshalJSONFrom(dec *jsontext.D
 type PublishDiagnosticsParams struct {
 	// The URI for which diagnostic information is reported.
 	URI DocumentURI `json:"uri"`
-	/*
-	   Optional the version number of the document the diagnostics are published for.
-
-	   Since: 3.15.0
-	*/
+	// Optional the version number of the document the diagnostics are published for.
+	//
+	// Since: 3.15.0
 	Version *int32 `json:"version,omitzero"`
 	// An array of diagnostic information items.
 	Diagnostics []Diagnostic `json:"diagnostics"`
@@ -19415,21 +18551,19 @@ func (s *PublishDiagnosticsParams) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-A range in a text document expressed as (zero-based) start and end positions.
-
-If you want to specify a range that contains a line including the line ending
-character(s) then use an end position denoting the start of the next line.
-For example:
-```ts
-
-	{
-	    start: { line: 5, character: 23 }
-	    end : { line 6, character : 0 }
-	}
-
-```
-*/
+// A range in a text document expressed as (zero-based) start and end positions.
+//
+// If you want to specify a range that contains a line including the line ending
+// character(s) then use an end position denoting the start of the next line.
+// For example:
+// ```ts
+//
+//	{
+//	    start: { line: 5, character: 23 }
+//	    end : { line 6, character : 0 }
+//	}
+//
+// ```
 type Range struct {
 	// The range's start position.
 	Start Position `json:"start"`
@@ -19531,10 +18665,8 @@ func (s *ReferenceClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-Value-object that contains additional information when
-requesting references.
-*/
+// Value-object that contains additional information when
+// requesting references.
 type ReferenceContext struct {
 	// Include the declaration of the current symbol.
 	IncludeDeclaration bool `json:"includeDeclaration"`
@@ -19630,10 +18762,8 @@ type ReferenceParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken    `json:"partialResultToken,omitzero"`
 	Context            ReferenceContext `json:"context"`
 }
@@ -19725,10 +18855,8 @@ func (s *ReferenceParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a ReferencesRequest.
 type ReferenceRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 }
@@ -19784,10 +18912,8 @@ func (s *ReferenceRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 
 // General parameters to register for a notification or to register a provider.
 type Registration struct {
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again.
 	ID string `json:"id"`
 	// The method / capability to register for.
 	Method string `json:"method"`
@@ -19896,11 +19022,9 @@ func (s *RegistrationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Client capabilities specific to regular expressions.
-
-Since: 3.16.0
-*/
+// Client capabilities specific to regular expressions.
+//
+// Since: 3.16.0
 type RegularExpressionsClientCapabilities struct {
 	// The engine's name.
 	Engine RegularExpressionEngineKind `json:"engine"`
@@ -19961,31 +19085,25 @@ func (s *RegularExpressionsClientCapabilities) UnmarshalJSONFrom(dec *jsontext.D
 	return nil
 }
 
-/*
-A full diagnostic report with a set of related documents.
-
-Since: 3.17.0
-*/
+// A full diagnostic report with a set of related documents.
+//
+// Since: 3.17.0
 type RelatedFullDocumentDiagnosticReport struct {
 	// A full document diagnostic report.
 	Kind LiteralFull `json:"kind"`
-	/*
-	   An optional result id. If provided it will
-	   be sent on the next diagnostic request for the
-	   same document.
-	*/
+	// An optional result id. If provided it will
+	// be sent on the next diagnostic request for the
+	// same document.
 	ResultID *string `json:"resultId,omitzero"`
 	// The actual items.
 	Items []Diagnostic `json:"items"`
-	/*
-	   Diagnostics of related documents. This information is useful
-	   in programming languages where code in a file A can generate
-	   diagnostics in a file B which A depends on. An example of
-	   such a language is C/C++ where marco definitions in a file
-	   a.cpp and result in errors in a header file b.hpp.
-
-	   Since: 3.17.0
-	*/
+	// Diagnostics of related documents. This information is useful
+	// in programming languages where code in a file A can generate
+	// diagnostics in a file B which A depends on. An example of
+	// such a language is C/C++ where marco definitions in a file
+	// a.cpp and result in errors in a header file b.hpp.
+	//
+	// Since: 3.17.0
 	RelatedDocuments map[DocumentURI]FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport `json:"relatedDocuments,omitzero"`
 }
 
@@ -20064,33 +19182,25 @@ func (s *RelatedFullDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.De
 	return nil
 }
 
-/*
-An unchanged diagnostic report with a set of related documents.
-
-Since: 3.17.0
-*/
+// An unchanged diagnostic report with a set of related documents.
+//
+// Since: 3.17.0
 type RelatedUnchangedDocumentDiagnosticReport struct {
-	/*
-	   A document diagnostic report indicating
-	   no changes to the last result. A server can
-	   only return `unchanged` if result ids are
-	   provided.
-	*/
+	// A document diagnostic report indicating
+	// no changes to the last result. A server can
+	// only return `unchanged` if result ids are
+	// provided.
 	Kind LiteralUnchanged `json:"kind"`
-	/*
-	   A result id which will be sent on the next
-	   diagnostic request for the same document.
-	*/
+	// A result id which will be sent on the next
+	// diagnostic request for the same document.
 	ResultID string `json:"resultId"`
-	/*
-	   Diagnostics of related documents. This information is useful
-	   in programming languages where code in a file A can generate
-	   diagnostics in a file B which A depends on. An example of
-	   such a language is C/C++ where marco definitions in a file
-	   a.cpp and result in errors in a header file b.hpp.
-
-	   Since: 3.17.0
-	*/
+	// Diagnostics of related documents. This information is useful
+	// in programming languages where code in a file A can generate
+	// diagnostics in a file B which A depends on. An example of
+	// such a language is C/C++ where marco definitions in a file
+	// a.cpp and result in errors in a header file b.hpp.
+	//
+	// Since: 3.17.0
 	RelatedDocuments map[DocumentURI]FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport `json:"relatedDocuments,omitzero"`
 }
 
@@ -20157,18 +19267,14 @@ func (s *RelatedUnchangedDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsonte
 	return nil
 }
 
-/*
-A relative pattern is a helper to construct glob patterns that are matched
-relatively to a base URI. The common value for a `baseUri` is a workspace
-folder root, but it can be another absolute URI as well.
-
-Since: 3.17.0
-*/
+// A relative pattern is a helper to construct glob patterns that are matched
+// relatively to a base URI. The common value for a `baseUri` is a workspace
+// folder root, but it can be another absolute URI as well.
+//
+// Since: 3.17.0
 type RelativePattern struct {
-	/*
-	   A workspace folder or a base URI to which this pattern will be matched
-	   against relatively.
-	*/
+	// A workspace folder or a base URI to which this pattern will be matched
+	// against relatively.
 	BaseURI RelativePatternBaseURI `json:"baseUri"`
 	// The actual glob pattern;
 	Pattern Pattern `json:"pattern"`
@@ -20229,31 +19335,25 @@ func (s *RelativePattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type RenameClientCapabilities struct {
 	// Whether rename supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Client supports testing for validity of rename operations
-	   before execution.
-
-	   Since: 3.12.0
-	*/
+	// Client supports testing for validity of rename operations
+	// before execution.
+	//
+	// Since: 3.12.0
 	PrepareSupport *bool `json:"prepareSupport,omitzero"`
-	/*
-	   Client supports the default behavior result.
-
-	   The value indicates the default behavior used by the
-	   client.
-
-	   Since: 3.16.0
-	*/
+	// Client supports the default behavior result.
+	//
+	// The value indicates the default behavior used by the
+	// client.
+	//
+	// Since: 3.16.0
 	PrepareSupportDefaultBehavior *PrepareSupportDefaultBehavior `json:"prepareSupportDefaultBehavior,omitzero"`
-	/*
-	   Whether the client honors the change annotations in
-	   text edits and resource operations returned via the
-	   rename request's workspace edit by for example presenting
-	   the workspace edit in the user interface and asking
-	   for confirmation.
-
-	   Since: 3.16.0
-	*/
+	// Whether the client honors the change annotations in
+	// text edits and resource operations returned via the
+	// rename request's workspace edit by for example presenting
+	// the workspace edit in the user interface and asking
+	// for confirmation.
+	//
+	// Since: 3.16.0
 	HonorsChangeAnnotations *bool `json:"honorsChangeAnnotations,omitzero"`
 }
 
@@ -20336,11 +19436,9 @@ func (s *RenameClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 type RenameFile struct {
 	// A rename
 	Kind LiteralRename `json:"kind"`
-	/*
-	   An optional annotation identifier describing the operation.
-
-	   Since: 3.16.0
-	*/
+	// An optional annotation identifier describing the operation.
+	//
+	// Since: 3.16.0
 	AnnotationID *ChangeAnnotationIdentifier `json:"annotationId,omitzero"`
 	// The old (existing) location.
 	OldURI DocumentURI `json:"oldUri"`
@@ -20498,17 +19596,13 @@ func (s *RenameFileOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The parameters sent in notifications/requests for user-initiated renames of
-files.
-
-Since: 3.16.0
-*/
+// The parameters sent in notifications/requests for user-initiated renames of
+// files.
+//
+// Since: 3.16.0
 type RenameFilesParams struct {
-	/*
-	   An array of all files/folders renamed in this operation. When a folder is renamed, only
-	   the folder will be included, and not its children.
-	*/
+	// An array of all files/folders renamed in this operation. When a folder is renamed, only
+	// the folder will be included, and not its children.
 	Files []FileRename `json:"files"`
 }
 
@@ -20554,11 +19648,9 @@ func (s *RenameFilesParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // Provider options for a RenameRequest.
 type RenameOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   Renames should be checked and tested before being executed.
-
-	   Since: version 3.12.0
-	*/
+	// Renames should be checked and tested before being executed.
+	//
+	// Since: version 3.12.0
 	PrepareProvider *bool `json:"prepareProvider,omitzero"`
 }
 
@@ -20620,11 +19712,9 @@ type RenameParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   The new name of the symbol. If the given name is not valid the
-	   request must return a ResponseError with an
-	   appropriate message set.
-	*/
+	// The new name of the symbol. If the given name is not valid the
+	// request must return a ResponseError with an
+	// appropriate message set.
 	NewName string `json:"newName"`
 }
 
@@ -20705,17 +19795,13 @@ func (s *RenameParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a RenameRequest.
 type RenameRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   Renames should be checked and tested before being executed.
-
-	   Since: version 3.12.0
-	*/
+	// Renames should be checked and tested before being executed.
+	//
+	// Since: version 3.12.0
 	PrepareProvider *bool `json:"prepareProvider,omitzero"`
 }
 
@@ -20785,11 +19871,9 @@ func (s *RenameRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 type ResourceOperation struct {
 	// The resource operation kind.
 	Kind string `json:"kind"`
-	/*
-	   An optional annotation identifier describing the operation.
-
-	   Since: 3.16.0
-	*/
+	// An optional annotation identifier describing the operation.
+	//
+	// Since: 3.16.0
 	AnnotationID *ChangeAnnotationIdentifier `json:"annotationId,omitzero"`
 }
 
@@ -20889,11 +19973,9 @@ func (s *SaveOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Describes the currently selected completion item.
-
-Since: 3.18.0
-*/
+// Describes the currently selected completion item.
+//
+// Since: 3.18.0
 type SelectedCompletionInfo struct {
 	// The range that will be replaced if this completion item is accepted.
 	Range Range `json:"range"`
@@ -20953,10 +20035,8 @@ func (s *SelectedCompletionInfo) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	return nil
 }
 
-/*
-A selection range represents a part of a selection hierarchy. A selection range
-may have a parent selection range that contains it.
-*/
+// A selection range represents a part of a selection hierarchy. A selection range
+// may have a parent selection range that contains it.
 type SelectionRange struct {
 	// The range of this selection range.
 	Range Range `json:"range"`
@@ -21016,11 +20096,9 @@ func (s *SelectionRange) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type SelectionRangeClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration for selection range providers. If this is set to `true`
-	   the client supports the new `SelectionRangeRegistrationOptions` return value for the corresponding server
-	   capability as well.
-	*/
+	// Whether implementation supports dynamic registration for selection range providers. If this is set to `true`
+	// the client supports the new `SelectionRangeRegistrationOptions` return value for the corresponding server
+	// capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 }
 
@@ -21106,10 +20184,8 @@ func (s *SelectionRangeOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type SelectionRangeParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -21192,15 +20268,11 @@ func (s *SelectionRangeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 type SelectionRangeRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -21268,12 +20340,10 @@ func (s *SelectionRangeRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 
 // Since: 3.16.0
 type SemanticTokens struct {
-	/*
-	   An optional result id. If provided and clients support delta updating
-	   the client will include the result id in the next semantic token request.
-	   A server can then instead of computing all semantic tokens again simply
-	   send a delta.
-	*/
+	// An optional result id. If provided and clients support delta updating
+	// the client will include the result id in the next semantic token request.
+	// A server can then instead of computing all semantic tokens again simply
+	// send a delta.
 	ResultID *string `json:"resultId,omitzero"`
 	// The actual tokens.
 	Data []uint32 `json:"data"`
@@ -21333,22 +20403,18 @@ func (s *SemanticTokens) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Since: 3.16.0
 type SemanticTokensClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
-	   return value for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
+	// return value for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   Which requests the client supports and might send to the server
-	   depending on the server's capability. Please note that clients might not
-	   show semantic tokens or degrade some of the user experience if a range
-	   or full request is advertised by the client but not provided by the
-	   server. If for example the client capability `requests.full` and
-	   `request.range` are both set to true but the server only provides a
-	   range provider the client might not render a minimap correctly or might
-	   even decide to not show any semantic tokens at all.
-	*/
+	// Which requests the client supports and might send to the server
+	// depending on the server's capability. Please note that clients might not
+	// show semantic tokens or degrade some of the user experience if a range
+	// or full request is advertised by the client but not provided by the
+	// server. If for example the client capability `requests.full` and
+	// `request.range` are both set to true but the server only provides a
+	// range provider the client might not render a minimap correctly or might
+	// even decide to not show any semantic tokens at all.
 	Requests ClientSemanticTokensRequestOptions `json:"requests"`
 	// The token types that the client supports.
 	TokenTypes []string `json:"tokenTypes"`
@@ -21360,27 +20426,23 @@ type SemanticTokensClientCapabilities struct {
 	OverlappingTokenSupport *bool `json:"overlappingTokenSupport,omitzero"`
 	// Whether the client supports tokens that can span multiple lines.
 	MultilineTokenSupport *bool `json:"multilineTokenSupport,omitzero"`
-	/*
-	   Whether the client allows the server to actively cancel a
-	   semantic token request, e.g. supports returning
-	   LSPErrorCodes.ServerCancelled. If a server does the client
-	   needs to retrigger the request.
-
-	   Since: 3.17.0
-	*/
+	// Whether the client allows the server to actively cancel a
+	// semantic token request, e.g. supports returning
+	// LSPErrorCodes.ServerCancelled. If a server does the client
+	// needs to retrigger the request.
+	//
+	// Since: 3.17.0
 	ServerCancelSupport *bool `json:"serverCancelSupport,omitzero"`
-	/*
-	   Whether the client uses semantic tokens to augment existing
-	   syntax tokens. If set to `true` client side created syntax
-	   tokens and semantic tokens are both used for colorization. If
-	   set to `false` the client only uses the returned semantic tokens
-	   for colorization.
-
-	   If the value is `undefined` then the client behavior is not
-	   specified.
-
-	   Since: 3.17.0
-	*/
+	// Whether the client uses semantic tokens to augment existing
+	// syntax tokens. If set to `true` client side created syntax
+	// tokens and semantic tokens are both used for colorization. If
+	// set to `false` the client only uses the returned semantic tokens
+	// for colorization.
+	//
+	// If the value is `undefined` then the client behavior is not
+	// specified.
+	//
+	// Since: 3.17.0
 	AugmentsSyntaxTokens *bool `json:"augmentsSyntaxTokens,omitzero"`
 }
 
@@ -21587,17 +20649,13 @@ func (s *SemanticTokensDelta) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type SemanticTokensDeltaParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
-	/*
-	   The result id of a previous response. The result Id can either point to a full response
-	   or a delta response depending on what was received last.
-	*/
+	// The result id of a previous response. The result Id can either point to a full response
+	// or a delta response depending on what was received last.
 	PreviousResultID string `json:"previousResultId"`
 }
 
@@ -21793,11 +20851,9 @@ func (s *SemanticTokensEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Semantic tokens options to support deltas for full documents
-
-Since: 3.18.0
-*/
+// Semantic tokens options to support deltas for full documents
+//
+// Since: 3.18.0
 type SemanticTokensFullDelta struct {
 	// The server supports deltas for full documents.
 	Delta *bool `json:"delta,omitzero"`
@@ -21904,10 +20960,8 @@ type SemanticTokensOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 	// The legend used by the server
 	Legend SemanticTokensLegend `json:"legend"`
-	/*
-	   Server supports providing semantic tokens for a specific range
-	   of a document.
-	*/
+	// Server supports providing semantic tokens for a specific range
+	// of a document.
 	Range BooleanOrEmptyObject `json:"range,omitzero"`
 	// Server supports providing semantic tokens for a full document.
 	Full SemanticTokensOptionsFull `json:"full,omitzero"`
@@ -21991,10 +21045,8 @@ func (s *SemanticTokensOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type SemanticTokensParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -22109,10 +21161,8 @@ func (s *SemanticTokensPartialResult) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 type SemanticTokensRangeParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -22195,25 +21245,19 @@ func (s *SemanticTokensRangeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 
 // Since: 3.16.0
 type SemanticTokensRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 	// The legend used by the server
 	Legend SemanticTokensLegend `json:"legend"`
-	/*
-	   Server supports providing semantic tokens for a specific range
-	   of a document.
-	*/
+	// Server supports providing semantic tokens for a specific range
+	// of a document.
 	Range BooleanOrEmptyObject `json:"range,omitzero"`
 	// Server supports providing semantic tokens for a full document.
 	Full SemanticTokensOptionsFull `json:"full,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -22315,15 +21359,13 @@ func (s *SemanticTokensRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 
 // Since: 3.16.0
 type SemanticTokensWorkspaceClientCapabilities struct {
-	/*
-	   Whether the client implementation supports a refresh request sent from
-	   the server to the client.
-
-	   Note that this event is global and will force the client to refresh all
-	   semantic tokens currently shown. It should be used with absolute care
-	   and is useful for situation where a server for example detects a project
-	   wide change that requires such a calculation.
-	*/
+	// Whether the client implementation supports a refresh request sent from
+	// the server to the client.
+	//
+	// Note that this event is global and will force the client to refresh all
+	// semantic tokens currently shown. It should be used with absolute care
+	// and is useful for situation where a server for example detects a project
+	// wide change that requires such a calculation.
 	RefreshSupport *bool `json:"refreshSupport,omitzero"`
 }
 
@@ -22364,34 +21406,26 @@ func (s *SemanticTokensWorkspaceClientCapabilities) UnmarshalJSONFrom(dec *jsont
 	return nil
 }
 
-/*
-Defines the capabilities provided by a language
-server.
-*/
+// Defines the capabilities provided by a language
+// server.
 type ServerCapabilities struct {
-	/*
-	   The position encoding the server picked from the encodings offered
-	   by the client via the client capability `general.positionEncodings`.
-
-	   If the client didn't provide any position encodings the only valid
-	   value that a server can return is 'utf-16'.
-
-	   If omitted it defaults to 'utf-16'.
-
-	   Since: 3.17.0
-	*/
+	// The position encoding the server picked from the encodings offered
+	// by the client via the client capability `general.positionEncodings`.
+	//
+	// If the client didn't provide any position encodings the only valid
+	// value that a server can return is 'utf-16'.
+	//
+	// If omitted it defaults to 'utf-16'.
+	//
+	// Since: 3.17.0
 	PositionEncoding *PositionEncodingKind `json:"positionEncoding,omitzero"`
-	/*
-	   Defines how text documents are synced. Is either a detailed structure
-	   defining each notification or for backwards compatibility the
-	   TextDocumentSyncKind number.
-	*/
+	// Defines how text documents are synced. Is either a detailed structure
+	// defining each notification or for backwards compatibility the
+	// TextDocumentSyncKind number.
 	TextDocumentSync ServerCapabilitiesTextDocumentSync `json:"textDocumentSync,omitzero"`
-	/*
-	   Defines how notebook documents are synced.
-
-	   Since: 3.17.0
-	*/
+	// Defines how notebook documents are synced.
+	//
+	// Since: 3.17.0
 	NotebookDocumentSync ServerCapabilitiesNotebookDocumentSync `json:"notebookDocumentSync,omitzero"`
 	// The server provides completion support.
 	CompletionProvider *CompletionOptions `json:"completionProvider,omitzero"`
@@ -22413,11 +21447,9 @@ type ServerCapabilities struct {
 	DocumentHighlightProvider ServerCapabilitiesDocumentHighlightProvider `json:"documentHighlightProvider,omitzero"`
 	// The server provides document symbol support.
 	DocumentSymbolProvider ServerCapabilitiesDocumentSymbolProvider `json:"documentSymbolProvider,omitzero"`
-	/*
-	   The server provides code actions. CodeActionOptions may only be
-	   specified if the client states that it supports
-	   `codeActionLiteralSupport` in its initial `initialize` request.
-	*/
+	// The server provides code actions. CodeActionOptions may only be
+	// specified if the client states that it supports
+	// `codeActionLiteralSupport` in its initial `initialize` request.
 	CodeActionProvider ServerCapabilitiesCodeActionProvider `json:"codeActionProvider,omitzero"`
 	// The server provides code lens.
 	CodeLensProvider *CodeLensOptions `json:"codeLensProvider,omitzero"`
@@ -22433,11 +21465,9 @@ type ServerCapabilities struct {
 	DocumentRangeFormattingProvider ServerCapabilitiesDocumentRangeFormattingProvider `json:"documentRangeFormattingProvider,omitzero"`
 	// The server provides document formatting on typing.
 	DocumentOnTypeFormattingProvider *DocumentOnTypeFormattingOptions `json:"documentOnTypeFormattingProvider,omitzero"`
-	/*
-	   The server provides rename support. RenameOptions may only be
-	   specified if the client states that it supports
-	   `prepareSupport` in its initial `initialize` request.
-	*/
+	// The server provides rename support. RenameOptions may only be
+	// specified if the client states that it supports
+	// `prepareSupport` in its initial `initialize` request.
 	RenameProvider ServerCapabilitiesRenameProvider `json:"renameProvider,omitzero"`
 	// The server provides folding provider support.
 	FoldingRangeProvider ServerCapabilitiesFoldingRangeProvider `json:"foldingRangeProvider,omitzero"`
@@ -22445,59 +21475,41 @@ type ServerCapabilities struct {
 	SelectionRangeProvider ServerCapabilitiesSelectionRangeProvider `json:"selectionRangeProvider,omitzero"`
 	// The server provides execute command support.
 	ExecuteCommandProvider *ExecuteCommandOptions `json:"executeCommandProvider,omitzero"`
-	/*
-	   The server provides call hierarchy support.
-
-	   Since: 3.16.0
-	*/
+	// The server provides call hierarchy support.
+	//
+	// Since: 3.16.0
 	CallHierarchyProvider ServerCapabilitiesCallHierarchyProvider `json:"callHierarchyProvider,omitzero"`
-	/*
-	   The server provides linked editing range support.
-
-	   Since: 3.16.0
-	*/
+	// The server provides linked editing range support.
+	//
+	// Since: 3.16.0
 	LinkedEditingRangeProvider ServerCapabilitiesLinkedEditingRangeProvider `json:"linkedEditingRangeProvider,omitzero"`
-	/*
-	   The server provides semantic tokens support.
-
-	   Since: 3.16.0
-	*/
+	// The server provides semantic tokens support.
+	//
+	// Since: 3.16.0
 	SemanticTokensProvider ServerCapabilitiesSemanticTokensProvider `json:"semanticTokensProvider,omitzero"`
-	/*
-	   The server provides moniker support.
-
-	   Since: 3.16.0
-	*/
+	// The server provides moniker support.
+	//
+	// Since: 3.16.0
 	MonikerProvider ServerCapabilitiesMonikerProvider `json:"monikerProvider,omitzero"`
-	/*
-	   The server provides type hierarchy support.
-
-	   Since: 3.17.0
-	*/
+	// The server provides type hierarchy support.
+	//
+	// Since: 3.17.0
 	TypeHierarchyProvider ServerCapabilitiesTypeHierarchyProvider `json:"typeHierarchyProvider,omitzero"`
-	/*
-	   The server provides inline values.
-
-	   Since: 3.17.0
-	*/
+	// The server provides inline values.
+	//
+	// Since: 3.17.0
 	InlineValueProvider ServerCapabilitiesInlineValueProvider `json:"inlineValueProvider,omitzero"`
-	/*
-	   The server provides inlay hints.
-
-	   Since: 3.17.0
-	*/
+	// The server provides inlay hints.
+	//
+	// Since: 3.17.0
 	InlayHintProvider ServerCapabilitiesInlayHintProvider `json:"inlayHintProvider,omitzero"`
-	/*
-	   The server has support for pull model diagnostics.
-
-	   Since: 3.17.0
-	*/
+	// The server has support for pull model diagnostics.
+	//
+	// Since: 3.17.0
 	DiagnosticProvider ServerCapabilitiesDiagnosticProvider `json:"diagnosticProvider,omitzero"`
-	/*
-	   Inline completion options used during static registration.
-
-	   Since: 3.18.0
-	*/
+	// Inline completion options used during static registration.
+	//
+	// Since: 3.18.0
 	InlineCompletionProvider ServerCapabilitiesInlineCompletionProvider `json:"inlineCompletionProvider,omitzero"`
 	// Workspace specific server capabilities.
 	Workspace *WorkspaceOptions `json:"workspace,omitzero"`
@@ -22930,13 +21942,11 @@ func (s *ServerCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Since: 3.18.0
 type ServerCompletionItemOptions struct {
-	/*
-	   The server has support for completion item label
-	   details (see also `CompletionItemLabelDetails`) when
-	   receiving a completion item in a resolve call.
-
-	   Since: 3.17.0
-	*/
+	// The server has support for completion item label
+	// details (see also `CompletionItemLabelDetails`) when
+	// receiving a completion item in a resolve call.
+	//
+	// Since: 3.17.0
 	LabelDetailsSupport *bool `json:"labelDetailsSupport,omitzero"`
 }
 
@@ -22977,11 +21987,9 @@ func (s *ServerCompletionItemOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-Information about the server
-
-Since: 3.18.0 ServerInfo type name added.
-*/
+// Information about the server
+//
+// Since: 3.18.0 ServerInfo type name added.
 type ServerInfo struct {
 	// The name of the server as defined by the server.
 	Name string `json:"name"`
@@ -23085,16 +22093,12 @@ func (s *SetTraceParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Client capabilities for the showDocument request.
-
-Since: 3.16.0
-*/
+// Client capabilities for the showDocument request.
+//
+// Since: 3.16.0
 type ShowDocumentClientCapabilities struct {
-	/*
-	   The client has support for the showDocument
-	   request.
-	*/
+	// The client has support for the showDocument
+	// request.
 	Support bool `json:"support"`
 }
 
@@ -23138,33 +22142,25 @@ func (s *ShowDocumentClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder
 	return nil
 }
 
-/*
-Params to show a resource in the UI.
-
-Since: 3.16.0
-*/
+// Params to show a resource in the UI.
+//
+// Since: 3.16.0
 type ShowDocumentParams struct {
 	// The uri to show.
 	URI URI `json:"uri"`
-	/*
-	   Indicates to show the resource in an external program.
-	   To show, for example, `https://code.visualstudio.com/`
-	   in the default WEB browser set `external` to `true`.
-	*/
+	// Indicates to show the resource in an external program.
+	// To show, for example, `https://code.visualstudio.com/`
+	// in the default WEB browser set `external` to `true`.
 	External *bool `json:"external,omitzero"`
-	/*
-	   An optional property to indicate whether the editor
-	   showing the document should take focus or not.
-	   Clients might ignore this property if an external
-	   program is started.
-	*/
+	// An optional property to indicate whether the editor
+	// showing the document should take focus or not.
+	// Clients might ignore this property if an external
+	// program is started.
 	TakeFocus *bool `json:"takeFocus,omitzero"`
-	/*
-	   An optional selection range if the document is a text
-	   document. Clients might ignore the property if an
-	   external program is started or the file is not a text
-	   file.
-	*/
+	// An optional selection range if the document is a text
+	// document. Clients might ignore the property if an
+	// external program is started or the file is not a text
+	// file.
 	Selection *Range `json:"selection,omitzero"`
 }
 
@@ -23246,11 +22242,9 @@ func (s *ShowDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The result of a showDocument request.
-
-Since: 3.16.0
-*/
+// The result of a showDocument request.
+//
+// Since: 3.16.0
 type ShowDocumentResult struct {
 	// A boolean indicating if the show was successful.
 	Success bool `json:"success"`
@@ -23470,47 +22464,41 @@ func (s *ShowMessageRequestParams) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
-/*
-Signature help represents the signature of something
-callable. There can be multiple signature but only one
-active and only one active parameter.
-*/
+// Signature help represents the signature of something
+// callable. There can be multiple signature but only one
+// active and only one active parameter.
 type SignatureHelp struct {
 	// One or more signatures.
 	Signatures []SignatureInformation `json:"signatures"`
-	/*
-	   The active signature. If omitted or the value lies outside the
-	   range of `signatures` the value defaults to zero or is ignored if
-	   the `SignatureHelp` has no signatures.
-
-	   Whenever possible implementors should make an active decision about
-	   the active signature and shouldn't rely on a default value.
-
-	   In future version of the protocol this property might become
-	   mandatory to better express this.
-	*/
+	// The active signature. If omitted or the value lies outside the
+	// range of `signatures` the value defaults to zero or is ignored if
+	// the `SignatureHelp` has no signatures.
+	//
+	// Whenever possible implementors should make an active decision about
+	// the active signature and shouldn't rely on a default value.
+	//
+	// In future version of the protocol this property might become
+	// mandatory to better express this.
 	ActiveSignature *uint32 `json:"activeSignature,omitzero"`
-	/*
-	   The active parameter of the active signature.
-
-	   If `null`, no parameter of the signature is active (for example a named
-	   argument that does not match any declared parameters). This is only valid
-	   if the client specifies the client capability
-	   `textDocument.signatureHelp.noActiveParameterSupport === true`
-
-	   If omitted or the value lies outside the range of
-	   `signatures[activeSignature].parameters` defaults to 0 if the active
-	   signature has parameters.
-
-	   If the active signature has no parameters it is ignored.
-
-	   In future version of the protocol this property might become
-	   mandatory (but still nullable) to better express the active parameter if
-	   the active signature does have any.
-
-	   Since version 3.16.0 the `SignatureInformation` itself provides a
-	   `activeParameter` property and it should be used instead of this one.
-	*/
+	// The active parameter of the active signature.
+	//
+	// If `null`, no parameter of the signature is active (for example a named
+	// argument that does not match any declared parameters). This is only valid
+	// if the client specifies the client capability
+	// `textDocument.signatureHelp.noActiveParameterSupport === true`
+	//
+	// If omitted or the value lies outside the range of
+	// `signatures[activeSignature].parameters` defaults to 0 if the active
+	// signature has parameters.
+	//
+	// If the active signature has no parameters it is ignored.
+	//
+	// In future version of the protocol this property might become
+	// mandatory (but still nullable) to better express the active parameter if
+	// the active signature does have any.
+	//
+	// Since version 3.16.0 the `SignatureInformation` itself provides a
+	// `activeParameter` property and it should be used instead of this one.
 	ActiveParameter *Nullable[uint32] `json:"activeParameter,omitzero"`
 }
 
@@ -23576,19 +22564,15 @@ func (s *SignatureHelp) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type SignatureHelpClientCapabilities struct {
 	// Whether signature help supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   The client supports the following `SignatureInformation`
-	   specific properties.
-	*/
+	// The client supports the following `SignatureInformation`
+	// specific properties.
 	SignatureInformation *ClientSignatureInformationOptions `json:"signatureInformation,omitzero"`
-	/*
-	   The client supports to send additional context information for a
-	   `textDocument/signatureHelp` request. A client that opts into
-	   contextSupport will also support the `retriggerCharacters` on
-	   `SignatureHelpOptions`.
-
-	   Since: 3.15.0
-	*/
+	// The client supports to send additional context information for a
+	// `textDocument/signatureHelp` request. A client that opts into
+	// contextSupport will also support the `retriggerCharacters` on
+	// `SignatureHelpOptions`.
+	//
+	// Since: 3.15.0
 	ContextSupport *bool `json:"contextSupport,omitzero"`
 }
 
@@ -23654,33 +22638,25 @@ func (s *SignatureHelpClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decode
 	return nil
 }
 
-/*
-Additional information about the context in which a signature help request was triggered.
-
-Since: 3.15.0
-*/
+// Additional information about the context in which a signature help request was triggered.
+//
+// Since: 3.15.0
 type SignatureHelpContext struct {
 	// Action that caused signature help to be triggered.
 	TriggerKind SignatureHelpTriggerKind `json:"triggerKind"`
-	/*
-	   Character that caused signature help to be triggered.
-
-	   This is undefined when `triggerKind !== SignatureHelpTriggerKind.TriggerCharacter`
-	*/
+	// Character that caused signature help to be triggered.
+	//
+	// This is undefined when `triggerKind !== SignatureHelpTriggerKind.TriggerCharacter`
 	TriggerCharacter *string `json:"triggerCharacter,omitzero"`
-	/*
-	   `true` if signature help was already showing when it was triggered.
-
-	   Retriggers occurs when the signature help is already active and can be caused by actions such as
-	   typing a trigger character, a cursor move, or document content changes.
-	*/
+	// `true` if signature help was already showing when it was triggered.
+	//
+	// Retriggers occurs when the signature help is already active and can be caused by actions such as
+	// typing a trigger character, a cursor move, or document content changes.
 	IsRetrigger bool `json:"isRetrigger"`
-	/*
-	   The currently active `SignatureHelp`.
-
-	   The `activeSignatureHelp` has its `SignatureHelp.activeSignature` field updated based on
-	   the user navigating through available signatures.
-	*/
+	// The currently active `SignatureHelp`.
+	//
+	// The `activeSignatureHelp` has its `SignatureHelp.activeSignature` field updated based on
+	// the user navigating through available signatures.
 	ActiveSignatureHelp *SignatureHelp `json:"activeSignatureHelp,omitzero"`
 }
 
@@ -23766,14 +22742,12 @@ type SignatureHelpOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 	// List of characters that trigger signature help automatically.
 	TriggerCharacters []string `json:"triggerCharacters,omitzero"`
-	/*
-	   List of characters that re-trigger signature help.
-
-	   These trigger characters are only active when signature help is already showing. All trigger characters
-	   are also counted as re-trigger characters.
-
-	   Since: 3.15.0
-	*/
+	// List of characters that re-trigger signature help.
+	//
+	// These trigger characters are only active when signature help is already showing. All trigger characters
+	// are also counted as re-trigger characters.
+	//
+	// Since: 3.15.0
 	RetriggerCharacters []string `json:"retriggerCharacters,omitzero"`
 }
 
@@ -23844,12 +22818,10 @@ type SignatureHelpParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   The signature help context. This is only available if the client specifies
-	   to send this using the client capability `textDocument.signatureHelp.contextSupport === true`
-
-	   Since: 3.15.0
-	*/
+	// The signature help context. This is only available if the client specifies
+	// to send this using the client capability `textDocument.signatureHelp.contextSupport === true`
+	//
+	// Since: 3.15.0
 	Context *SignatureHelpContext `json:"context,omitzero"`
 }
 
@@ -23929,22 +22901,18 @@ func (s *SignatureHelpParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Registration options for a SignatureHelpRequest.
 type SignatureHelpRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
 	// List of characters that trigger signature help automatically.
 	TriggerCharacters []string `json:"triggerCharacters,omitzero"`
-	/*
-	   List of characters that re-trigger signature help.
-
-	   These trigger characters are only active when signature help is already showing. All trigger characters
-	   are also counted as re-trigger characters.
-
-	   Since: 3.15.0
-	*/
+	// List of characters that re-trigger signature help.
+	//
+	// These trigger characters are only active when signature help is already showing. All trigger characters
+	// are also counted as re-trigger characters.
+	//
+	// Since: 3.15.0
 	RetriggerCharacters []string `json:"retriggerCharacters,omitzero"`
 }
 
@@ -24019,37 +22987,29 @@ func (s *SignatureHelpRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-Represents the signature of something callable. A signature
-can have a label, like a function-name, a doc-comment, and
-a set of parameters.
-*/
+// Represents the signature of something callable. A signature
+// can have a label, like a function-name, a doc-comment, and
+// a set of parameters.
 type SignatureInformation struct {
-	/*
-	   The label of this signature. Will be shown in
-	   the UI.
-	*/
+	// The label of this signature. Will be shown in
+	// the UI.
 	Label string `json:"label"`
-	/*
-	   The human-readable doc-comment of this signature. Will be shown
-	   in the UI but can be omitted.
-	*/
+	// The human-readable doc-comment of this signature. Will be shown
+	// in the UI but can be omitted.
 	Documentation StringOrMarkupContent `json:"documentation,omitzero"`
 	// The parameters of this signature.
 	Parameters []ParameterInformation `json:"parameters,omitzero"`
-	/*
-	   The index of the active parameter.
-
-	   If `null`, no parameter of the signature is active (for example a named
-	   argument that does not match any declared parameters). This is only valid
-	   if the client specifies the client capability
-	   `textDocument.signatureHelp.noActiveParameterSupport === true`
-
-	   If provided (or `null`), this is used in place of
-	   `SignatureHelp.activeParameter`.
-
-	   Since: 3.16.0
-	*/
+	// The index of the active parameter.
+	//
+	// If `null`, no parameter of the signature is active (for example a named
+	// argument that does not match any declared parameters). This is only valid
+	// if the client specifies the client capability
+	// `textDocument.signatureHelp.noActiveParameterSupport === true`
+	//
+	// If provided (or `null`), this is used in place of
+	// `SignatureHelp.activeParameter`.
+	//
+	// Since: 3.16.0
 	ActiveParameter *Nullable[uint32] `json:"activeParameter,omitzero"`
 }
 
@@ -24121,11 +23081,9 @@ func (s *SignatureInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-An interactive text edit.
-
-Since: 3.18.0
-*/
+// An interactive text edit.
+//
+// Since: 3.18.0
 type SnippetTextEdit struct {
 	// The range of the text document to be manipulated.
 	Range Range `json:"range"`
@@ -24203,11 +23161,9 @@ func (s *SnippetTextEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type StaleRequestSupportOptions struct {
 	// The client will actively cancel the request.
 	Cancel bool `json:"cancel"`
-	/*
-	   The list of requests for which the client
-	   will retry the request if it receives a
-	   response with error code `ContentModified`
-	*/
+	// The list of requests for which the client
+	// will retry the request if it receives a
+	// response with error code `ContentModified`
 	RetryOnContentModified []string `json:"retryOnContentModified"`
 }
 
@@ -24263,15 +23219,11 @@ func (s *StaleRequestSupportOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-Static registration options to be returned in the initialize
-request.
-*/
+// Static registration options to be returned in the initialize
+// request.
 type StaticRegistrationOptions struct {
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -24312,17 +23264,15 @@ func (s *StaticRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-A string value used as a snippet is a template which allows to insert text
-and to control the editor cursor when insertion happens.
-
-A snippet can define tab stops and placeholders with `$1`, `$2`
-and `${3:foo}`. `$0` defines the final tab stop, it defaults to
-the end of the snippet. Variables are defined with `$name` and
-`${name:default value}`.
-
-Since: 3.18.0
-*/
+// A string value used as a snippet is a template which allows to insert text
+// and to control the editor cursor when insertion happens.
+//
+// A snippet can define tab stops and placeholders with `$1`, `$2`
+// and `${3:foo}`. `$0` defines the final tab stop, it defaults to
+// the end of the snippet. Variables are defined with `$name` and
+// `${name:default value}`.
+//
+// Since: 3.18.0
 type StringValue struct {
 	// The kind of string value.
 	Kind LiteralSnippet `json:"kind"`
@@ -24382,45 +23332,35 @@ func (s *StringValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Represents information about programming constructs like variables, classes,
-interfaces etc.
-*/
+// Represents information about programming constructs like variables, classes,
+// interfaces etc.
 type SymbolInformation struct {
 	// The name of this symbol.
 	Name string `json:"name"`
 	// The kind of this symbol.
 	Kind SymbolKind `json:"kind"`
-	/*
-	   Tags for this symbol.
-
-	   Since: 3.16.0
-	*/
+	// Tags for this symbol.
+	//
+	// Since: 3.16.0
 	Tags []SymbolTag `json:"tags,omitzero"`
-	/*
-	   The name of the symbol containing this symbol. This information is for
-	   user interface purposes (e.g. to render a qualifier in the user interface
-	   if necessary). It can't be used to re-infer a hierarchy for the document
-	   symbols.
-	*/
+	// The name of the symbol containing this symbol. This information is for
+	// user interface purposes (e.g. to render a qualifier in the user interface
+	// if necessary). It can't be used to re-infer a hierarchy for the document
+	// symbols.
 	ContainerName *string `json:"containerName,omitzero"`
-	/*
-	   Indicates if this symbol is deprecated.
-
-	   Deprecated: Use tags instead
-	*/
+	// Indicates if this symbol is deprecated.
+	//
+	// Deprecated: Use tags instead
 	Deprecated *bool `json:"deprecated,omitzero"`
-	/*
-	   The location of this symbol. The location's range is used by a tool
-	   to reveal the location in the editor. If the symbol is selected in the
-	   tool the range's start information is used to position the cursor. So
-	   the range usually spans more than the actual symbol's name and does
-	   normally include things like visibility modifiers.
-
-	   The range doesn't have to denote a node range in the sense of an abstract
-	   syntax tree. It can therefore not be used to re-construct a hierarchy of
-	   the symbols.
-	*/
+	// The location of this symbol. The location's range is used by a tool
+	// to reveal the location in the editor. If the symbol is selected in the
+	// tool the range's start information is used to position the cursor. So
+	// the range usually spans more than the actual symbol's name and does
+	// normally include things like visibility modifiers.
+	//
+	// The range doesn't have to denote a node range in the sense of an abstract
+	// syntax tree. It can therefore not be used to re-construct a hierarchy of
+	// the symbols.
 	Location Location `json:"location"`
 }
 
@@ -24527,10 +23467,8 @@ func (s *SymbolInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Describe options to be used when registered for text document change events.
 type TextDocumentChangeRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	// How documents are synced to the server.
 	SyncKind TextDocumentSyncKind `json:"syncKind"`
@@ -24588,11 +23526,9 @@ func (s *TextDocumentChangeRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.
 type TextDocumentClientCapabilities struct {
 	// Defines which synchronization capabilities the client supports.
 	Synchronization *TextDocumentSyncClientCapabilities `json:"synchronization,omitzero"`
-	/*
-	   Defines which filters the client supports.
-
-	   Since: 3.18.0
-	*/
+	// Defines which filters the client supports.
+	//
+	// Since: 3.18.0
 	Filters *TextDocumentFilterClientCapabilities `json:"filters,omitzero"`
 	// Capabilities specific to the `textDocument/completion` request.
 	Completion *CompletionClientCapabilities `json:"completion,omitzero"`
@@ -24600,25 +23536,19 @@ type TextDocumentClientCapabilities struct {
 	Hover *HoverClientCapabilities `json:"hover,omitzero"`
 	// Capabilities specific to the `textDocument/signatureHelp` request.
 	SignatureHelp *SignatureHelpClientCapabilities `json:"signatureHelp,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/declaration` request.
-
-	   Since: 3.14.0
-	*/
+	// Capabilities specific to the `textDocument/declaration` request.
+	//
+	// Since: 3.14.0
 	Declaration *DeclarationClientCapabilities `json:"declaration,omitzero"`
 	// Capabilities specific to the `textDocument/definition` request.
 	Definition *DefinitionClientCapabilities `json:"definition,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/typeDefinition` request.
-
-	   Since: 3.6.0
-	*/
+	// Capabilities specific to the `textDocument/typeDefinition` request.
+	//
+	// Since: 3.6.0
 	TypeDefinition *TypeDefinitionClientCapabilities `json:"typeDefinition,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/implementation` request.
-
-	   Since: 3.6.0
-	*/
+	// Capabilities specific to the `textDocument/implementation` request.
+	//
+	// Since: 3.6.0
 	Implementation *ImplementationClientCapabilities `json:"implementation,omitzero"`
 	// Capabilities specific to the `textDocument/references` request.
 	References *ReferenceClientCapabilities `json:"references,omitzero"`
@@ -24632,12 +23562,10 @@ type TextDocumentClientCapabilities struct {
 	CodeLens *CodeLensClientCapabilities `json:"codeLens,omitzero"`
 	// Capabilities specific to the `textDocument/documentLink` request.
 	DocumentLink *DocumentLinkClientCapabilities `json:"documentLink,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/documentColor` and the
-	   `textDocument/colorPresentation` request.
-
-	   Since: 3.6.0
-	*/
+	// Capabilities specific to the `textDocument/documentColor` and the
+	// `textDocument/colorPresentation` request.
+	//
+	// Since: 3.6.0
 	ColorProvider *DocumentColorClientCapabilities `json:"colorProvider,omitzero"`
 	// Capabilities specific to the `textDocument/formatting` request.
 	Formatting *DocumentFormattingClientCapabilities `json:"formatting,omitzero"`
@@ -24647,73 +23575,51 @@ type TextDocumentClientCapabilities struct {
 	OnTypeFormatting *DocumentOnTypeFormattingClientCapabilities `json:"onTypeFormatting,omitzero"`
 	// Capabilities specific to the `textDocument/rename` request.
 	Rename *RenameClientCapabilities `json:"rename,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/foldingRange` request.
-
-	   Since: 3.10.0
-	*/
+	// Capabilities specific to the `textDocument/foldingRange` request.
+	//
+	// Since: 3.10.0
 	FoldingRange *FoldingRangeClientCapabilities `json:"foldingRange,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/selectionRange` request.
-
-	   Since: 3.15.0
-	*/
+	// Capabilities specific to the `textDocument/selectionRange` request.
+	//
+	// Since: 3.15.0
 	SelectionRange *SelectionRangeClientCapabilities `json:"selectionRange,omitzero"`
 	// Capabilities specific to the `textDocument/publishDiagnostics` notification.
 	PublishDiagnostics *PublishDiagnosticsClientCapabilities `json:"publishDiagnostics,omitzero"`
-	/*
-	   Capabilities specific to the various call hierarchy requests.
-
-	   Since: 3.16.0
-	*/
+	// Capabilities specific to the various call hierarchy requests.
+	//
+	// Since: 3.16.0
 	CallHierarchy *CallHierarchyClientCapabilities `json:"callHierarchy,omitzero"`
-	/*
-	   Capabilities specific to the various semantic token request.
-
-	   Since: 3.16.0
-	*/
+	// Capabilities specific to the various semantic token request.
+	//
+	// Since: 3.16.0
 	SemanticTokens *SemanticTokensClientCapabilities `json:"semanticTokens,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/linkedEditingRange` request.
-
-	   Since: 3.16.0
-	*/
+	// Capabilities specific to the `textDocument/linkedEditingRange` request.
+	//
+	// Since: 3.16.0
 	LinkedEditingRange *LinkedEditingRangeClientCapabilities `json:"linkedEditingRange,omitzero"`
-	/*
-	   Client capabilities specific to the `textDocument/moniker` request.
-
-	   Since: 3.16.0
-	*/
+	// Client capabilities specific to the `textDocument/moniker` request.
+	//
+	// Since: 3.16.0
 	Moniker *MonikerClientCapabilities `json:"moniker,omitzero"`
-	/*
-	   Capabilities specific to the various type hierarchy requests.
-
-	   Since: 3.17.0
-	*/
+	// Capabilities specific to the various type hierarchy requests.
+	//
+	// Since: 3.17.0
 	TypeHierarchy *TypeHierarchyClientCapabilities `json:"typeHierarchy,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/inlineValue` request.
-
-	   Since: 3.17.0
-	*/
+	// Capabilities specific to the `textDocument/inlineValue` request.
+	//
+	// Since: 3.17.0
 	InlineValue *InlineValueClientCapabilities `json:"inlineValue,omitzero"`
-	/*
-	   Capabilities specific to the `textDocument/inlayHint` request.
-
-	   Since: 3.17.0
-	*/
+	// Capabilities specific to the `textDocument/inlayHint` request.
+	//
+	// Since: 3.17.0
 	InlayHint *InlayHintClientCapabilities `json:"inlayHint,omitzero"`
-	/*
-	   Capabilities specific to the diagnostic pull model.
-
-	   Since: 3.17.0
-	*/
+	// Capabilities specific to the diagnostic pull model.
+	//
+	// Since: 3.17.0
 	Diagnostic *DiagnosticClientCapabilities `json:"diagnostic,omitzero"`
-	/*
-	   Client capabilities specific to inline completions.
-
-	   Since: 3.18.0
-	*/
+	// Client capabilities specific to inline completions.
+	//
+	// Since: 3.18.0
 	InlineCompletion *InlineCompletionClientCapabilities `json:"inlineCompletion,omitzero"`
 }
 
@@ -25129,11 +24035,9 @@ func (s *TextDocumentClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder
 type TextDocumentContentChangePartial struct {
 	// The range of the document that changed.
 	Range Range `json:"range"`
-	/*
-	   The optional length of the range that got replaced.
-
-	   Deprecated: use range instead.
-	*/
+	// The optional length of the range that got replaced.
+	//
+	// Deprecated: use range instead.
 	RangeLength *uint32 `json:"rangeLength,omitzero"`
 	// The new text for the provided range.
 	Text string `json:"text"`
@@ -25250,11 +24154,9 @@ func (s *TextDocumentContentChangeWholeDocument) UnmarshalJSONFrom(dec *jsontext
 	return nil
 }
 
-/*
-Client capabilities for a text document content provider.
-
-Since: 3.18.0
-*/
+// Client capabilities for a text document content provider.
+//
+// Since: 3.18.0
 type TextDocumentContentClientCapabilities struct {
 	// Text document content provider supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -25297,11 +24199,9 @@ func (s *TextDocumentContentClientCapabilities) UnmarshalJSONFrom(dec *jsontext.
 	return nil
 }
 
-/*
-Text document content provider options.
-
-Since: 3.18.0
-*/
+// Text document content provider options.
+//
+// Since: 3.18.0
 type TextDocumentContentOptions struct {
 	// The schemes for which the server provides content.
 	Schemes []string `json:"schemes"`
@@ -25346,11 +24246,9 @@ func (s *TextDocumentContentOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-Parameters for the `workspace/textDocumentContent` request.
-
-Since: 3.18.0
-*/
+// Parameters for the `workspace/textDocumentContent` request.
+//
+// Since: 3.18.0
 type TextDocumentContentParams struct {
 	// The uri of the text document.
 	URI DocumentURI `json:"uri"`
@@ -25396,11 +24294,9 @@ func (s *TextDocumentContentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-Parameters for the `workspace/textDocumentContent/refresh` request.
-
-Since: 3.18.0
-*/
+// Parameters for the `workspace/textDocumentContent/refresh` request.
+//
+// Since: 3.18.0
 type TextDocumentContentRefreshParams struct {
 	// The uri of the text document to refresh.
 	URI DocumentURI `json:"uri"`
@@ -25446,18 +24342,14 @@ func (s *TextDocumentContentRefreshParams) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-Text document content provider registration options.
-
-Since: 3.18.0
-*/
+// Text document content provider registration options.
+//
+// Since: 3.18.0
 type TextDocumentContentRegistrationOptions struct {
 	// The schemes for which the server provides content.
 	Schemes []string `json:"schemes"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -25513,18 +24405,14 @@ func (s *TextDocumentContentRegistrationOptions) UnmarshalJSONFrom(dec *jsontext
 	return nil
 }
 
-/*
-Result of the `workspace/textDocumentContent` request.
-
-Since: 3.18.0
-*/
+// Result of the `workspace/textDocumentContent` request.
+//
+// Since: 3.18.0
 type TextDocumentContentResult struct {
-	/*
-	   The text content of the text document. Please note, that the content of
-	   any subsequent open notifications for the text document might differ
-	   from the returned content due to whitespace and line ending
-	   normalizations done on the client
-	*/
+	// The text content of the text document. Please note, that the content of
+	// any subsequent open notifications for the text document might differ
+	// from the returned content due to whitespace and line ending
+	// normalizations done on the client
 	Text string `json:"text"`
 }
 
@@ -25568,25 +24456,21 @@ func (s *TextDocumentContentResult) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-Describes textual changes on a text document. A TextDocumentEdit describes all changes
-on a document version Si and after they are applied move the document to version Si+1.
-So the creator of a TextDocumentEdit doesn't need to sort the array of edits or do any
-kind of ordering. However the edits must be non overlapping.
-*/
+// Describes textual changes on a text document. A TextDocumentEdit describes all changes
+// on a document version Si and after they are applied move the document to version Si+1.
+// So the creator of a TextDocumentEdit doesn't need to sort the array of edits or do any
+// kind of ordering. However the edits must be non overlapping.
 type TextDocumentEdit struct {
 	// The text document to change.
 	TextDocument OptionalVersionedTextDocumentIdentifier `json:"textDocument"`
-	/*
-	   The edits to be applied.
-
-	   client capability.
-
-	   client capability.
-
-	   Since: 3.18.0 - support for SnippetTextEdit. This is guarded using a
-	   client capability.
-	*/
+	// The edits to be applied.
+	//
+	// client capability.
+	//
+	// client capability.
+	//
+	// Since: 3.18.0 - support for SnippetTextEdit. This is guarded using a
+	// client capability.
 	Edits []TextDocumentEditEditsElem `json:"edits"`
 }
 
@@ -25642,11 +24526,9 @@ func (s *TextDocumentEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type TextDocumentFilterClientCapabilities struct {
-	/*
-	   The client supports Relative Patterns.
-
-	   Since: 3.18.0
-	*/
+	// The client supports Relative Patterns.
+	//
+	// Since: 3.18.0
 	RelativePatternSupport *bool `json:"relativePatternSupport,omitzero"`
 }
 
@@ -25687,26 +24569,22 @@ func (s *TextDocumentFilterClientCapabilities) UnmarshalJSONFrom(dec *jsontext.D
 	return nil
 }
 
-/*
-A document filter where `language` is required field.
-
-Since: 3.18.0
-*/
+// A document filter where `language` is required field.
+//
+// Since: 3.18.0
 type TextDocumentFilterLanguage struct {
 	// A language id, like `typescript`.
 	Language string `json:"language"`
 	// A Uri scheme, like `file` or `untitled`.
 	Scheme *string `json:"scheme,omitzero"`
-	/*
-	   A glob pattern, like **​/*.{ts,js}. See TextDocumentFilter for examples.
-
-	   relative patterns depends on the client capability
-	   `textDocuments.filters.relativePatternSupport`.
-
-	   Since: 3.18.0 - support for relative patterns. Whether clients support
-	   relative patterns depends on the client capability
-	   `textDocuments.filters.relativePatternSupport`.
-	*/
+	// A glob pattern, like **​/*.{ts,js}. See TextDocumentFilter for examples.
+	//
+	// relative patterns depends on the client capability
+	// `textDocuments.filters.relativePatternSupport`.
+	//
+	// Since: 3.18.0 - support for relative patterns. Whether clients support
+	// relative patterns depends on the client capability
+	// `textDocuments.filters.relativePatternSupport`.
 	Pattern GlobPattern `json:"pattern,omitzero"`
 }
 
@@ -25774,26 +24652,22 @@ func (s *TextDocumentFilterLanguage) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-A document filter where `pattern` is required field.
-
-Since: 3.18.0
-*/
+// A document filter where `pattern` is required field.
+//
+// Since: 3.18.0
 type TextDocumentFilterPattern struct {
 	// A language id, like `typescript`.
 	Language *string `json:"language,omitzero"`
 	// A Uri scheme, like `file` or `untitled`.
 	Scheme *string `json:"scheme,omitzero"`
-	/*
-	   A glob pattern, like **​/*.{ts,js}. See TextDocumentFilter for examples.
-
-	   relative patterns depends on the client capability
-	   `textDocuments.filters.relativePatternSupport`.
-
-	   Since: 3.18.0 - support for relative patterns. Whether clients support
-	   relative patterns depends on the client capability
-	   `textDocuments.filters.relativePatternSupport`.
-	*/
+	// A glob pattern, like **​/*.{ts,js}. See TextDocumentFilter for examples.
+	//
+	// relative patterns depends on the client capability
+	// `textDocuments.filters.relativePatternSupport`.
+	//
+	// Since: 3.18.0 - support for relative patterns. Whether clients support
+	// relative patterns depends on the client capability
+	// `textDocuments.filters.relativePatternSupport`.
 	Pattern GlobPattern `json:"pattern"`
 }
 
@@ -25862,26 +24736,22 @@ func (s *TextDocumentFilterPattern) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-A document filter where `scheme` is required field.
-
-Since: 3.18.0
-*/
+// A document filter where `scheme` is required field.
+//
+// Since: 3.18.0
 type TextDocumentFilterScheme struct {
 	// A language id, like `typescript`.
 	Language *string `json:"language,omitzero"`
 	// A Uri scheme, like `file` or `untitled`.
 	Scheme string `json:"scheme"`
-	/*
-	   A glob pattern, like **​/*.{ts,js}. See TextDocumentFilter for examples.
-
-	   relative patterns depends on the client capability
-	   `textDocuments.filters.relativePatternSupport`.
-
-	   Since: 3.18.0 - support for relative patterns. Whether clients support
-	   relative patterns depends on the client capability
-	   `textDocuments.filters.relativePatternSupport`.
-	*/
+	// A glob pattern, like **​/*.{ts,js}. See TextDocumentFilter for examples.
+	//
+	// relative patterns depends on the client capability
+	// `textDocuments.filters.relativePatternSupport`.
+	//
+	// Since: 3.18.0 - support for relative patterns. Whether clients support
+	// relative patterns depends on the client capability
+	// `textDocuments.filters.relativePatternSupport`.
 	Pattern GlobPattern `json:"pattern,omitzero"`
 }
 
@@ -25995,19 +24865,15 @@ func (s *TextDocumentIdentifier) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	return nil
 }
 
-/*
-An item to transfer a text document from the client to the
-server.
-*/
+// An item to transfer a text document from the client to the
+// server.
 type TextDocumentItem struct {
 	// The text document's uri.
 	URI DocumentURI `json:"uri"`
 	// The text document's language identifier.
 	LanguageID LanguageKind `json:"languageId"`
-	/*
-	   The version number of this document (it will increase after each
-	   change, including undo/redo).
-	*/
+	// The version number of this document (it will increase after each
+	// change, including undo/redo).
 	Version int32 `json:"version"`
 	// The content of the opened text document.
 	Text string `json:"text"`
@@ -26092,10 +24958,8 @@ func (s *TextDocumentItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A parameter literal used in requests to pass a text document and a position inside that
-document.
-*/
+// A parameter literal used in requests to pass a text document and a position inside that
+// document.
 type TextDocumentPositionParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -26156,10 +25020,8 @@ func (s *TextDocumentPositionParams) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 
 // General text document registration options.
 type TextDocumentRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 }
 
@@ -26201,10 +25063,8 @@ func (s *TextDocumentRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decode
 
 // Save registration options.
 type TextDocumentSaveRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	// The client is supposed to include the content on save.
 	IncludeText *bool `json:"includeText,omitzero"`
@@ -26264,11 +25124,9 @@ type TextDocumentSyncClientCapabilities struct {
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 	// The client supports sending will save notifications.
 	WillSave *bool `json:"willSave,omitzero"`
-	/*
-	   The client supports sending a will save request and
-	   waits for a response providing text edits which will
-	   be applied to the document before it is saved.
-	*/
+	// The client supports sending a will save request and
+	// waits for a response providing text edits which will
+	// be applied to the document before it is saved.
 	WillSaveWaitUntil *bool `json:"willSaveWaitUntil,omitzero"`
 	// The client supports did save notifications.
 	DidSave *bool `json:"didSave,omitzero"`
@@ -26351,30 +25209,20 @@ func (s *TextDocumentSyncClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Dec
 }
 
 type TextDocumentSyncOptions struct {
-	/*
-	   Open and close notifications are sent to the server. If omitted open close notification should not
-	   be sent.
-	*/
+	// Open and close notifications are sent to the server. If omitted open close notification should not
+	// be sent.
 	OpenClose *bool `json:"openClose,omitzero"`
-	/*
-	   Change notifications are sent to the server. See TextDocumentSyncKind.None, TextDocumentSyncKind.Full
-	   and TextDocumentSyncKind.Incremental. If omitted it defaults to TextDocumentSyncKind.None.
-	*/
+	// Change notifications are sent to the server. See TextDocumentSyncKind.None, TextDocumentSyncKind.Full
+	// and TextDocumentSyncKind.Incremental. If omitted it defaults to TextDocumentSyncKind.None.
 	Change *TextDocumentSyncKind `json:"change,omitzero"`
-	/*
-	   If present will save notifications are sent to the server. If omitted the notification should not be
-	   sent.
-	*/
+	// If present will save notifications are sent to the server. If omitted the notification should not be
+	// sent.
 	WillSave *bool `json:"willSave,omitzero"`
-	/*
-	   If present will save wait until requests are sent to the server. If omitted the request should not be
-	   sent.
-	*/
+	// If present will save wait until requests are sent to the server. If omitted the request should not be
+	// sent.
 	WillSaveWaitUntil *bool `json:"willSaveWaitUntil,omitzero"`
-	/*
-	   If present save notifications are sent to the server. If omitted the notification should not be
-	   sent.
-	*/
+	// If present save notifications are sent to the server. If omitted the notification should not be
+	// sent.
 	Save TextDocumentSyncOptionsSave `json:"save,omitzero"`
 }
 
@@ -26466,15 +25314,11 @@ func (s *TextDocumentSyncOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 
 // A text edit applicable to a text document.
 type TextEdit struct {
-	/*
-	   The range of the text document to be manipulated. To insert
-	   text into a document create a range where start === end.
-	*/
+	// The range of the text document to be manipulated. To insert
+	// text into a document create a range where start === end.
 	Range Range `json:"range"`
-	/*
-	   The string to be inserted. For delete operations use an
-	   empty string.
-	*/
+	// The string to be inserted. For delete operations use an
+	// empty string.
 	NewText string `json:"newText"`
 }
 
@@ -26532,17 +25376,13 @@ func (s *TextEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // Since 3.6.0
 type TypeDefinitionClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `TypeDefinitionRegistrationOptions` return value
-	   for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `TypeDefinitionRegistrationOptions` return value
+	// for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
-	/*
-	   The client supports additional metadata in the form of definition links.
-
-	   Since 3.14.0
-	*/
+	// The client supports additional metadata in the form of definition links.
+	//
+	// Since 3.14.0
 	LinkSupport *bool `json:"linkSupport,omitzero"`
 }
 
@@ -26644,10 +25484,8 @@ type TypeDefinitionParams struct {
 	Position Position `json:"position"`
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 }
 
@@ -26725,16 +25563,12 @@ func (s *TypeDefinitionParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 type TypeDefinitionRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -26802,11 +25636,9 @@ func (s *TypeDefinitionRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 
 // Since: 3.17.0
 type TypeHierarchyClientCapabilities struct {
-	/*
-	   Whether implementation supports dynamic registration. If this is set to `true`
-	   the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
-	   return value for the corresponding server capability as well.
-	*/
+	// Whether implementation supports dynamic registration. If this is set to `true`
+	// the client supports the new `(TextDocumentRegistrationOptions & StaticRegistrationOptions)`
+	// return value for the corresponding server capability as well.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 }
 
@@ -26859,23 +25691,17 @@ type TypeHierarchyItem struct {
 	Detail *string `json:"detail,omitzero"`
 	// The resource identifier of this item.
 	URI DocumentURI `json:"uri"`
-	/*
-	   The range enclosing this symbol not including leading/trailing whitespace
-	   but everything else, e.g. comments and code.
-	*/
+	// The range enclosing this symbol not including leading/trailing whitespace
+	// but everything else, e.g. comments and code.
 	Range Range `json:"range"`
-	/*
-	   The range that should be selected and revealed when this symbol is being
-	   picked, e.g. the name of a function. Must be contained by the
-	   `range`.
-	*/
+	// The range that should be selected and revealed when this symbol is being
+	// picked, e.g. the name of a function. Must be contained by the
+	// `range`.
 	SelectionRange Range `json:"selectionRange"`
-	/*
-	   A data entry field that is preserved between a type hierarchy prepare and
-	   supertypes or subtypes requests. It could also be used to identify the
-	   type hierarchy in the server, helping improve the performance on
-	   resolving supertypes and subtypes.
-	*/
+	// A data entry field that is preserved between a type hierarchy prepare and
+	// supertypes or subtypes requests. It could also be used to identify the
+	// type hierarchy in the server, helping improve the performance on
+	// resolving supertypes and subtypes.
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -26997,11 +25823,9 @@ func (s *TypeHierarchyItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-Type hierarchy options used during static registration.
-
-Since: 3.17.0
-*/
+// Type hierarchy options used during static registration.
+//
+// Since: 3.17.0
 type TypeHierarchyOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -27043,11 +25867,9 @@ func (s *TypeHierarchyOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-The parameter of a `textDocument/prepareTypeHierarchy` request.
-
-Since: 3.17.0
-*/
+// The parameter of a `textDocument/prepareTypeHierarchy` request.
+//
+// Since: 3.17.0
 type TypeHierarchyPrepareParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -27119,22 +25941,16 @@ func (s *TypeHierarchyPrepareParams) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
-/*
-Type hierarchy options used during static or dynamic registration.
-
-Since: 3.17.0
-*/
+// Type hierarchy options used during static or dynamic registration.
+//
+// Since: 3.17.0
 type TypeHierarchyRegistrationOptions struct {
-	/*
-	   A document selector to identify the scope of the registration. If set to null
-	   the document selector provided on the client side will be used.
-	*/
+	// A document selector to identify the scope of the registration. If set to null
+	// the document selector provided on the client side will be used.
 	DocumentSelector Nullable[DocumentSelector] `json:"documentSelector"`
 	WorkDoneProgress *bool                      `json:"workDoneProgress,omitzero"`
-	/*
-	   The id used to register the request. The id can be used to deregister
-	   the request again. See also Registration#id.
-	*/
+	// The id used to register the request. The id can be used to deregister
+	// the request again. See also Registration#id.
 	ID *string `json:"id,omitzero"`
 }
 
@@ -27200,18 +26016,14 @@ func (s *TypeHierarchyRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
-/*
-The parameter of a `typeHierarchy/subtypes` request.
-
-Since: 3.17.0
-*/
+// The parameter of a `typeHierarchy/subtypes` request.
+//
+// Since: 3.17.0
 type TypeHierarchySubtypesParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken     `json:"partialResultToken,omitzero"`
 	Item               TypeHierarchyItem `json:"item"`
 }
@@ -27277,18 +26089,14 @@ func (s *TypeHierarchySubtypesParams) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-The parameter of a `typeHierarchy/supertypes` request.
-
-Since: 3.17.0
-*/
+// The parameter of a `typeHierarchy/supertypes` request.
+//
+// Since: 3.17.0
 type TypeHierarchySupertypesParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken     `json:"partialResultToken,omitzero"`
 	Item               TypeHierarchyItem `json:"item"`
 }
@@ -27354,24 +26162,18 @@ func (s *TypeHierarchySupertypesParams) UnmarshalJSONFrom(dec *jsontext.Decoder)
 	return nil
 }
 
-/*
-A diagnostic report indicating that the last returned
-report is still accurate.
-
-Since: 3.17.0
-*/
+// A diagnostic report indicating that the last returned
+// report is still accurate.
+//
+// Since: 3.17.0
 type UnchangedDocumentDiagnosticReport struct {
-	/*
-	   A document diagnostic report indicating
-	   no changes to the last result. A server can
-	   only return `unchanged` if result ids are
-	   provided.
-	*/
+	// A document diagnostic report indicating
+	// no changes to the last result. A server can
+	// only return `unchanged` if result ids are
+	// provided.
 	Kind LiteralUnchanged `json:"kind"`
-	/*
-	   A result id which will be sent on the next
-	   diagnostic request for the same document.
-	*/
+	// A result id which will be sent on the next
+	// diagnostic request for the same document.
 	ResultID string `json:"resultId"`
 }
 
@@ -27429,10 +26231,8 @@ func (s *UnchangedDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Deco
 
 // General parameters to unregister a request or notification.
 type Unregistration struct {
-	/*
-	   The id used to unregister the request or notification. Usually an id
-	   provided during the register request.
-	*/
+	// The id used to unregister the request or notification. Usually an id
+	// provided during the register request.
 	ID string `json:"id"`
 	// The method to unregister for.
 	Method string `json:"method"`
@@ -27534,11 +26334,9 @@ func (s *UnregistrationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A versioned notebook document identifier.
-
-Since: 3.17.0
-*/
+// A versioned notebook document identifier.
+//
+// Since: 3.17.0
 type VersionedNotebookDocumentIdentifier struct {
 	// The version number of this notebook document.
 	Version int32 `json:"version"`
@@ -27720,29 +26518,23 @@ func (s *WillSaveTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 }
 
 type WindowClientCapabilities struct {
-	/*
-	   It indicates whether the client supports server initiated
-	   progress using the `window/workDoneProgress/create` request.
-
-	   The capability also controls Whether client supports handling
-	   of progress notifications. If set servers are allowed to report a
-	   `workDoneProgress` property in the request specific server
-	   capabilities.
-
-	   Since: 3.15.0
-	*/
+	// It indicates whether the client supports server initiated
+	// progress using the `window/workDoneProgress/create` request.
+	//
+	// The capability also controls Whether client supports handling
+	// of progress notifications. If set servers are allowed to report a
+	// `workDoneProgress` property in the request specific server
+	// capabilities.
+	//
+	// Since: 3.15.0
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   Capabilities specific to the showMessage request.
-
-	   Since: 3.16.0
-	*/
+	// Capabilities specific to the showMessage request.
+	//
+	// Since: 3.16.0
 	ShowMessage *ShowMessageRequestClientCapabilities `json:"showMessage,omitzero"`
-	/*
-	   Capabilities specific to the showDocument request.
-
-	   Since: 3.16.0
-	*/
+	// Capabilities specific to the showDocument request.
+	//
+	// Since: 3.16.0
 	ShowDocument *ShowDocumentClientCapabilities `json:"showDocument,omitzero"`
 }
 
@@ -27809,35 +26601,27 @@ func (s *WindowClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 
 type WorkDoneProgressBegin struct {
 	Kind LiteralBegin `json:"kind"`
-	/*
-	   Mandatory title of the progress operation. Used to briefly inform about
-	   the kind of operation being performed.
-
-	   Examples: "Indexing" or "Linking dependencies".
-	*/
+	// Mandatory title of the progress operation. Used to briefly inform about
+	// the kind of operation being performed.
+	//
+	// Examples: "Indexing" or "Linking dependencies".
 	Title string `json:"title"`
-	/*
-	   Controls if a cancel button should show to allow the user to cancel the
-	   long running operation. Clients that don't support cancellation are allowed
-	   to ignore the setting.
-	*/
+	// Controls if a cancel button should show to allow the user to cancel the
+	// long running operation. Clients that don't support cancellation are allowed
+	// to ignore the setting.
 	Cancellable *bool `json:"cancellable,omitzero"`
-	/*
-	   Optional, more detailed associated progress message. Contains
-	   complementary information to the `title`.
-
-	   Examples: "3/25 files", "project/src/module2", "node_modules/some_dep".
-	   If unset, the previous progress message (if any) is still valid.
-	*/
+	// Optional, more detailed associated progress message. Contains
+	// complementary information to the `title`.
+	//
+	// Examples: "3/25 files", "project/src/module2", "node_modules/some_dep".
+	// If unset, the previous progress message (if any) is still valid.
 	Message *string `json:"message,omitzero"`
-	/*
-	   Optional progress percentage to display (value 100 is considered 100%).
-	   If not provided infinite progress is assumed and clients are allowed
-	   to ignore the `percentage` value in subsequent in report notifications.
-
-	   The value should be steadily rising. Clients are free to ignore values
-	   that are not following this rule. The value range is [0, 100].
-	*/
+	// Optional progress percentage to display (value 100 is considered 100%).
+	// If not provided infinite progress is assumed and clients are allowed
+	// to ignore the `percentage` value in subsequent in report notifications.
+	//
+	// The value should be steadily rising. Clients are free to ignore values
+	// that are not following this rule. The value range is [0, 100].
 	Percentage *uint32 `json:"percentage,omitzero"`
 }
 
@@ -28022,10 +26806,8 @@ func (s *WorkDoneProgressCreateParams) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 
 type WorkDoneProgressEnd struct {
 	Kind LiteralEnd `json:"kind"`
-	/*
-	   Optional, a final message indicating to for example indicate the outcome
-	   of the operation.
-	*/
+	// Optional, a final message indicating to for example indicate the outcome
+	// of the operation.
 	Message *string `json:"message,omitzero"`
 }
 
@@ -28164,29 +26946,23 @@ func (s *WorkDoneProgressParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 
 type WorkDoneProgressReport struct {
 	Kind LiteralReport `json:"kind"`
-	/*
-	   Controls enablement state of a cancel button.
-
-	   Clients that don't support cancellation or don't support controlling the button's
-	   enablement state are allowed to ignore the property.
-	*/
+	// Controls enablement state of a cancel button.
+	//
+	// Clients that don't support cancellation or don't support controlling the button's
+	// enablement state are allowed to ignore the property.
 	Cancellable *bool `json:"cancellable,omitzero"`
-	/*
-	   Optional, more detailed associated progress message. Contains
-	   complementary information to the `title`.
-
-	   Examples: "3/25 files", "project/src/module2", "node_modules/some_dep".
-	   If unset, the previous progress message (if any) is still valid.
-	*/
+	// Optional, more detailed associated progress message. Contains
+	// complementary information to the `title`.
+	//
+	// Examples: "3/25 files", "project/src/module2", "node_modules/some_dep".
+	// If unset, the previous progress message (if any) is still valid.
 	Message *string `json:"message,omitzero"`
-	/*
-	   Optional progress percentage to display (value 100 is considered 100%).
-	   If not provided infinite progress is assumed and clients are allowed
-	   to ignore the `percentage` value in subsequent in report notifications.
-
-	   The value should be steadily rising. Clients are free to ignore values
-	   that are not following this rule. The value range is [0, 100]
-	*/
+	// Optional progress percentage to display (value 100 is considered 100%).
+	// If not provided infinite progress is assumed and clients are allowed
+	// to ignore the `percentage` value in subsequent in report notifications.
+	//
+	// The value should be steadily rising. Clients are free to ignore values
+	// that are not following this rule. The value range is [0, 100]
 	Percentage *uint32 `json:"percentage,omitzero"`
 }
 
@@ -28270,11 +27046,9 @@ func (s *WorkDoneProgressReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 
 // Workspace specific client capabilities.
 type WorkspaceClientCapabilities struct {
-	/*
-	   The client supports applying batch edits
-	   to the workspace by supporting the request
-	   'workspace/applyEdit'
-	*/
+	// The client supports applying batch edits
+	// to the workspace by supporting the request
+	// 'workspace/applyEdit'
 	ApplyEdit *bool `json:"applyEdit,omitzero"`
 	// Capabilities specific to `WorkspaceEdit`s.
 	WorkspaceEdit *WorkspaceEditClientCapabilities `json:"workspaceEdit,omitzero"`
@@ -28286,70 +27060,50 @@ type WorkspaceClientCapabilities struct {
 	Symbol *WorkspaceSymbolClientCapabilities `json:"symbol,omitzero"`
 	// Capabilities specific to the `workspace/executeCommand` request.
 	ExecuteCommand *ExecuteCommandClientCapabilities `json:"executeCommand,omitzero"`
-	/*
-	   The client has support for workspace folders.
-
-	   Since: 3.6.0
-	*/
+	// The client has support for workspace folders.
+	//
+	// Since: 3.6.0
 	WorkspaceFolders *bool `json:"workspaceFolders,omitzero"`
-	/*
-	   The client supports `workspace/configuration` requests.
-
-	   Since: 3.6.0
-	*/
+	// The client supports `workspace/configuration` requests.
+	//
+	// Since: 3.6.0
 	Configuration *bool `json:"configuration,omitzero"`
-	/*
-	   Capabilities specific to the semantic token requests scoped to the
-	   workspace.
-
-	   Since: 3.16.0.
-	*/
+	// Capabilities specific to the semantic token requests scoped to the
+	// workspace.
+	//
+	// Since: 3.16.0.
 	SemanticTokens *SemanticTokensWorkspaceClientCapabilities `json:"semanticTokens,omitzero"`
-	/*
-	   Capabilities specific to the code lens requests scoped to the
-	   workspace.
-
-	   Since: 3.16.0.
-	*/
+	// Capabilities specific to the code lens requests scoped to the
+	// workspace.
+	//
+	// Since: 3.16.0.
 	CodeLens *CodeLensWorkspaceClientCapabilities `json:"codeLens,omitzero"`
-	/*
-	   The client has support for file notifications/requests for user operations on files.
-
-	   Since 3.16.0
-	*/
+	// The client has support for file notifications/requests for user operations on files.
+	//
+	// Since 3.16.0
 	FileOperations *FileOperationClientCapabilities `json:"fileOperations,omitzero"`
-	/*
-	   Capabilities specific to the inline values requests scoped to the
-	   workspace.
-
-	   Since: 3.17.0.
-	*/
+	// Capabilities specific to the inline values requests scoped to the
+	// workspace.
+	//
+	// Since: 3.17.0.
 	InlineValue *InlineValueWorkspaceClientCapabilities `json:"inlineValue,omitzero"`
-	/*
-	   Capabilities specific to the inlay hint requests scoped to the
-	   workspace.
-
-	   Since: 3.17.0.
-	*/
+	// Capabilities specific to the inlay hint requests scoped to the
+	// workspace.
+	//
+	// Since: 3.17.0.
 	InlayHint *InlayHintWorkspaceClientCapabilities `json:"inlayHint,omitzero"`
-	/*
-	   Capabilities specific to the diagnostic requests scoped to the
-	   workspace.
-
-	   Since: 3.17.0.
-	*/
+	// Capabilities specific to the diagnostic requests scoped to the
+	// workspace.
+	//
+	// Since: 3.17.0.
 	Diagnostics *DiagnosticWorkspaceClientCapabilities `json:"diagnostics,omitzero"`
-	/*
-	   Capabilities specific to the folding range requests scoped to the workspace.
-
-	   Since: 3.18.0
-	*/
+	// Capabilities specific to the folding range requests scoped to the workspace.
+	//
+	// Since: 3.18.0
 	FoldingRange *FoldingRangeWorkspaceClientCapabilities `json:"foldingRange,omitzero"`
-	/*
-	   Capabilities specific to the `workspace/textDocumentContent` request.
-
-	   Since: 3.18.0
-	*/
+	// Capabilities specific to the `workspace/textDocumentContent` request.
+	//
+	// Since: 3.18.0
 	TextDocumentContent *TextDocumentContentClientCapabilities `json:"textDocumentContent,omitzero"`
 }
 
@@ -28572,25 +27326,19 @@ func (s *WorkspaceClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
-/*
-Parameters of the workspace diagnostic request.
-
-Since: 3.17.0
-*/
+// Parameters of the workspace diagnostic request.
+//
+// Since: 3.17.0
 type WorkspaceDiagnosticParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
 	// The additional identifier provided during registration.
 	Identifier *string `json:"identifier,omitzero"`
-	/*
-	   The currently known diagnostic reports with their
-	   previous result ids.
-	*/
+	// The currently known diagnostic reports with their
+	// previous result ids.
 	PreviousResultIds []PreviousResultID `json:"previousResultIds"`
 }
 
@@ -28668,11 +27416,9 @@ func (s *WorkspaceDiagnosticParams) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-A workspace diagnostic report.
-
-Since: 3.17.0
-*/
+// A workspace diagnostic report.
+//
+// Since: 3.17.0
 type WorkspaceDiagnosticReport struct {
 	Items []WorkspaceDocumentDiagnosticReport `json:"items"`
 }
@@ -28716,11 +27462,9 @@ func (s *WorkspaceDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
-/*
-A partial result for a workspace diagnostic report.
-
-Since: 3.17.0
-*/
+// A partial result for a workspace diagnostic report.
+//
+// Since: 3.17.0
 type WorkspaceDiagnosticReportPartialResult struct {
 	Items []WorkspaceDocumentDiagnosticReport `json:"items"`
 }
@@ -28764,44 +27508,38 @@ func (s *WorkspaceDiagnosticReportPartialResult) UnmarshalJSONFrom(dec *jsontext
 	return nil
 }
 
-/*
-A workspace edit represents changes to many resources managed in the workspace. The edit
-should either provide `changes` or `documentChanges`. If documentChanges are present
-they are preferred over `changes` if the client can handle versioned document edits.
-
-Since version 3.13.0 a workspace edit can contain resource operations as well. If resource
-operations are present clients need to execute the operations in the order in which they
-are provided. So a workspace edit for example can consist of the following two changes:
-(1) a create file a.txt and (2) a text document edit which insert text into file a.txt.
-
-An invalid sequence (e.g. (1) delete file a.txt and (2) insert text into file a.txt) will
-cause failure of the operation. How the client recovers from the failure is described by
-the client capability: `workspace.workspaceEdit.failureHandling`
-*/
+// A workspace edit represents changes to many resources managed in the workspace. The edit
+// should either provide `changes` or `documentChanges`. If documentChanges are present
+// they are preferred over `changes` if the client can handle versioned document edits.
+//
+// Since version 3.13.0 a workspace edit can contain resource operations as well. If resource
+// operations are present clients need to execute the operations in the order in which they
+// are provided. So a workspace edit for example can consist of the following two changes:
+// (1) a create file a.txt and (2) a text document edit which insert text into file a.txt.
+//
+// An invalid sequence (e.g. (1) delete file a.txt and (2) insert text into file a.txt) will
+// cause failure of the operation. How the client recovers from the failure is described by
+// the client capability: `workspace.workspaceEdit.failureHandling`
 type WorkspaceEdit struct {
 	// Holds changes to existing resources.
 	Changes map[DocumentURI][]TextEdit `json:"changes,omitzero"`
-	/*
-	   Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes
-	   are either an array of `TextDocumentEdit`s to express changes to n different text documents
-	   where each text document edit addresses a specific version of a text document. Or it can contain
-	   above `TextDocumentEdit`s mixed with create, rename and delete file / folder operations.
-
-	   Whether a client supports versioned document edits is expressed via
-	   `workspace.workspaceEdit.documentChanges` client capability.
-
-	   If a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then
-	   only plain `TextEdit`s using the `changes` property are supported.
-	*/
+	// Depending on the client capability `workspace.workspaceEdit.resourceOperations` document changes
+	// are either an array of `TextDocumentEdit`s to express changes to n different text documents
+	// where each text document edit addresses a specific version of a text document. Or it can contain
+	// above `TextDocumentEdit`s mixed with create, rename and delete file / folder operations.
+	//
+	// Whether a client supports versioned document edits is expressed via
+	// `workspace.workspaceEdit.documentChanges` client capability.
+	//
+	// If a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then
+	// only plain `TextEdit`s using the `changes` property are supported.
 	DocumentChanges []WorkspaceEditDocumentChangesElem `json:"documentChanges,omitzero"`
-	/*
-	   A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and
-	   delete file / folder operations.
-
-	   Whether clients honor this property depends on the client capability `workspace.changeAnnotationSupport`.
-
-	   Since: 3.16.0
-	*/
+	// A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and
+	// delete file / folder operations.
+	//
+	// Whether clients honor this property depends on the client capability `workspace.changeAnnotationSupport`.
+	//
+	// Since: 3.16.0
 	ChangeAnnotations map[ChangeAnnotationIdentifier]ChangeAnnotation `json:"changeAnnotations,omitzero"`
 }
 
@@ -28865,48 +27603,36 @@ func (s *WorkspaceEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type WorkspaceEditClientCapabilities struct {
 	// The client supports versioned document changes in `WorkspaceEdit`s
 	DocumentChanges *bool `json:"documentChanges,omitzero"`
-	/*
-	   The resource operations the client supports. Clients should at least
-	   support 'create', 'rename' and 'delete' files and folders.
-
-	   Since: 3.13.0
-	*/
+	// The resource operations the client supports. Clients should at least
+	// support 'create', 'rename' and 'delete' files and folders.
+	//
+	// Since: 3.13.0
 	ResourceOperations []ResourceOperationKind `json:"resourceOperations,omitzero"`
-	/*
-	   The failure handling strategy of a client if applying the workspace edit
-	   fails.
-
-	   Since: 3.13.0
-	*/
+	// The failure handling strategy of a client if applying the workspace edit
+	// fails.
+	//
+	// Since: 3.13.0
 	FailureHandling *FailureHandlingKind `json:"failureHandling,omitzero"`
-	/*
-	   Whether the client normalizes line endings to the client specific
-	   setting.
-	   If set to `true` the client will normalize line ending characters
-	   in a workspace edit to the client-specified new line
-	   character.
-
-	   Since: 3.16.0
-	*/
+	// Whether the client normalizes line endings to the client specific
+	// setting.
+	// If set to `true` the client will normalize line ending characters
+	// in a workspace edit to the client-specified new line
+	// character.
+	//
+	// Since: 3.16.0
 	NormalizesLineEndings *bool `json:"normalizesLineEndings,omitzero"`
-	/*
-	   Whether the client in general supports change annotations on text edits,
-	   create file, rename file and delete file changes.
-
-	   Since: 3.16.0
-	*/
+	// Whether the client in general supports change annotations on text edits,
+	// create file, rename file and delete file changes.
+	//
+	// Since: 3.16.0
 	ChangeAnnotationSupport *ChangeAnnotationsSupportOptions `json:"changeAnnotationSupport,omitzero"`
-	/*
-	   Whether the client supports `WorkspaceEditMetadata` in `WorkspaceEdit`s.
-
-	   Since: 3.18.0
-	*/
+	// Whether the client supports `WorkspaceEditMetadata` in `WorkspaceEdit`s.
+	//
+	// Since: 3.18.0
 	MetadataSupport *bool `json:"metadataSupport,omitzero"`
-	/*
-	   Whether the client supports snippets as text edits.
-
-	   Since: 3.18.0
-	*/
+	// Whether the client supports snippets as text edits.
+	//
+	// Since: 3.18.0
 	SnippetEditSupport *bool `json:"snippetEditSupport,omitzero"`
 }
 
@@ -29021,11 +27747,9 @@ func (s *WorkspaceEditClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decode
 	return nil
 }
 
-/*
-Additional data about a workspace edit.
-
-Since: 3.18.0
-*/
+// Additional data about a workspace edit.
+//
+// Since: 3.18.0
 type WorkspaceEditMetadata struct {
 	// Signal to the editor that this edit is a refactoring.
 	IsRefactoring *bool `json:"isRefactoring,omitzero"`
@@ -29072,10 +27796,8 @@ func (s *WorkspaceEditMetadata) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type WorkspaceFolder struct {
 	// The associated URI for this workspace folder.
 	URI URI `json:"uri"`
-	/*
-	   The name of the workspace folder. Used to refer to this
-	   workspace folder in the user interface.
-	*/
+	// The name of the workspace folder. Used to refer to this
+	// workspace folder in the user interface.
 	Name string `json:"name"`
 }
 
@@ -29192,15 +27914,13 @@ func (s *WorkspaceFoldersChangeEvent) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 }
 
 type WorkspaceFoldersInitializeParams struct {
-	/*
-	   The workspace folders configured in the client when the server starts.
-
-	   This property is only available if the client supports workspace folders.
-	   It can be `null` if the client supports workspace folders but none are
-	   configured.
-
-	   Since: 3.6.0
-	*/
+	// The workspace folders configured in the client when the server starts.
+	//
+	// This property is only available if the client supports workspace folders.
+	// It can be `null` if the client supports workspace folders but none are
+	// configured.
+	//
+	// Since: 3.6.0
 	WorkspaceFolders *Nullable[[]WorkspaceFolder] `json:"workspaceFolders,omitzero"`
 }
 
@@ -29237,15 +27957,13 @@ func (s *WorkspaceFoldersInitializeParams) UnmarshalJSONFrom(dec *jsontext.Decod
 type WorkspaceFoldersServerCapabilities struct {
 	// The server has support for workspace folders
 	Supported *bool `json:"supported,omitzero"`
-	/*
-	   Whether the server wants to receive workspace folder
-	   change notifications.
-
-	   If a string is provided the string is treated as an ID
-	   under which the notification is registered on the client
-	   side. The ID can be used to unregister for these events
-	   using the `client/unregisterCapability` request.
-	*/
+	// Whether the server wants to receive workspace folder
+	// change notifications.
+	//
+	// If a string is provided the string is treated as an ID
+	// under which the notification is registered on the client
+	// side. The ID can be used to unregister for these events
+	// using the `client/unregisterCapability` request.
 	ChangeNotifications WorkspaceFoldersServerCapabilitiesChangeNotifications `json:"changeNotifications,omitzero"`
 }
 
@@ -29297,28 +28015,22 @@ func (s *WorkspaceFoldersServerCapabilities) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
-/*
-A full document diagnostic report for a workspace diagnostic result.
-
-Since: 3.17.0
-*/
+// A full document diagnostic report for a workspace diagnostic result.
+//
+// Since: 3.17.0
 type WorkspaceFullDocumentDiagnosticReport struct {
 	// A full document diagnostic report.
 	Kind LiteralFull `json:"kind"`
-	/*
-	   An optional result id. If provided it will
-	   be sent on the next diagnostic request for the
-	   same document.
-	*/
+	// An optional result id. If provided it will
+	// be sent on the next diagnostic request for the
+	// same document.
 	ResultID *string `json:"resultId,omitzero"`
 	// The actual items.
 	Items []Diagnostic `json:"items"`
 	// The URI for which diagnostic information is reported.
 	URI DocumentURI `json:"uri"`
-	/*
-	   The version number for which the diagnostics are reported.
-	   If the document is not marked as open `null` can be provided.
-	*/
+	// The version number for which the diagnostics are reported.
+	// If the document is not marked as open `null` can be provided.
 	Version Nullable[int32] `json:"version"`
 }
 
@@ -29408,29 +28120,21 @@ func (s *WorkspaceFullDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.
 	return nil
 }
 
-/*
-Defines workspace specific capabilities of the server.
-
-Since: 3.18.0
-*/
+// Defines workspace specific capabilities of the server.
+//
+// Since: 3.18.0
 type WorkspaceOptions struct {
-	/*
-	   The server supports workspace folder.
-
-	   Since: 3.6.0
-	*/
+	// The server supports workspace folder.
+	//
+	// Since: 3.6.0
 	WorkspaceFolders *WorkspaceFoldersServerCapabilities `json:"workspaceFolders,omitzero"`
-	/*
-	   The server is interested in notifications/requests for operations on files.
-
-	   Since: 3.16.0
-	*/
+	// The server is interested in notifications/requests for operations on files.
+	//
+	// Since: 3.16.0
 	FileOperations *FileOperationOptions `json:"fileOperations,omitzero"`
-	/*
-	   The server supports the `workspace/textDocumentContent` request.
-
-	   Since: 3.18.0
-	*/
+	// The server supports the `workspace/textDocumentContent` request.
+	//
+	// Since: 3.18.0
 	TextDocumentContent WorkspaceOptionsTextDocumentContent `json:"textDocumentContent,omitzero"`
 }
 
@@ -29493,43 +28197,33 @@ func (s *WorkspaceOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-/*
-A special workspace symbol that supports locations without a range.
-
-See also SymbolInformation.
-
-Since: 3.17.0
-*/
+// A special workspace symbol that supports locations without a range.
+//
+// See also SymbolInformation.
+//
+// Since: 3.17.0
 type WorkspaceSymbol struct {
 	// The name of this symbol.
 	Name string `json:"name"`
 	// The kind of this symbol.
 	Kind SymbolKind `json:"kind"`
-	/*
-	   Tags for this symbol.
-
-	   Since: 3.16.0
-	*/
+	// Tags for this symbol.
+	//
+	// Since: 3.16.0
 	Tags []SymbolTag `json:"tags,omitzero"`
-	/*
-	   The name of the symbol containing this symbol. This information is for
-	   user interface purposes (e.g. to render a qualifier in the user interface
-	   if necessary). It can't be used to re-infer a hierarchy for the document
-	   symbols.
-	*/
+	// The name of the symbol containing this symbol. This information is for
+	// user interface purposes (e.g. to render a qualifier in the user interface
+	// if necessary). It can't be used to re-infer a hierarchy for the document
+	// symbols.
 	ContainerName *string `json:"containerName,omitzero"`
-	/*
-	   The location of the symbol. Whether a server is allowed to
-	   return a location without a range depends on the client
-	   capability `workspace.symbol.resolveSupport`.
-
-	   See SymbolInformation#location for more details.
-	*/
+	// The location of the symbol. Whether a server is allowed to
+	// return a location without a range depends on the client
+	// capability `workspace.symbol.resolveSupport`.
+	//
+	// See SymbolInformation#location for more details.
 	Location WorkspaceSymbolLocation `json:"location"`
-	/*
-	   A data entry field that is preserved on a workspace symbol between a
-	   workspace symbol request and a workspace symbol resolve request.
-	*/
+	// A data entry field that is preserved on a workspace symbol between a
+	// workspace symbol request and a workspace symbol resolve request.
 	Data jsontext.Value `json:"data,omitzero"`
 }
 
@@ -29632,20 +28326,16 @@ type WorkspaceSymbolClientCapabilities struct {
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
 	// Specific capabilities for the `SymbolKind` in the `workspace/symbol` request.
 	SymbolKind *ClientSymbolKindOptions `json:"symbolKind,omitzero"`
-	/*
-	   The client supports tags on `SymbolInformation`.
-	   Clients supporting tags have to handle unknown tags gracefully.
-
-	   Since: 3.16.0
-	*/
+	// The client supports tags on `SymbolInformation`.
+	// Clients supporting tags have to handle unknown tags gracefully.
+	//
+	// Since: 3.16.0
 	TagSupport *ClientSymbolTagOptions `json:"tagSupport,omitzero"`
-	/*
-	   The client support partial workspace symbols. The client will send the
-	   request `workspaceSymbol/resolve` to the server to resolve additional
-	   properties.
-
-	   Since: 3.17.0
-	*/
+	// The client support partial workspace symbols. The client will send the
+	// request `workspaceSymbol/resolve` to the server to resolve additional
+	// properties.
+	//
+	// Since: 3.17.0
 	ResolveSupport *ClientSymbolResolveOptions `json:"resolveSupport,omitzero"`
 }
 
@@ -29725,12 +28415,10 @@ func (s *WorkspaceSymbolClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Deco
 // Server capabilities for a WorkspaceSymbolRequest.
 type WorkspaceSymbolOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for a workspace symbol.
-
-	   Since: 3.17.0
-	*/
+	// The server provides support to resolve additional
+	// information for a workspace symbol.
+	//
+	// Since: 3.17.0
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
 }
 
@@ -29788,21 +28476,17 @@ func (s *WorkspaceSymbolOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 type WorkspaceSymbolParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
-	/*
-	   An optional token that a server can use to report partial results (e.g. streaming) to
-	   the client.
-	*/
+	// An optional token that a server can use to report partial results (e.g. streaming) to
+	// the client.
 	PartialResultToken ProgressToken `json:"partialResultToken,omitzero"`
-	/*
-	   A query string to filter symbols by. Clients may send an empty
-	   string here to request all symbols.
-
-	   The `query`-parameter should be interpreted in a *relaxed way* as editors
-	   will apply their own highlighting and scoring on the results. A good rule
-	   of thumb is to match case-insensitive and to simply check that the
-	   characters of *query* appear in their order in a candidate symbol.
-	   Servers shouldn't use prefix, substring, or similar strict matching.
-	*/
+	// A query string to filter symbols by. Clients may send an empty
+	// string here to request all symbols.
+	//
+	// The `query`-parameter should be interpreted in a *relaxed way* as editors
+	// will apply their own highlighting and scoring on the results. A good rule
+	// of thumb is to match case-insensitive and to simply check that the
+	// characters of *query* appear in their order in a candidate symbol.
+	// Servers shouldn't use prefix, substring, or similar strict matching.
 	Query string `json:"query"`
 }
 
@@ -29871,12 +28555,10 @@ func (s *WorkspaceSymbolParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // Registration options for a WorkspaceSymbolRequest.
 type WorkspaceSymbolRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
-	/*
-	   The server provides support to resolve additional
-	   information for a workspace symbol.
-
-	   Since: 3.17.0
-	*/
+	// The server provides support to resolve additional
+	// information for a workspace symbol.
+	//
+	// Since: 3.17.0
 	ResolveProvider *bool `json:"resolveProvider,omitzero"`
 }
 
@@ -29930,30 +28612,22 @@ func (s *WorkspaceSymbolRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
-/*
-An unchanged document diagnostic report for a workspace diagnostic result.
-
-Since: 3.17.0
-*/
+// An unchanged document diagnostic report for a workspace diagnostic result.
+//
+// Since: 3.17.0
 type WorkspaceUnchangedDocumentDiagnosticReport struct {
-	/*
-	   A document diagnostic report indicating
-	   no changes to the last result. A server can
-	   only return `unchanged` if result ids are
-	   provided.
-	*/
+	// A document diagnostic report indicating
+	// no changes to the last result. A server can
+	// only return `unchanged` if result ids are
+	// provided.
 	Kind LiteralUnchanged `json:"kind"`
-	/*
-	   A result id which will be sent on the next
-	   diagnostic request for the same document.
-	*/
+	// A result id which will be sent on the next
+	// diagnostic request for the same document.
 	ResultID string `json:"resultId"`
 	// The URI for which diagnostic information is reported.
 	URI DocumentURI `json:"uri"`
-	/*
-	   The version number for which the diagnostics are reported.
-	   If the document is not marked as open `null` can be provided.
-	*/
+	// The version number for which the diagnostics are reported.
+	// If the document is not marked as open `null` can be provided.
 	Version Nullable[int32] `json:"version"`
 }
 

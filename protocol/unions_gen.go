@@ -8,11 +8,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-/*
-BooleanOrEmptyObject is a union: exactly one of Boolean, EmptyObject. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: SemanticTokensOptionsRange, ClientSemanticTokensRequestOptionsRange.
-*/
+// BooleanOrEmptyObject is a union: exactly one of Boolean, EmptyObject. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: SemanticTokensOptionsRange, ClientSemanticTokensRequestOptionsRange.
 type BooleanOrEmptyObject struct {
 	kind  BooleanOrEmptyObjectKind
 	value any
@@ -123,11 +121,7 @@ func (u *BooleanOrEmptyObject) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-ClientSemanticTokensRequestOptionsFull is a union: exactly one of Boolean, ClientSemanticTokensRequestFullDelta. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ClientSemanticTokensRequestOptionsFull.
-*/
+// ClientSemanticTokensRequestOptionsFull is a union: exactly one of Boolean, ClientSemanticTokensRequestFullDelta. The zero value holds none; it is valid only for an absent optional property.
 type ClientSemanticTokensRequestOptionsFull struct {
 	kind  ClientSemanticTokensRequestOptionsFullKind
 	value any
@@ -238,11 +232,9 @@ func (u *ClientSemanticTokensRequestOptionsFull) UnmarshalJSONFrom(dec *jsontext
 	}
 }
 
-/*
-CommandOrCodeAction is a union: exactly one of Command, CodeAction. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: CodeActionResultElem, CodeActionPartialResultElem.
-*/
+// CommandOrCodeAction is a union: exactly one of Command, CodeAction. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: CodeActionResultElem, CodeActionPartialResultElem.
 type CommandOrCodeAction struct {
 	kind  CommandOrCodeActionKind
 	value any
@@ -384,11 +376,7 @@ func pickCommandOrCodeAction(raw []byte) int {
 	return -1
 }
 
-/*
-CompletionItemDefaultsEditRange is a union: exactly one of Range, EditRangeWithInsertReplace. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: CompletionItemDefaultsEditRange.
-*/
+// CompletionItemDefaultsEditRange is a union: exactly one of Range, EditRangeWithInsertReplace. The zero value holds none; it is valid only for an absent optional property.
 type CompletionItemDefaultsEditRange struct {
 	kind  CompletionItemDefaultsEditRangeKind
 	value any
@@ -526,11 +514,7 @@ func pickCompletionItemDefaultsEditRange(raw []byte) int {
 	return -1
 }
 
-/*
-CompletionItemTextEdit is a union: exactly one of TextEdit, InsertReplaceEdit. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: CompletionItemTextEdit.
-*/
+// CompletionItemTextEdit is a union: exactly one of TextEdit, InsertReplaceEdit. The zero value holds none; it is valid only for an absent optional property.
 type CompletionItemTextEdit struct {
 	kind  CompletionItemTextEditKind
 	value any
@@ -668,11 +652,7 @@ func pickCompletionItemTextEdit(raw []byte) int {
 	return -1
 }
 
-/*
-CompletionResult is a union: exactly one of CompletionItemSlice, CompletionList. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: CompletionResult.
-*/
+// CompletionResult is a union: exactly one of CompletionItemSlice, CompletionList. The zero value holds none; it is valid only for an absent optional property.
 type CompletionResult struct {
 	kind  CompletionResultKind
 	value any
@@ -783,11 +763,9 @@ func (u *CompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-The declaration of a symbol representation as one or many locations.
-
-Declaration is a union: exactly one of Location, LocationSlice. The zero value holds none; it is valid only for an absent optional property.
-*/
+// The declaration of a symbol representation as one or many locations.
+//
+// Declaration is a union: exactly one of Location, LocationSlice. The zero value holds none; it is valid only for an absent optional property.
 type Declaration struct {
 	kind  DeclarationKind
 	value any
@@ -898,11 +876,7 @@ func (u *Declaration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-DeclarationPartialResult is a union: exactly one of LocationSlice, DeclarationLinkSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: DeclarationPartialResult.
-*/
+// DeclarationPartialResult is a union: exactly one of LocationSlice, DeclarationLinkSlice. The zero value holds none; it is valid only for an absent optional property.
 type DeclarationPartialResult struct {
 	kind  DeclarationPartialResultKind
 	value any
@@ -1048,11 +1022,7 @@ func pickDeclarationPartialResult(raw []byte) int {
 	return -1
 }
 
-/*
-DeclarationResult is a union: exactly one of Declaration, DeclarationLinkSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: DeclarationResult.
-*/
+// DeclarationResult is a union: exactly one of Declaration, DeclarationLinkSlice. The zero value holds none; it is valid only for an absent optional property.
 type DeclarationResult struct {
 	kind  DeclarationResultKind
 	value any
@@ -1211,16 +1181,14 @@ func pickDeclarationResult(raw []byte) int {
 	return -1
 }
 
-/*
-The definition of a symbol represented as one or many locations.
-For most programming languages there is only one location at which a symbol is
-defined.
-
-Servers should prefer returning `DefinitionLink` over `Definition` if supported
-by the client.
-
-Definition is a union: exactly one of Location, LocationSlice. The zero value holds none; it is valid only for an absent optional property.
-*/
+// The definition of a symbol represented as one or many locations.
+// For most programming languages there is only one location at which a symbol is
+// defined.
+//
+// Servers should prefer returning `DefinitionLink` over `Definition` if supported
+// by the client.
+//
+// Definition is a union: exactly one of Location, LocationSlice. The zero value holds none; it is valid only for an absent optional property.
 type Definition struct {
 	kind  DefinitionKind
 	value any
@@ -1331,11 +1299,9 @@ func (u *Definition) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-DefinitionOrDefinitionLinkSlice is a union: exactly one of Definition, DefinitionLinkSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ImplementationResult, TypeDefinitionResult, DefinitionResult.
-*/
+// DefinitionOrDefinitionLinkSlice is a union: exactly one of Definition, DefinitionLinkSlice. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: ImplementationResult, TypeDefinitionResult, DefinitionResult.
 type DefinitionOrDefinitionLinkSlice struct {
 	kind  DefinitionOrDefinitionLinkSliceKind
 	value any
@@ -1494,11 +1460,7 @@ func pickDefinitionOrDefinitionLinkSlice(raw []byte) int {
 	return -1
 }
 
-/*
-DidChangeConfigurationRegistrationOptionsSection is a union: exactly one of String, StringSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: DidChangeConfigurationRegistrationOptionsSection.
-*/
+// DidChangeConfigurationRegistrationOptionsSection is a union: exactly one of String, StringSlice. The zero value holds none; it is valid only for an absent optional property.
 type DidChangeConfigurationRegistrationOptionsSection struct {
 	kind  DidChangeConfigurationRegistrationOptionsSectionKind
 	value any
@@ -1609,17 +1571,15 @@ func (u *DidChangeConfigurationRegistrationOptionsSection) UnmarshalJSONFrom(dec
 	}
 }
 
-/*
-The result of a document diagnostic pull request. A report can
-either be a full report containing all diagnostics for the
-requested document or an unchanged report indicating that nothing
-has changed in terms of diagnostics in comparison to the last
-pull request.
-
-DocumentDiagnosticReport is a union: exactly one of RelatedFullDocumentDiagnosticReport, RelatedUnchangedDocumentDiagnosticReport. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.17.0
-*/
+// The result of a document diagnostic pull request. A report can
+// either be a full report containing all diagnostics for the
+// requested document or an unchanged report indicating that nothing
+// has changed in terms of diagnostics in comparison to the last
+// pull request.
+//
+// DocumentDiagnosticReport is a union: exactly one of RelatedFullDocumentDiagnosticReport, RelatedUnchangedDocumentDiagnosticReport. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.17.0
 type DocumentDiagnosticReport struct {
 	kind  DocumentDiagnosticReportKindAlt
 	value any
@@ -1757,25 +1717,23 @@ func pickDocumentDiagnosticReport(raw []byte) int {
 	return -1
 }
 
-/*
-The document diagnostic report used when reporting partial result.
-
-When using partial results, the first literal sent needs to be a
-DocumentDiagnosticReport providing the diagnostics on the document
-followed by n DocumentDiagnosticReportPartialResult literals providing
-the diagnostics for related documents.
-
-```
-DocumentDiagnosticReport
-DocumentDiagnosticReportPartialResult
-DocumentDiagnosticReportPartialResult
-...
-```
-
-DocumentDiagnosticReportProgress is a union: exactly one of DocumentDiagnosticReport, DocumentDiagnosticReportPartialResult. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.18.1
-*/
+// The document diagnostic report used when reporting partial result.
+//
+// When using partial results, the first literal sent needs to be a
+// DocumentDiagnosticReport providing the diagnostics on the document
+// followed by n DocumentDiagnosticReportPartialResult literals providing
+// the diagnostics for related documents.
+//
+// ```
+// DocumentDiagnosticReport
+// DocumentDiagnosticReportPartialResult
+// DocumentDiagnosticReportPartialResult
+// ...
+// ```
+//
+// DocumentDiagnosticReportProgress is a union: exactly one of DocumentDiagnosticReport, DocumentDiagnosticReportPartialResult. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.18.1
 type DocumentDiagnosticReportProgress struct {
 	kind  DocumentDiagnosticReportProgressKind
 	value any
@@ -1913,14 +1871,12 @@ func pickDocumentDiagnosticReportProgress(raw []byte) int {
 	return -1
 }
 
-/*
-A document filter describes a top level text document or
-a notebook cell document.
-
-DocumentFilter is a union: exactly one of TextDocumentFilter, NotebookCellTextDocumentFilter. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.17.0 - support for NotebookCellTextDocumentFilter.
-*/
+// A document filter describes a top level text document or
+// a notebook cell document.
+//
+// DocumentFilter is a union: exactly one of TextDocumentFilter, NotebookCellTextDocumentFilter. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.17.0 - support for NotebookCellTextDocumentFilter.
 type DocumentFilter struct {
 	kind  DocumentFilterKind
 	value any
@@ -2060,11 +2016,9 @@ func pickDocumentFilter(raw []byte) int {
 	return -1
 }
 
-/*
-FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport is a union: exactly one of FullDocumentDiagnosticReport, UnchangedDocumentDiagnosticReport. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: RelatedFullDocumentDiagnosticReportRelatedDocumentsValue, RelatedUnchangedDocumentDiagnosticReportRelatedDocumentsValue, DocumentDiagnosticReportPartialResultRelatedDocumentsValue.
-*/
+// FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport is a union: exactly one of FullDocumentDiagnosticReport, UnchangedDocumentDiagnosticReport. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: RelatedFullDocumentDiagnosticReportRelatedDocumentsValue, RelatedUnchangedDocumentDiagnosticReportRelatedDocumentsValue, DocumentDiagnosticReportPartialResultRelatedDocumentsValue.
 type FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport struct {
 	kind  FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKind
 	value any
@@ -2202,13 +2156,11 @@ func pickFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport(raw []b
 	return -1
 }
 
-/*
-The glob pattern. Either a string pattern or a relative pattern.
-
-GlobPattern is a union: exactly one of Pattern, RelativePattern. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.17.0
-*/
+// The glob pattern. Either a string pattern or a relative pattern.
+//
+// GlobPattern is a union: exactly one of Pattern, RelativePattern. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.17.0
 type GlobPattern struct {
 	kind  GlobPatternKind
 	value any
@@ -2319,11 +2271,7 @@ func (u *GlobPattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-HoverContents is a union: exactly one of MarkupContent, MarkedString, MarkedStringSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: HoverContents.
-*/
+// HoverContents is a union: exactly one of MarkupContent, MarkedString, MarkedStringSlice. The zero value holds none; it is valid only for an absent optional property.
 type HoverContents struct {
 	kind  HoverContentsKind
 	value any
@@ -2515,11 +2463,7 @@ func pickHoverContents(raw []byte) int {
 	return -1
 }
 
-/*
-InlayHintLabel is a union: exactly one of String, InlayHintLabelPartSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: InlayHintLabel.
-*/
+// InlayHintLabel is a union: exactly one of String, InlayHintLabelPartSlice. The zero value holds none; it is valid only for an absent optional property.
 type InlayHintLabel struct {
 	kind  InlayHintLabelKind
 	value any
@@ -2630,11 +2574,7 @@ func (u *InlayHintLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-InlineCompletionItemInsertText is a union: exactly one of String, StringValue. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: InlineCompletionItemInsertText.
-*/
+// InlineCompletionItemInsertText is a union: exactly one of String, StringValue. The zero value holds none; it is valid only for an absent optional property.
 type InlineCompletionItemInsertText struct {
 	kind  InlineCompletionItemInsertTextKind
 	value any
@@ -2745,11 +2685,7 @@ func (u *InlineCompletionItemInsertText) UnmarshalJSONFrom(dec *jsontext.Decoder
 	}
 }
 
-/*
-InlineCompletionResult is a union: exactly one of InlineCompletionList, InlineCompletionItemSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: InlineCompletionResult.
-*/
+// InlineCompletionResult is a union: exactly one of InlineCompletionList, InlineCompletionItemSlice. The zero value holds none; it is valid only for an absent optional property.
 type InlineCompletionResult struct {
 	kind  InlineCompletionResultKind
 	value any
@@ -2860,17 +2796,15 @@ func (u *InlineCompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	}
 }
 
-/*
-Inline value information can be provided by different means:
-- directly as a text value (class InlineValueText).
-- as a name to use for a variable lookup (class InlineValueVariableLookup)
-- as an evaluatable expression (class InlineValueEvaluatableExpression)
-The InlineValue types combines all inline value types into one type.
-
-InlineValue is a union: exactly one of InlineValueText, InlineValueVariableLookup, InlineValueEvaluatableExpression. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.17.0
-*/
+// Inline value information can be provided by different means:
+// - directly as a text value (class InlineValueText).
+// - as a name to use for a variable lookup (class InlineValueVariableLookup)
+// - as an evaluatable expression (class InlineValueEvaluatableExpression)
+// The InlineValue types combines all inline value types into one type.
+//
+// InlineValue is a union: exactly one of InlineValueText, InlineValueVariableLookup, InlineValueEvaluatableExpression. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.17.0
 type InlineValue struct {
 	kind  InlineValueKind
 	value any
@@ -3036,11 +2970,9 @@ func pickInlineValue(raw []byte) int {
 	return -1
 }
 
-/*
-IntegerOrString is a union: exactly one of Integer, String. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: CancelParamsID, DiagnosticCode.
-*/
+// IntegerOrString is a union: exactly one of Integer, String. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: CancelParamsID, DiagnosticCode.
 type IntegerOrString struct {
 	kind  IntegerOrStringKind
 	value any
@@ -3151,11 +3083,9 @@ func (u *IntegerOrString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-LocationSliceOrDefinitionLinkSlice is a union: exactly one of LocationSlice, DefinitionLinkSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ImplementationPartialResult, TypeDefinitionPartialResult, DefinitionPartialResult.
-*/
+// LocationSliceOrDefinitionLinkSlice is a union: exactly one of LocationSlice, DefinitionLinkSlice. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: ImplementationPartialResult, TypeDefinitionPartialResult, DefinitionPartialResult.
 type LocationSliceOrDefinitionLinkSlice struct {
 	kind  LocationSliceOrDefinitionLinkSliceKind
 	value any
@@ -3301,23 +3231,21 @@ func pickLocationSliceOrDefinitionLinkSlice(raw []byte) int {
 	return -1
 }
 
-/*
-MarkedString can be used to render human readable text. It is either a markdown string
-or a code-block that provides a language and a code snippet. The language identifier
-is semantically equal to the optional language identifier in fenced code blocks in GitHub
-issues. See https://help.github.com/articles/creating-and-highlighting-code-blocks/#syntax-highlighting
-
-The pair of a language and a value is an equivalent to markdown:
-```${language}
-${value}
-```
-
-Note that markdown strings will be sanitized - that means html will be escaped.
-
-MarkedString is a union: exactly one of String, MarkedStringWithLanguage. The zero value holds none; it is valid only for an absent optional property.
-
-Deprecated: use MarkupContent instead.
-*/
+// MarkedString can be used to render human readable text. It is either a markdown string
+// or a code-block that provides a language and a code snippet. The language identifier
+// is semantically equal to the optional language identifier in fenced code blocks in GitHub
+// issues. See https://help.github.com/articles/creating-and-highlighting-code-blocks/#syntax-highlighting
+//
+// The pair of a language and a value is an equivalent to markdown:
+// ```${language}
+// ${value}
+// ```
+//
+// Note that markdown strings will be sanitized - that means html will be escaped.
+//
+// MarkedString is a union: exactly one of String, MarkedStringWithLanguage. The zero value holds none; it is valid only for an absent optional property.
+//
+// Deprecated: use MarkupContent instead.
 type MarkedString struct {
 	kind  MarkedStringKind
 	value any
@@ -3428,15 +3356,13 @@ func (u *MarkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-A notebook document filter denotes a notebook document by
-different properties. The properties will be match
-against the notebook's URI (same as with documents)
-
-NotebookDocumentFilter is a union: exactly one of NotebookDocumentFilterNotebookType, NotebookDocumentFilterScheme, NotebookDocumentFilterPattern. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.17.0
-*/
+// A notebook document filter denotes a notebook document by
+// different properties. The properties will be match
+// against the notebook's URI (same as with documents)
+//
+// NotebookDocumentFilter is a union: exactly one of NotebookDocumentFilterNotebookType, NotebookDocumentFilterScheme, NotebookDocumentFilterPattern. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.17.0
 type NotebookDocumentFilter struct {
 	kind  NotebookDocumentFilterKind
 	value any
@@ -3610,11 +3536,7 @@ func pickNotebookDocumentFilter(raw []byte) int {
 	return -1
 }
 
-/*
-NotebookDocumentSyncOptionsNotebookSelectorElem is a union: exactly one of NotebookDocumentFilterWithNotebook, NotebookDocumentFilterWithCells. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: NotebookDocumentSyncOptionsNotebookSelectorElem.
-*/
+// NotebookDocumentSyncOptionsNotebookSelectorElem is a union: exactly one of NotebookDocumentFilterWithNotebook, NotebookDocumentFilterWithCells. The zero value holds none; it is valid only for an absent optional property.
 type NotebookDocumentSyncOptionsNotebookSelectorElem struct {
 	kind  NotebookDocumentSyncOptionsNotebookSelectorElemKind
 	value any
@@ -3756,11 +3678,7 @@ func pickNotebookDocumentSyncOptionsNotebookSelectorElem(raw []byte) int {
 	return -1
 }
 
-/*
-ParameterInformationLabel is a union: exactly one of String, UintegerTuple. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ParameterInformationLabel.
-*/
+// ParameterInformationLabel is a union: exactly one of String, UintegerTuple. The zero value holds none; it is valid only for an absent optional property.
 type ParameterInformationLabel struct {
 	kind  ParameterInformationLabelKind
 	value any
@@ -4150,11 +4068,7 @@ func (u *ProgressToken) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-RelativePatternBaseURI is a union: exactly one of WorkspaceFolder, URI. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: RelativePatternBaseURI.
-*/
+// RelativePatternBaseURI is a union: exactly one of WorkspaceFolder, URI. The zero value holds none; it is valid only for an absent optional property.
 type RelativePatternBaseURI struct {
 	kind  RelativePatternBaseURIKind
 	value any
@@ -4265,11 +4179,9 @@ func (u *RelativePatternBaseURI) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	}
 }
 
-/*
-SemanticTokensDeltaPartialResultUnion is a union: exactly one of SemanticTokensPartialResult, SemanticTokensDeltaPartialResult. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: SemanticTokensDeltaPartialResult.
-*/
+// SemanticTokensDeltaPartialResultUnion is a union: exactly one of SemanticTokensPartialResult, SemanticTokensDeltaPartialResult. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: SemanticTokensDeltaPartialResult.
 type SemanticTokensDeltaPartialResultUnion struct {
 	kind  SemanticTokensDeltaPartialResultUnionKind
 	value any
@@ -4407,11 +4319,7 @@ func pickSemanticTokensDeltaPartialResultUnion(raw []byte) int {
 	return -1
 }
 
-/*
-SemanticTokensDeltaResult is a union: exactly one of SemanticTokens, SemanticTokensDelta. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: SemanticTokensDeltaResult.
-*/
+// SemanticTokensDeltaResult is a union: exactly one of SemanticTokens, SemanticTokensDelta. The zero value holds none; it is valid only for an absent optional property.
 type SemanticTokensDeltaResult struct {
 	kind  SemanticTokensDeltaResultKind
 	value any
@@ -4549,11 +4457,7 @@ func pickSemanticTokensDeltaResult(raw []byte) int {
 	return -1
 }
 
-/*
-SemanticTokensOptionsFull is a union: exactly one of Boolean, SemanticTokensFullDelta. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: SemanticTokensOptionsFull.
-*/
+// SemanticTokensOptionsFull is a union: exactly one of Boolean, SemanticTokensFullDelta. The zero value holds none; it is valid only for an absent optional property.
 type SemanticTokensOptionsFull struct {
 	kind  SemanticTokensOptionsFullKind
 	value any
@@ -4664,11 +4568,7 @@ func (u *SemanticTokensOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	}
 }
 
-/*
-ServerCapabilitiesCallHierarchyProvider is a union: exactly one of Boolean, CallHierarchyOptions, CallHierarchyRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesCallHierarchyProvider.
-*/
+// ServerCapabilitiesCallHierarchyProvider is a union: exactly one of Boolean, CallHierarchyOptions, CallHierarchyRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesCallHierarchyProvider struct {
 	kind  ServerCapabilitiesCallHierarchyProviderKind
 	value any
@@ -4845,11 +4745,7 @@ func pickServerCapabilitiesCallHierarchyProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesCodeActionProvider is a union: exactly one of Boolean, CodeActionOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesCodeActionProvider.
-*/
+// ServerCapabilitiesCodeActionProvider is a union: exactly one of Boolean, CodeActionOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesCodeActionProvider struct {
 	kind  ServerCapabilitiesCodeActionProviderKind
 	value any
@@ -4960,11 +4856,7 @@ func (u *ServerCapabilitiesCodeActionProvider) UnmarshalJSONFrom(dec *jsontext.D
 	}
 }
 
-/*
-ServerCapabilitiesColorProvider is a union: exactly one of Boolean, DocumentColorOptions, DocumentColorRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesColorProvider.
-*/
+// ServerCapabilitiesColorProvider is a union: exactly one of Boolean, DocumentColorOptions, DocumentColorRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesColorProvider struct {
 	kind  ServerCapabilitiesColorProviderKind
 	value any
@@ -5141,11 +5033,7 @@ func pickServerCapabilitiesColorProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesDeclarationProvider is a union: exactly one of Boolean, DeclarationOptions, DeclarationRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesDeclarationProvider.
-*/
+// ServerCapabilitiesDeclarationProvider is a union: exactly one of Boolean, DeclarationOptions, DeclarationRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDeclarationProvider struct {
 	kind  ServerCapabilitiesDeclarationProviderKind
 	value any
@@ -5322,11 +5210,7 @@ func pickServerCapabilitiesDeclarationProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesDefinitionProvider is a union: exactly one of Boolean, DefinitionOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesDefinitionProvider.
-*/
+// ServerCapabilitiesDefinitionProvider is a union: exactly one of Boolean, DefinitionOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDefinitionProvider struct {
 	kind  ServerCapabilitiesDefinitionProviderKind
 	value any
@@ -5437,11 +5321,7 @@ func (u *ServerCapabilitiesDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.D
 	}
 }
 
-/*
-ServerCapabilitiesDiagnosticProvider is a union: exactly one of DiagnosticOptions, DiagnosticRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesDiagnosticProvider.
-*/
+// ServerCapabilitiesDiagnosticProvider is a union: exactly one of DiagnosticOptions, DiagnosticRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDiagnosticProvider struct {
 	kind  ServerCapabilitiesDiagnosticProviderKind
 	value any
@@ -5577,11 +5457,7 @@ func pickServerCapabilitiesDiagnosticProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesDocumentFormattingProvider is a union: exactly one of Boolean, DocumentFormattingOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesDocumentFormattingProvider.
-*/
+// ServerCapabilitiesDocumentFormattingProvider is a union: exactly one of Boolean, DocumentFormattingOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentFormattingProvider struct {
 	kind  ServerCapabilitiesDocumentFormattingProviderKind
 	value any
@@ -5692,11 +5568,7 @@ func (u *ServerCapabilitiesDocumentFormattingProvider) UnmarshalJSONFrom(dec *js
 	}
 }
 
-/*
-ServerCapabilitiesDocumentHighlightProvider is a union: exactly one of Boolean, DocumentHighlightOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesDocumentHighlightProvider.
-*/
+// ServerCapabilitiesDocumentHighlightProvider is a union: exactly one of Boolean, DocumentHighlightOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentHighlightProvider struct {
 	kind  ServerCapabilitiesDocumentHighlightProviderKind
 	value any
@@ -5807,11 +5679,7 @@ func (u *ServerCapabilitiesDocumentHighlightProvider) UnmarshalJSONFrom(dec *jso
 	}
 }
 
-/*
-ServerCapabilitiesDocumentRangeFormattingProvider is a union: exactly one of Boolean, DocumentRangeFormattingOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesDocumentRangeFormattingProvider.
-*/
+// ServerCapabilitiesDocumentRangeFormattingProvider is a union: exactly one of Boolean, DocumentRangeFormattingOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentRangeFormattingProvider struct {
 	kind  ServerCapabilitiesDocumentRangeFormattingProviderKind
 	value any
@@ -5922,11 +5790,7 @@ func (u *ServerCapabilitiesDocumentRangeFormattingProvider) UnmarshalJSONFrom(de
 	}
 }
 
-/*
-ServerCapabilitiesDocumentSymbolProvider is a union: exactly one of Boolean, DocumentSymbolOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesDocumentSymbolProvider.
-*/
+// ServerCapabilitiesDocumentSymbolProvider is a union: exactly one of Boolean, DocumentSymbolOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentSymbolProvider struct {
 	kind  ServerCapabilitiesDocumentSymbolProviderKind
 	value any
@@ -6037,11 +5901,7 @@ func (u *ServerCapabilitiesDocumentSymbolProvider) UnmarshalJSONFrom(dec *jsonte
 	}
 }
 
-/*
-ServerCapabilitiesFoldingRangeProvider is a union: exactly one of Boolean, FoldingRangeOptions, FoldingRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesFoldingRangeProvider.
-*/
+// ServerCapabilitiesFoldingRangeProvider is a union: exactly one of Boolean, FoldingRangeOptions, FoldingRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesFoldingRangeProvider struct {
 	kind  ServerCapabilitiesFoldingRangeProviderKind
 	value any
@@ -6218,11 +6078,7 @@ func pickServerCapabilitiesFoldingRangeProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesHoverProvider is a union: exactly one of Boolean, HoverOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesHoverProvider.
-*/
+// ServerCapabilitiesHoverProvider is a union: exactly one of Boolean, HoverOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesHoverProvider struct {
 	kind  ServerCapabilitiesHoverProviderKind
 	value any
@@ -6333,11 +6189,7 @@ func (u *ServerCapabilitiesHoverProvider) UnmarshalJSONFrom(dec *jsontext.Decode
 	}
 }
 
-/*
-ServerCapabilitiesImplementationProvider is a union: exactly one of Boolean, ImplementationOptions, ImplementationRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesImplementationProvider.
-*/
+// ServerCapabilitiesImplementationProvider is a union: exactly one of Boolean, ImplementationOptions, ImplementationRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesImplementationProvider struct {
 	kind  ServerCapabilitiesImplementationProviderKind
 	value any
@@ -6514,11 +6366,7 @@ func pickServerCapabilitiesImplementationProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesInlayHintProvider is a union: exactly one of Boolean, InlayHintOptions, InlayHintRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesInlayHintProvider.
-*/
+// ServerCapabilitiesInlayHintProvider is a union: exactly one of Boolean, InlayHintOptions, InlayHintRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesInlayHintProvider struct {
 	kind  ServerCapabilitiesInlayHintProviderKind
 	value any
@@ -6695,11 +6543,7 @@ func pickServerCapabilitiesInlayHintProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesInlineCompletionProvider is a union: exactly one of Boolean, InlineCompletionOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesInlineCompletionProvider.
-*/
+// ServerCapabilitiesInlineCompletionProvider is a union: exactly one of Boolean, InlineCompletionOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesInlineCompletionProvider struct {
 	kind  ServerCapabilitiesInlineCompletionProviderKind
 	value any
@@ -6810,11 +6654,7 @@ func (u *ServerCapabilitiesInlineCompletionProvider) UnmarshalJSONFrom(dec *json
 	}
 }
 
-/*
-ServerCapabilitiesInlineValueProvider is a union: exactly one of Boolean, InlineValueOptions, InlineValueRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesInlineValueProvider.
-*/
+// ServerCapabilitiesInlineValueProvider is a union: exactly one of Boolean, InlineValueOptions, InlineValueRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesInlineValueProvider struct {
 	kind  ServerCapabilitiesInlineValueProviderKind
 	value any
@@ -6991,11 +6831,7 @@ func pickServerCapabilitiesInlineValueProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesLinkedEditingRangeProvider is a union: exactly one of Boolean, LinkedEditingRangeOptions, LinkedEditingRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesLinkedEditingRangeProvider.
-*/
+// ServerCapabilitiesLinkedEditingRangeProvider is a union: exactly one of Boolean, LinkedEditingRangeOptions, LinkedEditingRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesLinkedEditingRangeProvider struct {
 	kind  ServerCapabilitiesLinkedEditingRangeProviderKind
 	value any
@@ -7172,11 +7008,7 @@ func pickServerCapabilitiesLinkedEditingRangeProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesMonikerProvider is a union: exactly one of Boolean, MonikerOptions, MonikerRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesMonikerProvider.
-*/
+// ServerCapabilitiesMonikerProvider is a union: exactly one of Boolean, MonikerOptions, MonikerRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesMonikerProvider struct {
 	kind  ServerCapabilitiesMonikerProviderKind
 	value any
@@ -7353,11 +7185,7 @@ func pickServerCapabilitiesMonikerProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesNotebookDocumentSync is a union: exactly one of NotebookDocumentSyncOptions, NotebookDocumentSyncRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesNotebookDocumentSync.
-*/
+// ServerCapabilitiesNotebookDocumentSync is a union: exactly one of NotebookDocumentSyncOptions, NotebookDocumentSyncRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesNotebookDocumentSync struct {
 	kind  ServerCapabilitiesNotebookDocumentSyncKind
 	value any
@@ -7499,11 +7327,7 @@ func pickServerCapabilitiesNotebookDocumentSync(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesReferencesProvider is a union: exactly one of Boolean, ReferenceOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesReferencesProvider.
-*/
+// ServerCapabilitiesReferencesProvider is a union: exactly one of Boolean, ReferenceOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesReferencesProvider struct {
 	kind  ServerCapabilitiesReferencesProviderKind
 	value any
@@ -7614,11 +7438,7 @@ func (u *ServerCapabilitiesReferencesProvider) UnmarshalJSONFrom(dec *jsontext.D
 	}
 }
 
-/*
-ServerCapabilitiesRenameProvider is a union: exactly one of Boolean, RenameOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesRenameProvider.
-*/
+// ServerCapabilitiesRenameProvider is a union: exactly one of Boolean, RenameOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesRenameProvider struct {
 	kind  ServerCapabilitiesRenameProviderKind
 	value any
@@ -7729,11 +7549,7 @@ func (u *ServerCapabilitiesRenameProvider) UnmarshalJSONFrom(dec *jsontext.Decod
 	}
 }
 
-/*
-ServerCapabilitiesSelectionRangeProvider is a union: exactly one of Boolean, SelectionRangeOptions, SelectionRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesSelectionRangeProvider.
-*/
+// ServerCapabilitiesSelectionRangeProvider is a union: exactly one of Boolean, SelectionRangeOptions, SelectionRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesSelectionRangeProvider struct {
 	kind  ServerCapabilitiesSelectionRangeProviderKind
 	value any
@@ -7910,11 +7726,7 @@ func pickServerCapabilitiesSelectionRangeProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesSemanticTokensProvider is a union: exactly one of SemanticTokensOptions, SemanticTokensRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesSemanticTokensProvider.
-*/
+// ServerCapabilitiesSemanticTokensProvider is a union: exactly one of SemanticTokensOptions, SemanticTokensRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesSemanticTokensProvider struct {
 	kind  ServerCapabilitiesSemanticTokensProviderKind
 	value any
@@ -8050,11 +7862,7 @@ func pickServerCapabilitiesSemanticTokensProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesTextDocumentSync is a union: exactly one of TextDocumentSyncOptions, TextDocumentSyncKind. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesTextDocumentSync.
-*/
+// ServerCapabilitiesTextDocumentSync is a union: exactly one of TextDocumentSyncOptions, TextDocumentSyncKind. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesTextDocumentSync struct {
 	kind  ServerCapabilitiesTextDocumentSyncKind
 	value any
@@ -8165,11 +7973,7 @@ func (u *ServerCapabilitiesTextDocumentSync) UnmarshalJSONFrom(dec *jsontext.Dec
 	}
 }
 
-/*
-ServerCapabilitiesTypeDefinitionProvider is a union: exactly one of Boolean, TypeDefinitionOptions, TypeDefinitionRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesTypeDefinitionProvider.
-*/
+// ServerCapabilitiesTypeDefinitionProvider is a union: exactly one of Boolean, TypeDefinitionOptions, TypeDefinitionRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesTypeDefinitionProvider struct {
 	kind  ServerCapabilitiesTypeDefinitionProviderKind
 	value any
@@ -8346,11 +8150,7 @@ func pickServerCapabilitiesTypeDefinitionProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesTypeHierarchyProvider is a union: exactly one of Boolean, TypeHierarchyOptions, TypeHierarchyRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesTypeHierarchyProvider.
-*/
+// ServerCapabilitiesTypeHierarchyProvider is a union: exactly one of Boolean, TypeHierarchyOptions, TypeHierarchyRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesTypeHierarchyProvider struct {
 	kind  ServerCapabilitiesTypeHierarchyProviderKind
 	value any
@@ -8527,11 +8327,7 @@ func pickServerCapabilitiesTypeHierarchyProvider(raw []byte) int {
 	return -1
 }
 
-/*
-ServerCapabilitiesWorkspaceSymbolProvider is a union: exactly one of Boolean, WorkspaceSymbolOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: ServerCapabilitiesWorkspaceSymbolProvider.
-*/
+// ServerCapabilitiesWorkspaceSymbolProvider is a union: exactly one of Boolean, WorkspaceSymbolOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesWorkspaceSymbolProvider struct {
 	kind  ServerCapabilitiesWorkspaceSymbolProviderKind
 	value any
@@ -8642,11 +8438,9 @@ func (u *ServerCapabilitiesWorkspaceSymbolProvider) UnmarshalJSONFrom(dec *jsont
 	}
 }
 
-/*
-StringOrMarkupContent is a union: exactly one of String, MarkupContent. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: InlayHintTooltip, CompletionItemDocumentation, InlayHintLabelPartTooltip, DiagnosticMessage, SignatureInformationDocumentation, ParameterInformationDocumentation.
-*/
+// StringOrMarkupContent is a union: exactly one of String, MarkupContent. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: InlayHintTooltip, CompletionItemDocumentation, InlayHintLabelPartTooltip, DiagnosticMessage, SignatureInformationDocumentation, ParameterInformationDocumentation.
 type StringOrMarkupContent struct {
 	kind  StringOrMarkupContentKind
 	value any
@@ -8757,11 +8551,9 @@ func (u *StringOrMarkupContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 }
 
-/*
-StringOrNotebookDocumentFilter is a union: exactly one of String, NotebookDocumentFilter. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: NotebookDocumentFilterWithNotebookNotebook, NotebookDocumentFilterWithCellsNotebook, NotebookCellTextDocumentFilterNotebook.
-*/
+// StringOrNotebookDocumentFilter is a union: exactly one of String, NotebookDocumentFilter. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: NotebookDocumentFilterWithNotebookNotebook, NotebookDocumentFilterWithCellsNotebook, NotebookCellTextDocumentFilterNotebook.
 type StringOrNotebookDocumentFilter struct {
 	kind  StringOrNotebookDocumentFilterKind
 	value any
@@ -8872,11 +8664,9 @@ func (u *StringOrNotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder
 	}
 }
 
-/*
-SymbolInformationSliceOrDocumentSymbolSlice is a union: exactly one of SymbolInformationSlice, DocumentSymbolSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: DocumentSymbolResult, DocumentSymbolPartialResult.
-*/
+// SymbolInformationSliceOrDocumentSymbolSlice is a union: exactly one of SymbolInformationSlice, DocumentSymbolSlice. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: DocumentSymbolResult, DocumentSymbolPartialResult.
 type SymbolInformationSliceOrDocumentSymbolSlice struct {
 	kind  SymbolInformationSliceOrDocumentSymbolSliceKind
 	value any
@@ -9022,11 +8812,9 @@ func pickSymbolInformationSliceOrDocumentSymbolSlice(raw []byte) int {
 	return -1
 }
 
-/*
-SymbolInformationSliceOrWorkspaceSymbolSlice is a union: exactly one of SymbolInformationSlice, WorkspaceSymbolSlice. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: WorkspaceSymbolResult, WorkspaceSymbolPartialResult.
-*/
+// SymbolInformationSliceOrWorkspaceSymbolSlice is a union: exactly one of SymbolInformationSlice, WorkspaceSymbolSlice. The zero value holds none; it is valid only for an absent optional property.
+//
+// Used by: WorkspaceSymbolResult, WorkspaceSymbolPartialResult.
 type SymbolInformationSliceOrWorkspaceSymbolSlice struct {
 	kind  SymbolInformationSliceOrWorkspaceSymbolSliceKind
 	value any
@@ -9176,12 +8964,10 @@ func pickSymbolInformationSliceOrWorkspaceSymbolSlice(raw []byte) int {
 	return -1
 }
 
-/*
-An event describing a change to a text document. If only a text is provided
-it is considered to be the full content of the document.
-
-TextDocumentContentChangeEvent is a union: exactly one of TextDocumentContentChangePartial, TextDocumentContentChangeWholeDocument. The zero value holds none; it is valid only for an absent optional property.
-*/
+// An event describing a change to a text document. If only a text is provided
+// it is considered to be the full content of the document.
+//
+// TextDocumentContentChangeEvent is a union: exactly one of TextDocumentContentChangePartial, TextDocumentContentChangeWholeDocument. The zero value holds none; it is valid only for an absent optional property.
 type TextDocumentContentChangeEvent struct {
 	kind  TextDocumentContentChangeEventKind
 	value any
@@ -9317,11 +9103,7 @@ func pickTextDocumentContentChangeEvent(raw []byte) int {
 	return -1
 }
 
-/*
-TextDocumentEditEditsElem is a union: exactly one of TextEdit, AnnotatedTextEdit, SnippetTextEdit. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: TextDocumentEditEditsElem.
-*/
+// TextDocumentEditEditsElem is a union: exactly one of TextEdit, AnnotatedTextEdit, SnippetTextEdit. The zero value holds none; it is valid only for an absent optional property.
 type TextDocumentEditEditsElem struct {
 	kind  TextDocumentEditEditsElemKind
 	value any
@@ -9495,26 +9277,24 @@ func pickTextDocumentEditEditsElem(raw []byte) int {
 	return -1
 }
 
-/*
-A document filter denotes a document by different properties like
-the language, the scheme of
-its resource, or a glob-pattern that is applied to the path.
-
-Glob patterns can have the following syntax:
-- `*` to match zero or more characters in a path segment
-- `?` to match on one character in a path segment
-- `**` to match any number of path segments, including none
-- `{}` to group sub patterns into an OR expression. (e.g. `**​/*.{ts,js}` matches all TypeScript and JavaScript files)
-- `[]` to declare a range of characters to match in a path segment (e.g., `example.[0-9]` to match on `example.0`, `example.1`, …)
-- `[!...]` to negate a range of characters to match in a path segment (e.g., `example.[!0-9]` to match on `example.a`, `example.b`, but not `example.0`)
-
-@sample A language filter that applies to typescript files on disk: `{ language: 'typescript', scheme: 'file' }`
-@sample A language filter that applies to all package.json paths: `{ language: 'json', pattern: '**package.json' }`
-
-TextDocumentFilter is a union: exactly one of TextDocumentFilterLanguage, TextDocumentFilterScheme, TextDocumentFilterPattern. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.17.0
-*/
+// A document filter denotes a document by different properties like
+// the language, the scheme of
+// its resource, or a glob-pattern that is applied to the path.
+//
+// Glob patterns can have the following syntax:
+// - `*` to match zero or more characters in a path segment
+// - `?` to match on one character in a path segment
+// - `**` to match any number of path segments, including none
+// - `{}` to group sub patterns into an OR expression. (e.g. `**​/*.{ts,js}` matches all TypeScript and JavaScript files)
+// - `[]` to declare a range of characters to match in a path segment (e.g., `example.[0-9]` to match on `example.0`, `example.1`, …)
+// - `[!...]` to negate a range of characters to match in a path segment (e.g., `example.[!0-9]` to match on `example.a`, `example.b`, but not `example.0`)
+//
+// @sample A language filter that applies to typescript files on disk: `{ language: 'typescript', scheme: 'file' }`
+// @sample A language filter that applies to all package.json paths: `{ language: 'json', pattern: '**package.json' }`
+//
+// TextDocumentFilter is a union: exactly one of TextDocumentFilterLanguage, TextDocumentFilterScheme, TextDocumentFilterPattern. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.17.0
 type TextDocumentFilter struct {
 	kind  TextDocumentFilterKind
 	value any
@@ -9688,11 +9468,7 @@ func pickTextDocumentFilter(raw []byte) int {
 	return -1
 }
 
-/*
-TextDocumentSyncOptionsSave is a union: exactly one of Boolean, SaveOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: TextDocumentSyncOptionsSave.
-*/
+// TextDocumentSyncOptionsSave is a union: exactly one of Boolean, SaveOptions. The zero value holds none; it is valid only for an absent optional property.
 type TextDocumentSyncOptionsSave struct {
 	kind  TextDocumentSyncOptionsSaveKind
 	value any
@@ -9803,13 +9579,11 @@ func (u *TextDocumentSyncOptionsSave) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	}
 }
 
-/*
-A workspace diagnostic document report.
-
-WorkspaceDocumentDiagnosticReport is a union: exactly one of WorkspaceFullDocumentDiagnosticReport, WorkspaceUnchangedDocumentDiagnosticReport. The zero value holds none; it is valid only for an absent optional property.
-
-Since: 3.17.0
-*/
+// A workspace diagnostic document report.
+//
+// WorkspaceDocumentDiagnosticReport is a union: exactly one of WorkspaceFullDocumentDiagnosticReport, WorkspaceUnchangedDocumentDiagnosticReport. The zero value holds none; it is valid only for an absent optional property.
+//
+// Since: 3.17.0
 type WorkspaceDocumentDiagnosticReport struct {
 	kind  WorkspaceDocumentDiagnosticReportKind
 	value any
@@ -9947,11 +9721,7 @@ func pickWorkspaceDocumentDiagnosticReport(raw []byte) int {
 	return -1
 }
 
-/*
-WorkspaceEditDocumentChangesElem is a union: exactly one of TextDocumentEdit, CreateFile, RenameFile, DeleteFile. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: WorkspaceEditDocumentChangesElem.
-*/
+// WorkspaceEditDocumentChangesElem is a union: exactly one of TextDocumentEdit, CreateFile, RenameFile, DeleteFile. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceEditDocumentChangesElem struct {
 	kind  WorkspaceEditDocumentChangesElemKind
 	value any
@@ -10149,11 +9919,7 @@ func pickWorkspaceEditDocumentChangesElem(raw []byte) int {
 	return -1
 }
 
-/*
-WorkspaceFoldersServerCapabilitiesChangeNotifications is a union: exactly one of String, Boolean. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: WorkspaceFoldersServerCapabilitiesChangeNotifications.
-*/
+// WorkspaceFoldersServerCapabilitiesChangeNotifications is a union: exactly one of String, Boolean. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceFoldersServerCapabilitiesChangeNotifications struct {
 	kind  WorkspaceFoldersServerCapabilitiesChangeNotificationsKind
 	value any
@@ -10264,11 +10030,7 @@ func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) UnmarshalJSONFro
 	}
 }
 
-/*
-WorkspaceOptionsTextDocumentContent is a union: exactly one of TextDocumentContentOptions, TextDocumentContentRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: WorkspaceOptionsTextDocumentContent.
-*/
+// WorkspaceOptionsTextDocumentContent is a union: exactly one of TextDocumentContentOptions, TextDocumentContentRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceOptionsTextDocumentContent struct {
 	kind  WorkspaceOptionsTextDocumentContentKind
 	value any
@@ -10410,11 +10172,7 @@ func pickWorkspaceOptionsTextDocumentContent(raw []byte) int {
 	return -1
 }
 
-/*
-WorkspaceSymbolLocation is a union: exactly one of Location, LocationURIOnly. The zero value holds none; it is valid only for an absent optional property.
-
-Used by: WorkspaceSymbolLocation.
-*/
+// WorkspaceSymbolLocation is a union: exactly one of Location, LocationURIOnly. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceSymbolLocation struct {
 	kind  WorkspaceSymbolLocationKind
 	value any

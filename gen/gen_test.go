@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyHandWritten copies the protocol package's hand-written files (those
+// without the generated-code header, and no tests) into dir.
+func copyHandWritten(t *testing.T, dir string) {
+	t.Helper()
+	files, err := filepath.Glob("../protocol/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_gen.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("DO NOT EDIT")) {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no hand-written protocol files found")
+	}
+}
+
+// TestGenerate317 generates the package from the LSP 3.17.0 meta model (54
+// anonymous literals, 3.17 naming) into a temporary module beside the
+// hand-written helpers, then builds and vets it.
+func TestGenerate317(t *testing.T) {
+	m, err := loadModel("testdata/metaModel-3.17.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "protocol")
+	if err := os.Mkdir(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := generate(m, pkg, "protocol"); err != nil {
+		t.Fatalf("generate 3.17.0: %v", err)
+	}
+	copyHandWritten(t, pkg)
+	// The temporary module reuses this module's requirements, so the build
+	// needs nothing beyond the module cache.
+	for _, f := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join("..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "go.mod" {
+			b = bytes.Replace(b, []byte("module github.com/lspkit/lspkit"), []byte("module example.com/lsp317"), 1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s on the 3.17.0 package: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(pkg, "structures_gen.go")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGenerateReproducible generates the 3.18 package twice and requires both
+// runs, and the checked-in protocol package, to be byte-identical.
+func TestGenerateReproducible(t *testing.T) {
+	var outs []string
+	for range 2 {
+		m, err := loadModel("../metaModel.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := generate(m, dir, "protocol"); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, dir)
+	}
+	files, _ := filepath.Glob(filepath.Join(outs[0], "*_gen.go"))
+	if len(files) < 5 {
+		t.Fatalf("only %d generated files", len(files))
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		a, _ := os.ReadFile(f)
+		b, _ := os.ReadFile(filepath.Join(outs[1], name))
+		c, _ := os.ReadFile(filepath.Join("../protocol", name))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs", name)
+		}
+		if !bytes.Equal(a, c) {
+			t.Errorf("%s differs from the checked-in protocol/%s: run go generate ./...", name, name)
+		}
+	}
+}
+
+// TestValidate feeds broken models to the validator: each error must name
+// the JSON path of the problem.
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name, model, want string
+	}{
+		{"unknown kind", `{"metaData":{"version":"x"},"structures":[{"name":"A","properties":[{"name":"p","type":{"kind":"frobnicate"}}]}]}`,
+			`structures[0] (A).properties[0] (p).type: unknown type kind "frobnicate"`},
+		{"dangling reference", `{"metaData":{"version":"x"},"structures":[{"name":"A","properties":[{"name":"p","type":{"kind":"array","element":{"kind":"reference","name":"Missing"}}}]}]}`,
+			`structures[0] (A).properties[0] (p).type.element: reference to undefined type "Missing"`},
+		{"unknown base", `{"metaData":{"version":"x"},"typeAliases":[{"name":"T","type":{"kind":"base","name":"int64"}}]}`,
+			`typeAliases[0] (T).type: unknown base type "int64"`},
+		{"duplicate name", `{"metaData":{"version":"x"},"structures":[{"name":"A","properties":[]}],"enumerations":[{"name":"A","type":{"kind":"base","name":"string"},"values":[]}]}`,
+			`enumerations[0]: name "A" is already a structure`},
+		{"bad direction", `{"metaData":{"version":"x"},"notifications":[{"method":"x/y","messageDirection":"sideways"}]}`,
+			`notifications[0] (x/y).messageDirection: unknown direction "sideways"`},
+		{"request without result", `{"metaData":{"version":"x"},"requests":[{"method":"x/y","messageDirection":"both"}]}`,
+			`requests[0] (x/y).result: missing`},
+		{"extends a non-structure", `{"metaData":{"version":"x"},"enumerations":[{"name":"E","type":{"kind":"base","name":"string"},"values":[]}],"structures":[{"name":"A","extends":[{"kind":"reference","name":"E"}],"properties":[]}]}`,
+			`structures[0] (A).extends/mixins[0]: reference "E" is not a structure reference`},
+		{"enum value of the wrong type", `{"metaData":{"version":"x"},"enumerations":[{"name":"E","type":{"kind":"base","name":"uinteger"},"values":[{"name":"A","value":"a"}]}]}`,
+			`enumerations[0] (E).values[0] (A).value: "a" does not fit the enumeration type uinteger`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "model.json")
+			if err := os.WriteFile(path, []byte(c.model), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := loadModel(path)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestGoName(t *testing.T) {
+	for in, want := range map[string]string{
+		"processId":                        "ProcessID",
+		"rootUri":                          "RootURI",
+		"DocumentUri":                      "DocumentURI",
+		"TextDocumentIdentifier":           "TextDocumentIdentifier",
+		"LocationUriOnly":                  "LocationURIOnly",
+		"textDocument/didOpen":             "TextDocumentDidOpen",
+		"$/cancelRequest":                  "CancelRequest",
+		"_InitializeParams":                "InitializeParamsBase",
+		"typeParameter":                    "TypeParameter",
+		"URI":                              "URI",
+		"workspace/semanticTokens/refresh": "WorkspaceSemanticTokensRefresh",
+	} {
+		if got := goName(in); got != want {
+			t.Errorf("goName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
