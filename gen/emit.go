@@ -231,6 +231,9 @@ func decodeInto(dst *jen.Statement, g *gtype, typ, member string) []jen.Code {
 	}
 	if g.kind == gkPointer {
 		stmts := []jen.Code{jen.Add(dst).Op("=").New(goType(g.elem))}
+		if basicOf(g.elem) == "" && !hasDecoder(g.elem) {
+			return append(stmts, jen.Err().Op("=").Qual(jsonPkg, "UnmarshalDecode").Call(jen.Id("dec"), dst), fail())
+		}
 		return append(stmts, decodeInto(jen.Parens(jen.Op("*").Add(dst)), g.elem, typ, member)...)
 	}
 	return []jen.Code{jen.Err().Op("=").Qual(jsonPkg, "UnmarshalDecode").Call(jen.Id("dec"), jen.Op("&").Add(dst)), fail()}

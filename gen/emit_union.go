@@ -36,7 +36,11 @@ func (e *emitter) union(f *jen.File, d *decl) error {
 	extra := []string{fmt.Sprintf("%s is a union: exactly one of %s. The zero value holds none; it is valid only for an absent optional property.", d.name, strings.Join(names, ", "))}
 	extra = append(extra, usedBy(d)...)
 	addComment(f, comment(d.doc, extra...))
-	f.Type().Id(d.name).Struct(jen.Id("kind").Id(kindType), jen.Id("value").Any())
+	fields := []jen.Code{jen.Id("kind").Id(kindType)}
+	for _, a := range d.alts {
+		fields = append(fields, jen.Id(altField(a)).Add(goType(altStorage(a))))
+	}
+	f.Type().Id(d.name).Struct(fields...)
 	f.Line()
 	f.Comment(fmt.Sprintf("%s says which alternative a %s holds.", kindType, d.name))
 	f.Type().Id(kindType).Uint8()
@@ -53,32 +57,42 @@ func (e *emitter) union(f *jen.File, d *decl) error {
 	f.Func().Params(jen.Id("k").Id(kindType)).Id("String").Params().String().Block(
 		jen.Switch(jen.Id("k")).Block(strCases...), jen.Return(jen.Lit("None")))
 	f.Line()
+	var valueCases, marshalCases []jen.Code
 	for _, a := range d.alts {
 		ctor := "New" + d.name + a.suffix
+		field := jen.Id("u").Dot(altField(a))
+		stored, read := jen.Id("v"), field.Clone()
+		if altStorage(a).kind == gkPointer {
+			stored, read = jen.Op("&").Id("v"), jen.Op("*").Add(field.Clone())
+		}
 		f.Comment(fmt.Sprintf("%s returns a %s holding v.", ctor, d.name))
 		f.Func().Id(ctor).Params(jen.Id("v").Add(goType(a.typ))).Id(d.name).Block(
-			jen.Return(jen.Id(d.name).Values(jen.Dict{jen.Id("kind"): jen.Id(kindType + a.suffix), jen.Id("value"): jen.Id("v")})))
+			jen.Return(jen.Id(d.name).Values(jen.Dict{jen.Id("kind"): jen.Id(kindType + a.suffix), jen.Id(altField(a)): stored})))
 		f.Line()
 		f.Comment(fmt.Sprintf("As%s returns the %s alternative and true, or false if u holds another.", a.suffix, a.suffix))
 		f.Func().Params(jen.Id("u").Id(d.name)).Id("As"+a.suffix).Params().Params(goType(a.typ), jen.Bool()).Block(
-			jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("u").Dot("value").Assert(goType(a.typ)),
-			jen.Return(jen.Id("v"), jen.Id("ok").Op("&&").Id("u").Dot("kind").Op("==").Id(kindType+a.suffix)))
+			jen.If(jen.Id("u").Dot("kind").Op("!=").Id(kindType+a.suffix)).Block(
+				jen.Var().Id("zero").Add(goType(a.typ)),
+				jen.Return(jen.Id("zero"), jen.False())),
+			jen.Return(read.Clone(), jen.True()))
 		f.Line()
+		valueCases = append(valueCases, jen.Case(jen.Id(kindType+a.suffix)).Block(jen.Return(read.Clone())))
+		marshalCases = append(marshalCases, jen.Case(jen.Id(kindType+a.suffix)).Block(encodeAlt(a, field.Clone())...))
 	}
 	f.Comment("Kind says which alternative u holds.")
 	f.Func().Params(jen.Id("u").Id(d.name)).Id("Kind").Params().Id(kindType).Block(jen.Return(jen.Id("u").Dot("kind")))
 	f.Line()
 	f.Comment("Value returns the alternative u holds, or nil, for a type switch.")
-	f.Func().Params(jen.Id("u").Id(d.name)).Id("Value").Params().Any().Block(jen.Return(jen.Id("u").Dot("value")))
+	f.Func().Params(jen.Id("u").Id(d.name)).Id("Value").Params().Any().Block(
+		jen.Switch(jen.Id("u").Dot("kind")).Block(valueCases...), jen.Return(jen.Nil()))
 	f.Line()
 	f.Comment("IsZero reports whether u holds no alternative, so omitzero omits it.")
 	f.Func().Params(jen.Id("u").Id(d.name)).Id("IsZero").Params().Bool().Block(jen.Return(jen.Id("u").Dot("kind").Op("==").Id(kindType + "None")))
 	f.Line()
 	f.Comment("MarshalJSONTo encodes the alternative u holds; a zero union is an error.")
 	f.Func().Params(jen.Id("u").Id(d.name)).Id("MarshalJSONTo").Params(jen.Id("enc").Op("*").Qual(jsontextPkg, "Encoder")).Error().Block(
-		jen.If(jen.Id("u").Dot("kind").Op("==").Id(kindType+"None")).Block(
-			jen.Return(jen.Qual("errors", "New").Call(jen.Lit("protocol: "+d.name+" holds no alternative")))),
-		jen.Return(jen.Qual(jsonPkg, "MarshalEncode").Call(jen.Id("enc"), jen.Id("u").Dot("value"))))
+		jen.Switch(jen.Id("u").Dot("kind")).Block(marshalCases...),
+		jen.Return(jen.Qual("errors", "New").Call(jen.Lit("protocol: "+d.name+" holds no alternative"))))
 	f.Line()
 	return e.unionDecoder(f, d)
 }
@@ -97,12 +111,10 @@ func (e *emitter) unionDecoder(f *jen.File, d *decl) error {
 		case len(alts) == 0:
 		case len(alts) == 1:
 			a := d.alts[alts[0]]
-			cases = append(cases, jen.Case(kindCase(k)...).Block(
-				jen.Var().Id("v").Add(goType(a.typ)),
-				jen.If(jen.Err().Op(":=").Qual(jsonPkg, "UnmarshalDecode").Call(jen.Id("dec"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
-					jen.Return(jen.Op("&").Id("DecodeError").Values(jen.Dict{jen.Id("Type"): jen.Lit(d.name), jen.Id("Msg"): jen.Lit("as " + a.suffix), jen.Id("Err"): jen.Err()}))),
-				jen.Op("*").Id("u").Op("=").Id("New"+d.name+a.suffix).Call(jen.Id("v")),
-				jen.Return(jen.Nil())))
+			body := []jen.Code{jen.Op("*").Id("u").Op("=").Id(d.name).Values(), jen.Var().Err().Error()}
+			body = append(body, decodeInto(jen.Id("u").Dot(altField(a)), altStorage(a), d.name, a.suffix)...)
+			body = append(body, jen.Id("u").Dot("kind").Op("=").Id(d.kindName+a.suffix), jen.Return(jen.Nil()))
+			cases = append(cases, jen.Case(kindCase(k)...).Block(body...))
 		default:
 			contested = append(contested, kindCase(k)...)
 		}
@@ -125,12 +137,17 @@ func (e *emitter) unionDecoder(f *jen.File, d *decl) error {
 	}
 	var altCases []jen.Code
 	for i, a := range d.alts {
-		altCases = append(altCases, jen.Case(jen.Lit(i)).Block(
-			jen.Var().Id("v").Add(goType(a.typ)),
-			jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Op("&").Id("DecodeError").Values(jen.Dict{jen.Id("Type"): jen.Lit(d.name), jen.Id("Msg"): jen.Lit("as " + a.suffix), jen.Id("Err"): jen.Err()}))),
-			jen.Op("*").Id("u").Op("=").Id("New"+d.name+a.suffix).Call(jen.Id("v")),
-			jen.Return(jen.Nil())))
+		target := jen.Op("&").Id("u").Dot(altField(a))
+		var alloc []jen.Code
+		if altStorage(a).kind == gkPointer {
+			alloc = append(alloc, jen.Id("u").Dot(altField(a)).Op("=").New(goType(a.typ)))
+			target = jen.Id("u").Dot(altField(a))
+		}
+		altCases = append(altCases, jen.Case(jen.Lit(i)).Block(append(append([]jen.Code{jen.Op("*").Id("u").Op("=").Id(d.name).Values()}, alloc...),
+			jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("raw"), target), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Id("fieldError").Call(jen.Lit(d.name), jen.Lit(a.suffix), jen.Err()))),
+			jen.Id("u").Dot("kind").Op("=").Id(d.kindName+a.suffix),
+			jen.Return(jen.Nil()))...))
 	}
 	f.Func().Params(jen.Id("u").Op("*").Id(d.name)).Id("fromRaw").Params(jen.Id("raw").Index().Byte(), jen.Id("k").Qual(jsontextPkg, "Kind")).Error().Block(
 		jen.Switch(jen.Id("pick"+d.name).Call(jen.Id("raw"))).Block(altCases...),
@@ -142,6 +159,35 @@ func (e *emitter) unionDecoder(f *jen.File, d *decl) error {
 	f.Func().Id("pick" + d.name).Params(jen.Id("raw").Index().Byte()).Int().Block(body...)
 	f.Line()
 	return nil
+}
+
+// altField names the storage field of an alternative.
+func altField(a *alt) string { return "v" + a.suffix }
+
+// altStorage is how a union stores an alternative: structs behind a pointer
+// (one allocation, decoded in place), everything else inline, so scalars,
+// slices and nested unions cost no allocation of their own.
+func altStorage(a *alt) *gtype {
+	g := a.typ
+	for g.kind == gkNamed && g.decl.kind == dAlias && !g.decl.raw {
+		g = g.decl.under
+	}
+	if g.kind == gkNamed && g.decl.kind == dStruct {
+		return &gtype{kind: gkPointer, elem: a.typ}
+	}
+	return a.typ
+}
+
+// tokenWriters encode predeclared types without boxing them.
+var tokenWriters = map[string]string{"string": "String", "bool": "Bool", "int32": "Int", "uint32": "Uint", "float64": "Float"}
+
+// encodeAlt emits the statements that encode one alternative held in field.
+func encodeAlt(a *alt, field *jen.Statement) []jen.Code {
+	if b := basicOf(a.typ); b != "" {
+		conv := map[string]*jen.Statement{"int32": jen.Int64(), "uint32": jen.Uint64(), "string": jen.String(), "bool": jen.Bool(), "float64": jen.Float64()}[b]
+		return []jen.Code{jen.Return(jen.Id("enc").Dot("WriteToken").Call(jen.Qual(jsontextPkg, tokenWriters[b]).Call(conv.Call(field))))}
+	}
+	return []jen.Code{jen.Return(jen.Qual(jsonPkg, "MarshalEncode").Call(jen.Id("enc"), field))}
 }
 
 // picker emits the decision procedure for contested kinds.
@@ -206,12 +252,21 @@ func (p *picker) pickString(ls []*leaf, raw *jen.Statement) []jen.Code {
 			cases = append(cases, jen.Case(vals...).Block(jen.Return(jen.Lit(l.alt))))
 		}
 	}
-	return []jen.Code{jen.Switch(jen.Id("stringValue").Call(raw)).Block(cases...), jen.Return(jen.Lit(plain))}
+	return []jen.Code{
+		jen.List(jen.Id("s"), jen.Id("_")).Op(":=").Id("unquote").Call(raw),
+		jen.Switch(jen.String().Call(jen.Id("s"))).Block(cases...),
+		jen.Return(jen.Lit(plain)),
+	}
 }
 
 // pickNumber prefers the most specific number class that fits.
 func (p *picker) pickNumber(ls []*leaf, raw *jen.Statement) []jen.Code {
-	body := []jen.Code{jen.Id("c").Op(":=").Id("numberClass").Call(raw)}
+	// c is 0 for an unsigned integer, 1 for a negative one, 2 for a decimal.
+	body := []jen.Code{
+		jen.Id("c").Op(":=").Lit(0),
+		jen.If(jen.Qual("bytes", "ContainsAny").Call(raw, jen.Lit(".eE"))).Block(jen.Id("c").Op("=").Lit(2)).
+			Else().If(jen.Len(raw).Op(">").Lit(0).Op("&&").Add(raw).Index(jen.Lit(0)).Op("==").LitRune('-')).Block(jen.Id("c").Op("=").Lit(1)),
+	}
 	for class := 0; class <= 2; class++ {
 		for _, l := range ls {
 			if l.numClass == class {

@@ -43,7 +43,20 @@ func copyHandWritten(t *testing.T, dir string) {
 // anonymous literals, 3.17 naming) into a temporary module beside the
 // hand-written helpers, then builds and vets it.
 func TestGenerate317(t *testing.T) {
-	m, err := loadModel("testdata/metaModel-3.17.0.json")
+	dir := tempModule(t, "testdata/metaModel-3.17.0.json")
+	goIn(t, dir, "build", "./...")
+	goIn(t, dir, "vet", "./...")
+	if _, err := os.Stat(filepath.Join(dir, "protocol", "structures_gen.go")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tempModule generates a package from model into a temporary module that
+// reuses this module's requirements (so only the module cache is needed) and
+// returns the module directory.
+func tempModule(t *testing.T, model string) string {
+	t.Helper()
+	m, err := loadModel(model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,34 +66,51 @@ func TestGenerate317(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := generate(m, pkg, "protocol"); err != nil {
-		t.Fatalf("generate 3.17.0: %v", err)
+		t.Fatalf("generate %s: %v", model, err)
 	}
 	copyHandWritten(t, pkg)
-	// The temporary module reuses this module's requirements, so the build
-	// needs nothing beyond the module cache.
 	for _, f := range []string{"go.mod", "go.sum"} {
 		b, err := os.ReadFile(filepath.Join("..", f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f == "go.mod" {
-			b = bytes.Replace(b, []byte("module github.com/lspkit/lspkit"), []byte("module example.com/lsp317"), 1)
+			b = bytes.Replace(b, []byte("module github.com/lspkit/lspkit"), []byte("module example.com/generated"), 1)
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s on the 3.17.0 package: %v\n%s", strings.Join(args, " "), err, out)
-		}
+	return dir
+}
+
+// goIn runs the go command in dir without touching the network.
+func goIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	if _, err := os.Stat(filepath.Join(pkg, "structures_gen.go")); err != nil {
+}
+
+// TestGenerateSynthetic generates a small model that uses what LSP 3.18
+// does not: number unions (uinteger | integer | decimal), a closed enum
+// beside a plain string, a string-literal union (becomes an enum), boolean
+// literals, a literal structure, a tuple and an array alternative. A test
+// run inside the generated package checks each rule.
+func TestGenerateSynthetic(t *testing.T) {
+	dir := tempModule(t, "testdata/synthetic/model.json")
+	src, err := os.ReadFile("testdata/synthetic/synthetic_test.go.txt")
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "protocol", "synthetic_test.go"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goIn(t, dir, "vet", "./...")
+	goIn(t, dir, "test", "./...")
 }
 
 // TestGenerateReproducible generates the 3.18 package twice and requires both

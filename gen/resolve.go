@@ -105,7 +105,7 @@ func resolve(m *model) (*resolver, error) {
 func (r *resolver) claimNames() error {
 	claim := func(name, what string) error {
 		if prev, ok := r.taken[name]; ok {
-			return fmt.Errorf("Go name %s of %s is already used by %s", name, what, prev)
+			return fmt.Errorf("the Go name %s of %s is already used by %s", name, what, prev)
 		}
 		r.taken[name] = what
 		return nil
@@ -158,7 +158,7 @@ func (me *method) descriptorName() string {
 // declare registers a declaration under its Go name.
 func (r *resolver) declare(d *decl) error {
 	if what, ok := r.taken[d.name]; ok {
-		return fmt.Errorf("Go name %s of %q is already used by %s", d.name, d.modelName, what)
+		return fmt.Errorf("the Go name %s of %q is already used by %s", d.name, d.modelName, what)
 	}
 	r.taken[d.name] = fmt.Sprintf("%q", d.modelName)
 	if d.modelName != "" {

@@ -313,28 +313,6 @@ func rawKind(raw []byte) jsontext.Kind {
 	return 0
 }
 
-// stringValue returns the unquoted contents of the JSON string raw.
-func stringValue(raw []byte) string {
-	s, err := unquote(raw[skipSpace(raw, 0):])
-	if err != nil {
-		return ""
-	}
-	return string(s)
-}
-
-// numberClass classifies a JSON number: 0 fits uinteger, 1 fits integer,
-// 2 needs decimal.
-func numberClass(raw []byte) int {
-	raw = raw[skipSpace(raw, 0):]
-	if bytes.ContainsAny(raw, ".eE") {
-		return 2
-	}
-	if len(raw) > 0 && raw[0] == '-' {
-		return 1
-	}
-	return 0
-}
-
 // objectShape describes one object alternative of a union for the
 // most-specific-match rule: every required member must be present and every
 // literal member must hold its literal; among the shapes that match, the one

@@ -30,6 +30,14 @@ func NewResponseError(code int32, format string, args ...any) *ResponseError {
 	return &ResponseError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// The JSON-RPC 2.0 error codes the helpers use (the generated ErrorCodes
+// enumeration has them too; these do not depend on the model).
+const (
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternalError  = -32603
+)
+
 func methodNotFound(method string) error {
-	return NewResponseError(int32(ErrorCodesMethodNotFound), "method not found: %s", method)
+	return NewResponseError(codeMethodNotFound, "method not found: %s", method)
 }

@@ -109,10 +109,10 @@ func Methods() []*MethodInfo {
 // of a method that has them are an InvalidParams error naming the method.
 func decodeParams(method string, params jsontext.Value, p any) error {
 	if len(params) == 0 || string(params) == "null" {
-		return NewResponseError(int32(ErrorCodesInvalidParams), "%s: params are required", method)
+		return NewResponseError(codeInvalidParams, "%s: params are required", method)
 	}
 	if err := json.Unmarshal(params, p); err != nil {
-		return &ResponseError{Code: int32(ErrorCodesInvalidParams), Message: method + ": invalid params: " + err.Error()}
+		return &ResponseError{Code: codeInvalidParams, Message: method + ": invalid params: " + err.Error()}
 	}
 	return nil
 }
@@ -121,7 +121,7 @@ func decodeParams(method string, params jsontext.Value, p any) error {
 func encodeResult(method string, r any) (jsontext.Value, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return nil, NewResponseError(int32(ErrorCodesInternalError), "%s: encode result: %v", method, err)
+		return nil, NewResponseError(codeInternalError, "%s: encode result: %v", method, err)
 	}
 	return b, nil
 }

@@ -13279,7 +13279,7 @@ func (s *InitializeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			(*s.Locale) = v
 		case "rootPath":
 			s.RootPath = new(Nullable[string])
-			err = json.UnmarshalDecode(dec, &(*s.RootPath))
+			err = json.UnmarshalDecode(dec, s.RootPath)
 			if err != nil {
 				return fieldError("InitializeParams", "rootPath", err)
 			}
@@ -13317,7 +13317,7 @@ func (s *InitializeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			}
 		case "workspaceFolders":
 			s.WorkspaceFolders = new(Nullable[[]WorkspaceFolder])
-			err = json.UnmarshalDecode(dec, &(*s.WorkspaceFolders))
+			err = json.UnmarshalDecode(dec, s.WorkspaceFolders)
 			if err != nil {
 				return fieldError("InitializeParams", "workspaceFolders", err)
 			}
@@ -13443,7 +13443,7 @@ func (s *InitializeParamsBase) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			(*s.Locale) = v
 		case "rootPath":
 			s.RootPath = new(Nullable[string])
-			err = json.UnmarshalDecode(dec, &(*s.RootPath))
+			err = json.UnmarshalDecode(dec, s.RootPath)
 			if err != nil {
 				return fieldError("InitializeParamsBase", "rootPath", err)
 			}
@@ -22539,7 +22539,7 @@ func (s *SignatureHelp) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			(*s.ActiveSignature) = v
 		case "activeParameter":
 			s.ActiveParameter = new(Nullable[uint32])
-			err = json.UnmarshalDecode(dec, &(*s.ActiveParameter))
+			err = json.UnmarshalDecode(dec, s.ActiveParameter)
 			if err != nil {
 				return fieldError("SignatureHelp", "activeParameter", err)
 			}
@@ -23060,7 +23060,7 @@ func (s *SignatureInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			}
 		case "activeParameter":
 			s.ActiveParameter = new(Nullable[uint32])
-			err = json.UnmarshalDecode(dec, &(*s.ActiveParameter))
+			err = json.UnmarshalDecode(dec, s.ActiveParameter)
 			if err != nil {
 				return fieldError("SignatureInformation", "activeParameter", err)
 			}
@@ -27938,7 +27938,7 @@ func (s *WorkspaceFoldersInitializeParams) UnmarshalJSONFrom(dec *jsontext.Decod
 		switch string(name) {
 		case "workspaceFolders":
 			s.WorkspaceFolders = new(Nullable[[]WorkspaceFolder])
-			err = json.UnmarshalDecode(dec, &(*s.WorkspaceFolders))
+			err = json.UnmarshalDecode(dec, s.WorkspaceFolders)
 			if err != nil {
 				return fieldError("WorkspaceFoldersInitializeParams", "workspaceFolders", err)
 			}

@@ -12,8 +12,9 @@ import (
 //
 // Used by: SemanticTokensOptionsRange, ClientSemanticTokensRequestOptionsRange.
 type BooleanOrEmptyObject struct {
-	kind  BooleanOrEmptyObjectKind
-	value any
+	kind         BooleanOrEmptyObjectKind
+	vBoolean     bool
+	vEmptyObject *EmptyObject
 }
 
 // BooleanOrEmptyObjectKind says which alternative a BooleanOrEmptyObject holds.
@@ -40,29 +41,35 @@ func (k BooleanOrEmptyObjectKind) String() string {
 // NewBooleanOrEmptyObjectBoolean returns a BooleanOrEmptyObject holding v.
 func NewBooleanOrEmptyObjectBoolean(v bool) BooleanOrEmptyObject {
 	return BooleanOrEmptyObject{
-		kind:  BooleanOrEmptyObjectKindBoolean,
-		value: v,
+		kind:     BooleanOrEmptyObjectKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u BooleanOrEmptyObject) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == BooleanOrEmptyObjectKindBoolean
+	if u.kind != BooleanOrEmptyObjectKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewBooleanOrEmptyObjectEmptyObject returns a BooleanOrEmptyObject holding v.
 func NewBooleanOrEmptyObjectEmptyObject(v EmptyObject) BooleanOrEmptyObject {
 	return BooleanOrEmptyObject{
-		kind:  BooleanOrEmptyObjectKindEmptyObject,
-		value: v,
+		kind:         BooleanOrEmptyObjectKindEmptyObject,
+		vEmptyObject: &v,
 	}
 }
 
 // AsEmptyObject returns the EmptyObject alternative and true, or false if u holds another.
 func (u BooleanOrEmptyObject) AsEmptyObject() (EmptyObject, bool) {
-	v, ok := u.value.(EmptyObject)
-	return v, ok && u.kind == BooleanOrEmptyObjectKindEmptyObject
+	if u.kind != BooleanOrEmptyObjectKindEmptyObject {
+		var zero EmptyObject
+		return zero, false
+	}
+	return *u.vEmptyObject, true
 }
 
 // Kind says which alternative u holds.
@@ -72,7 +79,13 @@ func (u BooleanOrEmptyObject) Kind() BooleanOrEmptyObjectKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u BooleanOrEmptyObject) Value() any {
-	return u.value
+	switch u.kind {
+	case BooleanOrEmptyObjectKindBoolean:
+		return u.vBoolean
+	case BooleanOrEmptyObjectKindEmptyObject:
+		return *u.vEmptyObject
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -82,36 +95,37 @@ func (u BooleanOrEmptyObject) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u BooleanOrEmptyObject) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == BooleanOrEmptyObjectKindNone {
-		return errors.New("protocol: BooleanOrEmptyObject holds no alternative")
+	switch u.kind {
+	case BooleanOrEmptyObjectKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case BooleanOrEmptyObjectKindEmptyObject:
+		return json.MarshalEncode(enc, u.vEmptyObject)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: BooleanOrEmptyObject holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a BooleanOrEmptyObject, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *BooleanOrEmptyObject) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "BooleanOrEmptyObject",
-			}
+		*u = BooleanOrEmptyObject{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("BooleanOrEmptyObject", "Boolean", err)
 		}
-		*u = NewBooleanOrEmptyObjectBoolean(v)
+		u.vBoolean = v
+		u.kind = BooleanOrEmptyObjectKindBoolean
 		return nil
 	case '{':
-		var v EmptyObject
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as EmptyObject",
-				Type: "BooleanOrEmptyObject",
-			}
+		*u = BooleanOrEmptyObject{}
+		var err error
+		u.vEmptyObject = new(EmptyObject)
+		err = (*u.vEmptyObject).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("BooleanOrEmptyObject", "EmptyObject", err)
 		}
-		*u = NewBooleanOrEmptyObjectEmptyObject(v)
+		u.kind = BooleanOrEmptyObjectKindEmptyObject
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -123,8 +137,9 @@ func (u *BooleanOrEmptyObject) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // ClientSemanticTokensRequestOptionsFull is a union: exactly one of Boolean, ClientSemanticTokensRequestFullDelta. The zero value holds none; it is valid only for an absent optional property.
 type ClientSemanticTokensRequestOptionsFull struct {
-	kind  ClientSemanticTokensRequestOptionsFullKind
-	value any
+	kind                                  ClientSemanticTokensRequestOptionsFullKind
+	vBoolean                              bool
+	vClientSemanticTokensRequestFullDelta *ClientSemanticTokensRequestFullDelta
 }
 
 // ClientSemanticTokensRequestOptionsFullKind says which alternative a ClientSemanticTokensRequestOptionsFull holds.
@@ -151,29 +166,35 @@ func (k ClientSemanticTokensRequestOptionsFullKind) String() string {
 // NewClientSemanticTokensRequestOptionsFullBoolean returns a ClientSemanticTokensRequestOptionsFull holding v.
 func NewClientSemanticTokensRequestOptionsFullBoolean(v bool) ClientSemanticTokensRequestOptionsFull {
 	return ClientSemanticTokensRequestOptionsFull{
-		kind:  ClientSemanticTokensRequestOptionsFullKindBoolean,
-		value: v,
+		kind:     ClientSemanticTokensRequestOptionsFullKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ClientSemanticTokensRequestOptionsFull) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ClientSemanticTokensRequestOptionsFullKindBoolean
+	if u.kind != ClientSemanticTokensRequestOptionsFullKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewClientSemanticTokensRequestOptionsFullClientSemanticTokensRequestFullDelta returns a ClientSemanticTokensRequestOptionsFull holding v.
 func NewClientSemanticTokensRequestOptionsFullClientSemanticTokensRequestFullDelta(v ClientSemanticTokensRequestFullDelta) ClientSemanticTokensRequestOptionsFull {
 	return ClientSemanticTokensRequestOptionsFull{
-		kind:  ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta,
-		value: v,
+		kind:                                  ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta,
+		vClientSemanticTokensRequestFullDelta: &v,
 	}
 }
 
 // AsClientSemanticTokensRequestFullDelta returns the ClientSemanticTokensRequestFullDelta alternative and true, or false if u holds another.
 func (u ClientSemanticTokensRequestOptionsFull) AsClientSemanticTokensRequestFullDelta() (ClientSemanticTokensRequestFullDelta, bool) {
-	v, ok := u.value.(ClientSemanticTokensRequestFullDelta)
-	return v, ok && u.kind == ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta
+	if u.kind != ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta {
+		var zero ClientSemanticTokensRequestFullDelta
+		return zero, false
+	}
+	return *u.vClientSemanticTokensRequestFullDelta, true
 }
 
 // Kind says which alternative u holds.
@@ -183,7 +204,13 @@ func (u ClientSemanticTokensRequestOptionsFull) Kind() ClientSemanticTokensReque
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ClientSemanticTokensRequestOptionsFull) Value() any {
-	return u.value
+	switch u.kind {
+	case ClientSemanticTokensRequestOptionsFullKindBoolean:
+		return u.vBoolean
+	case ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta:
+		return *u.vClientSemanticTokensRequestFullDelta
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -193,36 +220,37 @@ func (u ClientSemanticTokensRequestOptionsFull) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ClientSemanticTokensRequestOptionsFull) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ClientSemanticTokensRequestOptionsFullKindNone {
-		return errors.New("protocol: ClientSemanticTokensRequestOptionsFull holds no alternative")
+	switch u.kind {
+	case ClientSemanticTokensRequestOptionsFullKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta:
+		return json.MarshalEncode(enc, u.vClientSemanticTokensRequestFullDelta)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ClientSemanticTokensRequestOptionsFull holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ClientSemanticTokensRequestOptionsFull, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ClientSemanticTokensRequestOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ClientSemanticTokensRequestOptionsFull",
-			}
+		*u = ClientSemanticTokensRequestOptionsFull{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ClientSemanticTokensRequestOptionsFull", "Boolean", err)
 		}
-		*u = NewClientSemanticTokensRequestOptionsFullBoolean(v)
+		u.vBoolean = v
+		u.kind = ClientSemanticTokensRequestOptionsFullKindBoolean
 		return nil
 	case '{':
-		var v ClientSemanticTokensRequestFullDelta
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as ClientSemanticTokensRequestFullDelta",
-				Type: "ClientSemanticTokensRequestOptionsFull",
-			}
+		*u = ClientSemanticTokensRequestOptionsFull{}
+		var err error
+		u.vClientSemanticTokensRequestFullDelta = new(ClientSemanticTokensRequestFullDelta)
+		err = (*u.vClientSemanticTokensRequestFullDelta).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ClientSemanticTokensRequestOptionsFull", "ClientSemanticTokensRequestFullDelta", err)
 		}
-		*u = NewClientSemanticTokensRequestOptionsFullClientSemanticTokensRequestFullDelta(v)
+		u.kind = ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -236,8 +264,9 @@ func (u *ClientSemanticTokensRequestOptionsFull) UnmarshalJSONFrom(dec *jsontext
 //
 // Used by: CodeActionResultElem, CodeActionPartialResultElem.
 type CommandOrCodeAction struct {
-	kind  CommandOrCodeActionKind
-	value any
+	kind        CommandOrCodeActionKind
+	vCommand    *Command
+	vCodeAction *CodeAction
 }
 
 // CommandOrCodeActionKind says which alternative a CommandOrCodeAction holds.
@@ -264,29 +293,35 @@ func (k CommandOrCodeActionKind) String() string {
 // NewCommandOrCodeActionCommand returns a CommandOrCodeAction holding v.
 func NewCommandOrCodeActionCommand(v Command) CommandOrCodeAction {
 	return CommandOrCodeAction{
-		kind:  CommandOrCodeActionKindCommand,
-		value: v,
+		kind:     CommandOrCodeActionKindCommand,
+		vCommand: &v,
 	}
 }
 
 // AsCommand returns the Command alternative and true, or false if u holds another.
 func (u CommandOrCodeAction) AsCommand() (Command, bool) {
-	v, ok := u.value.(Command)
-	return v, ok && u.kind == CommandOrCodeActionKindCommand
+	if u.kind != CommandOrCodeActionKindCommand {
+		var zero Command
+		return zero, false
+	}
+	return *u.vCommand, true
 }
 
 // NewCommandOrCodeActionCodeAction returns a CommandOrCodeAction holding v.
 func NewCommandOrCodeActionCodeAction(v CodeAction) CommandOrCodeAction {
 	return CommandOrCodeAction{
-		kind:  CommandOrCodeActionKindCodeAction,
-		value: v,
+		kind:        CommandOrCodeActionKindCodeAction,
+		vCodeAction: &v,
 	}
 }
 
 // AsCodeAction returns the CodeAction alternative and true, or false if u holds another.
 func (u CommandOrCodeAction) AsCodeAction() (CodeAction, bool) {
-	v, ok := u.value.(CodeAction)
-	return v, ok && u.kind == CommandOrCodeActionKindCodeAction
+	if u.kind != CommandOrCodeActionKindCodeAction {
+		var zero CodeAction
+		return zero, false
+	}
+	return *u.vCodeAction, true
 }
 
 // Kind says which alternative u holds.
@@ -296,7 +331,13 @@ func (u CommandOrCodeAction) Kind() CommandOrCodeActionKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u CommandOrCodeAction) Value() any {
-	return u.value
+	switch u.kind {
+	case CommandOrCodeActionKindCommand:
+		return *u.vCommand
+	case CommandOrCodeActionKindCodeAction:
+		return *u.vCodeAction
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -306,10 +347,13 @@ func (u CommandOrCodeAction) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u CommandOrCodeAction) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == CommandOrCodeActionKindNone {
-		return errors.New("protocol: CommandOrCodeAction holds no alternative")
+	switch u.kind {
+	case CommandOrCodeActionKindCommand:
+		return json.MarshalEncode(enc, u.vCommand)
+	case CommandOrCodeActionKindCodeAction:
+		return json.MarshalEncode(enc, u.vCodeAction)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: CommandOrCodeAction holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a CommandOrCodeAction, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -332,26 +376,20 @@ func (u *CommandOrCodeAction) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (u *CommandOrCodeAction) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickCommandOrCodeAction(raw) {
 	case 0:
-		var v Command
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Command",
-				Type: "CommandOrCodeAction",
-			}
+		*u = CommandOrCodeAction{}
+		u.vCommand = new(Command)
+		if err := json.Unmarshal(raw, u.vCommand); err != nil {
+			return fieldError("CommandOrCodeAction", "Command", err)
 		}
-		*u = NewCommandOrCodeActionCommand(v)
+		u.kind = CommandOrCodeActionKindCommand
 		return nil
 	case 1:
-		var v CodeAction
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as CodeAction",
-				Type: "CommandOrCodeAction",
-			}
+		*u = CommandOrCodeAction{}
+		u.vCodeAction = new(CodeAction)
+		if err := json.Unmarshal(raw, u.vCodeAction); err != nil {
+			return fieldError("CommandOrCodeAction", "CodeAction", err)
 		}
-		*u = NewCommandOrCodeActionCodeAction(v)
+		u.kind = CommandOrCodeActionKindCodeAction
 		return nil
 	}
 	return unionMismatch("CommandOrCodeAction", k)
@@ -378,8 +416,9 @@ func pickCommandOrCodeAction(raw []byte) int {
 
 // CompletionItemDefaultsEditRange is a union: exactly one of Range, EditRangeWithInsertReplace. The zero value holds none; it is valid only for an absent optional property.
 type CompletionItemDefaultsEditRange struct {
-	kind  CompletionItemDefaultsEditRangeKind
-	value any
+	kind                        CompletionItemDefaultsEditRangeKind
+	vRange                      *Range
+	vEditRangeWithInsertReplace *EditRangeWithInsertReplace
 }
 
 // CompletionItemDefaultsEditRangeKind says which alternative a CompletionItemDefaultsEditRange holds.
@@ -406,29 +445,35 @@ func (k CompletionItemDefaultsEditRangeKind) String() string {
 // NewCompletionItemDefaultsEditRangeRange returns a CompletionItemDefaultsEditRange holding v.
 func NewCompletionItemDefaultsEditRangeRange(v Range) CompletionItemDefaultsEditRange {
 	return CompletionItemDefaultsEditRange{
-		kind:  CompletionItemDefaultsEditRangeKindRange,
-		value: v,
+		kind:   CompletionItemDefaultsEditRangeKindRange,
+		vRange: &v,
 	}
 }
 
 // AsRange returns the Range alternative and true, or false if u holds another.
 func (u CompletionItemDefaultsEditRange) AsRange() (Range, bool) {
-	v, ok := u.value.(Range)
-	return v, ok && u.kind == CompletionItemDefaultsEditRangeKindRange
+	if u.kind != CompletionItemDefaultsEditRangeKindRange {
+		var zero Range
+		return zero, false
+	}
+	return *u.vRange, true
 }
 
 // NewCompletionItemDefaultsEditRangeEditRangeWithInsertReplace returns a CompletionItemDefaultsEditRange holding v.
 func NewCompletionItemDefaultsEditRangeEditRangeWithInsertReplace(v EditRangeWithInsertReplace) CompletionItemDefaultsEditRange {
 	return CompletionItemDefaultsEditRange{
-		kind:  CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace,
-		value: v,
+		kind:                        CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace,
+		vEditRangeWithInsertReplace: &v,
 	}
 }
 
 // AsEditRangeWithInsertReplace returns the EditRangeWithInsertReplace alternative and true, or false if u holds another.
 func (u CompletionItemDefaultsEditRange) AsEditRangeWithInsertReplace() (EditRangeWithInsertReplace, bool) {
-	v, ok := u.value.(EditRangeWithInsertReplace)
-	return v, ok && u.kind == CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace
+	if u.kind != CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace {
+		var zero EditRangeWithInsertReplace
+		return zero, false
+	}
+	return *u.vEditRangeWithInsertReplace, true
 }
 
 // Kind says which alternative u holds.
@@ -438,7 +483,13 @@ func (u CompletionItemDefaultsEditRange) Kind() CompletionItemDefaultsEditRangeK
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u CompletionItemDefaultsEditRange) Value() any {
-	return u.value
+	switch u.kind {
+	case CompletionItemDefaultsEditRangeKindRange:
+		return *u.vRange
+	case CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace:
+		return *u.vEditRangeWithInsertReplace
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -448,10 +499,13 @@ func (u CompletionItemDefaultsEditRange) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u CompletionItemDefaultsEditRange) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == CompletionItemDefaultsEditRangeKindNone {
-		return errors.New("protocol: CompletionItemDefaultsEditRange holds no alternative")
+	switch u.kind {
+	case CompletionItemDefaultsEditRangeKindRange:
+		return json.MarshalEncode(enc, u.vRange)
+	case CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace:
+		return json.MarshalEncode(enc, u.vEditRangeWithInsertReplace)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: CompletionItemDefaultsEditRange holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a CompletionItemDefaultsEditRange, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -474,26 +528,20 @@ func (u *CompletionItemDefaultsEditRange) UnmarshalJSONFrom(dec *jsontext.Decode
 func (u *CompletionItemDefaultsEditRange) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickCompletionItemDefaultsEditRange(raw) {
 	case 0:
-		var v Range
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Range",
-				Type: "CompletionItemDefaultsEditRange",
-			}
+		*u = CompletionItemDefaultsEditRange{}
+		u.vRange = new(Range)
+		if err := json.Unmarshal(raw, u.vRange); err != nil {
+			return fieldError("CompletionItemDefaultsEditRange", "Range", err)
 		}
-		*u = NewCompletionItemDefaultsEditRangeRange(v)
+		u.kind = CompletionItemDefaultsEditRangeKindRange
 		return nil
 	case 1:
-		var v EditRangeWithInsertReplace
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as EditRangeWithInsertReplace",
-				Type: "CompletionItemDefaultsEditRange",
-			}
+		*u = CompletionItemDefaultsEditRange{}
+		u.vEditRangeWithInsertReplace = new(EditRangeWithInsertReplace)
+		if err := json.Unmarshal(raw, u.vEditRangeWithInsertReplace); err != nil {
+			return fieldError("CompletionItemDefaultsEditRange", "EditRangeWithInsertReplace", err)
 		}
-		*u = NewCompletionItemDefaultsEditRangeEditRangeWithInsertReplace(v)
+		u.kind = CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace
 		return nil
 	}
 	return unionMismatch("CompletionItemDefaultsEditRange", k)
@@ -516,8 +564,9 @@ func pickCompletionItemDefaultsEditRange(raw []byte) int {
 
 // CompletionItemTextEdit is a union: exactly one of TextEdit, InsertReplaceEdit. The zero value holds none; it is valid only for an absent optional property.
 type CompletionItemTextEdit struct {
-	kind  CompletionItemTextEditKind
-	value any
+	kind               CompletionItemTextEditKind
+	vTextEdit          *TextEdit
+	vInsertReplaceEdit *InsertReplaceEdit
 }
 
 // CompletionItemTextEditKind says which alternative a CompletionItemTextEdit holds.
@@ -544,29 +593,35 @@ func (k CompletionItemTextEditKind) String() string {
 // NewCompletionItemTextEditTextEdit returns a CompletionItemTextEdit holding v.
 func NewCompletionItemTextEditTextEdit(v TextEdit) CompletionItemTextEdit {
 	return CompletionItemTextEdit{
-		kind:  CompletionItemTextEditKindTextEdit,
-		value: v,
+		kind:      CompletionItemTextEditKindTextEdit,
+		vTextEdit: &v,
 	}
 }
 
 // AsTextEdit returns the TextEdit alternative and true, or false if u holds another.
 func (u CompletionItemTextEdit) AsTextEdit() (TextEdit, bool) {
-	v, ok := u.value.(TextEdit)
-	return v, ok && u.kind == CompletionItemTextEditKindTextEdit
+	if u.kind != CompletionItemTextEditKindTextEdit {
+		var zero TextEdit
+		return zero, false
+	}
+	return *u.vTextEdit, true
 }
 
 // NewCompletionItemTextEditInsertReplaceEdit returns a CompletionItemTextEdit holding v.
 func NewCompletionItemTextEditInsertReplaceEdit(v InsertReplaceEdit) CompletionItemTextEdit {
 	return CompletionItemTextEdit{
-		kind:  CompletionItemTextEditKindInsertReplaceEdit,
-		value: v,
+		kind:               CompletionItemTextEditKindInsertReplaceEdit,
+		vInsertReplaceEdit: &v,
 	}
 }
 
 // AsInsertReplaceEdit returns the InsertReplaceEdit alternative and true, or false if u holds another.
 func (u CompletionItemTextEdit) AsInsertReplaceEdit() (InsertReplaceEdit, bool) {
-	v, ok := u.value.(InsertReplaceEdit)
-	return v, ok && u.kind == CompletionItemTextEditKindInsertReplaceEdit
+	if u.kind != CompletionItemTextEditKindInsertReplaceEdit {
+		var zero InsertReplaceEdit
+		return zero, false
+	}
+	return *u.vInsertReplaceEdit, true
 }
 
 // Kind says which alternative u holds.
@@ -576,7 +631,13 @@ func (u CompletionItemTextEdit) Kind() CompletionItemTextEditKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u CompletionItemTextEdit) Value() any {
-	return u.value
+	switch u.kind {
+	case CompletionItemTextEditKindTextEdit:
+		return *u.vTextEdit
+	case CompletionItemTextEditKindInsertReplaceEdit:
+		return *u.vInsertReplaceEdit
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -586,10 +647,13 @@ func (u CompletionItemTextEdit) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u CompletionItemTextEdit) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == CompletionItemTextEditKindNone {
-		return errors.New("protocol: CompletionItemTextEdit holds no alternative")
+	switch u.kind {
+	case CompletionItemTextEditKindTextEdit:
+		return json.MarshalEncode(enc, u.vTextEdit)
+	case CompletionItemTextEditKindInsertReplaceEdit:
+		return json.MarshalEncode(enc, u.vInsertReplaceEdit)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: CompletionItemTextEdit holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a CompletionItemTextEdit, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -612,26 +676,20 @@ func (u *CompletionItemTextEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 func (u *CompletionItemTextEdit) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickCompletionItemTextEdit(raw) {
 	case 0:
-		var v TextEdit
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextEdit",
-				Type: "CompletionItemTextEdit",
-			}
+		*u = CompletionItemTextEdit{}
+		u.vTextEdit = new(TextEdit)
+		if err := json.Unmarshal(raw, u.vTextEdit); err != nil {
+			return fieldError("CompletionItemTextEdit", "TextEdit", err)
 		}
-		*u = NewCompletionItemTextEditTextEdit(v)
+		u.kind = CompletionItemTextEditKindTextEdit
 		return nil
 	case 1:
-		var v InsertReplaceEdit
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InsertReplaceEdit",
-				Type: "CompletionItemTextEdit",
-			}
+		*u = CompletionItemTextEdit{}
+		u.vInsertReplaceEdit = new(InsertReplaceEdit)
+		if err := json.Unmarshal(raw, u.vInsertReplaceEdit); err != nil {
+			return fieldError("CompletionItemTextEdit", "InsertReplaceEdit", err)
 		}
-		*u = NewCompletionItemTextEditInsertReplaceEdit(v)
+		u.kind = CompletionItemTextEditKindInsertReplaceEdit
 		return nil
 	}
 	return unionMismatch("CompletionItemTextEdit", k)
@@ -654,8 +712,9 @@ func pickCompletionItemTextEdit(raw []byte) int {
 
 // CompletionResult is a union: exactly one of CompletionItemSlice, CompletionList. The zero value holds none; it is valid only for an absent optional property.
 type CompletionResult struct {
-	kind  CompletionResultKind
-	value any
+	kind                 CompletionResultKind
+	vCompletionItemSlice []CompletionItem
+	vCompletionList      *CompletionList
 }
 
 // CompletionResultKind says which alternative a CompletionResult holds.
@@ -682,29 +741,35 @@ func (k CompletionResultKind) String() string {
 // NewCompletionResultCompletionItemSlice returns a CompletionResult holding v.
 func NewCompletionResultCompletionItemSlice(v []CompletionItem) CompletionResult {
 	return CompletionResult{
-		kind:  CompletionResultKindCompletionItemSlice,
-		value: v,
+		kind:                 CompletionResultKindCompletionItemSlice,
+		vCompletionItemSlice: v,
 	}
 }
 
 // AsCompletionItemSlice returns the CompletionItemSlice alternative and true, or false if u holds another.
 func (u CompletionResult) AsCompletionItemSlice() ([]CompletionItem, bool) {
-	v, ok := u.value.([]CompletionItem)
-	return v, ok && u.kind == CompletionResultKindCompletionItemSlice
+	if u.kind != CompletionResultKindCompletionItemSlice {
+		var zero []CompletionItem
+		return zero, false
+	}
+	return u.vCompletionItemSlice, true
 }
 
 // NewCompletionResultCompletionList returns a CompletionResult holding v.
 func NewCompletionResultCompletionList(v CompletionList) CompletionResult {
 	return CompletionResult{
-		kind:  CompletionResultKindCompletionList,
-		value: v,
+		kind:            CompletionResultKindCompletionList,
+		vCompletionList: &v,
 	}
 }
 
 // AsCompletionList returns the CompletionList alternative and true, or false if u holds another.
 func (u CompletionResult) AsCompletionList() (CompletionList, bool) {
-	v, ok := u.value.(CompletionList)
-	return v, ok && u.kind == CompletionResultKindCompletionList
+	if u.kind != CompletionResultKindCompletionList {
+		var zero CompletionList
+		return zero, false
+	}
+	return *u.vCompletionList, true
 }
 
 // Kind says which alternative u holds.
@@ -714,7 +779,13 @@ func (u CompletionResult) Kind() CompletionResultKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u CompletionResult) Value() any {
-	return u.value
+	switch u.kind {
+	case CompletionResultKindCompletionItemSlice:
+		return u.vCompletionItemSlice
+	case CompletionResultKindCompletionList:
+		return *u.vCompletionList
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -724,36 +795,36 @@ func (u CompletionResult) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u CompletionResult) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == CompletionResultKindNone {
-		return errors.New("protocol: CompletionResult holds no alternative")
+	switch u.kind {
+	case CompletionResultKindCompletionItemSlice:
+		return json.MarshalEncode(enc, u.vCompletionItemSlice)
+	case CompletionResultKindCompletionList:
+		return json.MarshalEncode(enc, u.vCompletionList)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: CompletionResult holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a CompletionResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *CompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '{':
-		var v CompletionList
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as CompletionList",
-				Type: "CompletionResult",
-			}
+		*u = CompletionResult{}
+		var err error
+		u.vCompletionList = new(CompletionList)
+		err = (*u.vCompletionList).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("CompletionResult", "CompletionList", err)
 		}
-		*u = NewCompletionResultCompletionList(v)
+		u.kind = CompletionResultKindCompletionList
 		return nil
 	case '[':
-		var v []CompletionItem
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as CompletionItemSlice",
-				Type: "CompletionResult",
-			}
+		*u = CompletionResult{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vCompletionItemSlice)
+		if err != nil {
+			return fieldError("CompletionResult", "CompletionItemSlice", err)
 		}
-		*u = NewCompletionResultCompletionItemSlice(v)
+		u.kind = CompletionResultKindCompletionItemSlice
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -767,8 +838,9 @@ func (u *CompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 //
 // Declaration is a union: exactly one of Location, LocationSlice. The zero value holds none; it is valid only for an absent optional property.
 type Declaration struct {
-	kind  DeclarationKind
-	value any
+	kind           DeclarationKind
+	vLocation      *Location
+	vLocationSlice []Location
 }
 
 // DeclarationKind says which alternative a Declaration holds.
@@ -795,29 +867,35 @@ func (k DeclarationKind) String() string {
 // NewDeclarationLocation returns a Declaration holding v.
 func NewDeclarationLocation(v Location) Declaration {
 	return Declaration{
-		kind:  DeclarationKindLocation,
-		value: v,
+		kind:      DeclarationKindLocation,
+		vLocation: &v,
 	}
 }
 
 // AsLocation returns the Location alternative and true, or false if u holds another.
 func (u Declaration) AsLocation() (Location, bool) {
-	v, ok := u.value.(Location)
-	return v, ok && u.kind == DeclarationKindLocation
+	if u.kind != DeclarationKindLocation {
+		var zero Location
+		return zero, false
+	}
+	return *u.vLocation, true
 }
 
 // NewDeclarationLocationSlice returns a Declaration holding v.
 func NewDeclarationLocationSlice(v []Location) Declaration {
 	return Declaration{
-		kind:  DeclarationKindLocationSlice,
-		value: v,
+		kind:           DeclarationKindLocationSlice,
+		vLocationSlice: v,
 	}
 }
 
 // AsLocationSlice returns the LocationSlice alternative and true, or false if u holds another.
 func (u Declaration) AsLocationSlice() ([]Location, bool) {
-	v, ok := u.value.([]Location)
-	return v, ok && u.kind == DeclarationKindLocationSlice
+	if u.kind != DeclarationKindLocationSlice {
+		var zero []Location
+		return zero, false
+	}
+	return u.vLocationSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -827,7 +905,13 @@ func (u Declaration) Kind() DeclarationKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u Declaration) Value() any {
-	return u.value
+	switch u.kind {
+	case DeclarationKindLocation:
+		return *u.vLocation
+	case DeclarationKindLocationSlice:
+		return u.vLocationSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -837,36 +921,36 @@ func (u Declaration) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u Declaration) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DeclarationKindNone {
-		return errors.New("protocol: Declaration holds no alternative")
+	switch u.kind {
+	case DeclarationKindLocation:
+		return json.MarshalEncode(enc, u.vLocation)
+	case DeclarationKindLocationSlice:
+		return json.MarshalEncode(enc, u.vLocationSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: Declaration holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a Declaration, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *Declaration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '{':
-		var v Location
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Location",
-				Type: "Declaration",
-			}
+		*u = Declaration{}
+		var err error
+		u.vLocation = new(Location)
+		err = (*u.vLocation).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("Declaration", "Location", err)
 		}
-		*u = NewDeclarationLocation(v)
+		u.kind = DeclarationKindLocation
 		return nil
 	case '[':
-		var v []Location
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as LocationSlice",
-				Type: "Declaration",
-			}
+		*u = Declaration{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vLocationSlice)
+		if err != nil {
+			return fieldError("Declaration", "LocationSlice", err)
 		}
-		*u = NewDeclarationLocationSlice(v)
+		u.kind = DeclarationKindLocationSlice
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -878,8 +962,9 @@ func (u *Declaration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // DeclarationPartialResult is a union: exactly one of LocationSlice, DeclarationLinkSlice. The zero value holds none; it is valid only for an absent optional property.
 type DeclarationPartialResult struct {
-	kind  DeclarationPartialResultKind
-	value any
+	kind                  DeclarationPartialResultKind
+	vLocationSlice        []Location
+	vDeclarationLinkSlice []DeclarationLink
 }
 
 // DeclarationPartialResultKind says which alternative a DeclarationPartialResult holds.
@@ -906,29 +991,35 @@ func (k DeclarationPartialResultKind) String() string {
 // NewDeclarationPartialResultLocationSlice returns a DeclarationPartialResult holding v.
 func NewDeclarationPartialResultLocationSlice(v []Location) DeclarationPartialResult {
 	return DeclarationPartialResult{
-		kind:  DeclarationPartialResultKindLocationSlice,
-		value: v,
+		kind:           DeclarationPartialResultKindLocationSlice,
+		vLocationSlice: v,
 	}
 }
 
 // AsLocationSlice returns the LocationSlice alternative and true, or false if u holds another.
 func (u DeclarationPartialResult) AsLocationSlice() ([]Location, bool) {
-	v, ok := u.value.([]Location)
-	return v, ok && u.kind == DeclarationPartialResultKindLocationSlice
+	if u.kind != DeclarationPartialResultKindLocationSlice {
+		var zero []Location
+		return zero, false
+	}
+	return u.vLocationSlice, true
 }
 
 // NewDeclarationPartialResultDeclarationLinkSlice returns a DeclarationPartialResult holding v.
 func NewDeclarationPartialResultDeclarationLinkSlice(v []DeclarationLink) DeclarationPartialResult {
 	return DeclarationPartialResult{
-		kind:  DeclarationPartialResultKindDeclarationLinkSlice,
-		value: v,
+		kind:                  DeclarationPartialResultKindDeclarationLinkSlice,
+		vDeclarationLinkSlice: v,
 	}
 }
 
 // AsDeclarationLinkSlice returns the DeclarationLinkSlice alternative and true, or false if u holds another.
 func (u DeclarationPartialResult) AsDeclarationLinkSlice() ([]DeclarationLink, bool) {
-	v, ok := u.value.([]DeclarationLink)
-	return v, ok && u.kind == DeclarationPartialResultKindDeclarationLinkSlice
+	if u.kind != DeclarationPartialResultKindDeclarationLinkSlice {
+		var zero []DeclarationLink
+		return zero, false
+	}
+	return u.vDeclarationLinkSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -938,7 +1029,13 @@ func (u DeclarationPartialResult) Kind() DeclarationPartialResultKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u DeclarationPartialResult) Value() any {
-	return u.value
+	switch u.kind {
+	case DeclarationPartialResultKindLocationSlice:
+		return u.vLocationSlice
+	case DeclarationPartialResultKindDeclarationLinkSlice:
+		return u.vDeclarationLinkSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -948,10 +1045,13 @@ func (u DeclarationPartialResult) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u DeclarationPartialResult) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DeclarationPartialResultKindNone {
-		return errors.New("protocol: DeclarationPartialResult holds no alternative")
+	switch u.kind {
+	case DeclarationPartialResultKindLocationSlice:
+		return json.MarshalEncode(enc, u.vLocationSlice)
+	case DeclarationPartialResultKindDeclarationLinkSlice:
+		return json.MarshalEncode(enc, u.vDeclarationLinkSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: DeclarationPartialResult holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a DeclarationPartialResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -974,26 +1074,18 @@ func (u *DeclarationPartialResult) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 func (u *DeclarationPartialResult) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickDeclarationPartialResult(raw) {
 	case 0:
-		var v []Location
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as LocationSlice",
-				Type: "DeclarationPartialResult",
-			}
+		*u = DeclarationPartialResult{}
+		if err := json.Unmarshal(raw, &u.vLocationSlice); err != nil {
+			return fieldError("DeclarationPartialResult", "LocationSlice", err)
 		}
-		*u = NewDeclarationPartialResultLocationSlice(v)
+		u.kind = DeclarationPartialResultKindLocationSlice
 		return nil
 	case 1:
-		var v []DeclarationLink
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DeclarationLinkSlice",
-				Type: "DeclarationPartialResult",
-			}
+		*u = DeclarationPartialResult{}
+		if err := json.Unmarshal(raw, &u.vDeclarationLinkSlice); err != nil {
+			return fieldError("DeclarationPartialResult", "DeclarationLinkSlice", err)
 		}
-		*u = NewDeclarationPartialResultDeclarationLinkSlice(v)
+		u.kind = DeclarationPartialResultKindDeclarationLinkSlice
 		return nil
 	}
 	return unionMismatch("DeclarationPartialResult", k)
@@ -1024,8 +1116,9 @@ func pickDeclarationPartialResult(raw []byte) int {
 
 // DeclarationResult is a union: exactly one of Declaration, DeclarationLinkSlice. The zero value holds none; it is valid only for an absent optional property.
 type DeclarationResult struct {
-	kind  DeclarationResultKind
-	value any
+	kind                  DeclarationResultKind
+	vDeclaration          Declaration
+	vDeclarationLinkSlice []DeclarationLink
 }
 
 // DeclarationResultKind says which alternative a DeclarationResult holds.
@@ -1052,29 +1145,35 @@ func (k DeclarationResultKind) String() string {
 // NewDeclarationResultDeclaration returns a DeclarationResult holding v.
 func NewDeclarationResultDeclaration(v Declaration) DeclarationResult {
 	return DeclarationResult{
-		kind:  DeclarationResultKindDeclaration,
-		value: v,
+		kind:         DeclarationResultKindDeclaration,
+		vDeclaration: v,
 	}
 }
 
 // AsDeclaration returns the Declaration alternative and true, or false if u holds another.
 func (u DeclarationResult) AsDeclaration() (Declaration, bool) {
-	v, ok := u.value.(Declaration)
-	return v, ok && u.kind == DeclarationResultKindDeclaration
+	if u.kind != DeclarationResultKindDeclaration {
+		var zero Declaration
+		return zero, false
+	}
+	return u.vDeclaration, true
 }
 
 // NewDeclarationResultDeclarationLinkSlice returns a DeclarationResult holding v.
 func NewDeclarationResultDeclarationLinkSlice(v []DeclarationLink) DeclarationResult {
 	return DeclarationResult{
-		kind:  DeclarationResultKindDeclarationLinkSlice,
-		value: v,
+		kind:                  DeclarationResultKindDeclarationLinkSlice,
+		vDeclarationLinkSlice: v,
 	}
 }
 
 // AsDeclarationLinkSlice returns the DeclarationLinkSlice alternative and true, or false if u holds another.
 func (u DeclarationResult) AsDeclarationLinkSlice() ([]DeclarationLink, bool) {
-	v, ok := u.value.([]DeclarationLink)
-	return v, ok && u.kind == DeclarationResultKindDeclarationLinkSlice
+	if u.kind != DeclarationResultKindDeclarationLinkSlice {
+		var zero []DeclarationLink
+		return zero, false
+	}
+	return u.vDeclarationLinkSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -1084,7 +1183,13 @@ func (u DeclarationResult) Kind() DeclarationResultKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u DeclarationResult) Value() any {
-	return u.value
+	switch u.kind {
+	case DeclarationResultKindDeclaration:
+		return u.vDeclaration
+	case DeclarationResultKindDeclarationLinkSlice:
+		return u.vDeclarationLinkSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -1094,25 +1199,26 @@ func (u DeclarationResult) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u DeclarationResult) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DeclarationResultKindNone {
-		return errors.New("protocol: DeclarationResult holds no alternative")
+	switch u.kind {
+	case DeclarationResultKindDeclaration:
+		return json.MarshalEncode(enc, u.vDeclaration)
+	case DeclarationResultKindDeclarationLinkSlice:
+		return json.MarshalEncode(enc, u.vDeclarationLinkSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: DeclarationResult holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a DeclarationResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *DeclarationResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '{':
-		var v Declaration
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Declaration",
-				Type: "DeclarationResult",
-			}
+		*u = DeclarationResult{}
+		var err error
+		err = u.vDeclaration.UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("DeclarationResult", "Declaration", err)
 		}
-		*u = NewDeclarationResultDeclaration(v)
+		u.kind = DeclarationResultKindDeclaration
 		return nil
 	case '[':
 		raw, err := dec.ReadValue()
@@ -1131,26 +1237,18 @@ func (u *DeclarationResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (u *DeclarationResult) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickDeclarationResult(raw) {
 	case 0:
-		var v Declaration
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Declaration",
-				Type: "DeclarationResult",
-			}
+		*u = DeclarationResult{}
+		if err := json.Unmarshal(raw, &u.vDeclaration); err != nil {
+			return fieldError("DeclarationResult", "Declaration", err)
 		}
-		*u = NewDeclarationResultDeclaration(v)
+		u.kind = DeclarationResultKindDeclaration
 		return nil
 	case 1:
-		var v []DeclarationLink
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DeclarationLinkSlice",
-				Type: "DeclarationResult",
-			}
+		*u = DeclarationResult{}
+		if err := json.Unmarshal(raw, &u.vDeclarationLinkSlice); err != nil {
+			return fieldError("DeclarationResult", "DeclarationLinkSlice", err)
 		}
-		*u = NewDeclarationResultDeclarationLinkSlice(v)
+		u.kind = DeclarationResultKindDeclarationLinkSlice
 		return nil
 	}
 	return unionMismatch("DeclarationResult", k)
@@ -1190,8 +1288,9 @@ func pickDeclarationResult(raw []byte) int {
 //
 // Definition is a union: exactly one of Location, LocationSlice. The zero value holds none; it is valid only for an absent optional property.
 type Definition struct {
-	kind  DefinitionKind
-	value any
+	kind           DefinitionKind
+	vLocation      *Location
+	vLocationSlice []Location
 }
 
 // DefinitionKind says which alternative a Definition holds.
@@ -1218,29 +1317,35 @@ func (k DefinitionKind) String() string {
 // NewDefinitionLocation returns a Definition holding v.
 func NewDefinitionLocation(v Location) Definition {
 	return Definition{
-		kind:  DefinitionKindLocation,
-		value: v,
+		kind:      DefinitionKindLocation,
+		vLocation: &v,
 	}
 }
 
 // AsLocation returns the Location alternative and true, or false if u holds another.
 func (u Definition) AsLocation() (Location, bool) {
-	v, ok := u.value.(Location)
-	return v, ok && u.kind == DefinitionKindLocation
+	if u.kind != DefinitionKindLocation {
+		var zero Location
+		return zero, false
+	}
+	return *u.vLocation, true
 }
 
 // NewDefinitionLocationSlice returns a Definition holding v.
 func NewDefinitionLocationSlice(v []Location) Definition {
 	return Definition{
-		kind:  DefinitionKindLocationSlice,
-		value: v,
+		kind:           DefinitionKindLocationSlice,
+		vLocationSlice: v,
 	}
 }
 
 // AsLocationSlice returns the LocationSlice alternative and true, or false if u holds another.
 func (u Definition) AsLocationSlice() ([]Location, bool) {
-	v, ok := u.value.([]Location)
-	return v, ok && u.kind == DefinitionKindLocationSlice
+	if u.kind != DefinitionKindLocationSlice {
+		var zero []Location
+		return zero, false
+	}
+	return u.vLocationSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -1250,7 +1355,13 @@ func (u Definition) Kind() DefinitionKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u Definition) Value() any {
-	return u.value
+	switch u.kind {
+	case DefinitionKindLocation:
+		return *u.vLocation
+	case DefinitionKindLocationSlice:
+		return u.vLocationSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -1260,36 +1371,36 @@ func (u Definition) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u Definition) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DefinitionKindNone {
-		return errors.New("protocol: Definition holds no alternative")
+	switch u.kind {
+	case DefinitionKindLocation:
+		return json.MarshalEncode(enc, u.vLocation)
+	case DefinitionKindLocationSlice:
+		return json.MarshalEncode(enc, u.vLocationSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: Definition holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a Definition, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *Definition) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '{':
-		var v Location
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Location",
-				Type: "Definition",
-			}
+		*u = Definition{}
+		var err error
+		u.vLocation = new(Location)
+		err = (*u.vLocation).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("Definition", "Location", err)
 		}
-		*u = NewDefinitionLocation(v)
+		u.kind = DefinitionKindLocation
 		return nil
 	case '[':
-		var v []Location
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as LocationSlice",
-				Type: "Definition",
-			}
+		*u = Definition{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vLocationSlice)
+		if err != nil {
+			return fieldError("Definition", "LocationSlice", err)
 		}
-		*u = NewDefinitionLocationSlice(v)
+		u.kind = DefinitionKindLocationSlice
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -1303,8 +1414,9 @@ func (u *Definition) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 //
 // Used by: ImplementationResult, TypeDefinitionResult, DefinitionResult.
 type DefinitionOrDefinitionLinkSlice struct {
-	kind  DefinitionOrDefinitionLinkSliceKind
-	value any
+	kind                 DefinitionOrDefinitionLinkSliceKind
+	vDefinition          Definition
+	vDefinitionLinkSlice []DefinitionLink
 }
 
 // DefinitionOrDefinitionLinkSliceKind says which alternative a DefinitionOrDefinitionLinkSlice holds.
@@ -1331,29 +1443,35 @@ func (k DefinitionOrDefinitionLinkSliceKind) String() string {
 // NewDefinitionOrDefinitionLinkSliceDefinition returns a DefinitionOrDefinitionLinkSlice holding v.
 func NewDefinitionOrDefinitionLinkSliceDefinition(v Definition) DefinitionOrDefinitionLinkSlice {
 	return DefinitionOrDefinitionLinkSlice{
-		kind:  DefinitionOrDefinitionLinkSliceKindDefinition,
-		value: v,
+		kind:        DefinitionOrDefinitionLinkSliceKindDefinition,
+		vDefinition: v,
 	}
 }
 
 // AsDefinition returns the Definition alternative and true, or false if u holds another.
 func (u DefinitionOrDefinitionLinkSlice) AsDefinition() (Definition, bool) {
-	v, ok := u.value.(Definition)
-	return v, ok && u.kind == DefinitionOrDefinitionLinkSliceKindDefinition
+	if u.kind != DefinitionOrDefinitionLinkSliceKindDefinition {
+		var zero Definition
+		return zero, false
+	}
+	return u.vDefinition, true
 }
 
 // NewDefinitionOrDefinitionLinkSliceDefinitionLinkSlice returns a DefinitionOrDefinitionLinkSlice holding v.
 func NewDefinitionOrDefinitionLinkSliceDefinitionLinkSlice(v []DefinitionLink) DefinitionOrDefinitionLinkSlice {
 	return DefinitionOrDefinitionLinkSlice{
-		kind:  DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice,
-		value: v,
+		kind:                 DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice,
+		vDefinitionLinkSlice: v,
 	}
 }
 
 // AsDefinitionLinkSlice returns the DefinitionLinkSlice alternative and true, or false if u holds another.
 func (u DefinitionOrDefinitionLinkSlice) AsDefinitionLinkSlice() ([]DefinitionLink, bool) {
-	v, ok := u.value.([]DefinitionLink)
-	return v, ok && u.kind == DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice
+	if u.kind != DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice {
+		var zero []DefinitionLink
+		return zero, false
+	}
+	return u.vDefinitionLinkSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -1363,7 +1481,13 @@ func (u DefinitionOrDefinitionLinkSlice) Kind() DefinitionOrDefinitionLinkSliceK
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u DefinitionOrDefinitionLinkSlice) Value() any {
-	return u.value
+	switch u.kind {
+	case DefinitionOrDefinitionLinkSliceKindDefinition:
+		return u.vDefinition
+	case DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice:
+		return u.vDefinitionLinkSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -1373,25 +1497,26 @@ func (u DefinitionOrDefinitionLinkSlice) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u DefinitionOrDefinitionLinkSlice) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DefinitionOrDefinitionLinkSliceKindNone {
-		return errors.New("protocol: DefinitionOrDefinitionLinkSlice holds no alternative")
+	switch u.kind {
+	case DefinitionOrDefinitionLinkSliceKindDefinition:
+		return json.MarshalEncode(enc, u.vDefinition)
+	case DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice:
+		return json.MarshalEncode(enc, u.vDefinitionLinkSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: DefinitionOrDefinitionLinkSlice holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a DefinitionOrDefinitionLinkSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *DefinitionOrDefinitionLinkSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '{':
-		var v Definition
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Definition",
-				Type: "DefinitionOrDefinitionLinkSlice",
-			}
+		*u = DefinitionOrDefinitionLinkSlice{}
+		var err error
+		err = u.vDefinition.UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("DefinitionOrDefinitionLinkSlice", "Definition", err)
 		}
-		*u = NewDefinitionOrDefinitionLinkSliceDefinition(v)
+		u.kind = DefinitionOrDefinitionLinkSliceKindDefinition
 		return nil
 	case '[':
 		raw, err := dec.ReadValue()
@@ -1410,26 +1535,18 @@ func (u *DefinitionOrDefinitionLinkSlice) UnmarshalJSONFrom(dec *jsontext.Decode
 func (u *DefinitionOrDefinitionLinkSlice) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickDefinitionOrDefinitionLinkSlice(raw) {
 	case 0:
-		var v Definition
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Definition",
-				Type: "DefinitionOrDefinitionLinkSlice",
-			}
+		*u = DefinitionOrDefinitionLinkSlice{}
+		if err := json.Unmarshal(raw, &u.vDefinition); err != nil {
+			return fieldError("DefinitionOrDefinitionLinkSlice", "Definition", err)
 		}
-		*u = NewDefinitionOrDefinitionLinkSliceDefinition(v)
+		u.kind = DefinitionOrDefinitionLinkSliceKindDefinition
 		return nil
 	case 1:
-		var v []DefinitionLink
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DefinitionLinkSlice",
-				Type: "DefinitionOrDefinitionLinkSlice",
-			}
+		*u = DefinitionOrDefinitionLinkSlice{}
+		if err := json.Unmarshal(raw, &u.vDefinitionLinkSlice); err != nil {
+			return fieldError("DefinitionOrDefinitionLinkSlice", "DefinitionLinkSlice", err)
 		}
-		*u = NewDefinitionOrDefinitionLinkSliceDefinitionLinkSlice(v)
+		u.kind = DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice
 		return nil
 	}
 	return unionMismatch("DefinitionOrDefinitionLinkSlice", k)
@@ -1462,8 +1579,9 @@ func pickDefinitionOrDefinitionLinkSlice(raw []byte) int {
 
 // DidChangeConfigurationRegistrationOptionsSection is a union: exactly one of String, StringSlice. The zero value holds none; it is valid only for an absent optional property.
 type DidChangeConfigurationRegistrationOptionsSection struct {
-	kind  DidChangeConfigurationRegistrationOptionsSectionKind
-	value any
+	kind         DidChangeConfigurationRegistrationOptionsSectionKind
+	vString      string
+	vStringSlice []string
 }
 
 // DidChangeConfigurationRegistrationOptionsSectionKind says which alternative a DidChangeConfigurationRegistrationOptionsSection holds.
@@ -1490,29 +1608,35 @@ func (k DidChangeConfigurationRegistrationOptionsSectionKind) String() string {
 // NewDidChangeConfigurationRegistrationOptionsSectionString returns a DidChangeConfigurationRegistrationOptionsSection holding v.
 func NewDidChangeConfigurationRegistrationOptionsSectionString(v string) DidChangeConfigurationRegistrationOptionsSection {
 	return DidChangeConfigurationRegistrationOptionsSection{
-		kind:  DidChangeConfigurationRegistrationOptionsSectionKindString,
-		value: v,
+		kind:    DidChangeConfigurationRegistrationOptionsSectionKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u DidChangeConfigurationRegistrationOptionsSection) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == DidChangeConfigurationRegistrationOptionsSectionKindString
+	if u.kind != DidChangeConfigurationRegistrationOptionsSectionKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewDidChangeConfigurationRegistrationOptionsSectionStringSlice returns a DidChangeConfigurationRegistrationOptionsSection holding v.
 func NewDidChangeConfigurationRegistrationOptionsSectionStringSlice(v []string) DidChangeConfigurationRegistrationOptionsSection {
 	return DidChangeConfigurationRegistrationOptionsSection{
-		kind:  DidChangeConfigurationRegistrationOptionsSectionKindStringSlice,
-		value: v,
+		kind:         DidChangeConfigurationRegistrationOptionsSectionKindStringSlice,
+		vStringSlice: v,
 	}
 }
 
 // AsStringSlice returns the StringSlice alternative and true, or false if u holds another.
 func (u DidChangeConfigurationRegistrationOptionsSection) AsStringSlice() ([]string, bool) {
-	v, ok := u.value.([]string)
-	return v, ok && u.kind == DidChangeConfigurationRegistrationOptionsSectionKindStringSlice
+	if u.kind != DidChangeConfigurationRegistrationOptionsSectionKindStringSlice {
+		var zero []string
+		return zero, false
+	}
+	return u.vStringSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -1522,7 +1646,13 @@ func (u DidChangeConfigurationRegistrationOptionsSection) Kind() DidChangeConfig
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u DidChangeConfigurationRegistrationOptionsSection) Value() any {
-	return u.value
+	switch u.kind {
+	case DidChangeConfigurationRegistrationOptionsSectionKindString:
+		return u.vString
+	case DidChangeConfigurationRegistrationOptionsSectionKindStringSlice:
+		return u.vStringSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -1532,36 +1662,36 @@ func (u DidChangeConfigurationRegistrationOptionsSection) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u DidChangeConfigurationRegistrationOptionsSection) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DidChangeConfigurationRegistrationOptionsSectionKindNone {
-		return errors.New("protocol: DidChangeConfigurationRegistrationOptionsSection holds no alternative")
+	switch u.kind {
+	case DidChangeConfigurationRegistrationOptionsSectionKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case DidChangeConfigurationRegistrationOptionsSectionKindStringSlice:
+		return json.MarshalEncode(enc, u.vStringSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: DidChangeConfigurationRegistrationOptionsSection holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a DidChangeConfigurationRegistrationOptionsSection, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *DidChangeConfigurationRegistrationOptionsSection) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "DidChangeConfigurationRegistrationOptionsSection",
-			}
+		*u = DidChangeConfigurationRegistrationOptionsSection{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("DidChangeConfigurationRegistrationOptionsSection", "String", err)
 		}
-		*u = NewDidChangeConfigurationRegistrationOptionsSectionString(v)
+		u.vString = v
+		u.kind = DidChangeConfigurationRegistrationOptionsSectionKindString
 		return nil
 	case '[':
-		var v []string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as StringSlice",
-				Type: "DidChangeConfigurationRegistrationOptionsSection",
-			}
+		*u = DidChangeConfigurationRegistrationOptionsSection{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vStringSlice)
+		if err != nil {
+			return fieldError("DidChangeConfigurationRegistrationOptionsSection", "StringSlice", err)
 		}
-		*u = NewDidChangeConfigurationRegistrationOptionsSectionStringSlice(v)
+		u.kind = DidChangeConfigurationRegistrationOptionsSectionKindStringSlice
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -1581,8 +1711,9 @@ func (u *DidChangeConfigurationRegistrationOptionsSection) UnmarshalJSONFrom(dec
 //
 // Since: 3.17.0
 type DocumentDiagnosticReport struct {
-	kind  DocumentDiagnosticReportKindAlt
-	value any
+	kind                                      DocumentDiagnosticReportKindAlt
+	vRelatedFullDocumentDiagnosticReport      *RelatedFullDocumentDiagnosticReport
+	vRelatedUnchangedDocumentDiagnosticReport *RelatedUnchangedDocumentDiagnosticReport
 }
 
 // DocumentDiagnosticReportKindAlt says which alternative a DocumentDiagnosticReport holds.
@@ -1609,29 +1740,35 @@ func (k DocumentDiagnosticReportKindAlt) String() string {
 // NewDocumentDiagnosticReportRelatedFullDocumentDiagnosticReport returns a DocumentDiagnosticReport holding v.
 func NewDocumentDiagnosticReportRelatedFullDocumentDiagnosticReport(v RelatedFullDocumentDiagnosticReport) DocumentDiagnosticReport {
 	return DocumentDiagnosticReport{
-		kind:  DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport,
-		value: v,
+		kind:                                 DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport,
+		vRelatedFullDocumentDiagnosticReport: &v,
 	}
 }
 
 // AsRelatedFullDocumentDiagnosticReport returns the RelatedFullDocumentDiagnosticReport alternative and true, or false if u holds another.
 func (u DocumentDiagnosticReport) AsRelatedFullDocumentDiagnosticReport() (RelatedFullDocumentDiagnosticReport, bool) {
-	v, ok := u.value.(RelatedFullDocumentDiagnosticReport)
-	return v, ok && u.kind == DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport
+	if u.kind != DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport {
+		var zero RelatedFullDocumentDiagnosticReport
+		return zero, false
+	}
+	return *u.vRelatedFullDocumentDiagnosticReport, true
 }
 
 // NewDocumentDiagnosticReportRelatedUnchangedDocumentDiagnosticReport returns a DocumentDiagnosticReport holding v.
 func NewDocumentDiagnosticReportRelatedUnchangedDocumentDiagnosticReport(v RelatedUnchangedDocumentDiagnosticReport) DocumentDiagnosticReport {
 	return DocumentDiagnosticReport{
-		kind:  DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport,
-		value: v,
+		kind: DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport,
+		vRelatedUnchangedDocumentDiagnosticReport: &v,
 	}
 }
 
 // AsRelatedUnchangedDocumentDiagnosticReport returns the RelatedUnchangedDocumentDiagnosticReport alternative and true, or false if u holds another.
 func (u DocumentDiagnosticReport) AsRelatedUnchangedDocumentDiagnosticReport() (RelatedUnchangedDocumentDiagnosticReport, bool) {
-	v, ok := u.value.(RelatedUnchangedDocumentDiagnosticReport)
-	return v, ok && u.kind == DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport
+	if u.kind != DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport {
+		var zero RelatedUnchangedDocumentDiagnosticReport
+		return zero, false
+	}
+	return *u.vRelatedUnchangedDocumentDiagnosticReport, true
 }
 
 // Kind says which alternative u holds.
@@ -1641,7 +1778,13 @@ func (u DocumentDiagnosticReport) Kind() DocumentDiagnosticReportKindAlt {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u DocumentDiagnosticReport) Value() any {
-	return u.value
+	switch u.kind {
+	case DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport:
+		return *u.vRelatedFullDocumentDiagnosticReport
+	case DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport:
+		return *u.vRelatedUnchangedDocumentDiagnosticReport
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -1651,10 +1794,13 @@ func (u DocumentDiagnosticReport) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u DocumentDiagnosticReport) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DocumentDiagnosticReportKindAltNone {
-		return errors.New("protocol: DocumentDiagnosticReport holds no alternative")
+	switch u.kind {
+	case DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport:
+		return json.MarshalEncode(enc, u.vRelatedFullDocumentDiagnosticReport)
+	case DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport:
+		return json.MarshalEncode(enc, u.vRelatedUnchangedDocumentDiagnosticReport)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: DocumentDiagnosticReport holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a DocumentDiagnosticReport, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -1677,26 +1823,20 @@ func (u *DocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 func (u *DocumentDiagnosticReport) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickDocumentDiagnosticReport(raw) {
 	case 0:
-		var v RelatedFullDocumentDiagnosticReport
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as RelatedFullDocumentDiagnosticReport",
-				Type: "DocumentDiagnosticReport",
-			}
+		*u = DocumentDiagnosticReport{}
+		u.vRelatedFullDocumentDiagnosticReport = new(RelatedFullDocumentDiagnosticReport)
+		if err := json.Unmarshal(raw, u.vRelatedFullDocumentDiagnosticReport); err != nil {
+			return fieldError("DocumentDiagnosticReport", "RelatedFullDocumentDiagnosticReport", err)
 		}
-		*u = NewDocumentDiagnosticReportRelatedFullDocumentDiagnosticReport(v)
+		u.kind = DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport
 		return nil
 	case 1:
-		var v RelatedUnchangedDocumentDiagnosticReport
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as RelatedUnchangedDocumentDiagnosticReport",
-				Type: "DocumentDiagnosticReport",
-			}
+		*u = DocumentDiagnosticReport{}
+		u.vRelatedUnchangedDocumentDiagnosticReport = new(RelatedUnchangedDocumentDiagnosticReport)
+		if err := json.Unmarshal(raw, u.vRelatedUnchangedDocumentDiagnosticReport); err != nil {
+			return fieldError("DocumentDiagnosticReport", "RelatedUnchangedDocumentDiagnosticReport", err)
 		}
-		*u = NewDocumentDiagnosticReportRelatedUnchangedDocumentDiagnosticReport(v)
+		u.kind = DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport
 		return nil
 	}
 	return unionMismatch("DocumentDiagnosticReport", k)
@@ -1735,8 +1875,9 @@ func pickDocumentDiagnosticReport(raw []byte) int {
 //
 // Since: 3.18.1
 type DocumentDiagnosticReportProgress struct {
-	kind  DocumentDiagnosticReportProgressKind
-	value any
+	kind                                   DocumentDiagnosticReportProgressKind
+	vDocumentDiagnosticReport              DocumentDiagnosticReport
+	vDocumentDiagnosticReportPartialResult *DocumentDiagnosticReportPartialResult
 }
 
 // DocumentDiagnosticReportProgressKind says which alternative a DocumentDiagnosticReportProgress holds.
@@ -1763,29 +1904,35 @@ func (k DocumentDiagnosticReportProgressKind) String() string {
 // NewDocumentDiagnosticReportProgressDocumentDiagnosticReport returns a DocumentDiagnosticReportProgress holding v.
 func NewDocumentDiagnosticReportProgressDocumentDiagnosticReport(v DocumentDiagnosticReport) DocumentDiagnosticReportProgress {
 	return DocumentDiagnosticReportProgress{
-		kind:  DocumentDiagnosticReportProgressKindDocumentDiagnosticReport,
-		value: v,
+		kind:                      DocumentDiagnosticReportProgressKindDocumentDiagnosticReport,
+		vDocumentDiagnosticReport: v,
 	}
 }
 
 // AsDocumentDiagnosticReport returns the DocumentDiagnosticReport alternative and true, or false if u holds another.
 func (u DocumentDiagnosticReportProgress) AsDocumentDiagnosticReport() (DocumentDiagnosticReport, bool) {
-	v, ok := u.value.(DocumentDiagnosticReport)
-	return v, ok && u.kind == DocumentDiagnosticReportProgressKindDocumentDiagnosticReport
+	if u.kind != DocumentDiagnosticReportProgressKindDocumentDiagnosticReport {
+		var zero DocumentDiagnosticReport
+		return zero, false
+	}
+	return u.vDocumentDiagnosticReport, true
 }
 
 // NewDocumentDiagnosticReportProgressDocumentDiagnosticReportPartialResult returns a DocumentDiagnosticReportProgress holding v.
 func NewDocumentDiagnosticReportProgressDocumentDiagnosticReportPartialResult(v DocumentDiagnosticReportPartialResult) DocumentDiagnosticReportProgress {
 	return DocumentDiagnosticReportProgress{
-		kind:  DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult,
-		value: v,
+		kind:                                   DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult,
+		vDocumentDiagnosticReportPartialResult: &v,
 	}
 }
 
 // AsDocumentDiagnosticReportPartialResult returns the DocumentDiagnosticReportPartialResult alternative and true, or false if u holds another.
 func (u DocumentDiagnosticReportProgress) AsDocumentDiagnosticReportPartialResult() (DocumentDiagnosticReportPartialResult, bool) {
-	v, ok := u.value.(DocumentDiagnosticReportPartialResult)
-	return v, ok && u.kind == DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult
+	if u.kind != DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult {
+		var zero DocumentDiagnosticReportPartialResult
+		return zero, false
+	}
+	return *u.vDocumentDiagnosticReportPartialResult, true
 }
 
 // Kind says which alternative u holds.
@@ -1795,7 +1942,13 @@ func (u DocumentDiagnosticReportProgress) Kind() DocumentDiagnosticReportProgres
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u DocumentDiagnosticReportProgress) Value() any {
-	return u.value
+	switch u.kind {
+	case DocumentDiagnosticReportProgressKindDocumentDiagnosticReport:
+		return u.vDocumentDiagnosticReport
+	case DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult:
+		return *u.vDocumentDiagnosticReportPartialResult
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -1805,10 +1958,13 @@ func (u DocumentDiagnosticReportProgress) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u DocumentDiagnosticReportProgress) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DocumentDiagnosticReportProgressKindNone {
-		return errors.New("protocol: DocumentDiagnosticReportProgress holds no alternative")
+	switch u.kind {
+	case DocumentDiagnosticReportProgressKindDocumentDiagnosticReport:
+		return json.MarshalEncode(enc, u.vDocumentDiagnosticReport)
+	case DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult:
+		return json.MarshalEncode(enc, u.vDocumentDiagnosticReportPartialResult)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: DocumentDiagnosticReportProgress holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a DocumentDiagnosticReportProgress, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -1831,26 +1987,19 @@ func (u *DocumentDiagnosticReportProgress) UnmarshalJSONFrom(dec *jsontext.Decod
 func (u *DocumentDiagnosticReportProgress) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickDocumentDiagnosticReportProgress(raw) {
 	case 0:
-		var v DocumentDiagnosticReport
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentDiagnosticReport",
-				Type: "DocumentDiagnosticReportProgress",
-			}
+		*u = DocumentDiagnosticReportProgress{}
+		if err := json.Unmarshal(raw, &u.vDocumentDiagnosticReport); err != nil {
+			return fieldError("DocumentDiagnosticReportProgress", "DocumentDiagnosticReport", err)
 		}
-		*u = NewDocumentDiagnosticReportProgressDocumentDiagnosticReport(v)
+		u.kind = DocumentDiagnosticReportProgressKindDocumentDiagnosticReport
 		return nil
 	case 1:
-		var v DocumentDiagnosticReportPartialResult
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentDiagnosticReportPartialResult",
-				Type: "DocumentDiagnosticReportProgress",
-			}
+		*u = DocumentDiagnosticReportProgress{}
+		u.vDocumentDiagnosticReportPartialResult = new(DocumentDiagnosticReportPartialResult)
+		if err := json.Unmarshal(raw, u.vDocumentDiagnosticReportPartialResult); err != nil {
+			return fieldError("DocumentDiagnosticReportProgress", "DocumentDiagnosticReportPartialResult", err)
 		}
-		*u = NewDocumentDiagnosticReportProgressDocumentDiagnosticReportPartialResult(v)
+		u.kind = DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult
 		return nil
 	}
 	return unionMismatch("DocumentDiagnosticReportProgress", k)
@@ -1878,8 +2027,9 @@ func pickDocumentDiagnosticReportProgress(raw []byte) int {
 //
 // Since: 3.17.0 - support for NotebookCellTextDocumentFilter.
 type DocumentFilter struct {
-	kind  DocumentFilterKind
-	value any
+	kind                            DocumentFilterKind
+	vTextDocumentFilter             TextDocumentFilter
+	vNotebookCellTextDocumentFilter *NotebookCellTextDocumentFilter
 }
 
 // DocumentFilterKind says which alternative a DocumentFilter holds.
@@ -1906,29 +2056,35 @@ func (k DocumentFilterKind) String() string {
 // NewDocumentFilterTextDocumentFilter returns a DocumentFilter holding v.
 func NewDocumentFilterTextDocumentFilter(v TextDocumentFilter) DocumentFilter {
 	return DocumentFilter{
-		kind:  DocumentFilterKindTextDocumentFilter,
-		value: v,
+		kind:                DocumentFilterKindTextDocumentFilter,
+		vTextDocumentFilter: v,
 	}
 }
 
 // AsTextDocumentFilter returns the TextDocumentFilter alternative and true, or false if u holds another.
 func (u DocumentFilter) AsTextDocumentFilter() (TextDocumentFilter, bool) {
-	v, ok := u.value.(TextDocumentFilter)
-	return v, ok && u.kind == DocumentFilterKindTextDocumentFilter
+	if u.kind != DocumentFilterKindTextDocumentFilter {
+		var zero TextDocumentFilter
+		return zero, false
+	}
+	return u.vTextDocumentFilter, true
 }
 
 // NewDocumentFilterNotebookCellTextDocumentFilter returns a DocumentFilter holding v.
 func NewDocumentFilterNotebookCellTextDocumentFilter(v NotebookCellTextDocumentFilter) DocumentFilter {
 	return DocumentFilter{
-		kind:  DocumentFilterKindNotebookCellTextDocumentFilter,
-		value: v,
+		kind:                            DocumentFilterKindNotebookCellTextDocumentFilter,
+		vNotebookCellTextDocumentFilter: &v,
 	}
 }
 
 // AsNotebookCellTextDocumentFilter returns the NotebookCellTextDocumentFilter alternative and true, or false if u holds another.
 func (u DocumentFilter) AsNotebookCellTextDocumentFilter() (NotebookCellTextDocumentFilter, bool) {
-	v, ok := u.value.(NotebookCellTextDocumentFilter)
-	return v, ok && u.kind == DocumentFilterKindNotebookCellTextDocumentFilter
+	if u.kind != DocumentFilterKindNotebookCellTextDocumentFilter {
+		var zero NotebookCellTextDocumentFilter
+		return zero, false
+	}
+	return *u.vNotebookCellTextDocumentFilter, true
 }
 
 // Kind says which alternative u holds.
@@ -1938,7 +2094,13 @@ func (u DocumentFilter) Kind() DocumentFilterKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u DocumentFilter) Value() any {
-	return u.value
+	switch u.kind {
+	case DocumentFilterKindTextDocumentFilter:
+		return u.vTextDocumentFilter
+	case DocumentFilterKindNotebookCellTextDocumentFilter:
+		return *u.vNotebookCellTextDocumentFilter
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -1948,10 +2110,13 @@ func (u DocumentFilter) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u DocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == DocumentFilterKindNone {
-		return errors.New("protocol: DocumentFilter holds no alternative")
+	switch u.kind {
+	case DocumentFilterKindTextDocumentFilter:
+		return json.MarshalEncode(enc, u.vTextDocumentFilter)
+	case DocumentFilterKindNotebookCellTextDocumentFilter:
+		return json.MarshalEncode(enc, u.vNotebookCellTextDocumentFilter)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: DocumentFilter holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a DocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -1974,26 +2139,19 @@ func (u *DocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (u *DocumentFilter) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickDocumentFilter(raw) {
 	case 0:
-		var v TextDocumentFilter
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentFilter",
-				Type: "DocumentFilter",
-			}
+		*u = DocumentFilter{}
+		if err := json.Unmarshal(raw, &u.vTextDocumentFilter); err != nil {
+			return fieldError("DocumentFilter", "TextDocumentFilter", err)
 		}
-		*u = NewDocumentFilterTextDocumentFilter(v)
+		u.kind = DocumentFilterKindTextDocumentFilter
 		return nil
 	case 1:
-		var v NotebookCellTextDocumentFilter
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookCellTextDocumentFilter",
-				Type: "DocumentFilter",
-			}
+		*u = DocumentFilter{}
+		u.vNotebookCellTextDocumentFilter = new(NotebookCellTextDocumentFilter)
+		if err := json.Unmarshal(raw, u.vNotebookCellTextDocumentFilter); err != nil {
+			return fieldError("DocumentFilter", "NotebookCellTextDocumentFilter", err)
 		}
-		*u = NewDocumentFilterNotebookCellTextDocumentFilter(v)
+		u.kind = DocumentFilterKindNotebookCellTextDocumentFilter
 		return nil
 	}
 	return unionMismatch("DocumentFilter", k)
@@ -2020,8 +2178,9 @@ func pickDocumentFilter(raw []byte) int {
 //
 // Used by: RelatedFullDocumentDiagnosticReportRelatedDocumentsValue, RelatedUnchangedDocumentDiagnosticReportRelatedDocumentsValue, DocumentDiagnosticReportPartialResultRelatedDocumentsValue.
 type FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport struct {
-	kind  FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKind
-	value any
+	kind                               FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKind
+	vFullDocumentDiagnosticReport      *FullDocumentDiagnosticReport
+	vUnchangedDocumentDiagnosticReport *UnchangedDocumentDiagnosticReport
 }
 
 // FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKind says which alternative a FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport holds.
@@ -2048,29 +2207,35 @@ func (k FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKind) Str
 // NewFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportFullDocumentDiagnosticReport returns a FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport holding v.
 func NewFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportFullDocumentDiagnosticReport(v FullDocumentDiagnosticReport) FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport {
 	return FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport{
-		kind:  FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport,
-		value: v,
+		kind:                          FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport,
+		vFullDocumentDiagnosticReport: &v,
 	}
 }
 
 // AsFullDocumentDiagnosticReport returns the FullDocumentDiagnosticReport alternative and true, or false if u holds another.
 func (u FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) AsFullDocumentDiagnosticReport() (FullDocumentDiagnosticReport, bool) {
-	v, ok := u.value.(FullDocumentDiagnosticReport)
-	return v, ok && u.kind == FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport
+	if u.kind != FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport {
+		var zero FullDocumentDiagnosticReport
+		return zero, false
+	}
+	return *u.vFullDocumentDiagnosticReport, true
 }
 
 // NewFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportUnchangedDocumentDiagnosticReport returns a FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport holding v.
 func NewFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportUnchangedDocumentDiagnosticReport(v UnchangedDocumentDiagnosticReport) FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport {
 	return FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport{
-		kind:  FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport,
-		value: v,
+		kind:                               FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport,
+		vUnchangedDocumentDiagnosticReport: &v,
 	}
 }
 
 // AsUnchangedDocumentDiagnosticReport returns the UnchangedDocumentDiagnosticReport alternative and true, or false if u holds another.
 func (u FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) AsUnchangedDocumentDiagnosticReport() (UnchangedDocumentDiagnosticReport, bool) {
-	v, ok := u.value.(UnchangedDocumentDiagnosticReport)
-	return v, ok && u.kind == FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport
+	if u.kind != FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport {
+		var zero UnchangedDocumentDiagnosticReport
+		return zero, false
+	}
+	return *u.vUnchangedDocumentDiagnosticReport, true
 }
 
 // Kind says which alternative u holds.
@@ -2080,7 +2245,13 @@ func (u FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) Kind() 
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) Value() any {
-	return u.value
+	switch u.kind {
+	case FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport:
+		return *u.vFullDocumentDiagnosticReport
+	case FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport:
+		return *u.vUnchangedDocumentDiagnosticReport
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -2090,10 +2261,13 @@ func (u FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) IsZero(
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindNone {
-		return errors.New("protocol: FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport holds no alternative")
+	switch u.kind {
+	case FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport:
+		return json.MarshalEncode(enc, u.vFullDocumentDiagnosticReport)
+	case FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport:
+		return json.MarshalEncode(enc, u.vUnchangedDocumentDiagnosticReport)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -2116,26 +2290,20 @@ func (u *FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) Unmars
 func (u *FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport(raw) {
 	case 0:
-		var v FullDocumentDiagnosticReport
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as FullDocumentDiagnosticReport",
-				Type: "FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport",
-			}
+		*u = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport{}
+		u.vFullDocumentDiagnosticReport = new(FullDocumentDiagnosticReport)
+		if err := json.Unmarshal(raw, u.vFullDocumentDiagnosticReport); err != nil {
+			return fieldError("FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport", "FullDocumentDiagnosticReport", err)
 		}
-		*u = NewFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportFullDocumentDiagnosticReport(v)
+		u.kind = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport
 		return nil
 	case 1:
-		var v UnchangedDocumentDiagnosticReport
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as UnchangedDocumentDiagnosticReport",
-				Type: "FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport",
-			}
+		*u = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport{}
+		u.vUnchangedDocumentDiagnosticReport = new(UnchangedDocumentDiagnosticReport)
+		if err := json.Unmarshal(raw, u.vUnchangedDocumentDiagnosticReport); err != nil {
+			return fieldError("FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport", "UnchangedDocumentDiagnosticReport", err)
 		}
-		*u = NewFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportUnchangedDocumentDiagnosticReport(v)
+		u.kind = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport
 		return nil
 	}
 	return unionMismatch("FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport", k)
@@ -2162,8 +2330,9 @@ func pickFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport(raw []b
 //
 // Since: 3.17.0
 type GlobPattern struct {
-	kind  GlobPatternKind
-	value any
+	kind             GlobPatternKind
+	vPattern         Pattern
+	vRelativePattern *RelativePattern
 }
 
 // GlobPatternKind says which alternative a GlobPattern holds.
@@ -2190,29 +2359,35 @@ func (k GlobPatternKind) String() string {
 // NewGlobPatternPattern returns a GlobPattern holding v.
 func NewGlobPatternPattern(v Pattern) GlobPattern {
 	return GlobPattern{
-		kind:  GlobPatternKindPattern,
-		value: v,
+		kind:     GlobPatternKindPattern,
+		vPattern: v,
 	}
 }
 
 // AsPattern returns the Pattern alternative and true, or false if u holds another.
 func (u GlobPattern) AsPattern() (Pattern, bool) {
-	v, ok := u.value.(Pattern)
-	return v, ok && u.kind == GlobPatternKindPattern
+	if u.kind != GlobPatternKindPattern {
+		var zero Pattern
+		return zero, false
+	}
+	return u.vPattern, true
 }
 
 // NewGlobPatternRelativePattern returns a GlobPattern holding v.
 func NewGlobPatternRelativePattern(v RelativePattern) GlobPattern {
 	return GlobPattern{
-		kind:  GlobPatternKindRelativePattern,
-		value: v,
+		kind:             GlobPatternKindRelativePattern,
+		vRelativePattern: &v,
 	}
 }
 
 // AsRelativePattern returns the RelativePattern alternative and true, or false if u holds another.
 func (u GlobPattern) AsRelativePattern() (RelativePattern, bool) {
-	v, ok := u.value.(RelativePattern)
-	return v, ok && u.kind == GlobPatternKindRelativePattern
+	if u.kind != GlobPatternKindRelativePattern {
+		var zero RelativePattern
+		return zero, false
+	}
+	return *u.vRelativePattern, true
 }
 
 // Kind says which alternative u holds.
@@ -2222,7 +2397,13 @@ func (u GlobPattern) Kind() GlobPatternKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u GlobPattern) Value() any {
-	return u.value
+	switch u.kind {
+	case GlobPatternKindPattern:
+		return u.vPattern
+	case GlobPatternKindRelativePattern:
+		return *u.vRelativePattern
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -2232,36 +2413,37 @@ func (u GlobPattern) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u GlobPattern) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == GlobPatternKindNone {
-		return errors.New("protocol: GlobPattern holds no alternative")
+	switch u.kind {
+	case GlobPatternKindPattern:
+		return enc.WriteToken(jsontext.String(string(u.vPattern)))
+	case GlobPatternKindRelativePattern:
+		return json.MarshalEncode(enc, u.vRelativePattern)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: GlobPattern holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a GlobPattern, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *GlobPattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v Pattern
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Pattern",
-				Type: "GlobPattern",
-			}
+		*u = GlobPattern{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("GlobPattern", "Pattern", err)
 		}
-		*u = NewGlobPatternPattern(v)
+		u.vPattern = Pattern(v)
+		u.kind = GlobPatternKindPattern
 		return nil
 	case '{':
-		var v RelativePattern
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as RelativePattern",
-				Type: "GlobPattern",
-			}
+		*u = GlobPattern{}
+		var err error
+		u.vRelativePattern = new(RelativePattern)
+		err = (*u.vRelativePattern).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("GlobPattern", "RelativePattern", err)
 		}
-		*u = NewGlobPatternRelativePattern(v)
+		u.kind = GlobPatternKindRelativePattern
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -2273,8 +2455,10 @@ func (u *GlobPattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // HoverContents is a union: exactly one of MarkupContent, MarkedString, MarkedStringSlice. The zero value holds none; it is valid only for an absent optional property.
 type HoverContents struct {
-	kind  HoverContentsKind
-	value any
+	kind               HoverContentsKind
+	vMarkupContent     *MarkupContent
+	vMarkedString      MarkedString
+	vMarkedStringSlice []MarkedString
 }
 
 // HoverContentsKind says which alternative a HoverContents holds.
@@ -2304,43 +2488,52 @@ func (k HoverContentsKind) String() string {
 // NewHoverContentsMarkupContent returns a HoverContents holding v.
 func NewHoverContentsMarkupContent(v MarkupContent) HoverContents {
 	return HoverContents{
-		kind:  HoverContentsKindMarkupContent,
-		value: v,
+		kind:           HoverContentsKindMarkupContent,
+		vMarkupContent: &v,
 	}
 }
 
 // AsMarkupContent returns the MarkupContent alternative and true, or false if u holds another.
 func (u HoverContents) AsMarkupContent() (MarkupContent, bool) {
-	v, ok := u.value.(MarkupContent)
-	return v, ok && u.kind == HoverContentsKindMarkupContent
+	if u.kind != HoverContentsKindMarkupContent {
+		var zero MarkupContent
+		return zero, false
+	}
+	return *u.vMarkupContent, true
 }
 
 // NewHoverContentsMarkedString returns a HoverContents holding v.
 func NewHoverContentsMarkedString(v MarkedString) HoverContents {
 	return HoverContents{
-		kind:  HoverContentsKindMarkedString,
-		value: v,
+		kind:          HoverContentsKindMarkedString,
+		vMarkedString: v,
 	}
 }
 
 // AsMarkedString returns the MarkedString alternative and true, or false if u holds another.
 func (u HoverContents) AsMarkedString() (MarkedString, bool) {
-	v, ok := u.value.(MarkedString)
-	return v, ok && u.kind == HoverContentsKindMarkedString
+	if u.kind != HoverContentsKindMarkedString {
+		var zero MarkedString
+		return zero, false
+	}
+	return u.vMarkedString, true
 }
 
 // NewHoverContentsMarkedStringSlice returns a HoverContents holding v.
 func NewHoverContentsMarkedStringSlice(v []MarkedString) HoverContents {
 	return HoverContents{
-		kind:  HoverContentsKindMarkedStringSlice,
-		value: v,
+		kind:               HoverContentsKindMarkedStringSlice,
+		vMarkedStringSlice: v,
 	}
 }
 
 // AsMarkedStringSlice returns the MarkedStringSlice alternative and true, or false if u holds another.
 func (u HoverContents) AsMarkedStringSlice() ([]MarkedString, bool) {
-	v, ok := u.value.([]MarkedString)
-	return v, ok && u.kind == HoverContentsKindMarkedStringSlice
+	if u.kind != HoverContentsKindMarkedStringSlice {
+		var zero []MarkedString
+		return zero, false
+	}
+	return u.vMarkedStringSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -2350,7 +2543,15 @@ func (u HoverContents) Kind() HoverContentsKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u HoverContents) Value() any {
-	return u.value
+	switch u.kind {
+	case HoverContentsKindMarkupContent:
+		return *u.vMarkupContent
+	case HoverContentsKindMarkedString:
+		return u.vMarkedString
+	case HoverContentsKindMarkedStringSlice:
+		return u.vMarkedStringSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -2360,36 +2561,37 @@ func (u HoverContents) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u HoverContents) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == HoverContentsKindNone {
-		return errors.New("protocol: HoverContents holds no alternative")
+	switch u.kind {
+	case HoverContentsKindMarkupContent:
+		return json.MarshalEncode(enc, u.vMarkupContent)
+	case HoverContentsKindMarkedString:
+		return json.MarshalEncode(enc, u.vMarkedString)
+	case HoverContentsKindMarkedStringSlice:
+		return json.MarshalEncode(enc, u.vMarkedStringSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: HoverContents holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a HoverContents, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *HoverContents) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v MarkedString
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MarkedString",
-				Type: "HoverContents",
-			}
+		*u = HoverContents{}
+		var err error
+		err = u.vMarkedString.UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("HoverContents", "MarkedString", err)
 		}
-		*u = NewHoverContentsMarkedString(v)
+		u.kind = HoverContentsKindMarkedString
 		return nil
 	case '[':
-		var v []MarkedString
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MarkedStringSlice",
-				Type: "HoverContents",
-			}
+		*u = HoverContents{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vMarkedStringSlice)
+		if err != nil {
+			return fieldError("HoverContents", "MarkedStringSlice", err)
 		}
-		*u = NewHoverContentsMarkedStringSlice(v)
+		u.kind = HoverContentsKindMarkedStringSlice
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -2408,37 +2610,26 @@ func (u *HoverContents) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (u *HoverContents) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickHoverContents(raw) {
 	case 0:
-		var v MarkupContent
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MarkupContent",
-				Type: "HoverContents",
-			}
+		*u = HoverContents{}
+		u.vMarkupContent = new(MarkupContent)
+		if err := json.Unmarshal(raw, u.vMarkupContent); err != nil {
+			return fieldError("HoverContents", "MarkupContent", err)
 		}
-		*u = NewHoverContentsMarkupContent(v)
+		u.kind = HoverContentsKindMarkupContent
 		return nil
 	case 1:
-		var v MarkedString
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MarkedString",
-				Type: "HoverContents",
-			}
+		*u = HoverContents{}
+		if err := json.Unmarshal(raw, &u.vMarkedString); err != nil {
+			return fieldError("HoverContents", "MarkedString", err)
 		}
-		*u = NewHoverContentsMarkedString(v)
+		u.kind = HoverContentsKindMarkedString
 		return nil
 	case 2:
-		var v []MarkedString
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MarkedStringSlice",
-				Type: "HoverContents",
-			}
+		*u = HoverContents{}
+		if err := json.Unmarshal(raw, &u.vMarkedStringSlice); err != nil {
+			return fieldError("HoverContents", "MarkedStringSlice", err)
 		}
-		*u = NewHoverContentsMarkedStringSlice(v)
+		u.kind = HoverContentsKindMarkedStringSlice
 		return nil
 	}
 	return unionMismatch("HoverContents", k)
@@ -2465,8 +2656,9 @@ func pickHoverContents(raw []byte) int {
 
 // InlayHintLabel is a union: exactly one of String, InlayHintLabelPartSlice. The zero value holds none; it is valid only for an absent optional property.
 type InlayHintLabel struct {
-	kind  InlayHintLabelKind
-	value any
+	kind                     InlayHintLabelKind
+	vString                  string
+	vInlayHintLabelPartSlice []InlayHintLabelPart
 }
 
 // InlayHintLabelKind says which alternative a InlayHintLabel holds.
@@ -2493,29 +2685,35 @@ func (k InlayHintLabelKind) String() string {
 // NewInlayHintLabelString returns a InlayHintLabel holding v.
 func NewInlayHintLabelString(v string) InlayHintLabel {
 	return InlayHintLabel{
-		kind:  InlayHintLabelKindString,
-		value: v,
+		kind:    InlayHintLabelKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u InlayHintLabel) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == InlayHintLabelKindString
+	if u.kind != InlayHintLabelKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewInlayHintLabelInlayHintLabelPartSlice returns a InlayHintLabel holding v.
 func NewInlayHintLabelInlayHintLabelPartSlice(v []InlayHintLabelPart) InlayHintLabel {
 	return InlayHintLabel{
-		kind:  InlayHintLabelKindInlayHintLabelPartSlice,
-		value: v,
+		kind:                     InlayHintLabelKindInlayHintLabelPartSlice,
+		vInlayHintLabelPartSlice: v,
 	}
 }
 
 // AsInlayHintLabelPartSlice returns the InlayHintLabelPartSlice alternative and true, or false if u holds another.
 func (u InlayHintLabel) AsInlayHintLabelPartSlice() ([]InlayHintLabelPart, bool) {
-	v, ok := u.value.([]InlayHintLabelPart)
-	return v, ok && u.kind == InlayHintLabelKindInlayHintLabelPartSlice
+	if u.kind != InlayHintLabelKindInlayHintLabelPartSlice {
+		var zero []InlayHintLabelPart
+		return zero, false
+	}
+	return u.vInlayHintLabelPartSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -2525,7 +2723,13 @@ func (u InlayHintLabel) Kind() InlayHintLabelKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u InlayHintLabel) Value() any {
-	return u.value
+	switch u.kind {
+	case InlayHintLabelKindString:
+		return u.vString
+	case InlayHintLabelKindInlayHintLabelPartSlice:
+		return u.vInlayHintLabelPartSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -2535,36 +2739,36 @@ func (u InlayHintLabel) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u InlayHintLabel) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == InlayHintLabelKindNone {
-		return errors.New("protocol: InlayHintLabel holds no alternative")
+	switch u.kind {
+	case InlayHintLabelKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case InlayHintLabelKindInlayHintLabelPartSlice:
+		return json.MarshalEncode(enc, u.vInlayHintLabelPartSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: InlayHintLabel holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a InlayHintLabel, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *InlayHintLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "InlayHintLabel",
-			}
+		*u = InlayHintLabel{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("InlayHintLabel", "String", err)
 		}
-		*u = NewInlayHintLabelString(v)
+		u.vString = v
+		u.kind = InlayHintLabelKindString
 		return nil
 	case '[':
-		var v []InlayHintLabelPart
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlayHintLabelPartSlice",
-				Type: "InlayHintLabel",
-			}
+		*u = InlayHintLabel{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vInlayHintLabelPartSlice)
+		if err != nil {
+			return fieldError("InlayHintLabel", "InlayHintLabelPartSlice", err)
 		}
-		*u = NewInlayHintLabelInlayHintLabelPartSlice(v)
+		u.kind = InlayHintLabelKindInlayHintLabelPartSlice
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -2576,8 +2780,9 @@ func (u *InlayHintLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // InlineCompletionItemInsertText is a union: exactly one of String, StringValue. The zero value holds none; it is valid only for an absent optional property.
 type InlineCompletionItemInsertText struct {
-	kind  InlineCompletionItemInsertTextKind
-	value any
+	kind         InlineCompletionItemInsertTextKind
+	vString      string
+	vStringValue *StringValue
 }
 
 // InlineCompletionItemInsertTextKind says which alternative a InlineCompletionItemInsertText holds.
@@ -2604,29 +2809,35 @@ func (k InlineCompletionItemInsertTextKind) String() string {
 // NewInlineCompletionItemInsertTextString returns a InlineCompletionItemInsertText holding v.
 func NewInlineCompletionItemInsertTextString(v string) InlineCompletionItemInsertText {
 	return InlineCompletionItemInsertText{
-		kind:  InlineCompletionItemInsertTextKindString,
-		value: v,
+		kind:    InlineCompletionItemInsertTextKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u InlineCompletionItemInsertText) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == InlineCompletionItemInsertTextKindString
+	if u.kind != InlineCompletionItemInsertTextKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewInlineCompletionItemInsertTextStringValue returns a InlineCompletionItemInsertText holding v.
 func NewInlineCompletionItemInsertTextStringValue(v StringValue) InlineCompletionItemInsertText {
 	return InlineCompletionItemInsertText{
-		kind:  InlineCompletionItemInsertTextKindStringValue,
-		value: v,
+		kind:         InlineCompletionItemInsertTextKindStringValue,
+		vStringValue: &v,
 	}
 }
 
 // AsStringValue returns the StringValue alternative and true, or false if u holds another.
 func (u InlineCompletionItemInsertText) AsStringValue() (StringValue, bool) {
-	v, ok := u.value.(StringValue)
-	return v, ok && u.kind == InlineCompletionItemInsertTextKindStringValue
+	if u.kind != InlineCompletionItemInsertTextKindStringValue {
+		var zero StringValue
+		return zero, false
+	}
+	return *u.vStringValue, true
 }
 
 // Kind says which alternative u holds.
@@ -2636,7 +2847,13 @@ func (u InlineCompletionItemInsertText) Kind() InlineCompletionItemInsertTextKin
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u InlineCompletionItemInsertText) Value() any {
-	return u.value
+	switch u.kind {
+	case InlineCompletionItemInsertTextKindString:
+		return u.vString
+	case InlineCompletionItemInsertTextKindStringValue:
+		return *u.vStringValue
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -2646,36 +2863,37 @@ func (u InlineCompletionItemInsertText) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u InlineCompletionItemInsertText) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == InlineCompletionItemInsertTextKindNone {
-		return errors.New("protocol: InlineCompletionItemInsertText holds no alternative")
+	switch u.kind {
+	case InlineCompletionItemInsertTextKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case InlineCompletionItemInsertTextKindStringValue:
+		return json.MarshalEncode(enc, u.vStringValue)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: InlineCompletionItemInsertText holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a InlineCompletionItemInsertText, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *InlineCompletionItemInsertText) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "InlineCompletionItemInsertText",
-			}
+		*u = InlineCompletionItemInsertText{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("InlineCompletionItemInsertText", "String", err)
 		}
-		*u = NewInlineCompletionItemInsertTextString(v)
+		u.vString = v
+		u.kind = InlineCompletionItemInsertTextKindString
 		return nil
 	case '{':
-		var v StringValue
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as StringValue",
-				Type: "InlineCompletionItemInsertText",
-			}
+		*u = InlineCompletionItemInsertText{}
+		var err error
+		u.vStringValue = new(StringValue)
+		err = (*u.vStringValue).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("InlineCompletionItemInsertText", "StringValue", err)
 		}
-		*u = NewInlineCompletionItemInsertTextStringValue(v)
+		u.kind = InlineCompletionItemInsertTextKindStringValue
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -2687,8 +2905,9 @@ func (u *InlineCompletionItemInsertText) UnmarshalJSONFrom(dec *jsontext.Decoder
 
 // InlineCompletionResult is a union: exactly one of InlineCompletionList, InlineCompletionItemSlice. The zero value holds none; it is valid only for an absent optional property.
 type InlineCompletionResult struct {
-	kind  InlineCompletionResultKind
-	value any
+	kind                       InlineCompletionResultKind
+	vInlineCompletionList      *InlineCompletionList
+	vInlineCompletionItemSlice []InlineCompletionItem
 }
 
 // InlineCompletionResultKind says which alternative a InlineCompletionResult holds.
@@ -2715,29 +2934,35 @@ func (k InlineCompletionResultKind) String() string {
 // NewInlineCompletionResultInlineCompletionList returns a InlineCompletionResult holding v.
 func NewInlineCompletionResultInlineCompletionList(v InlineCompletionList) InlineCompletionResult {
 	return InlineCompletionResult{
-		kind:  InlineCompletionResultKindInlineCompletionList,
-		value: v,
+		kind:                  InlineCompletionResultKindInlineCompletionList,
+		vInlineCompletionList: &v,
 	}
 }
 
 // AsInlineCompletionList returns the InlineCompletionList alternative and true, or false if u holds another.
 func (u InlineCompletionResult) AsInlineCompletionList() (InlineCompletionList, bool) {
-	v, ok := u.value.(InlineCompletionList)
-	return v, ok && u.kind == InlineCompletionResultKindInlineCompletionList
+	if u.kind != InlineCompletionResultKindInlineCompletionList {
+		var zero InlineCompletionList
+		return zero, false
+	}
+	return *u.vInlineCompletionList, true
 }
 
 // NewInlineCompletionResultInlineCompletionItemSlice returns a InlineCompletionResult holding v.
 func NewInlineCompletionResultInlineCompletionItemSlice(v []InlineCompletionItem) InlineCompletionResult {
 	return InlineCompletionResult{
-		kind:  InlineCompletionResultKindInlineCompletionItemSlice,
-		value: v,
+		kind:                       InlineCompletionResultKindInlineCompletionItemSlice,
+		vInlineCompletionItemSlice: v,
 	}
 }
 
 // AsInlineCompletionItemSlice returns the InlineCompletionItemSlice alternative and true, or false if u holds another.
 func (u InlineCompletionResult) AsInlineCompletionItemSlice() ([]InlineCompletionItem, bool) {
-	v, ok := u.value.([]InlineCompletionItem)
-	return v, ok && u.kind == InlineCompletionResultKindInlineCompletionItemSlice
+	if u.kind != InlineCompletionResultKindInlineCompletionItemSlice {
+		var zero []InlineCompletionItem
+		return zero, false
+	}
+	return u.vInlineCompletionItemSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -2747,7 +2972,13 @@ func (u InlineCompletionResult) Kind() InlineCompletionResultKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u InlineCompletionResult) Value() any {
-	return u.value
+	switch u.kind {
+	case InlineCompletionResultKindInlineCompletionList:
+		return *u.vInlineCompletionList
+	case InlineCompletionResultKindInlineCompletionItemSlice:
+		return u.vInlineCompletionItemSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -2757,36 +2988,36 @@ func (u InlineCompletionResult) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u InlineCompletionResult) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == InlineCompletionResultKindNone {
-		return errors.New("protocol: InlineCompletionResult holds no alternative")
+	switch u.kind {
+	case InlineCompletionResultKindInlineCompletionList:
+		return json.MarshalEncode(enc, u.vInlineCompletionList)
+	case InlineCompletionResultKindInlineCompletionItemSlice:
+		return json.MarshalEncode(enc, u.vInlineCompletionItemSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: InlineCompletionResult holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a InlineCompletionResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *InlineCompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '{':
-		var v InlineCompletionList
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineCompletionList",
-				Type: "InlineCompletionResult",
-			}
+		*u = InlineCompletionResult{}
+		var err error
+		u.vInlineCompletionList = new(InlineCompletionList)
+		err = (*u.vInlineCompletionList).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("InlineCompletionResult", "InlineCompletionList", err)
 		}
-		*u = NewInlineCompletionResultInlineCompletionList(v)
+		u.kind = InlineCompletionResultKindInlineCompletionList
 		return nil
 	case '[':
-		var v []InlineCompletionItem
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineCompletionItemSlice",
-				Type: "InlineCompletionResult",
-			}
+		*u = InlineCompletionResult{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vInlineCompletionItemSlice)
+		if err != nil {
+			return fieldError("InlineCompletionResult", "InlineCompletionItemSlice", err)
 		}
-		*u = NewInlineCompletionResultInlineCompletionItemSlice(v)
+		u.kind = InlineCompletionResultKindInlineCompletionItemSlice
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -2806,8 +3037,10 @@ func (u *InlineCompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 //
 // Since: 3.17.0
 type InlineValue struct {
-	kind  InlineValueKind
-	value any
+	kind                              InlineValueKind
+	vInlineValueText                  *InlineValueText
+	vInlineValueVariableLookup        *InlineValueVariableLookup
+	vInlineValueEvaluatableExpression *InlineValueEvaluatableExpression
 }
 
 // InlineValueKind says which alternative a InlineValue holds.
@@ -2837,43 +3070,52 @@ func (k InlineValueKind) String() string {
 // NewInlineValueInlineValueText returns a InlineValue holding v.
 func NewInlineValueInlineValueText(v InlineValueText) InlineValue {
 	return InlineValue{
-		kind:  InlineValueKindInlineValueText,
-		value: v,
+		kind:             InlineValueKindInlineValueText,
+		vInlineValueText: &v,
 	}
 }
 
 // AsInlineValueText returns the InlineValueText alternative and true, or false if u holds another.
 func (u InlineValue) AsInlineValueText() (InlineValueText, bool) {
-	v, ok := u.value.(InlineValueText)
-	return v, ok && u.kind == InlineValueKindInlineValueText
+	if u.kind != InlineValueKindInlineValueText {
+		var zero InlineValueText
+		return zero, false
+	}
+	return *u.vInlineValueText, true
 }
 
 // NewInlineValueInlineValueVariableLookup returns a InlineValue holding v.
 func NewInlineValueInlineValueVariableLookup(v InlineValueVariableLookup) InlineValue {
 	return InlineValue{
-		kind:  InlineValueKindInlineValueVariableLookup,
-		value: v,
+		kind:                       InlineValueKindInlineValueVariableLookup,
+		vInlineValueVariableLookup: &v,
 	}
 }
 
 // AsInlineValueVariableLookup returns the InlineValueVariableLookup alternative and true, or false if u holds another.
 func (u InlineValue) AsInlineValueVariableLookup() (InlineValueVariableLookup, bool) {
-	v, ok := u.value.(InlineValueVariableLookup)
-	return v, ok && u.kind == InlineValueKindInlineValueVariableLookup
+	if u.kind != InlineValueKindInlineValueVariableLookup {
+		var zero InlineValueVariableLookup
+		return zero, false
+	}
+	return *u.vInlineValueVariableLookup, true
 }
 
 // NewInlineValueInlineValueEvaluatableExpression returns a InlineValue holding v.
 func NewInlineValueInlineValueEvaluatableExpression(v InlineValueEvaluatableExpression) InlineValue {
 	return InlineValue{
-		kind:  InlineValueKindInlineValueEvaluatableExpression,
-		value: v,
+		kind:                              InlineValueKindInlineValueEvaluatableExpression,
+		vInlineValueEvaluatableExpression: &v,
 	}
 }
 
 // AsInlineValueEvaluatableExpression returns the InlineValueEvaluatableExpression alternative and true, or false if u holds another.
 func (u InlineValue) AsInlineValueEvaluatableExpression() (InlineValueEvaluatableExpression, bool) {
-	v, ok := u.value.(InlineValueEvaluatableExpression)
-	return v, ok && u.kind == InlineValueKindInlineValueEvaluatableExpression
+	if u.kind != InlineValueKindInlineValueEvaluatableExpression {
+		var zero InlineValueEvaluatableExpression
+		return zero, false
+	}
+	return *u.vInlineValueEvaluatableExpression, true
 }
 
 // Kind says which alternative u holds.
@@ -2883,7 +3125,15 @@ func (u InlineValue) Kind() InlineValueKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u InlineValue) Value() any {
-	return u.value
+	switch u.kind {
+	case InlineValueKindInlineValueText:
+		return *u.vInlineValueText
+	case InlineValueKindInlineValueVariableLookup:
+		return *u.vInlineValueVariableLookup
+	case InlineValueKindInlineValueEvaluatableExpression:
+		return *u.vInlineValueEvaluatableExpression
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -2893,10 +3143,15 @@ func (u InlineValue) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u InlineValue) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == InlineValueKindNone {
-		return errors.New("protocol: InlineValue holds no alternative")
+	switch u.kind {
+	case InlineValueKindInlineValueText:
+		return json.MarshalEncode(enc, u.vInlineValueText)
+	case InlineValueKindInlineValueVariableLookup:
+		return json.MarshalEncode(enc, u.vInlineValueVariableLookup)
+	case InlineValueKindInlineValueEvaluatableExpression:
+		return json.MarshalEncode(enc, u.vInlineValueEvaluatableExpression)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: InlineValue holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a InlineValue, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -2919,37 +3174,28 @@ func (u *InlineValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (u *InlineValue) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickInlineValue(raw) {
 	case 0:
-		var v InlineValueText
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineValueText",
-				Type: "InlineValue",
-			}
+		*u = InlineValue{}
+		u.vInlineValueText = new(InlineValueText)
+		if err := json.Unmarshal(raw, u.vInlineValueText); err != nil {
+			return fieldError("InlineValue", "InlineValueText", err)
 		}
-		*u = NewInlineValueInlineValueText(v)
+		u.kind = InlineValueKindInlineValueText
 		return nil
 	case 1:
-		var v InlineValueVariableLookup
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineValueVariableLookup",
-				Type: "InlineValue",
-			}
+		*u = InlineValue{}
+		u.vInlineValueVariableLookup = new(InlineValueVariableLookup)
+		if err := json.Unmarshal(raw, u.vInlineValueVariableLookup); err != nil {
+			return fieldError("InlineValue", "InlineValueVariableLookup", err)
 		}
-		*u = NewInlineValueInlineValueVariableLookup(v)
+		u.kind = InlineValueKindInlineValueVariableLookup
 		return nil
 	case 2:
-		var v InlineValueEvaluatableExpression
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineValueEvaluatableExpression",
-				Type: "InlineValue",
-			}
+		*u = InlineValue{}
+		u.vInlineValueEvaluatableExpression = new(InlineValueEvaluatableExpression)
+		if err := json.Unmarshal(raw, u.vInlineValueEvaluatableExpression); err != nil {
+			return fieldError("InlineValue", "InlineValueEvaluatableExpression", err)
 		}
-		*u = NewInlineValueInlineValueEvaluatableExpression(v)
+		u.kind = InlineValueKindInlineValueEvaluatableExpression
 		return nil
 	}
 	return unionMismatch("InlineValue", k)
@@ -2974,8 +3220,9 @@ func pickInlineValue(raw []byte) int {
 //
 // Used by: CancelParamsID, DiagnosticCode.
 type IntegerOrString struct {
-	kind  IntegerOrStringKind
-	value any
+	kind     IntegerOrStringKind
+	vInteger int32
+	vString  string
 }
 
 // IntegerOrStringKind says which alternative a IntegerOrString holds.
@@ -3002,29 +3249,35 @@ func (k IntegerOrStringKind) String() string {
 // NewIntegerOrStringInteger returns a IntegerOrString holding v.
 func NewIntegerOrStringInteger(v int32) IntegerOrString {
 	return IntegerOrString{
-		kind:  IntegerOrStringKindInteger,
-		value: v,
+		kind:     IntegerOrStringKindInteger,
+		vInteger: v,
 	}
 }
 
 // AsInteger returns the Integer alternative and true, or false if u holds another.
 func (u IntegerOrString) AsInteger() (int32, bool) {
-	v, ok := u.value.(int32)
-	return v, ok && u.kind == IntegerOrStringKindInteger
+	if u.kind != IntegerOrStringKindInteger {
+		var zero int32
+		return zero, false
+	}
+	return u.vInteger, true
 }
 
 // NewIntegerOrStringString returns a IntegerOrString holding v.
 func NewIntegerOrStringString(v string) IntegerOrString {
 	return IntegerOrString{
-		kind:  IntegerOrStringKindString,
-		value: v,
+		kind:    IntegerOrStringKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u IntegerOrString) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == IntegerOrStringKindString
+	if u.kind != IntegerOrStringKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // Kind says which alternative u holds.
@@ -3034,7 +3287,13 @@ func (u IntegerOrString) Kind() IntegerOrStringKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u IntegerOrString) Value() any {
-	return u.value
+	switch u.kind {
+	case IntegerOrStringKindInteger:
+		return u.vInteger
+	case IntegerOrStringKindString:
+		return u.vString
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -3044,36 +3303,37 @@ func (u IntegerOrString) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u IntegerOrString) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == IntegerOrStringKindNone {
-		return errors.New("protocol: IntegerOrString holds no alternative")
+	switch u.kind {
+	case IntegerOrStringKindInteger:
+		return enc.WriteToken(jsontext.Int(int64(u.vInteger)))
+	case IntegerOrStringKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: IntegerOrString holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a IntegerOrString, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *IntegerOrString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "IntegerOrString",
-			}
+		*u = IntegerOrString{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("IntegerOrString", "String", err)
 		}
-		*u = NewIntegerOrStringString(v)
+		u.vString = v
+		u.kind = IntegerOrStringKindString
 		return nil
 	case '0':
-		var v int32
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Integer",
-				Type: "IntegerOrString",
-			}
+		*u = IntegerOrString{}
+		var err error
+		v, err := readInt32(dec)
+		if err != nil {
+			return fieldError("IntegerOrString", "Integer", err)
 		}
-		*u = NewIntegerOrStringInteger(v)
+		u.vInteger = v
+		u.kind = IntegerOrStringKindInteger
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -3087,8 +3347,9 @@ func (u *IntegerOrString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 //
 // Used by: ImplementationPartialResult, TypeDefinitionPartialResult, DefinitionPartialResult.
 type LocationSliceOrDefinitionLinkSlice struct {
-	kind  LocationSliceOrDefinitionLinkSliceKind
-	value any
+	kind                 LocationSliceOrDefinitionLinkSliceKind
+	vLocationSlice       []Location
+	vDefinitionLinkSlice []DefinitionLink
 }
 
 // LocationSliceOrDefinitionLinkSliceKind says which alternative a LocationSliceOrDefinitionLinkSlice holds.
@@ -3115,29 +3376,35 @@ func (k LocationSliceOrDefinitionLinkSliceKind) String() string {
 // NewLocationSliceOrDefinitionLinkSliceLocationSlice returns a LocationSliceOrDefinitionLinkSlice holding v.
 func NewLocationSliceOrDefinitionLinkSliceLocationSlice(v []Location) LocationSliceOrDefinitionLinkSlice {
 	return LocationSliceOrDefinitionLinkSlice{
-		kind:  LocationSliceOrDefinitionLinkSliceKindLocationSlice,
-		value: v,
+		kind:           LocationSliceOrDefinitionLinkSliceKindLocationSlice,
+		vLocationSlice: v,
 	}
 }
 
 // AsLocationSlice returns the LocationSlice alternative and true, or false if u holds another.
 func (u LocationSliceOrDefinitionLinkSlice) AsLocationSlice() ([]Location, bool) {
-	v, ok := u.value.([]Location)
-	return v, ok && u.kind == LocationSliceOrDefinitionLinkSliceKindLocationSlice
+	if u.kind != LocationSliceOrDefinitionLinkSliceKindLocationSlice {
+		var zero []Location
+		return zero, false
+	}
+	return u.vLocationSlice, true
 }
 
 // NewLocationSliceOrDefinitionLinkSliceDefinitionLinkSlice returns a LocationSliceOrDefinitionLinkSlice holding v.
 func NewLocationSliceOrDefinitionLinkSliceDefinitionLinkSlice(v []DefinitionLink) LocationSliceOrDefinitionLinkSlice {
 	return LocationSliceOrDefinitionLinkSlice{
-		kind:  LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice,
-		value: v,
+		kind:                 LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice,
+		vDefinitionLinkSlice: v,
 	}
 }
 
 // AsDefinitionLinkSlice returns the DefinitionLinkSlice alternative and true, or false if u holds another.
 func (u LocationSliceOrDefinitionLinkSlice) AsDefinitionLinkSlice() ([]DefinitionLink, bool) {
-	v, ok := u.value.([]DefinitionLink)
-	return v, ok && u.kind == LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice
+	if u.kind != LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice {
+		var zero []DefinitionLink
+		return zero, false
+	}
+	return u.vDefinitionLinkSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -3147,7 +3414,13 @@ func (u LocationSliceOrDefinitionLinkSlice) Kind() LocationSliceOrDefinitionLink
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u LocationSliceOrDefinitionLinkSlice) Value() any {
-	return u.value
+	switch u.kind {
+	case LocationSliceOrDefinitionLinkSliceKindLocationSlice:
+		return u.vLocationSlice
+	case LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice:
+		return u.vDefinitionLinkSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -3157,10 +3430,13 @@ func (u LocationSliceOrDefinitionLinkSlice) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u LocationSliceOrDefinitionLinkSlice) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == LocationSliceOrDefinitionLinkSliceKindNone {
-		return errors.New("protocol: LocationSliceOrDefinitionLinkSlice holds no alternative")
+	switch u.kind {
+	case LocationSliceOrDefinitionLinkSliceKindLocationSlice:
+		return json.MarshalEncode(enc, u.vLocationSlice)
+	case LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice:
+		return json.MarshalEncode(enc, u.vDefinitionLinkSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: LocationSliceOrDefinitionLinkSlice holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a LocationSliceOrDefinitionLinkSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -3183,26 +3459,18 @@ func (u *LocationSliceOrDefinitionLinkSlice) UnmarshalJSONFrom(dec *jsontext.Dec
 func (u *LocationSliceOrDefinitionLinkSlice) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickLocationSliceOrDefinitionLinkSlice(raw) {
 	case 0:
-		var v []Location
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as LocationSlice",
-				Type: "LocationSliceOrDefinitionLinkSlice",
-			}
+		*u = LocationSliceOrDefinitionLinkSlice{}
+		if err := json.Unmarshal(raw, &u.vLocationSlice); err != nil {
+			return fieldError("LocationSliceOrDefinitionLinkSlice", "LocationSlice", err)
 		}
-		*u = NewLocationSliceOrDefinitionLinkSliceLocationSlice(v)
+		u.kind = LocationSliceOrDefinitionLinkSliceKindLocationSlice
 		return nil
 	case 1:
-		var v []DefinitionLink
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DefinitionLinkSlice",
-				Type: "LocationSliceOrDefinitionLinkSlice",
-			}
+		*u = LocationSliceOrDefinitionLinkSlice{}
+		if err := json.Unmarshal(raw, &u.vDefinitionLinkSlice); err != nil {
+			return fieldError("LocationSliceOrDefinitionLinkSlice", "DefinitionLinkSlice", err)
 		}
-		*u = NewLocationSliceOrDefinitionLinkSliceDefinitionLinkSlice(v)
+		u.kind = LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice
 		return nil
 	}
 	return unionMismatch("LocationSliceOrDefinitionLinkSlice", k)
@@ -3247,8 +3515,9 @@ func pickLocationSliceOrDefinitionLinkSlice(raw []byte) int {
 //
 // Deprecated: use MarkupContent instead.
 type MarkedString struct {
-	kind  MarkedStringKind
-	value any
+	kind                      MarkedStringKind
+	vString                   string
+	vMarkedStringWithLanguage *MarkedStringWithLanguage
 }
 
 // MarkedStringKind says which alternative a MarkedString holds.
@@ -3275,29 +3544,35 @@ func (k MarkedStringKind) String() string {
 // NewMarkedStringString returns a MarkedString holding v.
 func NewMarkedStringString(v string) MarkedString {
 	return MarkedString{
-		kind:  MarkedStringKindString,
-		value: v,
+		kind:    MarkedStringKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u MarkedString) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == MarkedStringKindString
+	if u.kind != MarkedStringKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewMarkedStringMarkedStringWithLanguage returns a MarkedString holding v.
 func NewMarkedStringMarkedStringWithLanguage(v MarkedStringWithLanguage) MarkedString {
 	return MarkedString{
-		kind:  MarkedStringKindMarkedStringWithLanguage,
-		value: v,
+		kind:                      MarkedStringKindMarkedStringWithLanguage,
+		vMarkedStringWithLanguage: &v,
 	}
 }
 
 // AsMarkedStringWithLanguage returns the MarkedStringWithLanguage alternative and true, or false if u holds another.
 func (u MarkedString) AsMarkedStringWithLanguage() (MarkedStringWithLanguage, bool) {
-	v, ok := u.value.(MarkedStringWithLanguage)
-	return v, ok && u.kind == MarkedStringKindMarkedStringWithLanguage
+	if u.kind != MarkedStringKindMarkedStringWithLanguage {
+		var zero MarkedStringWithLanguage
+		return zero, false
+	}
+	return *u.vMarkedStringWithLanguage, true
 }
 
 // Kind says which alternative u holds.
@@ -3307,7 +3582,13 @@ func (u MarkedString) Kind() MarkedStringKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u MarkedString) Value() any {
-	return u.value
+	switch u.kind {
+	case MarkedStringKindString:
+		return u.vString
+	case MarkedStringKindMarkedStringWithLanguage:
+		return *u.vMarkedStringWithLanguage
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -3317,36 +3598,37 @@ func (u MarkedString) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u MarkedString) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == MarkedStringKindNone {
-		return errors.New("protocol: MarkedString holds no alternative")
+	switch u.kind {
+	case MarkedStringKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case MarkedStringKindMarkedStringWithLanguage:
+		return json.MarshalEncode(enc, u.vMarkedStringWithLanguage)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: MarkedString holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a MarkedString, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *MarkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "MarkedString",
-			}
+		*u = MarkedString{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("MarkedString", "String", err)
 		}
-		*u = NewMarkedStringString(v)
+		u.vString = v
+		u.kind = MarkedStringKindString
 		return nil
 	case '{':
-		var v MarkedStringWithLanguage
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MarkedStringWithLanguage",
-				Type: "MarkedString",
-			}
+		*u = MarkedString{}
+		var err error
+		u.vMarkedStringWithLanguage = new(MarkedStringWithLanguage)
+		err = (*u.vMarkedStringWithLanguage).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("MarkedString", "MarkedStringWithLanguage", err)
 		}
-		*u = NewMarkedStringMarkedStringWithLanguage(v)
+		u.kind = MarkedStringKindMarkedStringWithLanguage
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -3364,8 +3646,10 @@ func (u *MarkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 //
 // Since: 3.17.0
 type NotebookDocumentFilter struct {
-	kind  NotebookDocumentFilterKind
-	value any
+	kind                                NotebookDocumentFilterKind
+	vNotebookDocumentFilterNotebookType *NotebookDocumentFilterNotebookType
+	vNotebookDocumentFilterScheme       *NotebookDocumentFilterScheme
+	vNotebookDocumentFilterPattern      *NotebookDocumentFilterPattern
 }
 
 // NotebookDocumentFilterKind says which alternative a NotebookDocumentFilter holds.
@@ -3395,43 +3679,52 @@ func (k NotebookDocumentFilterKind) String() string {
 // NewNotebookDocumentFilterNotebookDocumentFilterNotebookType returns a NotebookDocumentFilter holding v.
 func NewNotebookDocumentFilterNotebookDocumentFilterNotebookType(v NotebookDocumentFilterNotebookType) NotebookDocumentFilter {
 	return NotebookDocumentFilter{
-		kind:  NotebookDocumentFilterKindNotebookDocumentFilterNotebookType,
-		value: v,
+		kind:                                NotebookDocumentFilterKindNotebookDocumentFilterNotebookType,
+		vNotebookDocumentFilterNotebookType: &v,
 	}
 }
 
 // AsNotebookDocumentFilterNotebookType returns the NotebookDocumentFilterNotebookType alternative and true, or false if u holds another.
 func (u NotebookDocumentFilter) AsNotebookDocumentFilterNotebookType() (NotebookDocumentFilterNotebookType, bool) {
-	v, ok := u.value.(NotebookDocumentFilterNotebookType)
-	return v, ok && u.kind == NotebookDocumentFilterKindNotebookDocumentFilterNotebookType
+	if u.kind != NotebookDocumentFilterKindNotebookDocumentFilterNotebookType {
+		var zero NotebookDocumentFilterNotebookType
+		return zero, false
+	}
+	return *u.vNotebookDocumentFilterNotebookType, true
 }
 
 // NewNotebookDocumentFilterNotebookDocumentFilterScheme returns a NotebookDocumentFilter holding v.
 func NewNotebookDocumentFilterNotebookDocumentFilterScheme(v NotebookDocumentFilterScheme) NotebookDocumentFilter {
 	return NotebookDocumentFilter{
-		kind:  NotebookDocumentFilterKindNotebookDocumentFilterScheme,
-		value: v,
+		kind:                          NotebookDocumentFilterKindNotebookDocumentFilterScheme,
+		vNotebookDocumentFilterScheme: &v,
 	}
 }
 
 // AsNotebookDocumentFilterScheme returns the NotebookDocumentFilterScheme alternative and true, or false if u holds another.
 func (u NotebookDocumentFilter) AsNotebookDocumentFilterScheme() (NotebookDocumentFilterScheme, bool) {
-	v, ok := u.value.(NotebookDocumentFilterScheme)
-	return v, ok && u.kind == NotebookDocumentFilterKindNotebookDocumentFilterScheme
+	if u.kind != NotebookDocumentFilterKindNotebookDocumentFilterScheme {
+		var zero NotebookDocumentFilterScheme
+		return zero, false
+	}
+	return *u.vNotebookDocumentFilterScheme, true
 }
 
 // NewNotebookDocumentFilterNotebookDocumentFilterPattern returns a NotebookDocumentFilter holding v.
 func NewNotebookDocumentFilterNotebookDocumentFilterPattern(v NotebookDocumentFilterPattern) NotebookDocumentFilter {
 	return NotebookDocumentFilter{
-		kind:  NotebookDocumentFilterKindNotebookDocumentFilterPattern,
-		value: v,
+		kind:                           NotebookDocumentFilterKindNotebookDocumentFilterPattern,
+		vNotebookDocumentFilterPattern: &v,
 	}
 }
 
 // AsNotebookDocumentFilterPattern returns the NotebookDocumentFilterPattern alternative and true, or false if u holds another.
 func (u NotebookDocumentFilter) AsNotebookDocumentFilterPattern() (NotebookDocumentFilterPattern, bool) {
-	v, ok := u.value.(NotebookDocumentFilterPattern)
-	return v, ok && u.kind == NotebookDocumentFilterKindNotebookDocumentFilterPattern
+	if u.kind != NotebookDocumentFilterKindNotebookDocumentFilterPattern {
+		var zero NotebookDocumentFilterPattern
+		return zero, false
+	}
+	return *u.vNotebookDocumentFilterPattern, true
 }
 
 // Kind says which alternative u holds.
@@ -3441,7 +3734,15 @@ func (u NotebookDocumentFilter) Kind() NotebookDocumentFilterKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u NotebookDocumentFilter) Value() any {
-	return u.value
+	switch u.kind {
+	case NotebookDocumentFilterKindNotebookDocumentFilterNotebookType:
+		return *u.vNotebookDocumentFilterNotebookType
+	case NotebookDocumentFilterKindNotebookDocumentFilterScheme:
+		return *u.vNotebookDocumentFilterScheme
+	case NotebookDocumentFilterKindNotebookDocumentFilterPattern:
+		return *u.vNotebookDocumentFilterPattern
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -3451,10 +3752,15 @@ func (u NotebookDocumentFilter) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u NotebookDocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == NotebookDocumentFilterKindNone {
-		return errors.New("protocol: NotebookDocumentFilter holds no alternative")
+	switch u.kind {
+	case NotebookDocumentFilterKindNotebookDocumentFilterNotebookType:
+		return json.MarshalEncode(enc, u.vNotebookDocumentFilterNotebookType)
+	case NotebookDocumentFilterKindNotebookDocumentFilterScheme:
+		return json.MarshalEncode(enc, u.vNotebookDocumentFilterScheme)
+	case NotebookDocumentFilterKindNotebookDocumentFilterPattern:
+		return json.MarshalEncode(enc, u.vNotebookDocumentFilterPattern)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: NotebookDocumentFilter holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a NotebookDocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -3477,37 +3783,28 @@ func (u *NotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 func (u *NotebookDocumentFilter) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickNotebookDocumentFilter(raw) {
 	case 0:
-		var v NotebookDocumentFilterNotebookType
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentFilterNotebookType",
-				Type: "NotebookDocumentFilter",
-			}
+		*u = NotebookDocumentFilter{}
+		u.vNotebookDocumentFilterNotebookType = new(NotebookDocumentFilterNotebookType)
+		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterNotebookType); err != nil {
+			return fieldError("NotebookDocumentFilter", "NotebookDocumentFilterNotebookType", err)
 		}
-		*u = NewNotebookDocumentFilterNotebookDocumentFilterNotebookType(v)
+		u.kind = NotebookDocumentFilterKindNotebookDocumentFilterNotebookType
 		return nil
 	case 1:
-		var v NotebookDocumentFilterScheme
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentFilterScheme",
-				Type: "NotebookDocumentFilter",
-			}
+		*u = NotebookDocumentFilter{}
+		u.vNotebookDocumentFilterScheme = new(NotebookDocumentFilterScheme)
+		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterScheme); err != nil {
+			return fieldError("NotebookDocumentFilter", "NotebookDocumentFilterScheme", err)
 		}
-		*u = NewNotebookDocumentFilterNotebookDocumentFilterScheme(v)
+		u.kind = NotebookDocumentFilterKindNotebookDocumentFilterScheme
 		return nil
 	case 2:
-		var v NotebookDocumentFilterPattern
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentFilterPattern",
-				Type: "NotebookDocumentFilter",
-			}
+		*u = NotebookDocumentFilter{}
+		u.vNotebookDocumentFilterPattern = new(NotebookDocumentFilterPattern)
+		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterPattern); err != nil {
+			return fieldError("NotebookDocumentFilter", "NotebookDocumentFilterPattern", err)
 		}
-		*u = NewNotebookDocumentFilterNotebookDocumentFilterPattern(v)
+		u.kind = NotebookDocumentFilterKindNotebookDocumentFilterPattern
 		return nil
 	}
 	return unionMismatch("NotebookDocumentFilter", k)
@@ -3538,8 +3835,9 @@ func pickNotebookDocumentFilter(raw []byte) int {
 
 // NotebookDocumentSyncOptionsNotebookSelectorElem is a union: exactly one of NotebookDocumentFilterWithNotebook, NotebookDocumentFilterWithCells. The zero value holds none; it is valid only for an absent optional property.
 type NotebookDocumentSyncOptionsNotebookSelectorElem struct {
-	kind  NotebookDocumentSyncOptionsNotebookSelectorElemKind
-	value any
+	kind                                NotebookDocumentSyncOptionsNotebookSelectorElemKind
+	vNotebookDocumentFilterWithNotebook *NotebookDocumentFilterWithNotebook
+	vNotebookDocumentFilterWithCells    *NotebookDocumentFilterWithCells
 }
 
 // NotebookDocumentSyncOptionsNotebookSelectorElemKind says which alternative a NotebookDocumentSyncOptionsNotebookSelectorElem holds.
@@ -3566,29 +3864,35 @@ func (k NotebookDocumentSyncOptionsNotebookSelectorElemKind) String() string {
 // NewNotebookDocumentSyncOptionsNotebookSelectorElemNotebookDocumentFilterWithNotebook returns a NotebookDocumentSyncOptionsNotebookSelectorElem holding v.
 func NewNotebookDocumentSyncOptionsNotebookSelectorElemNotebookDocumentFilterWithNotebook(v NotebookDocumentFilterWithNotebook) NotebookDocumentSyncOptionsNotebookSelectorElem {
 	return NotebookDocumentSyncOptionsNotebookSelectorElem{
-		kind:  NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook,
-		value: v,
+		kind:                                NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook,
+		vNotebookDocumentFilterWithNotebook: &v,
 	}
 }
 
 // AsNotebookDocumentFilterWithNotebook returns the NotebookDocumentFilterWithNotebook alternative and true, or false if u holds another.
 func (u NotebookDocumentSyncOptionsNotebookSelectorElem) AsNotebookDocumentFilterWithNotebook() (NotebookDocumentFilterWithNotebook, bool) {
-	v, ok := u.value.(NotebookDocumentFilterWithNotebook)
-	return v, ok && u.kind == NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook
+	if u.kind != NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook {
+		var zero NotebookDocumentFilterWithNotebook
+		return zero, false
+	}
+	return *u.vNotebookDocumentFilterWithNotebook, true
 }
 
 // NewNotebookDocumentSyncOptionsNotebookSelectorElemNotebookDocumentFilterWithCells returns a NotebookDocumentSyncOptionsNotebookSelectorElem holding v.
 func NewNotebookDocumentSyncOptionsNotebookSelectorElemNotebookDocumentFilterWithCells(v NotebookDocumentFilterWithCells) NotebookDocumentSyncOptionsNotebookSelectorElem {
 	return NotebookDocumentSyncOptionsNotebookSelectorElem{
-		kind:  NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells,
-		value: v,
+		kind:                             NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells,
+		vNotebookDocumentFilterWithCells: &v,
 	}
 }
 
 // AsNotebookDocumentFilterWithCells returns the NotebookDocumentFilterWithCells alternative and true, or false if u holds another.
 func (u NotebookDocumentSyncOptionsNotebookSelectorElem) AsNotebookDocumentFilterWithCells() (NotebookDocumentFilterWithCells, bool) {
-	v, ok := u.value.(NotebookDocumentFilterWithCells)
-	return v, ok && u.kind == NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells
+	if u.kind != NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells {
+		var zero NotebookDocumentFilterWithCells
+		return zero, false
+	}
+	return *u.vNotebookDocumentFilterWithCells, true
 }
 
 // Kind says which alternative u holds.
@@ -3598,7 +3902,13 @@ func (u NotebookDocumentSyncOptionsNotebookSelectorElem) Kind() NotebookDocument
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u NotebookDocumentSyncOptionsNotebookSelectorElem) Value() any {
-	return u.value
+	switch u.kind {
+	case NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook:
+		return *u.vNotebookDocumentFilterWithNotebook
+	case NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells:
+		return *u.vNotebookDocumentFilterWithCells
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -3608,10 +3918,13 @@ func (u NotebookDocumentSyncOptionsNotebookSelectorElem) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u NotebookDocumentSyncOptionsNotebookSelectorElem) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == NotebookDocumentSyncOptionsNotebookSelectorElemKindNone {
-		return errors.New("protocol: NotebookDocumentSyncOptionsNotebookSelectorElem holds no alternative")
+	switch u.kind {
+	case NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook:
+		return json.MarshalEncode(enc, u.vNotebookDocumentFilterWithNotebook)
+	case NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells:
+		return json.MarshalEncode(enc, u.vNotebookDocumentFilterWithCells)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: NotebookDocumentSyncOptionsNotebookSelectorElem holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a NotebookDocumentSyncOptionsNotebookSelectorElem, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -3634,26 +3947,20 @@ func (u *NotebookDocumentSyncOptionsNotebookSelectorElem) UnmarshalJSONFrom(dec 
 func (u *NotebookDocumentSyncOptionsNotebookSelectorElem) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickNotebookDocumentSyncOptionsNotebookSelectorElem(raw) {
 	case 0:
-		var v NotebookDocumentFilterWithNotebook
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentFilterWithNotebook",
-				Type: "NotebookDocumentSyncOptionsNotebookSelectorElem",
-			}
+		*u = NotebookDocumentSyncOptionsNotebookSelectorElem{}
+		u.vNotebookDocumentFilterWithNotebook = new(NotebookDocumentFilterWithNotebook)
+		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterWithNotebook); err != nil {
+			return fieldError("NotebookDocumentSyncOptionsNotebookSelectorElem", "NotebookDocumentFilterWithNotebook", err)
 		}
-		*u = NewNotebookDocumentSyncOptionsNotebookSelectorElemNotebookDocumentFilterWithNotebook(v)
+		u.kind = NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook
 		return nil
 	case 1:
-		var v NotebookDocumentFilterWithCells
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentFilterWithCells",
-				Type: "NotebookDocumentSyncOptionsNotebookSelectorElem",
-			}
+		*u = NotebookDocumentSyncOptionsNotebookSelectorElem{}
+		u.vNotebookDocumentFilterWithCells = new(NotebookDocumentFilterWithCells)
+		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterWithCells); err != nil {
+			return fieldError("NotebookDocumentSyncOptionsNotebookSelectorElem", "NotebookDocumentFilterWithCells", err)
 		}
-		*u = NewNotebookDocumentSyncOptionsNotebookSelectorElemNotebookDocumentFilterWithCells(v)
+		u.kind = NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells
 		return nil
 	}
 	return unionMismatch("NotebookDocumentSyncOptionsNotebookSelectorElem", k)
@@ -3680,8 +3987,9 @@ func pickNotebookDocumentSyncOptionsNotebookSelectorElem(raw []byte) int {
 
 // ParameterInformationLabel is a union: exactly one of String, UintegerTuple. The zero value holds none; it is valid only for an absent optional property.
 type ParameterInformationLabel struct {
-	kind  ParameterInformationLabelKind
-	value any
+	kind           ParameterInformationLabelKind
+	vString        string
+	vUintegerTuple [2]uint32
 }
 
 // ParameterInformationLabelKind says which alternative a ParameterInformationLabel holds.
@@ -3708,29 +4016,35 @@ func (k ParameterInformationLabelKind) String() string {
 // NewParameterInformationLabelString returns a ParameterInformationLabel holding v.
 func NewParameterInformationLabelString(v string) ParameterInformationLabel {
 	return ParameterInformationLabel{
-		kind:  ParameterInformationLabelKindString,
-		value: v,
+		kind:    ParameterInformationLabelKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u ParameterInformationLabel) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == ParameterInformationLabelKindString
+	if u.kind != ParameterInformationLabelKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewParameterInformationLabelUintegerTuple returns a ParameterInformationLabel holding v.
 func NewParameterInformationLabelUintegerTuple(v [2]uint32) ParameterInformationLabel {
 	return ParameterInformationLabel{
-		kind:  ParameterInformationLabelKindUintegerTuple,
-		value: v,
+		kind:           ParameterInformationLabelKindUintegerTuple,
+		vUintegerTuple: v,
 	}
 }
 
 // AsUintegerTuple returns the UintegerTuple alternative and true, or false if u holds another.
 func (u ParameterInformationLabel) AsUintegerTuple() ([2]uint32, bool) {
-	v, ok := u.value.([2]uint32)
-	return v, ok && u.kind == ParameterInformationLabelKindUintegerTuple
+	if u.kind != ParameterInformationLabelKindUintegerTuple {
+		var zero [2]uint32
+		return zero, false
+	}
+	return u.vUintegerTuple, true
 }
 
 // Kind says which alternative u holds.
@@ -3740,7 +4054,13 @@ func (u ParameterInformationLabel) Kind() ParameterInformationLabelKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ParameterInformationLabel) Value() any {
-	return u.value
+	switch u.kind {
+	case ParameterInformationLabelKindString:
+		return u.vString
+	case ParameterInformationLabelKindUintegerTuple:
+		return u.vUintegerTuple
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -3750,36 +4070,36 @@ func (u ParameterInformationLabel) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ParameterInformationLabel) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ParameterInformationLabelKindNone {
-		return errors.New("protocol: ParameterInformationLabel holds no alternative")
+	switch u.kind {
+	case ParameterInformationLabelKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case ParameterInformationLabelKindUintegerTuple:
+		return json.MarshalEncode(enc, u.vUintegerTuple)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ParameterInformationLabel holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ParameterInformationLabel, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ParameterInformationLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "ParameterInformationLabel",
-			}
+		*u = ParameterInformationLabel{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("ParameterInformationLabel", "String", err)
 		}
-		*u = NewParameterInformationLabelString(v)
+		u.vString = v
+		u.kind = ParameterInformationLabelKindString
 		return nil
 	case '[':
-		var v [2]uint32
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as UintegerTuple",
-				Type: "ParameterInformationLabel",
-			}
+		*u = ParameterInformationLabel{}
+		var err error
+		err = json.UnmarshalDecode(dec, &u.vUintegerTuple)
+		if err != nil {
+			return fieldError("ParameterInformationLabel", "UintegerTuple", err)
 		}
-		*u = NewParameterInformationLabelUintegerTuple(v)
+		u.kind = ParameterInformationLabelKindUintegerTuple
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -3791,8 +4111,10 @@ func (u *ParameterInformationLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 
 // PrepareRenameResult is a union: exactly one of Range, PrepareRenamePlaceholder, PrepareRenameDefaultBehavior. The zero value holds none; it is valid only for an absent optional property.
 type PrepareRenameResult struct {
-	kind  PrepareRenameResultKind
-	value any
+	kind                          PrepareRenameResultKind
+	vRange                        *Range
+	vPrepareRenamePlaceholder     *PrepareRenamePlaceholder
+	vPrepareRenameDefaultBehavior *PrepareRenameDefaultBehavior
 }
 
 // PrepareRenameResultKind says which alternative a PrepareRenameResult holds.
@@ -3822,43 +4144,52 @@ func (k PrepareRenameResultKind) String() string {
 // NewPrepareRenameResultRange returns a PrepareRenameResult holding v.
 func NewPrepareRenameResultRange(v Range) PrepareRenameResult {
 	return PrepareRenameResult{
-		kind:  PrepareRenameResultKindRange,
-		value: v,
+		kind:   PrepareRenameResultKindRange,
+		vRange: &v,
 	}
 }
 
 // AsRange returns the Range alternative and true, or false if u holds another.
 func (u PrepareRenameResult) AsRange() (Range, bool) {
-	v, ok := u.value.(Range)
-	return v, ok && u.kind == PrepareRenameResultKindRange
+	if u.kind != PrepareRenameResultKindRange {
+		var zero Range
+		return zero, false
+	}
+	return *u.vRange, true
 }
 
 // NewPrepareRenameResultPrepareRenamePlaceholder returns a PrepareRenameResult holding v.
 func NewPrepareRenameResultPrepareRenamePlaceholder(v PrepareRenamePlaceholder) PrepareRenameResult {
 	return PrepareRenameResult{
-		kind:  PrepareRenameResultKindPrepareRenamePlaceholder,
-		value: v,
+		kind:                      PrepareRenameResultKindPrepareRenamePlaceholder,
+		vPrepareRenamePlaceholder: &v,
 	}
 }
 
 // AsPrepareRenamePlaceholder returns the PrepareRenamePlaceholder alternative and true, or false if u holds another.
 func (u PrepareRenameResult) AsPrepareRenamePlaceholder() (PrepareRenamePlaceholder, bool) {
-	v, ok := u.value.(PrepareRenamePlaceholder)
-	return v, ok && u.kind == PrepareRenameResultKindPrepareRenamePlaceholder
+	if u.kind != PrepareRenameResultKindPrepareRenamePlaceholder {
+		var zero PrepareRenamePlaceholder
+		return zero, false
+	}
+	return *u.vPrepareRenamePlaceholder, true
 }
 
 // NewPrepareRenameResultPrepareRenameDefaultBehavior returns a PrepareRenameResult holding v.
 func NewPrepareRenameResultPrepareRenameDefaultBehavior(v PrepareRenameDefaultBehavior) PrepareRenameResult {
 	return PrepareRenameResult{
-		kind:  PrepareRenameResultKindPrepareRenameDefaultBehavior,
-		value: v,
+		kind:                          PrepareRenameResultKindPrepareRenameDefaultBehavior,
+		vPrepareRenameDefaultBehavior: &v,
 	}
 }
 
 // AsPrepareRenameDefaultBehavior returns the PrepareRenameDefaultBehavior alternative and true, or false if u holds another.
 func (u PrepareRenameResult) AsPrepareRenameDefaultBehavior() (PrepareRenameDefaultBehavior, bool) {
-	v, ok := u.value.(PrepareRenameDefaultBehavior)
-	return v, ok && u.kind == PrepareRenameResultKindPrepareRenameDefaultBehavior
+	if u.kind != PrepareRenameResultKindPrepareRenameDefaultBehavior {
+		var zero PrepareRenameDefaultBehavior
+		return zero, false
+	}
+	return *u.vPrepareRenameDefaultBehavior, true
 }
 
 // Kind says which alternative u holds.
@@ -3868,7 +4199,15 @@ func (u PrepareRenameResult) Kind() PrepareRenameResultKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u PrepareRenameResult) Value() any {
-	return u.value
+	switch u.kind {
+	case PrepareRenameResultKindRange:
+		return *u.vRange
+	case PrepareRenameResultKindPrepareRenamePlaceholder:
+		return *u.vPrepareRenamePlaceholder
+	case PrepareRenameResultKindPrepareRenameDefaultBehavior:
+		return *u.vPrepareRenameDefaultBehavior
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -3878,10 +4217,15 @@ func (u PrepareRenameResult) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u PrepareRenameResult) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == PrepareRenameResultKindNone {
-		return errors.New("protocol: PrepareRenameResult holds no alternative")
+	switch u.kind {
+	case PrepareRenameResultKindRange:
+		return json.MarshalEncode(enc, u.vRange)
+	case PrepareRenameResultKindPrepareRenamePlaceholder:
+		return json.MarshalEncode(enc, u.vPrepareRenamePlaceholder)
+	case PrepareRenameResultKindPrepareRenameDefaultBehavior:
+		return json.MarshalEncode(enc, u.vPrepareRenameDefaultBehavior)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: PrepareRenameResult holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a PrepareRenameResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -3904,37 +4248,28 @@ func (u *PrepareRenameResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (u *PrepareRenameResult) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickPrepareRenameResult(raw) {
 	case 0:
-		var v Range
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Range",
-				Type: "PrepareRenameResult",
-			}
+		*u = PrepareRenameResult{}
+		u.vRange = new(Range)
+		if err := json.Unmarshal(raw, u.vRange); err != nil {
+			return fieldError("PrepareRenameResult", "Range", err)
 		}
-		*u = NewPrepareRenameResultRange(v)
+		u.kind = PrepareRenameResultKindRange
 		return nil
 	case 1:
-		var v PrepareRenamePlaceholder
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as PrepareRenamePlaceholder",
-				Type: "PrepareRenameResult",
-			}
+		*u = PrepareRenameResult{}
+		u.vPrepareRenamePlaceholder = new(PrepareRenamePlaceholder)
+		if err := json.Unmarshal(raw, u.vPrepareRenamePlaceholder); err != nil {
+			return fieldError("PrepareRenameResult", "PrepareRenamePlaceholder", err)
 		}
-		*u = NewPrepareRenameResultPrepareRenamePlaceholder(v)
+		u.kind = PrepareRenameResultKindPrepareRenamePlaceholder
 		return nil
 	case 2:
-		var v PrepareRenameDefaultBehavior
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as PrepareRenameDefaultBehavior",
-				Type: "PrepareRenameResult",
-			}
+		*u = PrepareRenameResult{}
+		u.vPrepareRenameDefaultBehavior = new(PrepareRenameDefaultBehavior)
+		if err := json.Unmarshal(raw, u.vPrepareRenameDefaultBehavior); err != nil {
+			return fieldError("PrepareRenameResult", "PrepareRenameDefaultBehavior", err)
 		}
-		*u = NewPrepareRenameResultPrepareRenameDefaultBehavior(v)
+		u.kind = PrepareRenameResultKindPrepareRenameDefaultBehavior
 		return nil
 	}
 	return unionMismatch("PrepareRenameResult", k)
@@ -3959,8 +4294,9 @@ func pickPrepareRenameResult(raw []byte) int {
 
 // ProgressToken is a union: exactly one of Integer, String. The zero value holds none; it is valid only for an absent optional property.
 type ProgressToken struct {
-	kind  ProgressTokenKind
-	value any
+	kind     ProgressTokenKind
+	vInteger int32
+	vString  string
 }
 
 // ProgressTokenKind says which alternative a ProgressToken holds.
@@ -3987,29 +4323,35 @@ func (k ProgressTokenKind) String() string {
 // NewProgressTokenInteger returns a ProgressToken holding v.
 func NewProgressTokenInteger(v int32) ProgressToken {
 	return ProgressToken{
-		kind:  ProgressTokenKindInteger,
-		value: v,
+		kind:     ProgressTokenKindInteger,
+		vInteger: v,
 	}
 }
 
 // AsInteger returns the Integer alternative and true, or false if u holds another.
 func (u ProgressToken) AsInteger() (int32, bool) {
-	v, ok := u.value.(int32)
-	return v, ok && u.kind == ProgressTokenKindInteger
+	if u.kind != ProgressTokenKindInteger {
+		var zero int32
+		return zero, false
+	}
+	return u.vInteger, true
 }
 
 // NewProgressTokenString returns a ProgressToken holding v.
 func NewProgressTokenString(v string) ProgressToken {
 	return ProgressToken{
-		kind:  ProgressTokenKindString,
-		value: v,
+		kind:    ProgressTokenKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u ProgressToken) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == ProgressTokenKindString
+	if u.kind != ProgressTokenKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // Kind says which alternative u holds.
@@ -4019,7 +4361,13 @@ func (u ProgressToken) Kind() ProgressTokenKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ProgressToken) Value() any {
-	return u.value
+	switch u.kind {
+	case ProgressTokenKindInteger:
+		return u.vInteger
+	case ProgressTokenKindString:
+		return u.vString
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4029,36 +4377,37 @@ func (u ProgressToken) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ProgressToken) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ProgressTokenKindNone {
-		return errors.New("protocol: ProgressToken holds no alternative")
+	switch u.kind {
+	case ProgressTokenKindInteger:
+		return enc.WriteToken(jsontext.Int(int64(u.vInteger)))
+	case ProgressTokenKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ProgressToken holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ProgressToken, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ProgressToken) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "ProgressToken",
-			}
+		*u = ProgressToken{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("ProgressToken", "String", err)
 		}
-		*u = NewProgressTokenString(v)
+		u.vString = v
+		u.kind = ProgressTokenKindString
 		return nil
 	case '0':
-		var v int32
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Integer",
-				Type: "ProgressToken",
-			}
+		*u = ProgressToken{}
+		var err error
+		v, err := readInt32(dec)
+		if err != nil {
+			return fieldError("ProgressToken", "Integer", err)
 		}
-		*u = NewProgressTokenInteger(v)
+		u.vInteger = v
+		u.kind = ProgressTokenKindInteger
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -4070,8 +4419,9 @@ func (u *ProgressToken) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 // RelativePatternBaseURI is a union: exactly one of WorkspaceFolder, URI. The zero value holds none; it is valid only for an absent optional property.
 type RelativePatternBaseURI struct {
-	kind  RelativePatternBaseURIKind
-	value any
+	kind             RelativePatternBaseURIKind
+	vWorkspaceFolder *WorkspaceFolder
+	vURI             URI
 }
 
 // RelativePatternBaseURIKind says which alternative a RelativePatternBaseURI holds.
@@ -4098,29 +4448,35 @@ func (k RelativePatternBaseURIKind) String() string {
 // NewRelativePatternBaseURIWorkspaceFolder returns a RelativePatternBaseURI holding v.
 func NewRelativePatternBaseURIWorkspaceFolder(v WorkspaceFolder) RelativePatternBaseURI {
 	return RelativePatternBaseURI{
-		kind:  RelativePatternBaseURIKindWorkspaceFolder,
-		value: v,
+		kind:             RelativePatternBaseURIKindWorkspaceFolder,
+		vWorkspaceFolder: &v,
 	}
 }
 
 // AsWorkspaceFolder returns the WorkspaceFolder alternative and true, or false if u holds another.
 func (u RelativePatternBaseURI) AsWorkspaceFolder() (WorkspaceFolder, bool) {
-	v, ok := u.value.(WorkspaceFolder)
-	return v, ok && u.kind == RelativePatternBaseURIKindWorkspaceFolder
+	if u.kind != RelativePatternBaseURIKindWorkspaceFolder {
+		var zero WorkspaceFolder
+		return zero, false
+	}
+	return *u.vWorkspaceFolder, true
 }
 
 // NewRelativePatternBaseURIURI returns a RelativePatternBaseURI holding v.
 func NewRelativePatternBaseURIURI(v URI) RelativePatternBaseURI {
 	return RelativePatternBaseURI{
-		kind:  RelativePatternBaseURIKindURI,
-		value: v,
+		kind: RelativePatternBaseURIKindURI,
+		vURI: v,
 	}
 }
 
 // AsURI returns the URI alternative and true, or false if u holds another.
 func (u RelativePatternBaseURI) AsURI() (URI, bool) {
-	v, ok := u.value.(URI)
-	return v, ok && u.kind == RelativePatternBaseURIKindURI
+	if u.kind != RelativePatternBaseURIKindURI {
+		var zero URI
+		return zero, false
+	}
+	return u.vURI, true
 }
 
 // Kind says which alternative u holds.
@@ -4130,7 +4486,13 @@ func (u RelativePatternBaseURI) Kind() RelativePatternBaseURIKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u RelativePatternBaseURI) Value() any {
-	return u.value
+	switch u.kind {
+	case RelativePatternBaseURIKindWorkspaceFolder:
+		return *u.vWorkspaceFolder
+	case RelativePatternBaseURIKindURI:
+		return u.vURI
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4140,36 +4502,37 @@ func (u RelativePatternBaseURI) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u RelativePatternBaseURI) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == RelativePatternBaseURIKindNone {
-		return errors.New("protocol: RelativePatternBaseURI holds no alternative")
+	switch u.kind {
+	case RelativePatternBaseURIKindWorkspaceFolder:
+		return json.MarshalEncode(enc, u.vWorkspaceFolder)
+	case RelativePatternBaseURIKindURI:
+		return enc.WriteToken(jsontext.String(string(u.vURI)))
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: RelativePatternBaseURI holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a RelativePatternBaseURI, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *RelativePatternBaseURI) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v URI
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as URI",
-				Type: "RelativePatternBaseURI",
-			}
+		*u = RelativePatternBaseURI{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("RelativePatternBaseURI", "URI", err)
 		}
-		*u = NewRelativePatternBaseURIURI(v)
+		u.vURI = URI(v)
+		u.kind = RelativePatternBaseURIKindURI
 		return nil
 	case '{':
-		var v WorkspaceFolder
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as WorkspaceFolder",
-				Type: "RelativePatternBaseURI",
-			}
+		*u = RelativePatternBaseURI{}
+		var err error
+		u.vWorkspaceFolder = new(WorkspaceFolder)
+		err = (*u.vWorkspaceFolder).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("RelativePatternBaseURI", "WorkspaceFolder", err)
 		}
-		*u = NewRelativePatternBaseURIWorkspaceFolder(v)
+		u.kind = RelativePatternBaseURIKindWorkspaceFolder
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -4183,8 +4546,9 @@ func (u *RelativePatternBaseURI) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 //
 // Used by: SemanticTokensDeltaPartialResult.
 type SemanticTokensDeltaPartialResultUnion struct {
-	kind  SemanticTokensDeltaPartialResultUnionKind
-	value any
+	kind                              SemanticTokensDeltaPartialResultUnionKind
+	vSemanticTokensPartialResult      *SemanticTokensPartialResult
+	vSemanticTokensDeltaPartialResult *SemanticTokensDeltaPartialResult
 }
 
 // SemanticTokensDeltaPartialResultUnionKind says which alternative a SemanticTokensDeltaPartialResultUnion holds.
@@ -4211,29 +4575,35 @@ func (k SemanticTokensDeltaPartialResultUnionKind) String() string {
 // NewSemanticTokensDeltaPartialResultUnionSemanticTokensPartialResult returns a SemanticTokensDeltaPartialResultUnion holding v.
 func NewSemanticTokensDeltaPartialResultUnionSemanticTokensPartialResult(v SemanticTokensPartialResult) SemanticTokensDeltaPartialResultUnion {
 	return SemanticTokensDeltaPartialResultUnion{
-		kind:  SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult,
-		value: v,
+		kind:                         SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult,
+		vSemanticTokensPartialResult: &v,
 	}
 }
 
 // AsSemanticTokensPartialResult returns the SemanticTokensPartialResult alternative and true, or false if u holds another.
 func (u SemanticTokensDeltaPartialResultUnion) AsSemanticTokensPartialResult() (SemanticTokensPartialResult, bool) {
-	v, ok := u.value.(SemanticTokensPartialResult)
-	return v, ok && u.kind == SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult
+	if u.kind != SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult {
+		var zero SemanticTokensPartialResult
+		return zero, false
+	}
+	return *u.vSemanticTokensPartialResult, true
 }
 
 // NewSemanticTokensDeltaPartialResultUnionSemanticTokensDeltaPartialResult returns a SemanticTokensDeltaPartialResultUnion holding v.
 func NewSemanticTokensDeltaPartialResultUnionSemanticTokensDeltaPartialResult(v SemanticTokensDeltaPartialResult) SemanticTokensDeltaPartialResultUnion {
 	return SemanticTokensDeltaPartialResultUnion{
-		kind:  SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult,
-		value: v,
+		kind:                              SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult,
+		vSemanticTokensDeltaPartialResult: &v,
 	}
 }
 
 // AsSemanticTokensDeltaPartialResult returns the SemanticTokensDeltaPartialResult alternative and true, or false if u holds another.
 func (u SemanticTokensDeltaPartialResultUnion) AsSemanticTokensDeltaPartialResult() (SemanticTokensDeltaPartialResult, bool) {
-	v, ok := u.value.(SemanticTokensDeltaPartialResult)
-	return v, ok && u.kind == SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult
+	if u.kind != SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult {
+		var zero SemanticTokensDeltaPartialResult
+		return zero, false
+	}
+	return *u.vSemanticTokensDeltaPartialResult, true
 }
 
 // Kind says which alternative u holds.
@@ -4243,7 +4613,13 @@ func (u SemanticTokensDeltaPartialResultUnion) Kind() SemanticTokensDeltaPartial
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u SemanticTokensDeltaPartialResultUnion) Value() any {
-	return u.value
+	switch u.kind {
+	case SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult:
+		return *u.vSemanticTokensPartialResult
+	case SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult:
+		return *u.vSemanticTokensDeltaPartialResult
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4253,10 +4629,13 @@ func (u SemanticTokensDeltaPartialResultUnion) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u SemanticTokensDeltaPartialResultUnion) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == SemanticTokensDeltaPartialResultUnionKindNone {
-		return errors.New("protocol: SemanticTokensDeltaPartialResultUnion holds no alternative")
+	switch u.kind {
+	case SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult:
+		return json.MarshalEncode(enc, u.vSemanticTokensPartialResult)
+	case SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult:
+		return json.MarshalEncode(enc, u.vSemanticTokensDeltaPartialResult)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: SemanticTokensDeltaPartialResultUnion holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a SemanticTokensDeltaPartialResultUnion, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -4279,26 +4658,20 @@ func (u *SemanticTokensDeltaPartialResultUnion) UnmarshalJSONFrom(dec *jsontext.
 func (u *SemanticTokensDeltaPartialResultUnion) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickSemanticTokensDeltaPartialResultUnion(raw) {
 	case 0:
-		var v SemanticTokensPartialResult
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SemanticTokensPartialResult",
-				Type: "SemanticTokensDeltaPartialResultUnion",
-			}
+		*u = SemanticTokensDeltaPartialResultUnion{}
+		u.vSemanticTokensPartialResult = new(SemanticTokensPartialResult)
+		if err := json.Unmarshal(raw, u.vSemanticTokensPartialResult); err != nil {
+			return fieldError("SemanticTokensDeltaPartialResultUnion", "SemanticTokensPartialResult", err)
 		}
-		*u = NewSemanticTokensDeltaPartialResultUnionSemanticTokensPartialResult(v)
+		u.kind = SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult
 		return nil
 	case 1:
-		var v SemanticTokensDeltaPartialResult
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SemanticTokensDeltaPartialResult",
-				Type: "SemanticTokensDeltaPartialResultUnion",
-			}
+		*u = SemanticTokensDeltaPartialResultUnion{}
+		u.vSemanticTokensDeltaPartialResult = new(SemanticTokensDeltaPartialResult)
+		if err := json.Unmarshal(raw, u.vSemanticTokensDeltaPartialResult); err != nil {
+			return fieldError("SemanticTokensDeltaPartialResultUnion", "SemanticTokensDeltaPartialResult", err)
 		}
-		*u = NewSemanticTokensDeltaPartialResultUnionSemanticTokensDeltaPartialResult(v)
+		u.kind = SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult
 		return nil
 	}
 	return unionMismatch("SemanticTokensDeltaPartialResultUnion", k)
@@ -4321,8 +4694,9 @@ func pickSemanticTokensDeltaPartialResultUnion(raw []byte) int {
 
 // SemanticTokensDeltaResult is a union: exactly one of SemanticTokens, SemanticTokensDelta. The zero value holds none; it is valid only for an absent optional property.
 type SemanticTokensDeltaResult struct {
-	kind  SemanticTokensDeltaResultKind
-	value any
+	kind                 SemanticTokensDeltaResultKind
+	vSemanticTokens      *SemanticTokens
+	vSemanticTokensDelta *SemanticTokensDelta
 }
 
 // SemanticTokensDeltaResultKind says which alternative a SemanticTokensDeltaResult holds.
@@ -4349,29 +4723,35 @@ func (k SemanticTokensDeltaResultKind) String() string {
 // NewSemanticTokensDeltaResultSemanticTokens returns a SemanticTokensDeltaResult holding v.
 func NewSemanticTokensDeltaResultSemanticTokens(v SemanticTokens) SemanticTokensDeltaResult {
 	return SemanticTokensDeltaResult{
-		kind:  SemanticTokensDeltaResultKindSemanticTokens,
-		value: v,
+		kind:            SemanticTokensDeltaResultKindSemanticTokens,
+		vSemanticTokens: &v,
 	}
 }
 
 // AsSemanticTokens returns the SemanticTokens alternative and true, or false if u holds another.
 func (u SemanticTokensDeltaResult) AsSemanticTokens() (SemanticTokens, bool) {
-	v, ok := u.value.(SemanticTokens)
-	return v, ok && u.kind == SemanticTokensDeltaResultKindSemanticTokens
+	if u.kind != SemanticTokensDeltaResultKindSemanticTokens {
+		var zero SemanticTokens
+		return zero, false
+	}
+	return *u.vSemanticTokens, true
 }
 
 // NewSemanticTokensDeltaResultSemanticTokensDelta returns a SemanticTokensDeltaResult holding v.
 func NewSemanticTokensDeltaResultSemanticTokensDelta(v SemanticTokensDelta) SemanticTokensDeltaResult {
 	return SemanticTokensDeltaResult{
-		kind:  SemanticTokensDeltaResultKindSemanticTokensDelta,
-		value: v,
+		kind:                 SemanticTokensDeltaResultKindSemanticTokensDelta,
+		vSemanticTokensDelta: &v,
 	}
 }
 
 // AsSemanticTokensDelta returns the SemanticTokensDelta alternative and true, or false if u holds another.
 func (u SemanticTokensDeltaResult) AsSemanticTokensDelta() (SemanticTokensDelta, bool) {
-	v, ok := u.value.(SemanticTokensDelta)
-	return v, ok && u.kind == SemanticTokensDeltaResultKindSemanticTokensDelta
+	if u.kind != SemanticTokensDeltaResultKindSemanticTokensDelta {
+		var zero SemanticTokensDelta
+		return zero, false
+	}
+	return *u.vSemanticTokensDelta, true
 }
 
 // Kind says which alternative u holds.
@@ -4381,7 +4761,13 @@ func (u SemanticTokensDeltaResult) Kind() SemanticTokensDeltaResultKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u SemanticTokensDeltaResult) Value() any {
-	return u.value
+	switch u.kind {
+	case SemanticTokensDeltaResultKindSemanticTokens:
+		return *u.vSemanticTokens
+	case SemanticTokensDeltaResultKindSemanticTokensDelta:
+		return *u.vSemanticTokensDelta
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4391,10 +4777,13 @@ func (u SemanticTokensDeltaResult) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u SemanticTokensDeltaResult) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == SemanticTokensDeltaResultKindNone {
-		return errors.New("protocol: SemanticTokensDeltaResult holds no alternative")
+	switch u.kind {
+	case SemanticTokensDeltaResultKindSemanticTokens:
+		return json.MarshalEncode(enc, u.vSemanticTokens)
+	case SemanticTokensDeltaResultKindSemanticTokensDelta:
+		return json.MarshalEncode(enc, u.vSemanticTokensDelta)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: SemanticTokensDeltaResult holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a SemanticTokensDeltaResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -4417,26 +4806,20 @@ func (u *SemanticTokensDeltaResult) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 func (u *SemanticTokensDeltaResult) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickSemanticTokensDeltaResult(raw) {
 	case 0:
-		var v SemanticTokens
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SemanticTokens",
-				Type: "SemanticTokensDeltaResult",
-			}
+		*u = SemanticTokensDeltaResult{}
+		u.vSemanticTokens = new(SemanticTokens)
+		if err := json.Unmarshal(raw, u.vSemanticTokens); err != nil {
+			return fieldError("SemanticTokensDeltaResult", "SemanticTokens", err)
 		}
-		*u = NewSemanticTokensDeltaResultSemanticTokens(v)
+		u.kind = SemanticTokensDeltaResultKindSemanticTokens
 		return nil
 	case 1:
-		var v SemanticTokensDelta
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SemanticTokensDelta",
-				Type: "SemanticTokensDeltaResult",
-			}
+		*u = SemanticTokensDeltaResult{}
+		u.vSemanticTokensDelta = new(SemanticTokensDelta)
+		if err := json.Unmarshal(raw, u.vSemanticTokensDelta); err != nil {
+			return fieldError("SemanticTokensDeltaResult", "SemanticTokensDelta", err)
 		}
-		*u = NewSemanticTokensDeltaResultSemanticTokensDelta(v)
+		u.kind = SemanticTokensDeltaResultKindSemanticTokensDelta
 		return nil
 	}
 	return unionMismatch("SemanticTokensDeltaResult", k)
@@ -4459,8 +4842,9 @@ func pickSemanticTokensDeltaResult(raw []byte) int {
 
 // SemanticTokensOptionsFull is a union: exactly one of Boolean, SemanticTokensFullDelta. The zero value holds none; it is valid only for an absent optional property.
 type SemanticTokensOptionsFull struct {
-	kind  SemanticTokensOptionsFullKind
-	value any
+	kind                     SemanticTokensOptionsFullKind
+	vBoolean                 bool
+	vSemanticTokensFullDelta *SemanticTokensFullDelta
 }
 
 // SemanticTokensOptionsFullKind says which alternative a SemanticTokensOptionsFull holds.
@@ -4487,29 +4871,35 @@ func (k SemanticTokensOptionsFullKind) String() string {
 // NewSemanticTokensOptionsFullBoolean returns a SemanticTokensOptionsFull holding v.
 func NewSemanticTokensOptionsFullBoolean(v bool) SemanticTokensOptionsFull {
 	return SemanticTokensOptionsFull{
-		kind:  SemanticTokensOptionsFullKindBoolean,
-		value: v,
+		kind:     SemanticTokensOptionsFullKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u SemanticTokensOptionsFull) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == SemanticTokensOptionsFullKindBoolean
+	if u.kind != SemanticTokensOptionsFullKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewSemanticTokensOptionsFullSemanticTokensFullDelta returns a SemanticTokensOptionsFull holding v.
 func NewSemanticTokensOptionsFullSemanticTokensFullDelta(v SemanticTokensFullDelta) SemanticTokensOptionsFull {
 	return SemanticTokensOptionsFull{
-		kind:  SemanticTokensOptionsFullKindSemanticTokensFullDelta,
-		value: v,
+		kind:                     SemanticTokensOptionsFullKindSemanticTokensFullDelta,
+		vSemanticTokensFullDelta: &v,
 	}
 }
 
 // AsSemanticTokensFullDelta returns the SemanticTokensFullDelta alternative and true, or false if u holds another.
 func (u SemanticTokensOptionsFull) AsSemanticTokensFullDelta() (SemanticTokensFullDelta, bool) {
-	v, ok := u.value.(SemanticTokensFullDelta)
-	return v, ok && u.kind == SemanticTokensOptionsFullKindSemanticTokensFullDelta
+	if u.kind != SemanticTokensOptionsFullKindSemanticTokensFullDelta {
+		var zero SemanticTokensFullDelta
+		return zero, false
+	}
+	return *u.vSemanticTokensFullDelta, true
 }
 
 // Kind says which alternative u holds.
@@ -4519,7 +4909,13 @@ func (u SemanticTokensOptionsFull) Kind() SemanticTokensOptionsFullKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u SemanticTokensOptionsFull) Value() any {
-	return u.value
+	switch u.kind {
+	case SemanticTokensOptionsFullKindBoolean:
+		return u.vBoolean
+	case SemanticTokensOptionsFullKindSemanticTokensFullDelta:
+		return *u.vSemanticTokensFullDelta
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4529,36 +4925,37 @@ func (u SemanticTokensOptionsFull) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u SemanticTokensOptionsFull) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == SemanticTokensOptionsFullKindNone {
-		return errors.New("protocol: SemanticTokensOptionsFull holds no alternative")
+	switch u.kind {
+	case SemanticTokensOptionsFullKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case SemanticTokensOptionsFullKindSemanticTokensFullDelta:
+		return json.MarshalEncode(enc, u.vSemanticTokensFullDelta)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: SemanticTokensOptionsFull holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a SemanticTokensOptionsFull, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *SemanticTokensOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "SemanticTokensOptionsFull",
-			}
+		*u = SemanticTokensOptionsFull{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("SemanticTokensOptionsFull", "Boolean", err)
 		}
-		*u = NewSemanticTokensOptionsFullBoolean(v)
+		u.vBoolean = v
+		u.kind = SemanticTokensOptionsFullKindBoolean
 		return nil
 	case '{':
-		var v SemanticTokensFullDelta
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SemanticTokensFullDelta",
-				Type: "SemanticTokensOptionsFull",
-			}
+		*u = SemanticTokensOptionsFull{}
+		var err error
+		u.vSemanticTokensFullDelta = new(SemanticTokensFullDelta)
+		err = (*u.vSemanticTokensFullDelta).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("SemanticTokensOptionsFull", "SemanticTokensFullDelta", err)
 		}
-		*u = NewSemanticTokensOptionsFullSemanticTokensFullDelta(v)
+		u.kind = SemanticTokensOptionsFullKindSemanticTokensFullDelta
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -4570,8 +4967,10 @@ func (u *SemanticTokensOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 
 // ServerCapabilitiesCallHierarchyProvider is a union: exactly one of Boolean, CallHierarchyOptions, CallHierarchyRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesCallHierarchyProvider struct {
-	kind  ServerCapabilitiesCallHierarchyProviderKind
-	value any
+	kind                              ServerCapabilitiesCallHierarchyProviderKind
+	vBoolean                          bool
+	vCallHierarchyOptions             *CallHierarchyOptions
+	vCallHierarchyRegistrationOptions *CallHierarchyRegistrationOptions
 }
 
 // ServerCapabilitiesCallHierarchyProviderKind says which alternative a ServerCapabilitiesCallHierarchyProvider holds.
@@ -4601,43 +5000,52 @@ func (k ServerCapabilitiesCallHierarchyProviderKind) String() string {
 // NewServerCapabilitiesCallHierarchyProviderBoolean returns a ServerCapabilitiesCallHierarchyProvider holding v.
 func NewServerCapabilitiesCallHierarchyProviderBoolean(v bool) ServerCapabilitiesCallHierarchyProvider {
 	return ServerCapabilitiesCallHierarchyProvider{
-		kind:  ServerCapabilitiesCallHierarchyProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesCallHierarchyProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesCallHierarchyProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesCallHierarchyProviderKindBoolean
+	if u.kind != ServerCapabilitiesCallHierarchyProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesCallHierarchyProviderCallHierarchyOptions returns a ServerCapabilitiesCallHierarchyProvider holding v.
 func NewServerCapabilitiesCallHierarchyProviderCallHierarchyOptions(v CallHierarchyOptions) ServerCapabilitiesCallHierarchyProvider {
 	return ServerCapabilitiesCallHierarchyProvider{
-		kind:  ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions,
-		value: v,
+		kind:                  ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions,
+		vCallHierarchyOptions: &v,
 	}
 }
 
 // AsCallHierarchyOptions returns the CallHierarchyOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesCallHierarchyProvider) AsCallHierarchyOptions() (CallHierarchyOptions, bool) {
-	v, ok := u.value.(CallHierarchyOptions)
-	return v, ok && u.kind == ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions
+	if u.kind != ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions {
+		var zero CallHierarchyOptions
+		return zero, false
+	}
+	return *u.vCallHierarchyOptions, true
 }
 
 // NewServerCapabilitiesCallHierarchyProviderCallHierarchyRegistrationOptions returns a ServerCapabilitiesCallHierarchyProvider holding v.
 func NewServerCapabilitiesCallHierarchyProviderCallHierarchyRegistrationOptions(v CallHierarchyRegistrationOptions) ServerCapabilitiesCallHierarchyProvider {
 	return ServerCapabilitiesCallHierarchyProvider{
-		kind:  ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions,
-		value: v,
+		kind:                              ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions,
+		vCallHierarchyRegistrationOptions: &v,
 	}
 }
 
 // AsCallHierarchyRegistrationOptions returns the CallHierarchyRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesCallHierarchyProvider) AsCallHierarchyRegistrationOptions() (CallHierarchyRegistrationOptions, bool) {
-	v, ok := u.value.(CallHierarchyRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions
+	if u.kind != ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions {
+		var zero CallHierarchyRegistrationOptions
+		return zero, false
+	}
+	return *u.vCallHierarchyRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -4647,7 +5055,15 @@ func (u ServerCapabilitiesCallHierarchyProvider) Kind() ServerCapabilitiesCallHi
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesCallHierarchyProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesCallHierarchyProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions:
+		return *u.vCallHierarchyOptions
+	case ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions:
+		return *u.vCallHierarchyRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4657,25 +5073,29 @@ func (u ServerCapabilitiesCallHierarchyProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesCallHierarchyProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesCallHierarchyProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesCallHierarchyProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesCallHierarchyProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions:
+		return json.MarshalEncode(enc, u.vCallHierarchyOptions)
+	case ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions:
+		return json.MarshalEncode(enc, u.vCallHierarchyRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesCallHierarchyProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesCallHierarchyProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesCallHierarchyProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesCallHierarchyProvider",
-			}
+		*u = ServerCapabilitiesCallHierarchyProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesCallHierarchyProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesCallHierarchyProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesCallHierarchyProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -4694,37 +5114,27 @@ func (u *ServerCapabilitiesCallHierarchyProvider) UnmarshalJSONFrom(dec *jsontex
 func (u *ServerCapabilitiesCallHierarchyProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesCallHierarchyProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesCallHierarchyProvider",
-			}
+		*u = ServerCapabilitiesCallHierarchyProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesCallHierarchyProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesCallHierarchyProviderBoolean(v)
+		u.kind = ServerCapabilitiesCallHierarchyProviderKindBoolean
 		return nil
 	case 1:
-		var v CallHierarchyOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as CallHierarchyOptions",
-				Type: "ServerCapabilitiesCallHierarchyProvider",
-			}
+		*u = ServerCapabilitiesCallHierarchyProvider{}
+		u.vCallHierarchyOptions = new(CallHierarchyOptions)
+		if err := json.Unmarshal(raw, u.vCallHierarchyOptions); err != nil {
+			return fieldError("ServerCapabilitiesCallHierarchyProvider", "CallHierarchyOptions", err)
 		}
-		*u = NewServerCapabilitiesCallHierarchyProviderCallHierarchyOptions(v)
+		u.kind = ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions
 		return nil
 	case 2:
-		var v CallHierarchyRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as CallHierarchyRegistrationOptions",
-				Type: "ServerCapabilitiesCallHierarchyProvider",
-			}
+		*u = ServerCapabilitiesCallHierarchyProvider{}
+		u.vCallHierarchyRegistrationOptions = new(CallHierarchyRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vCallHierarchyRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesCallHierarchyProvider", "CallHierarchyRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesCallHierarchyProviderCallHierarchyRegistrationOptions(v)
+		u.kind = ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesCallHierarchyProvider", k)
@@ -4747,8 +5157,9 @@ func pickServerCapabilitiesCallHierarchyProvider(raw []byte) int {
 
 // ServerCapabilitiesCodeActionProvider is a union: exactly one of Boolean, CodeActionOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesCodeActionProvider struct {
-	kind  ServerCapabilitiesCodeActionProviderKind
-	value any
+	kind               ServerCapabilitiesCodeActionProviderKind
+	vBoolean           bool
+	vCodeActionOptions *CodeActionOptions
 }
 
 // ServerCapabilitiesCodeActionProviderKind says which alternative a ServerCapabilitiesCodeActionProvider holds.
@@ -4775,29 +5186,35 @@ func (k ServerCapabilitiesCodeActionProviderKind) String() string {
 // NewServerCapabilitiesCodeActionProviderBoolean returns a ServerCapabilitiesCodeActionProvider holding v.
 func NewServerCapabilitiesCodeActionProviderBoolean(v bool) ServerCapabilitiesCodeActionProvider {
 	return ServerCapabilitiesCodeActionProvider{
-		kind:  ServerCapabilitiesCodeActionProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesCodeActionProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesCodeActionProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesCodeActionProviderKindBoolean
+	if u.kind != ServerCapabilitiesCodeActionProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesCodeActionProviderCodeActionOptions returns a ServerCapabilitiesCodeActionProvider holding v.
 func NewServerCapabilitiesCodeActionProviderCodeActionOptions(v CodeActionOptions) ServerCapabilitiesCodeActionProvider {
 	return ServerCapabilitiesCodeActionProvider{
-		kind:  ServerCapabilitiesCodeActionProviderKindCodeActionOptions,
-		value: v,
+		kind:               ServerCapabilitiesCodeActionProviderKindCodeActionOptions,
+		vCodeActionOptions: &v,
 	}
 }
 
 // AsCodeActionOptions returns the CodeActionOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesCodeActionProvider) AsCodeActionOptions() (CodeActionOptions, bool) {
-	v, ok := u.value.(CodeActionOptions)
-	return v, ok && u.kind == ServerCapabilitiesCodeActionProviderKindCodeActionOptions
+	if u.kind != ServerCapabilitiesCodeActionProviderKindCodeActionOptions {
+		var zero CodeActionOptions
+		return zero, false
+	}
+	return *u.vCodeActionOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -4807,7 +5224,13 @@ func (u ServerCapabilitiesCodeActionProvider) Kind() ServerCapabilitiesCodeActio
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesCodeActionProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesCodeActionProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesCodeActionProviderKindCodeActionOptions:
+		return *u.vCodeActionOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4817,36 +5240,37 @@ func (u ServerCapabilitiesCodeActionProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesCodeActionProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesCodeActionProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesCodeActionProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesCodeActionProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesCodeActionProviderKindCodeActionOptions:
+		return json.MarshalEncode(enc, u.vCodeActionOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesCodeActionProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesCodeActionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesCodeActionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesCodeActionProvider",
-			}
+		*u = ServerCapabilitiesCodeActionProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesCodeActionProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesCodeActionProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesCodeActionProviderKindBoolean
 		return nil
 	case '{':
-		var v CodeActionOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as CodeActionOptions",
-				Type: "ServerCapabilitiesCodeActionProvider",
-			}
+		*u = ServerCapabilitiesCodeActionProvider{}
+		var err error
+		u.vCodeActionOptions = new(CodeActionOptions)
+		err = (*u.vCodeActionOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesCodeActionProvider", "CodeActionOptions", err)
 		}
-		*u = NewServerCapabilitiesCodeActionProviderCodeActionOptions(v)
+		u.kind = ServerCapabilitiesCodeActionProviderKindCodeActionOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -4858,8 +5282,10 @@ func (u *ServerCapabilitiesCodeActionProvider) UnmarshalJSONFrom(dec *jsontext.D
 
 // ServerCapabilitiesColorProvider is a union: exactly one of Boolean, DocumentColorOptions, DocumentColorRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesColorProvider struct {
-	kind  ServerCapabilitiesColorProviderKind
-	value any
+	kind                              ServerCapabilitiesColorProviderKind
+	vBoolean                          bool
+	vDocumentColorOptions             *DocumentColorOptions
+	vDocumentColorRegistrationOptions *DocumentColorRegistrationOptions
 }
 
 // ServerCapabilitiesColorProviderKind says which alternative a ServerCapabilitiesColorProvider holds.
@@ -4889,43 +5315,52 @@ func (k ServerCapabilitiesColorProviderKind) String() string {
 // NewServerCapabilitiesColorProviderBoolean returns a ServerCapabilitiesColorProvider holding v.
 func NewServerCapabilitiesColorProviderBoolean(v bool) ServerCapabilitiesColorProvider {
 	return ServerCapabilitiesColorProvider{
-		kind:  ServerCapabilitiesColorProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesColorProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesColorProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesColorProviderKindBoolean
+	if u.kind != ServerCapabilitiesColorProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesColorProviderDocumentColorOptions returns a ServerCapabilitiesColorProvider holding v.
 func NewServerCapabilitiesColorProviderDocumentColorOptions(v DocumentColorOptions) ServerCapabilitiesColorProvider {
 	return ServerCapabilitiesColorProvider{
-		kind:  ServerCapabilitiesColorProviderKindDocumentColorOptions,
-		value: v,
+		kind:                  ServerCapabilitiesColorProviderKindDocumentColorOptions,
+		vDocumentColorOptions: &v,
 	}
 }
 
 // AsDocumentColorOptions returns the DocumentColorOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesColorProvider) AsDocumentColorOptions() (DocumentColorOptions, bool) {
-	v, ok := u.value.(DocumentColorOptions)
-	return v, ok && u.kind == ServerCapabilitiesColorProviderKindDocumentColorOptions
+	if u.kind != ServerCapabilitiesColorProviderKindDocumentColorOptions {
+		var zero DocumentColorOptions
+		return zero, false
+	}
+	return *u.vDocumentColorOptions, true
 }
 
 // NewServerCapabilitiesColorProviderDocumentColorRegistrationOptions returns a ServerCapabilitiesColorProvider holding v.
 func NewServerCapabilitiesColorProviderDocumentColorRegistrationOptions(v DocumentColorRegistrationOptions) ServerCapabilitiesColorProvider {
 	return ServerCapabilitiesColorProvider{
-		kind:  ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions,
-		value: v,
+		kind:                              ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions,
+		vDocumentColorRegistrationOptions: &v,
 	}
 }
 
 // AsDocumentColorRegistrationOptions returns the DocumentColorRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesColorProvider) AsDocumentColorRegistrationOptions() (DocumentColorRegistrationOptions, bool) {
-	v, ok := u.value.(DocumentColorRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions
+	if u.kind != ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions {
+		var zero DocumentColorRegistrationOptions
+		return zero, false
+	}
+	return *u.vDocumentColorRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -4935,7 +5370,15 @@ func (u ServerCapabilitiesColorProvider) Kind() ServerCapabilitiesColorProviderK
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesColorProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesColorProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesColorProviderKindDocumentColorOptions:
+		return *u.vDocumentColorOptions
+	case ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions:
+		return *u.vDocumentColorRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -4945,25 +5388,29 @@ func (u ServerCapabilitiesColorProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesColorProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesColorProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesColorProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesColorProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesColorProviderKindDocumentColorOptions:
+		return json.MarshalEncode(enc, u.vDocumentColorOptions)
+	case ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions:
+		return json.MarshalEncode(enc, u.vDocumentColorRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesColorProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesColorProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesColorProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesColorProvider",
-			}
+		*u = ServerCapabilitiesColorProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesColorProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesColorProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesColorProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -4982,37 +5429,27 @@ func (u *ServerCapabilitiesColorProvider) UnmarshalJSONFrom(dec *jsontext.Decode
 func (u *ServerCapabilitiesColorProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesColorProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesColorProvider",
-			}
+		*u = ServerCapabilitiesColorProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesColorProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesColorProviderBoolean(v)
+		u.kind = ServerCapabilitiesColorProviderKindBoolean
 		return nil
 	case 1:
-		var v DocumentColorOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentColorOptions",
-				Type: "ServerCapabilitiesColorProvider",
-			}
+		*u = ServerCapabilitiesColorProvider{}
+		u.vDocumentColorOptions = new(DocumentColorOptions)
+		if err := json.Unmarshal(raw, u.vDocumentColorOptions); err != nil {
+			return fieldError("ServerCapabilitiesColorProvider", "DocumentColorOptions", err)
 		}
-		*u = NewServerCapabilitiesColorProviderDocumentColorOptions(v)
+		u.kind = ServerCapabilitiesColorProviderKindDocumentColorOptions
 		return nil
 	case 2:
-		var v DocumentColorRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentColorRegistrationOptions",
-				Type: "ServerCapabilitiesColorProvider",
-			}
+		*u = ServerCapabilitiesColorProvider{}
+		u.vDocumentColorRegistrationOptions = new(DocumentColorRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vDocumentColorRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesColorProvider", "DocumentColorRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesColorProviderDocumentColorRegistrationOptions(v)
+		u.kind = ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesColorProvider", k)
@@ -5035,8 +5472,10 @@ func pickServerCapabilitiesColorProvider(raw []byte) int {
 
 // ServerCapabilitiesDeclarationProvider is a union: exactly one of Boolean, DeclarationOptions, DeclarationRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDeclarationProvider struct {
-	kind  ServerCapabilitiesDeclarationProviderKind
-	value any
+	kind                            ServerCapabilitiesDeclarationProviderKind
+	vBoolean                        bool
+	vDeclarationOptions             *DeclarationOptions
+	vDeclarationRegistrationOptions *DeclarationRegistrationOptions
 }
 
 // ServerCapabilitiesDeclarationProviderKind says which alternative a ServerCapabilitiesDeclarationProvider holds.
@@ -5066,43 +5505,52 @@ func (k ServerCapabilitiesDeclarationProviderKind) String() string {
 // NewServerCapabilitiesDeclarationProviderBoolean returns a ServerCapabilitiesDeclarationProvider holding v.
 func NewServerCapabilitiesDeclarationProviderBoolean(v bool) ServerCapabilitiesDeclarationProvider {
 	return ServerCapabilitiesDeclarationProvider{
-		kind:  ServerCapabilitiesDeclarationProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesDeclarationProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDeclarationProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesDeclarationProviderKindBoolean
+	if u.kind != ServerCapabilitiesDeclarationProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesDeclarationProviderDeclarationOptions returns a ServerCapabilitiesDeclarationProvider holding v.
 func NewServerCapabilitiesDeclarationProviderDeclarationOptions(v DeclarationOptions) ServerCapabilitiesDeclarationProvider {
 	return ServerCapabilitiesDeclarationProvider{
-		kind:  ServerCapabilitiesDeclarationProviderKindDeclarationOptions,
-		value: v,
+		kind:                ServerCapabilitiesDeclarationProviderKindDeclarationOptions,
+		vDeclarationOptions: &v,
 	}
 }
 
 // AsDeclarationOptions returns the DeclarationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDeclarationProvider) AsDeclarationOptions() (DeclarationOptions, bool) {
-	v, ok := u.value.(DeclarationOptions)
-	return v, ok && u.kind == ServerCapabilitiesDeclarationProviderKindDeclarationOptions
+	if u.kind != ServerCapabilitiesDeclarationProviderKindDeclarationOptions {
+		var zero DeclarationOptions
+		return zero, false
+	}
+	return *u.vDeclarationOptions, true
 }
 
 // NewServerCapabilitiesDeclarationProviderDeclarationRegistrationOptions returns a ServerCapabilitiesDeclarationProvider holding v.
 func NewServerCapabilitiesDeclarationProviderDeclarationRegistrationOptions(v DeclarationRegistrationOptions) ServerCapabilitiesDeclarationProvider {
 	return ServerCapabilitiesDeclarationProvider{
-		kind:  ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions,
-		value: v,
+		kind:                            ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions,
+		vDeclarationRegistrationOptions: &v,
 	}
 }
 
 // AsDeclarationRegistrationOptions returns the DeclarationRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDeclarationProvider) AsDeclarationRegistrationOptions() (DeclarationRegistrationOptions, bool) {
-	v, ok := u.value.(DeclarationRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions
+	if u.kind != ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions {
+		var zero DeclarationRegistrationOptions
+		return zero, false
+	}
+	return *u.vDeclarationRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5112,7 +5560,15 @@ func (u ServerCapabilitiesDeclarationProvider) Kind() ServerCapabilitiesDeclarat
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesDeclarationProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesDeclarationProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesDeclarationProviderKindDeclarationOptions:
+		return *u.vDeclarationOptions
+	case ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions:
+		return *u.vDeclarationRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5122,25 +5578,29 @@ func (u ServerCapabilitiesDeclarationProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesDeclarationProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesDeclarationProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesDeclarationProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesDeclarationProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesDeclarationProviderKindDeclarationOptions:
+		return json.MarshalEncode(enc, u.vDeclarationOptions)
+	case ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions:
+		return json.MarshalEncode(enc, u.vDeclarationRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesDeclarationProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesDeclarationProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesDeclarationProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesDeclarationProvider",
-			}
+		*u = ServerCapabilitiesDeclarationProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDeclarationProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesDeclarationProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesDeclarationProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -5159,37 +5619,27 @@ func (u *ServerCapabilitiesDeclarationProvider) UnmarshalJSONFrom(dec *jsontext.
 func (u *ServerCapabilitiesDeclarationProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesDeclarationProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesDeclarationProvider",
-			}
+		*u = ServerCapabilitiesDeclarationProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesDeclarationProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesDeclarationProviderBoolean(v)
+		u.kind = ServerCapabilitiesDeclarationProviderKindBoolean
 		return nil
 	case 1:
-		var v DeclarationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DeclarationOptions",
-				Type: "ServerCapabilitiesDeclarationProvider",
-			}
+		*u = ServerCapabilitiesDeclarationProvider{}
+		u.vDeclarationOptions = new(DeclarationOptions)
+		if err := json.Unmarshal(raw, u.vDeclarationOptions); err != nil {
+			return fieldError("ServerCapabilitiesDeclarationProvider", "DeclarationOptions", err)
 		}
-		*u = NewServerCapabilitiesDeclarationProviderDeclarationOptions(v)
+		u.kind = ServerCapabilitiesDeclarationProviderKindDeclarationOptions
 		return nil
 	case 2:
-		var v DeclarationRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DeclarationRegistrationOptions",
-				Type: "ServerCapabilitiesDeclarationProvider",
-			}
+		*u = ServerCapabilitiesDeclarationProvider{}
+		u.vDeclarationRegistrationOptions = new(DeclarationRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vDeclarationRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesDeclarationProvider", "DeclarationRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesDeclarationProviderDeclarationRegistrationOptions(v)
+		u.kind = ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesDeclarationProvider", k)
@@ -5212,8 +5662,9 @@ func pickServerCapabilitiesDeclarationProvider(raw []byte) int {
 
 // ServerCapabilitiesDefinitionProvider is a union: exactly one of Boolean, DefinitionOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDefinitionProvider struct {
-	kind  ServerCapabilitiesDefinitionProviderKind
-	value any
+	kind               ServerCapabilitiesDefinitionProviderKind
+	vBoolean           bool
+	vDefinitionOptions *DefinitionOptions
 }
 
 // ServerCapabilitiesDefinitionProviderKind says which alternative a ServerCapabilitiesDefinitionProvider holds.
@@ -5240,29 +5691,35 @@ func (k ServerCapabilitiesDefinitionProviderKind) String() string {
 // NewServerCapabilitiesDefinitionProviderBoolean returns a ServerCapabilitiesDefinitionProvider holding v.
 func NewServerCapabilitiesDefinitionProviderBoolean(v bool) ServerCapabilitiesDefinitionProvider {
 	return ServerCapabilitiesDefinitionProvider{
-		kind:  ServerCapabilitiesDefinitionProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesDefinitionProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDefinitionProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesDefinitionProviderKindBoolean
+	if u.kind != ServerCapabilitiesDefinitionProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesDefinitionProviderDefinitionOptions returns a ServerCapabilitiesDefinitionProvider holding v.
 func NewServerCapabilitiesDefinitionProviderDefinitionOptions(v DefinitionOptions) ServerCapabilitiesDefinitionProvider {
 	return ServerCapabilitiesDefinitionProvider{
-		kind:  ServerCapabilitiesDefinitionProviderKindDefinitionOptions,
-		value: v,
+		kind:               ServerCapabilitiesDefinitionProviderKindDefinitionOptions,
+		vDefinitionOptions: &v,
 	}
 }
 
 // AsDefinitionOptions returns the DefinitionOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDefinitionProvider) AsDefinitionOptions() (DefinitionOptions, bool) {
-	v, ok := u.value.(DefinitionOptions)
-	return v, ok && u.kind == ServerCapabilitiesDefinitionProviderKindDefinitionOptions
+	if u.kind != ServerCapabilitiesDefinitionProviderKindDefinitionOptions {
+		var zero DefinitionOptions
+		return zero, false
+	}
+	return *u.vDefinitionOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5272,7 +5729,13 @@ func (u ServerCapabilitiesDefinitionProvider) Kind() ServerCapabilitiesDefinitio
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesDefinitionProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesDefinitionProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesDefinitionProviderKindDefinitionOptions:
+		return *u.vDefinitionOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5282,36 +5745,37 @@ func (u ServerCapabilitiesDefinitionProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesDefinitionProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesDefinitionProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesDefinitionProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesDefinitionProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesDefinitionProviderKindDefinitionOptions:
+		return json.MarshalEncode(enc, u.vDefinitionOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesDefinitionProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesDefinitionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesDefinitionProvider",
-			}
+		*u = ServerCapabilitiesDefinitionProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDefinitionProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesDefinitionProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesDefinitionProviderKindBoolean
 		return nil
 	case '{':
-		var v DefinitionOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DefinitionOptions",
-				Type: "ServerCapabilitiesDefinitionProvider",
-			}
+		*u = ServerCapabilitiesDefinitionProvider{}
+		var err error
+		u.vDefinitionOptions = new(DefinitionOptions)
+		err = (*u.vDefinitionOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDefinitionProvider", "DefinitionOptions", err)
 		}
-		*u = NewServerCapabilitiesDefinitionProviderDefinitionOptions(v)
+		u.kind = ServerCapabilitiesDefinitionProviderKindDefinitionOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -5323,8 +5787,9 @@ func (u *ServerCapabilitiesDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.D
 
 // ServerCapabilitiesDiagnosticProvider is a union: exactly one of DiagnosticOptions, DiagnosticRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDiagnosticProvider struct {
-	kind  ServerCapabilitiesDiagnosticProviderKind
-	value any
+	kind                           ServerCapabilitiesDiagnosticProviderKind
+	vDiagnosticOptions             *DiagnosticOptions
+	vDiagnosticRegistrationOptions *DiagnosticRegistrationOptions
 }
 
 // ServerCapabilitiesDiagnosticProviderKind says which alternative a ServerCapabilitiesDiagnosticProvider holds.
@@ -5351,29 +5816,35 @@ func (k ServerCapabilitiesDiagnosticProviderKind) String() string {
 // NewServerCapabilitiesDiagnosticProviderDiagnosticOptions returns a ServerCapabilitiesDiagnosticProvider holding v.
 func NewServerCapabilitiesDiagnosticProviderDiagnosticOptions(v DiagnosticOptions) ServerCapabilitiesDiagnosticProvider {
 	return ServerCapabilitiesDiagnosticProvider{
-		kind:  ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions,
-		value: v,
+		kind:               ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions,
+		vDiagnosticOptions: &v,
 	}
 }
 
 // AsDiagnosticOptions returns the DiagnosticOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDiagnosticProvider) AsDiagnosticOptions() (DiagnosticOptions, bool) {
-	v, ok := u.value.(DiagnosticOptions)
-	return v, ok && u.kind == ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions
+	if u.kind != ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions {
+		var zero DiagnosticOptions
+		return zero, false
+	}
+	return *u.vDiagnosticOptions, true
 }
 
 // NewServerCapabilitiesDiagnosticProviderDiagnosticRegistrationOptions returns a ServerCapabilitiesDiagnosticProvider holding v.
 func NewServerCapabilitiesDiagnosticProviderDiagnosticRegistrationOptions(v DiagnosticRegistrationOptions) ServerCapabilitiesDiagnosticProvider {
 	return ServerCapabilitiesDiagnosticProvider{
-		kind:  ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions,
-		value: v,
+		kind:                           ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions,
+		vDiagnosticRegistrationOptions: &v,
 	}
 }
 
 // AsDiagnosticRegistrationOptions returns the DiagnosticRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDiagnosticProvider) AsDiagnosticRegistrationOptions() (DiagnosticRegistrationOptions, bool) {
-	v, ok := u.value.(DiagnosticRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions
+	if u.kind != ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions {
+		var zero DiagnosticRegistrationOptions
+		return zero, false
+	}
+	return *u.vDiagnosticRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5383,7 +5854,13 @@ func (u ServerCapabilitiesDiagnosticProvider) Kind() ServerCapabilitiesDiagnosti
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesDiagnosticProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions:
+		return *u.vDiagnosticOptions
+	case ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions:
+		return *u.vDiagnosticRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5393,10 +5870,13 @@ func (u ServerCapabilitiesDiagnosticProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesDiagnosticProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesDiagnosticProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesDiagnosticProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions:
+		return json.MarshalEncode(enc, u.vDiagnosticOptions)
+	case ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions:
+		return json.MarshalEncode(enc, u.vDiagnosticRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesDiagnosticProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesDiagnosticProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -5419,26 +5899,20 @@ func (u *ServerCapabilitiesDiagnosticProvider) UnmarshalJSONFrom(dec *jsontext.D
 func (u *ServerCapabilitiesDiagnosticProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesDiagnosticProvider(raw) {
 	case 0:
-		var v DiagnosticOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DiagnosticOptions",
-				Type: "ServerCapabilitiesDiagnosticProvider",
-			}
+		*u = ServerCapabilitiesDiagnosticProvider{}
+		u.vDiagnosticOptions = new(DiagnosticOptions)
+		if err := json.Unmarshal(raw, u.vDiagnosticOptions); err != nil {
+			return fieldError("ServerCapabilitiesDiagnosticProvider", "DiagnosticOptions", err)
 		}
-		*u = NewServerCapabilitiesDiagnosticProviderDiagnosticOptions(v)
+		u.kind = ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions
 		return nil
 	case 1:
-		var v DiagnosticRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DiagnosticRegistrationOptions",
-				Type: "ServerCapabilitiesDiagnosticProvider",
-			}
+		*u = ServerCapabilitiesDiagnosticProvider{}
+		u.vDiagnosticRegistrationOptions = new(DiagnosticRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vDiagnosticRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesDiagnosticProvider", "DiagnosticRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesDiagnosticProviderDiagnosticRegistrationOptions(v)
+		u.kind = ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesDiagnosticProvider", k)
@@ -5459,8 +5933,9 @@ func pickServerCapabilitiesDiagnosticProvider(raw []byte) int {
 
 // ServerCapabilitiesDocumentFormattingProvider is a union: exactly one of Boolean, DocumentFormattingOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentFormattingProvider struct {
-	kind  ServerCapabilitiesDocumentFormattingProviderKind
-	value any
+	kind                       ServerCapabilitiesDocumentFormattingProviderKind
+	vBoolean                   bool
+	vDocumentFormattingOptions *DocumentFormattingOptions
 }
 
 // ServerCapabilitiesDocumentFormattingProviderKind says which alternative a ServerCapabilitiesDocumentFormattingProvider holds.
@@ -5487,29 +5962,35 @@ func (k ServerCapabilitiesDocumentFormattingProviderKind) String() string {
 // NewServerCapabilitiesDocumentFormattingProviderBoolean returns a ServerCapabilitiesDocumentFormattingProvider holding v.
 func NewServerCapabilitiesDocumentFormattingProviderBoolean(v bool) ServerCapabilitiesDocumentFormattingProvider {
 	return ServerCapabilitiesDocumentFormattingProvider{
-		kind:  ServerCapabilitiesDocumentFormattingProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesDocumentFormattingProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentFormattingProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesDocumentFormattingProviderKindBoolean
+	if u.kind != ServerCapabilitiesDocumentFormattingProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesDocumentFormattingProviderDocumentFormattingOptions returns a ServerCapabilitiesDocumentFormattingProvider holding v.
 func NewServerCapabilitiesDocumentFormattingProviderDocumentFormattingOptions(v DocumentFormattingOptions) ServerCapabilitiesDocumentFormattingProvider {
 	return ServerCapabilitiesDocumentFormattingProvider{
-		kind:  ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions,
-		value: v,
+		kind:                       ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions,
+		vDocumentFormattingOptions: &v,
 	}
 }
 
 // AsDocumentFormattingOptions returns the DocumentFormattingOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentFormattingProvider) AsDocumentFormattingOptions() (DocumentFormattingOptions, bool) {
-	v, ok := u.value.(DocumentFormattingOptions)
-	return v, ok && u.kind == ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions
+	if u.kind != ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions {
+		var zero DocumentFormattingOptions
+		return zero, false
+	}
+	return *u.vDocumentFormattingOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5519,7 +6000,13 @@ func (u ServerCapabilitiesDocumentFormattingProvider) Kind() ServerCapabilitiesD
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesDocumentFormattingProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesDocumentFormattingProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions:
+		return *u.vDocumentFormattingOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5529,36 +6016,37 @@ func (u ServerCapabilitiesDocumentFormattingProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesDocumentFormattingProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesDocumentFormattingProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesDocumentFormattingProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesDocumentFormattingProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions:
+		return json.MarshalEncode(enc, u.vDocumentFormattingOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesDocumentFormattingProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentFormattingProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesDocumentFormattingProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesDocumentFormattingProvider",
-			}
+		*u = ServerCapabilitiesDocumentFormattingProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentFormattingProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesDocumentFormattingProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesDocumentFormattingProviderKindBoolean
 		return nil
 	case '{':
-		var v DocumentFormattingOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentFormattingOptions",
-				Type: "ServerCapabilitiesDocumentFormattingProvider",
-			}
+		*u = ServerCapabilitiesDocumentFormattingProvider{}
+		var err error
+		u.vDocumentFormattingOptions = new(DocumentFormattingOptions)
+		err = (*u.vDocumentFormattingOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentFormattingProvider", "DocumentFormattingOptions", err)
 		}
-		*u = NewServerCapabilitiesDocumentFormattingProviderDocumentFormattingOptions(v)
+		u.kind = ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -5570,8 +6058,9 @@ func (u *ServerCapabilitiesDocumentFormattingProvider) UnmarshalJSONFrom(dec *js
 
 // ServerCapabilitiesDocumentHighlightProvider is a union: exactly one of Boolean, DocumentHighlightOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentHighlightProvider struct {
-	kind  ServerCapabilitiesDocumentHighlightProviderKind
-	value any
+	kind                      ServerCapabilitiesDocumentHighlightProviderKind
+	vBoolean                  bool
+	vDocumentHighlightOptions *DocumentHighlightOptions
 }
 
 // ServerCapabilitiesDocumentHighlightProviderKind says which alternative a ServerCapabilitiesDocumentHighlightProvider holds.
@@ -5598,29 +6087,35 @@ func (k ServerCapabilitiesDocumentHighlightProviderKind) String() string {
 // NewServerCapabilitiesDocumentHighlightProviderBoolean returns a ServerCapabilitiesDocumentHighlightProvider holding v.
 func NewServerCapabilitiesDocumentHighlightProviderBoolean(v bool) ServerCapabilitiesDocumentHighlightProvider {
 	return ServerCapabilitiesDocumentHighlightProvider{
-		kind:  ServerCapabilitiesDocumentHighlightProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesDocumentHighlightProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentHighlightProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesDocumentHighlightProviderKindBoolean
+	if u.kind != ServerCapabilitiesDocumentHighlightProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesDocumentHighlightProviderDocumentHighlightOptions returns a ServerCapabilitiesDocumentHighlightProvider holding v.
 func NewServerCapabilitiesDocumentHighlightProviderDocumentHighlightOptions(v DocumentHighlightOptions) ServerCapabilitiesDocumentHighlightProvider {
 	return ServerCapabilitiesDocumentHighlightProvider{
-		kind:  ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions,
-		value: v,
+		kind:                      ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions,
+		vDocumentHighlightOptions: &v,
 	}
 }
 
 // AsDocumentHighlightOptions returns the DocumentHighlightOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentHighlightProvider) AsDocumentHighlightOptions() (DocumentHighlightOptions, bool) {
-	v, ok := u.value.(DocumentHighlightOptions)
-	return v, ok && u.kind == ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions
+	if u.kind != ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions {
+		var zero DocumentHighlightOptions
+		return zero, false
+	}
+	return *u.vDocumentHighlightOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5630,7 +6125,13 @@ func (u ServerCapabilitiesDocumentHighlightProvider) Kind() ServerCapabilitiesDo
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesDocumentHighlightProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesDocumentHighlightProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions:
+		return *u.vDocumentHighlightOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5640,36 +6141,37 @@ func (u ServerCapabilitiesDocumentHighlightProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesDocumentHighlightProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesDocumentHighlightProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesDocumentHighlightProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesDocumentHighlightProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions:
+		return json.MarshalEncode(enc, u.vDocumentHighlightOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesDocumentHighlightProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentHighlightProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesDocumentHighlightProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesDocumentHighlightProvider",
-			}
+		*u = ServerCapabilitiesDocumentHighlightProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentHighlightProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesDocumentHighlightProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesDocumentHighlightProviderKindBoolean
 		return nil
 	case '{':
-		var v DocumentHighlightOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentHighlightOptions",
-				Type: "ServerCapabilitiesDocumentHighlightProvider",
-			}
+		*u = ServerCapabilitiesDocumentHighlightProvider{}
+		var err error
+		u.vDocumentHighlightOptions = new(DocumentHighlightOptions)
+		err = (*u.vDocumentHighlightOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentHighlightProvider", "DocumentHighlightOptions", err)
 		}
-		*u = NewServerCapabilitiesDocumentHighlightProviderDocumentHighlightOptions(v)
+		u.kind = ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -5681,8 +6183,9 @@ func (u *ServerCapabilitiesDocumentHighlightProvider) UnmarshalJSONFrom(dec *jso
 
 // ServerCapabilitiesDocumentRangeFormattingProvider is a union: exactly one of Boolean, DocumentRangeFormattingOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentRangeFormattingProvider struct {
-	kind  ServerCapabilitiesDocumentRangeFormattingProviderKind
-	value any
+	kind                            ServerCapabilitiesDocumentRangeFormattingProviderKind
+	vBoolean                        bool
+	vDocumentRangeFormattingOptions *DocumentRangeFormattingOptions
 }
 
 // ServerCapabilitiesDocumentRangeFormattingProviderKind says which alternative a ServerCapabilitiesDocumentRangeFormattingProvider holds.
@@ -5709,29 +6212,35 @@ func (k ServerCapabilitiesDocumentRangeFormattingProviderKind) String() string {
 // NewServerCapabilitiesDocumentRangeFormattingProviderBoolean returns a ServerCapabilitiesDocumentRangeFormattingProvider holding v.
 func NewServerCapabilitiesDocumentRangeFormattingProviderBoolean(v bool) ServerCapabilitiesDocumentRangeFormattingProvider {
 	return ServerCapabilitiesDocumentRangeFormattingProvider{
-		kind:  ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentRangeFormattingProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean
+	if u.kind != ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesDocumentRangeFormattingProviderDocumentRangeFormattingOptions returns a ServerCapabilitiesDocumentRangeFormattingProvider holding v.
 func NewServerCapabilitiesDocumentRangeFormattingProviderDocumentRangeFormattingOptions(v DocumentRangeFormattingOptions) ServerCapabilitiesDocumentRangeFormattingProvider {
 	return ServerCapabilitiesDocumentRangeFormattingProvider{
-		kind:  ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions,
-		value: v,
+		kind:                            ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions,
+		vDocumentRangeFormattingOptions: &v,
 	}
 }
 
 // AsDocumentRangeFormattingOptions returns the DocumentRangeFormattingOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentRangeFormattingProvider) AsDocumentRangeFormattingOptions() (DocumentRangeFormattingOptions, bool) {
-	v, ok := u.value.(DocumentRangeFormattingOptions)
-	return v, ok && u.kind == ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions
+	if u.kind != ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions {
+		var zero DocumentRangeFormattingOptions
+		return zero, false
+	}
+	return *u.vDocumentRangeFormattingOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5741,7 +6250,13 @@ func (u ServerCapabilitiesDocumentRangeFormattingProvider) Kind() ServerCapabili
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesDocumentRangeFormattingProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions:
+		return *u.vDocumentRangeFormattingOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5751,36 +6266,37 @@ func (u ServerCapabilitiesDocumentRangeFormattingProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesDocumentRangeFormattingProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesDocumentRangeFormattingProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesDocumentRangeFormattingProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions:
+		return json.MarshalEncode(enc, u.vDocumentRangeFormattingOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesDocumentRangeFormattingProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentRangeFormattingProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesDocumentRangeFormattingProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesDocumentRangeFormattingProvider",
-			}
+		*u = ServerCapabilitiesDocumentRangeFormattingProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentRangeFormattingProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesDocumentRangeFormattingProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean
 		return nil
 	case '{':
-		var v DocumentRangeFormattingOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentRangeFormattingOptions",
-				Type: "ServerCapabilitiesDocumentRangeFormattingProvider",
-			}
+		*u = ServerCapabilitiesDocumentRangeFormattingProvider{}
+		var err error
+		u.vDocumentRangeFormattingOptions = new(DocumentRangeFormattingOptions)
+		err = (*u.vDocumentRangeFormattingOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentRangeFormattingProvider", "DocumentRangeFormattingOptions", err)
 		}
-		*u = NewServerCapabilitiesDocumentRangeFormattingProviderDocumentRangeFormattingOptions(v)
+		u.kind = ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -5792,8 +6308,9 @@ func (u *ServerCapabilitiesDocumentRangeFormattingProvider) UnmarshalJSONFrom(de
 
 // ServerCapabilitiesDocumentSymbolProvider is a union: exactly one of Boolean, DocumentSymbolOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesDocumentSymbolProvider struct {
-	kind  ServerCapabilitiesDocumentSymbolProviderKind
-	value any
+	kind                   ServerCapabilitiesDocumentSymbolProviderKind
+	vBoolean               bool
+	vDocumentSymbolOptions *DocumentSymbolOptions
 }
 
 // ServerCapabilitiesDocumentSymbolProviderKind says which alternative a ServerCapabilitiesDocumentSymbolProvider holds.
@@ -5820,29 +6337,35 @@ func (k ServerCapabilitiesDocumentSymbolProviderKind) String() string {
 // NewServerCapabilitiesDocumentSymbolProviderBoolean returns a ServerCapabilitiesDocumentSymbolProvider holding v.
 func NewServerCapabilitiesDocumentSymbolProviderBoolean(v bool) ServerCapabilitiesDocumentSymbolProvider {
 	return ServerCapabilitiesDocumentSymbolProvider{
-		kind:  ServerCapabilitiesDocumentSymbolProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesDocumentSymbolProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentSymbolProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesDocumentSymbolProviderKindBoolean
+	if u.kind != ServerCapabilitiesDocumentSymbolProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesDocumentSymbolProviderDocumentSymbolOptions returns a ServerCapabilitiesDocumentSymbolProvider holding v.
 func NewServerCapabilitiesDocumentSymbolProviderDocumentSymbolOptions(v DocumentSymbolOptions) ServerCapabilitiesDocumentSymbolProvider {
 	return ServerCapabilitiesDocumentSymbolProvider{
-		kind:  ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions,
-		value: v,
+		kind:                   ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions,
+		vDocumentSymbolOptions: &v,
 	}
 }
 
 // AsDocumentSymbolOptions returns the DocumentSymbolOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesDocumentSymbolProvider) AsDocumentSymbolOptions() (DocumentSymbolOptions, bool) {
-	v, ok := u.value.(DocumentSymbolOptions)
-	return v, ok && u.kind == ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions
+	if u.kind != ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions {
+		var zero DocumentSymbolOptions
+		return zero, false
+	}
+	return *u.vDocumentSymbolOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5852,7 +6375,13 @@ func (u ServerCapabilitiesDocumentSymbolProvider) Kind() ServerCapabilitiesDocum
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesDocumentSymbolProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesDocumentSymbolProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions:
+		return *u.vDocumentSymbolOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5862,36 +6391,37 @@ func (u ServerCapabilitiesDocumentSymbolProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesDocumentSymbolProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesDocumentSymbolProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesDocumentSymbolProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesDocumentSymbolProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions:
+		return json.MarshalEncode(enc, u.vDocumentSymbolOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesDocumentSymbolProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentSymbolProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesDocumentSymbolProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesDocumentSymbolProvider",
-			}
+		*u = ServerCapabilitiesDocumentSymbolProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentSymbolProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesDocumentSymbolProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesDocumentSymbolProviderKindBoolean
 		return nil
 	case '{':
-		var v DocumentSymbolOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentSymbolOptions",
-				Type: "ServerCapabilitiesDocumentSymbolProvider",
-			}
+		*u = ServerCapabilitiesDocumentSymbolProvider{}
+		var err error
+		u.vDocumentSymbolOptions = new(DocumentSymbolOptions)
+		err = (*u.vDocumentSymbolOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesDocumentSymbolProvider", "DocumentSymbolOptions", err)
 		}
-		*u = NewServerCapabilitiesDocumentSymbolProviderDocumentSymbolOptions(v)
+		u.kind = ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -5903,8 +6433,10 @@ func (u *ServerCapabilitiesDocumentSymbolProvider) UnmarshalJSONFrom(dec *jsonte
 
 // ServerCapabilitiesFoldingRangeProvider is a union: exactly one of Boolean, FoldingRangeOptions, FoldingRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesFoldingRangeProvider struct {
-	kind  ServerCapabilitiesFoldingRangeProviderKind
-	value any
+	kind                             ServerCapabilitiesFoldingRangeProviderKind
+	vBoolean                         bool
+	vFoldingRangeOptions             *FoldingRangeOptions
+	vFoldingRangeRegistrationOptions *FoldingRangeRegistrationOptions
 }
 
 // ServerCapabilitiesFoldingRangeProviderKind says which alternative a ServerCapabilitiesFoldingRangeProvider holds.
@@ -5934,43 +6466,52 @@ func (k ServerCapabilitiesFoldingRangeProviderKind) String() string {
 // NewServerCapabilitiesFoldingRangeProviderBoolean returns a ServerCapabilitiesFoldingRangeProvider holding v.
 func NewServerCapabilitiesFoldingRangeProviderBoolean(v bool) ServerCapabilitiesFoldingRangeProvider {
 	return ServerCapabilitiesFoldingRangeProvider{
-		kind:  ServerCapabilitiesFoldingRangeProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesFoldingRangeProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesFoldingRangeProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesFoldingRangeProviderKindBoolean
+	if u.kind != ServerCapabilitiesFoldingRangeProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesFoldingRangeProviderFoldingRangeOptions returns a ServerCapabilitiesFoldingRangeProvider holding v.
 func NewServerCapabilitiesFoldingRangeProviderFoldingRangeOptions(v FoldingRangeOptions) ServerCapabilitiesFoldingRangeProvider {
 	return ServerCapabilitiesFoldingRangeProvider{
-		kind:  ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions,
-		value: v,
+		kind:                 ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions,
+		vFoldingRangeOptions: &v,
 	}
 }
 
 // AsFoldingRangeOptions returns the FoldingRangeOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesFoldingRangeProvider) AsFoldingRangeOptions() (FoldingRangeOptions, bool) {
-	v, ok := u.value.(FoldingRangeOptions)
-	return v, ok && u.kind == ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions
+	if u.kind != ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions {
+		var zero FoldingRangeOptions
+		return zero, false
+	}
+	return *u.vFoldingRangeOptions, true
 }
 
 // NewServerCapabilitiesFoldingRangeProviderFoldingRangeRegistrationOptions returns a ServerCapabilitiesFoldingRangeProvider holding v.
 func NewServerCapabilitiesFoldingRangeProviderFoldingRangeRegistrationOptions(v FoldingRangeRegistrationOptions) ServerCapabilitiesFoldingRangeProvider {
 	return ServerCapabilitiesFoldingRangeProvider{
-		kind:  ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions,
-		value: v,
+		kind:                             ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions,
+		vFoldingRangeRegistrationOptions: &v,
 	}
 }
 
 // AsFoldingRangeRegistrationOptions returns the FoldingRangeRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesFoldingRangeProvider) AsFoldingRangeRegistrationOptions() (FoldingRangeRegistrationOptions, bool) {
-	v, ok := u.value.(FoldingRangeRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions
+	if u.kind != ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions {
+		var zero FoldingRangeRegistrationOptions
+		return zero, false
+	}
+	return *u.vFoldingRangeRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -5980,7 +6521,15 @@ func (u ServerCapabilitiesFoldingRangeProvider) Kind() ServerCapabilitiesFolding
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesFoldingRangeProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesFoldingRangeProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions:
+		return *u.vFoldingRangeOptions
+	case ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions:
+		return *u.vFoldingRangeRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -5990,25 +6539,29 @@ func (u ServerCapabilitiesFoldingRangeProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesFoldingRangeProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesFoldingRangeProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesFoldingRangeProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesFoldingRangeProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions:
+		return json.MarshalEncode(enc, u.vFoldingRangeOptions)
+	case ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions:
+		return json.MarshalEncode(enc, u.vFoldingRangeRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesFoldingRangeProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesFoldingRangeProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesFoldingRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesFoldingRangeProvider",
-			}
+		*u = ServerCapabilitiesFoldingRangeProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesFoldingRangeProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesFoldingRangeProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesFoldingRangeProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -6027,37 +6580,27 @@ func (u *ServerCapabilitiesFoldingRangeProvider) UnmarshalJSONFrom(dec *jsontext
 func (u *ServerCapabilitiesFoldingRangeProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesFoldingRangeProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesFoldingRangeProvider",
-			}
+		*u = ServerCapabilitiesFoldingRangeProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesFoldingRangeProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesFoldingRangeProviderBoolean(v)
+		u.kind = ServerCapabilitiesFoldingRangeProviderKindBoolean
 		return nil
 	case 1:
-		var v FoldingRangeOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as FoldingRangeOptions",
-				Type: "ServerCapabilitiesFoldingRangeProvider",
-			}
+		*u = ServerCapabilitiesFoldingRangeProvider{}
+		u.vFoldingRangeOptions = new(FoldingRangeOptions)
+		if err := json.Unmarshal(raw, u.vFoldingRangeOptions); err != nil {
+			return fieldError("ServerCapabilitiesFoldingRangeProvider", "FoldingRangeOptions", err)
 		}
-		*u = NewServerCapabilitiesFoldingRangeProviderFoldingRangeOptions(v)
+		u.kind = ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions
 		return nil
 	case 2:
-		var v FoldingRangeRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as FoldingRangeRegistrationOptions",
-				Type: "ServerCapabilitiesFoldingRangeProvider",
-			}
+		*u = ServerCapabilitiesFoldingRangeProvider{}
+		u.vFoldingRangeRegistrationOptions = new(FoldingRangeRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vFoldingRangeRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesFoldingRangeProvider", "FoldingRangeRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesFoldingRangeProviderFoldingRangeRegistrationOptions(v)
+		u.kind = ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesFoldingRangeProvider", k)
@@ -6080,8 +6623,9 @@ func pickServerCapabilitiesFoldingRangeProvider(raw []byte) int {
 
 // ServerCapabilitiesHoverProvider is a union: exactly one of Boolean, HoverOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesHoverProvider struct {
-	kind  ServerCapabilitiesHoverProviderKind
-	value any
+	kind          ServerCapabilitiesHoverProviderKind
+	vBoolean      bool
+	vHoverOptions *HoverOptions
 }
 
 // ServerCapabilitiesHoverProviderKind says which alternative a ServerCapabilitiesHoverProvider holds.
@@ -6108,29 +6652,35 @@ func (k ServerCapabilitiesHoverProviderKind) String() string {
 // NewServerCapabilitiesHoverProviderBoolean returns a ServerCapabilitiesHoverProvider holding v.
 func NewServerCapabilitiesHoverProviderBoolean(v bool) ServerCapabilitiesHoverProvider {
 	return ServerCapabilitiesHoverProvider{
-		kind:  ServerCapabilitiesHoverProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesHoverProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesHoverProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesHoverProviderKindBoolean
+	if u.kind != ServerCapabilitiesHoverProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesHoverProviderHoverOptions returns a ServerCapabilitiesHoverProvider holding v.
 func NewServerCapabilitiesHoverProviderHoverOptions(v HoverOptions) ServerCapabilitiesHoverProvider {
 	return ServerCapabilitiesHoverProvider{
-		kind:  ServerCapabilitiesHoverProviderKindHoverOptions,
-		value: v,
+		kind:          ServerCapabilitiesHoverProviderKindHoverOptions,
+		vHoverOptions: &v,
 	}
 }
 
 // AsHoverOptions returns the HoverOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesHoverProvider) AsHoverOptions() (HoverOptions, bool) {
-	v, ok := u.value.(HoverOptions)
-	return v, ok && u.kind == ServerCapabilitiesHoverProviderKindHoverOptions
+	if u.kind != ServerCapabilitiesHoverProviderKindHoverOptions {
+		var zero HoverOptions
+		return zero, false
+	}
+	return *u.vHoverOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -6140,7 +6690,13 @@ func (u ServerCapabilitiesHoverProvider) Kind() ServerCapabilitiesHoverProviderK
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesHoverProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesHoverProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesHoverProviderKindHoverOptions:
+		return *u.vHoverOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -6150,36 +6706,37 @@ func (u ServerCapabilitiesHoverProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesHoverProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesHoverProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesHoverProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesHoverProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesHoverProviderKindHoverOptions:
+		return json.MarshalEncode(enc, u.vHoverOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesHoverProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesHoverProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesHoverProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesHoverProvider",
-			}
+		*u = ServerCapabilitiesHoverProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesHoverProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesHoverProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesHoverProviderKindBoolean
 		return nil
 	case '{':
-		var v HoverOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as HoverOptions",
-				Type: "ServerCapabilitiesHoverProvider",
-			}
+		*u = ServerCapabilitiesHoverProvider{}
+		var err error
+		u.vHoverOptions = new(HoverOptions)
+		err = (*u.vHoverOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesHoverProvider", "HoverOptions", err)
 		}
-		*u = NewServerCapabilitiesHoverProviderHoverOptions(v)
+		u.kind = ServerCapabilitiesHoverProviderKindHoverOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -6191,8 +6748,10 @@ func (u *ServerCapabilitiesHoverProvider) UnmarshalJSONFrom(dec *jsontext.Decode
 
 // ServerCapabilitiesImplementationProvider is a union: exactly one of Boolean, ImplementationOptions, ImplementationRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesImplementationProvider struct {
-	kind  ServerCapabilitiesImplementationProviderKind
-	value any
+	kind                               ServerCapabilitiesImplementationProviderKind
+	vBoolean                           bool
+	vImplementationOptions             *ImplementationOptions
+	vImplementationRegistrationOptions *ImplementationRegistrationOptions
 }
 
 // ServerCapabilitiesImplementationProviderKind says which alternative a ServerCapabilitiesImplementationProvider holds.
@@ -6222,43 +6781,52 @@ func (k ServerCapabilitiesImplementationProviderKind) String() string {
 // NewServerCapabilitiesImplementationProviderBoolean returns a ServerCapabilitiesImplementationProvider holding v.
 func NewServerCapabilitiesImplementationProviderBoolean(v bool) ServerCapabilitiesImplementationProvider {
 	return ServerCapabilitiesImplementationProvider{
-		kind:  ServerCapabilitiesImplementationProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesImplementationProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesImplementationProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesImplementationProviderKindBoolean
+	if u.kind != ServerCapabilitiesImplementationProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesImplementationProviderImplementationOptions returns a ServerCapabilitiesImplementationProvider holding v.
 func NewServerCapabilitiesImplementationProviderImplementationOptions(v ImplementationOptions) ServerCapabilitiesImplementationProvider {
 	return ServerCapabilitiesImplementationProvider{
-		kind:  ServerCapabilitiesImplementationProviderKindImplementationOptions,
-		value: v,
+		kind:                   ServerCapabilitiesImplementationProviderKindImplementationOptions,
+		vImplementationOptions: &v,
 	}
 }
 
 // AsImplementationOptions returns the ImplementationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesImplementationProvider) AsImplementationOptions() (ImplementationOptions, bool) {
-	v, ok := u.value.(ImplementationOptions)
-	return v, ok && u.kind == ServerCapabilitiesImplementationProviderKindImplementationOptions
+	if u.kind != ServerCapabilitiesImplementationProviderKindImplementationOptions {
+		var zero ImplementationOptions
+		return zero, false
+	}
+	return *u.vImplementationOptions, true
 }
 
 // NewServerCapabilitiesImplementationProviderImplementationRegistrationOptions returns a ServerCapabilitiesImplementationProvider holding v.
 func NewServerCapabilitiesImplementationProviderImplementationRegistrationOptions(v ImplementationRegistrationOptions) ServerCapabilitiesImplementationProvider {
 	return ServerCapabilitiesImplementationProvider{
-		kind:  ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions,
-		value: v,
+		kind:                               ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions,
+		vImplementationRegistrationOptions: &v,
 	}
 }
 
 // AsImplementationRegistrationOptions returns the ImplementationRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesImplementationProvider) AsImplementationRegistrationOptions() (ImplementationRegistrationOptions, bool) {
-	v, ok := u.value.(ImplementationRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions
+	if u.kind != ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions {
+		var zero ImplementationRegistrationOptions
+		return zero, false
+	}
+	return *u.vImplementationRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -6268,7 +6836,15 @@ func (u ServerCapabilitiesImplementationProvider) Kind() ServerCapabilitiesImple
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesImplementationProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesImplementationProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesImplementationProviderKindImplementationOptions:
+		return *u.vImplementationOptions
+	case ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions:
+		return *u.vImplementationRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -6278,25 +6854,29 @@ func (u ServerCapabilitiesImplementationProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesImplementationProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesImplementationProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesImplementationProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesImplementationProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesImplementationProviderKindImplementationOptions:
+		return json.MarshalEncode(enc, u.vImplementationOptions)
+	case ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions:
+		return json.MarshalEncode(enc, u.vImplementationRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesImplementationProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesImplementationProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesImplementationProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesImplementationProvider",
-			}
+		*u = ServerCapabilitiesImplementationProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesImplementationProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesImplementationProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesImplementationProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -6315,37 +6895,27 @@ func (u *ServerCapabilitiesImplementationProvider) UnmarshalJSONFrom(dec *jsonte
 func (u *ServerCapabilitiesImplementationProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesImplementationProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesImplementationProvider",
-			}
+		*u = ServerCapabilitiesImplementationProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesImplementationProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesImplementationProviderBoolean(v)
+		u.kind = ServerCapabilitiesImplementationProviderKindBoolean
 		return nil
 	case 1:
-		var v ImplementationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as ImplementationOptions",
-				Type: "ServerCapabilitiesImplementationProvider",
-			}
+		*u = ServerCapabilitiesImplementationProvider{}
+		u.vImplementationOptions = new(ImplementationOptions)
+		if err := json.Unmarshal(raw, u.vImplementationOptions); err != nil {
+			return fieldError("ServerCapabilitiesImplementationProvider", "ImplementationOptions", err)
 		}
-		*u = NewServerCapabilitiesImplementationProviderImplementationOptions(v)
+		u.kind = ServerCapabilitiesImplementationProviderKindImplementationOptions
 		return nil
 	case 2:
-		var v ImplementationRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as ImplementationRegistrationOptions",
-				Type: "ServerCapabilitiesImplementationProvider",
-			}
+		*u = ServerCapabilitiesImplementationProvider{}
+		u.vImplementationRegistrationOptions = new(ImplementationRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vImplementationRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesImplementationProvider", "ImplementationRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesImplementationProviderImplementationRegistrationOptions(v)
+		u.kind = ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesImplementationProvider", k)
@@ -6368,8 +6938,10 @@ func pickServerCapabilitiesImplementationProvider(raw []byte) int {
 
 // ServerCapabilitiesInlayHintProvider is a union: exactly one of Boolean, InlayHintOptions, InlayHintRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesInlayHintProvider struct {
-	kind  ServerCapabilitiesInlayHintProviderKind
-	value any
+	kind                          ServerCapabilitiesInlayHintProviderKind
+	vBoolean                      bool
+	vInlayHintOptions             *InlayHintOptions
+	vInlayHintRegistrationOptions *InlayHintRegistrationOptions
 }
 
 // ServerCapabilitiesInlayHintProviderKind says which alternative a ServerCapabilitiesInlayHintProvider holds.
@@ -6399,43 +6971,52 @@ func (k ServerCapabilitiesInlayHintProviderKind) String() string {
 // NewServerCapabilitiesInlayHintProviderBoolean returns a ServerCapabilitiesInlayHintProvider holding v.
 func NewServerCapabilitiesInlayHintProviderBoolean(v bool) ServerCapabilitiesInlayHintProvider {
 	return ServerCapabilitiesInlayHintProvider{
-		kind:  ServerCapabilitiesInlayHintProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesInlayHintProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlayHintProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesInlayHintProviderKindBoolean
+	if u.kind != ServerCapabilitiesInlayHintProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesInlayHintProviderInlayHintOptions returns a ServerCapabilitiesInlayHintProvider holding v.
 func NewServerCapabilitiesInlayHintProviderInlayHintOptions(v InlayHintOptions) ServerCapabilitiesInlayHintProvider {
 	return ServerCapabilitiesInlayHintProvider{
-		kind:  ServerCapabilitiesInlayHintProviderKindInlayHintOptions,
-		value: v,
+		kind:              ServerCapabilitiesInlayHintProviderKindInlayHintOptions,
+		vInlayHintOptions: &v,
 	}
 }
 
 // AsInlayHintOptions returns the InlayHintOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlayHintProvider) AsInlayHintOptions() (InlayHintOptions, bool) {
-	v, ok := u.value.(InlayHintOptions)
-	return v, ok && u.kind == ServerCapabilitiesInlayHintProviderKindInlayHintOptions
+	if u.kind != ServerCapabilitiesInlayHintProviderKindInlayHintOptions {
+		var zero InlayHintOptions
+		return zero, false
+	}
+	return *u.vInlayHintOptions, true
 }
 
 // NewServerCapabilitiesInlayHintProviderInlayHintRegistrationOptions returns a ServerCapabilitiesInlayHintProvider holding v.
 func NewServerCapabilitiesInlayHintProviderInlayHintRegistrationOptions(v InlayHintRegistrationOptions) ServerCapabilitiesInlayHintProvider {
 	return ServerCapabilitiesInlayHintProvider{
-		kind:  ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions,
-		value: v,
+		kind:                          ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions,
+		vInlayHintRegistrationOptions: &v,
 	}
 }
 
 // AsInlayHintRegistrationOptions returns the InlayHintRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlayHintProvider) AsInlayHintRegistrationOptions() (InlayHintRegistrationOptions, bool) {
-	v, ok := u.value.(InlayHintRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions
+	if u.kind != ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions {
+		var zero InlayHintRegistrationOptions
+		return zero, false
+	}
+	return *u.vInlayHintRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -6445,7 +7026,15 @@ func (u ServerCapabilitiesInlayHintProvider) Kind() ServerCapabilitiesInlayHintP
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesInlayHintProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesInlayHintProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesInlayHintProviderKindInlayHintOptions:
+		return *u.vInlayHintOptions
+	case ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions:
+		return *u.vInlayHintRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -6455,25 +7044,29 @@ func (u ServerCapabilitiesInlayHintProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesInlayHintProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesInlayHintProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesInlayHintProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesInlayHintProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesInlayHintProviderKindInlayHintOptions:
+		return json.MarshalEncode(enc, u.vInlayHintOptions)
+	case ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions:
+		return json.MarshalEncode(enc, u.vInlayHintRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesInlayHintProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesInlayHintProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesInlayHintProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesInlayHintProvider",
-			}
+		*u = ServerCapabilitiesInlayHintProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesInlayHintProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesInlayHintProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesInlayHintProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -6492,37 +7085,27 @@ func (u *ServerCapabilitiesInlayHintProvider) UnmarshalJSONFrom(dec *jsontext.De
 func (u *ServerCapabilitiesInlayHintProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesInlayHintProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesInlayHintProvider",
-			}
+		*u = ServerCapabilitiesInlayHintProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesInlayHintProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesInlayHintProviderBoolean(v)
+		u.kind = ServerCapabilitiesInlayHintProviderKindBoolean
 		return nil
 	case 1:
-		var v InlayHintOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlayHintOptions",
-				Type: "ServerCapabilitiesInlayHintProvider",
-			}
+		*u = ServerCapabilitiesInlayHintProvider{}
+		u.vInlayHintOptions = new(InlayHintOptions)
+		if err := json.Unmarshal(raw, u.vInlayHintOptions); err != nil {
+			return fieldError("ServerCapabilitiesInlayHintProvider", "InlayHintOptions", err)
 		}
-		*u = NewServerCapabilitiesInlayHintProviderInlayHintOptions(v)
+		u.kind = ServerCapabilitiesInlayHintProviderKindInlayHintOptions
 		return nil
 	case 2:
-		var v InlayHintRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlayHintRegistrationOptions",
-				Type: "ServerCapabilitiesInlayHintProvider",
-			}
+		*u = ServerCapabilitiesInlayHintProvider{}
+		u.vInlayHintRegistrationOptions = new(InlayHintRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vInlayHintRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesInlayHintProvider", "InlayHintRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesInlayHintProviderInlayHintRegistrationOptions(v)
+		u.kind = ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesInlayHintProvider", k)
@@ -6545,8 +7128,9 @@ func pickServerCapabilitiesInlayHintProvider(raw []byte) int {
 
 // ServerCapabilitiesInlineCompletionProvider is a union: exactly one of Boolean, InlineCompletionOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesInlineCompletionProvider struct {
-	kind  ServerCapabilitiesInlineCompletionProviderKind
-	value any
+	kind                     ServerCapabilitiesInlineCompletionProviderKind
+	vBoolean                 bool
+	vInlineCompletionOptions *InlineCompletionOptions
 }
 
 // ServerCapabilitiesInlineCompletionProviderKind says which alternative a ServerCapabilitiesInlineCompletionProvider holds.
@@ -6573,29 +7157,35 @@ func (k ServerCapabilitiesInlineCompletionProviderKind) String() string {
 // NewServerCapabilitiesInlineCompletionProviderBoolean returns a ServerCapabilitiesInlineCompletionProvider holding v.
 func NewServerCapabilitiesInlineCompletionProviderBoolean(v bool) ServerCapabilitiesInlineCompletionProvider {
 	return ServerCapabilitiesInlineCompletionProvider{
-		kind:  ServerCapabilitiesInlineCompletionProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesInlineCompletionProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlineCompletionProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesInlineCompletionProviderKindBoolean
+	if u.kind != ServerCapabilitiesInlineCompletionProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesInlineCompletionProviderInlineCompletionOptions returns a ServerCapabilitiesInlineCompletionProvider holding v.
 func NewServerCapabilitiesInlineCompletionProviderInlineCompletionOptions(v InlineCompletionOptions) ServerCapabilitiesInlineCompletionProvider {
 	return ServerCapabilitiesInlineCompletionProvider{
-		kind:  ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions,
-		value: v,
+		kind:                     ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions,
+		vInlineCompletionOptions: &v,
 	}
 }
 
 // AsInlineCompletionOptions returns the InlineCompletionOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlineCompletionProvider) AsInlineCompletionOptions() (InlineCompletionOptions, bool) {
-	v, ok := u.value.(InlineCompletionOptions)
-	return v, ok && u.kind == ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions
+	if u.kind != ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions {
+		var zero InlineCompletionOptions
+		return zero, false
+	}
+	return *u.vInlineCompletionOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -6605,7 +7195,13 @@ func (u ServerCapabilitiesInlineCompletionProvider) Kind() ServerCapabilitiesInl
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesInlineCompletionProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesInlineCompletionProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions:
+		return *u.vInlineCompletionOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -6615,36 +7211,37 @@ func (u ServerCapabilitiesInlineCompletionProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesInlineCompletionProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesInlineCompletionProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesInlineCompletionProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesInlineCompletionProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions:
+		return json.MarshalEncode(enc, u.vInlineCompletionOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesInlineCompletionProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesInlineCompletionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesInlineCompletionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesInlineCompletionProvider",
-			}
+		*u = ServerCapabilitiesInlineCompletionProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesInlineCompletionProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesInlineCompletionProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesInlineCompletionProviderKindBoolean
 		return nil
 	case '{':
-		var v InlineCompletionOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineCompletionOptions",
-				Type: "ServerCapabilitiesInlineCompletionProvider",
-			}
+		*u = ServerCapabilitiesInlineCompletionProvider{}
+		var err error
+		u.vInlineCompletionOptions = new(InlineCompletionOptions)
+		err = (*u.vInlineCompletionOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesInlineCompletionProvider", "InlineCompletionOptions", err)
 		}
-		*u = NewServerCapabilitiesInlineCompletionProviderInlineCompletionOptions(v)
+		u.kind = ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -6656,8 +7253,10 @@ func (u *ServerCapabilitiesInlineCompletionProvider) UnmarshalJSONFrom(dec *json
 
 // ServerCapabilitiesInlineValueProvider is a union: exactly one of Boolean, InlineValueOptions, InlineValueRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesInlineValueProvider struct {
-	kind  ServerCapabilitiesInlineValueProviderKind
-	value any
+	kind                            ServerCapabilitiesInlineValueProviderKind
+	vBoolean                        bool
+	vInlineValueOptions             *InlineValueOptions
+	vInlineValueRegistrationOptions *InlineValueRegistrationOptions
 }
 
 // ServerCapabilitiesInlineValueProviderKind says which alternative a ServerCapabilitiesInlineValueProvider holds.
@@ -6687,43 +7286,52 @@ func (k ServerCapabilitiesInlineValueProviderKind) String() string {
 // NewServerCapabilitiesInlineValueProviderBoolean returns a ServerCapabilitiesInlineValueProvider holding v.
 func NewServerCapabilitiesInlineValueProviderBoolean(v bool) ServerCapabilitiesInlineValueProvider {
 	return ServerCapabilitiesInlineValueProvider{
-		kind:  ServerCapabilitiesInlineValueProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesInlineValueProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlineValueProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesInlineValueProviderKindBoolean
+	if u.kind != ServerCapabilitiesInlineValueProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesInlineValueProviderInlineValueOptions returns a ServerCapabilitiesInlineValueProvider holding v.
 func NewServerCapabilitiesInlineValueProviderInlineValueOptions(v InlineValueOptions) ServerCapabilitiesInlineValueProvider {
 	return ServerCapabilitiesInlineValueProvider{
-		kind:  ServerCapabilitiesInlineValueProviderKindInlineValueOptions,
-		value: v,
+		kind:                ServerCapabilitiesInlineValueProviderKindInlineValueOptions,
+		vInlineValueOptions: &v,
 	}
 }
 
 // AsInlineValueOptions returns the InlineValueOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlineValueProvider) AsInlineValueOptions() (InlineValueOptions, bool) {
-	v, ok := u.value.(InlineValueOptions)
-	return v, ok && u.kind == ServerCapabilitiesInlineValueProviderKindInlineValueOptions
+	if u.kind != ServerCapabilitiesInlineValueProviderKindInlineValueOptions {
+		var zero InlineValueOptions
+		return zero, false
+	}
+	return *u.vInlineValueOptions, true
 }
 
 // NewServerCapabilitiesInlineValueProviderInlineValueRegistrationOptions returns a ServerCapabilitiesInlineValueProvider holding v.
 func NewServerCapabilitiesInlineValueProviderInlineValueRegistrationOptions(v InlineValueRegistrationOptions) ServerCapabilitiesInlineValueProvider {
 	return ServerCapabilitiesInlineValueProvider{
-		kind:  ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions,
-		value: v,
+		kind:                            ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions,
+		vInlineValueRegistrationOptions: &v,
 	}
 }
 
 // AsInlineValueRegistrationOptions returns the InlineValueRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesInlineValueProvider) AsInlineValueRegistrationOptions() (InlineValueRegistrationOptions, bool) {
-	v, ok := u.value.(InlineValueRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions
+	if u.kind != ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions {
+		var zero InlineValueRegistrationOptions
+		return zero, false
+	}
+	return *u.vInlineValueRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -6733,7 +7341,15 @@ func (u ServerCapabilitiesInlineValueProvider) Kind() ServerCapabilitiesInlineVa
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesInlineValueProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesInlineValueProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesInlineValueProviderKindInlineValueOptions:
+		return *u.vInlineValueOptions
+	case ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions:
+		return *u.vInlineValueRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -6743,25 +7359,29 @@ func (u ServerCapabilitiesInlineValueProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesInlineValueProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesInlineValueProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesInlineValueProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesInlineValueProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesInlineValueProviderKindInlineValueOptions:
+		return json.MarshalEncode(enc, u.vInlineValueOptions)
+	case ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions:
+		return json.MarshalEncode(enc, u.vInlineValueRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesInlineValueProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesInlineValueProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesInlineValueProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesInlineValueProvider",
-			}
+		*u = ServerCapabilitiesInlineValueProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesInlineValueProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesInlineValueProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesInlineValueProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -6780,37 +7400,27 @@ func (u *ServerCapabilitiesInlineValueProvider) UnmarshalJSONFrom(dec *jsontext.
 func (u *ServerCapabilitiesInlineValueProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesInlineValueProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesInlineValueProvider",
-			}
+		*u = ServerCapabilitiesInlineValueProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesInlineValueProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesInlineValueProviderBoolean(v)
+		u.kind = ServerCapabilitiesInlineValueProviderKindBoolean
 		return nil
 	case 1:
-		var v InlineValueOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineValueOptions",
-				Type: "ServerCapabilitiesInlineValueProvider",
-			}
+		*u = ServerCapabilitiesInlineValueProvider{}
+		u.vInlineValueOptions = new(InlineValueOptions)
+		if err := json.Unmarshal(raw, u.vInlineValueOptions); err != nil {
+			return fieldError("ServerCapabilitiesInlineValueProvider", "InlineValueOptions", err)
 		}
-		*u = NewServerCapabilitiesInlineValueProviderInlineValueOptions(v)
+		u.kind = ServerCapabilitiesInlineValueProviderKindInlineValueOptions
 		return nil
 	case 2:
-		var v InlineValueRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as InlineValueRegistrationOptions",
-				Type: "ServerCapabilitiesInlineValueProvider",
-			}
+		*u = ServerCapabilitiesInlineValueProvider{}
+		u.vInlineValueRegistrationOptions = new(InlineValueRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vInlineValueRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesInlineValueProvider", "InlineValueRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesInlineValueProviderInlineValueRegistrationOptions(v)
+		u.kind = ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesInlineValueProvider", k)
@@ -6833,8 +7443,10 @@ func pickServerCapabilitiesInlineValueProvider(raw []byte) int {
 
 // ServerCapabilitiesLinkedEditingRangeProvider is a union: exactly one of Boolean, LinkedEditingRangeOptions, LinkedEditingRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesLinkedEditingRangeProvider struct {
-	kind  ServerCapabilitiesLinkedEditingRangeProviderKind
-	value any
+	kind                                   ServerCapabilitiesLinkedEditingRangeProviderKind
+	vBoolean                               bool
+	vLinkedEditingRangeOptions             *LinkedEditingRangeOptions
+	vLinkedEditingRangeRegistrationOptions *LinkedEditingRangeRegistrationOptions
 }
 
 // ServerCapabilitiesLinkedEditingRangeProviderKind says which alternative a ServerCapabilitiesLinkedEditingRangeProvider holds.
@@ -6864,43 +7476,52 @@ func (k ServerCapabilitiesLinkedEditingRangeProviderKind) String() string {
 // NewServerCapabilitiesLinkedEditingRangeProviderBoolean returns a ServerCapabilitiesLinkedEditingRangeProvider holding v.
 func NewServerCapabilitiesLinkedEditingRangeProviderBoolean(v bool) ServerCapabilitiesLinkedEditingRangeProvider {
 	return ServerCapabilitiesLinkedEditingRangeProvider{
-		kind:  ServerCapabilitiesLinkedEditingRangeProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesLinkedEditingRangeProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesLinkedEditingRangeProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesLinkedEditingRangeProviderKindBoolean
+	if u.kind != ServerCapabilitiesLinkedEditingRangeProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesLinkedEditingRangeProviderLinkedEditingRangeOptions returns a ServerCapabilitiesLinkedEditingRangeProvider holding v.
 func NewServerCapabilitiesLinkedEditingRangeProviderLinkedEditingRangeOptions(v LinkedEditingRangeOptions) ServerCapabilitiesLinkedEditingRangeProvider {
 	return ServerCapabilitiesLinkedEditingRangeProvider{
-		kind:  ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions,
-		value: v,
+		kind:                       ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions,
+		vLinkedEditingRangeOptions: &v,
 	}
 }
 
 // AsLinkedEditingRangeOptions returns the LinkedEditingRangeOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesLinkedEditingRangeProvider) AsLinkedEditingRangeOptions() (LinkedEditingRangeOptions, bool) {
-	v, ok := u.value.(LinkedEditingRangeOptions)
-	return v, ok && u.kind == ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions
+	if u.kind != ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions {
+		var zero LinkedEditingRangeOptions
+		return zero, false
+	}
+	return *u.vLinkedEditingRangeOptions, true
 }
 
 // NewServerCapabilitiesLinkedEditingRangeProviderLinkedEditingRangeRegistrationOptions returns a ServerCapabilitiesLinkedEditingRangeProvider holding v.
 func NewServerCapabilitiesLinkedEditingRangeProviderLinkedEditingRangeRegistrationOptions(v LinkedEditingRangeRegistrationOptions) ServerCapabilitiesLinkedEditingRangeProvider {
 	return ServerCapabilitiesLinkedEditingRangeProvider{
-		kind:  ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions,
-		value: v,
+		kind:                                   ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions,
+		vLinkedEditingRangeRegistrationOptions: &v,
 	}
 }
 
 // AsLinkedEditingRangeRegistrationOptions returns the LinkedEditingRangeRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesLinkedEditingRangeProvider) AsLinkedEditingRangeRegistrationOptions() (LinkedEditingRangeRegistrationOptions, bool) {
-	v, ok := u.value.(LinkedEditingRangeRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions
+	if u.kind != ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions {
+		var zero LinkedEditingRangeRegistrationOptions
+		return zero, false
+	}
+	return *u.vLinkedEditingRangeRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -6910,7 +7531,15 @@ func (u ServerCapabilitiesLinkedEditingRangeProvider) Kind() ServerCapabilitiesL
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesLinkedEditingRangeProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesLinkedEditingRangeProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions:
+		return *u.vLinkedEditingRangeOptions
+	case ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions:
+		return *u.vLinkedEditingRangeRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -6920,25 +7549,29 @@ func (u ServerCapabilitiesLinkedEditingRangeProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesLinkedEditingRangeProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesLinkedEditingRangeProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesLinkedEditingRangeProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesLinkedEditingRangeProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions:
+		return json.MarshalEncode(enc, u.vLinkedEditingRangeOptions)
+	case ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions:
+		return json.MarshalEncode(enc, u.vLinkedEditingRangeRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesLinkedEditingRangeProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesLinkedEditingRangeProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesLinkedEditingRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesLinkedEditingRangeProvider",
-			}
+		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesLinkedEditingRangeProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -6957,37 +7590,27 @@ func (u *ServerCapabilitiesLinkedEditingRangeProvider) UnmarshalJSONFrom(dec *js
 func (u *ServerCapabilitiesLinkedEditingRangeProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesLinkedEditingRangeProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesLinkedEditingRangeProvider",
-			}
+		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesLinkedEditingRangeProviderBoolean(v)
+		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindBoolean
 		return nil
 	case 1:
-		var v LinkedEditingRangeOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as LinkedEditingRangeOptions",
-				Type: "ServerCapabilitiesLinkedEditingRangeProvider",
-			}
+		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
+		u.vLinkedEditingRangeOptions = new(LinkedEditingRangeOptions)
+		if err := json.Unmarshal(raw, u.vLinkedEditingRangeOptions); err != nil {
+			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "LinkedEditingRangeOptions", err)
 		}
-		*u = NewServerCapabilitiesLinkedEditingRangeProviderLinkedEditingRangeOptions(v)
+		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions
 		return nil
 	case 2:
-		var v LinkedEditingRangeRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as LinkedEditingRangeRegistrationOptions",
-				Type: "ServerCapabilitiesLinkedEditingRangeProvider",
-			}
+		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
+		u.vLinkedEditingRangeRegistrationOptions = new(LinkedEditingRangeRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vLinkedEditingRangeRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "LinkedEditingRangeRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesLinkedEditingRangeProviderLinkedEditingRangeRegistrationOptions(v)
+		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesLinkedEditingRangeProvider", k)
@@ -7010,8 +7633,10 @@ func pickServerCapabilitiesLinkedEditingRangeProvider(raw []byte) int {
 
 // ServerCapabilitiesMonikerProvider is a union: exactly one of Boolean, MonikerOptions, MonikerRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesMonikerProvider struct {
-	kind  ServerCapabilitiesMonikerProviderKind
-	value any
+	kind                        ServerCapabilitiesMonikerProviderKind
+	vBoolean                    bool
+	vMonikerOptions             *MonikerOptions
+	vMonikerRegistrationOptions *MonikerRegistrationOptions
 }
 
 // ServerCapabilitiesMonikerProviderKind says which alternative a ServerCapabilitiesMonikerProvider holds.
@@ -7041,43 +7666,52 @@ func (k ServerCapabilitiesMonikerProviderKind) String() string {
 // NewServerCapabilitiesMonikerProviderBoolean returns a ServerCapabilitiesMonikerProvider holding v.
 func NewServerCapabilitiesMonikerProviderBoolean(v bool) ServerCapabilitiesMonikerProvider {
 	return ServerCapabilitiesMonikerProvider{
-		kind:  ServerCapabilitiesMonikerProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesMonikerProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesMonikerProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesMonikerProviderKindBoolean
+	if u.kind != ServerCapabilitiesMonikerProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesMonikerProviderMonikerOptions returns a ServerCapabilitiesMonikerProvider holding v.
 func NewServerCapabilitiesMonikerProviderMonikerOptions(v MonikerOptions) ServerCapabilitiesMonikerProvider {
 	return ServerCapabilitiesMonikerProvider{
-		kind:  ServerCapabilitiesMonikerProviderKindMonikerOptions,
-		value: v,
+		kind:            ServerCapabilitiesMonikerProviderKindMonikerOptions,
+		vMonikerOptions: &v,
 	}
 }
 
 // AsMonikerOptions returns the MonikerOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesMonikerProvider) AsMonikerOptions() (MonikerOptions, bool) {
-	v, ok := u.value.(MonikerOptions)
-	return v, ok && u.kind == ServerCapabilitiesMonikerProviderKindMonikerOptions
+	if u.kind != ServerCapabilitiesMonikerProviderKindMonikerOptions {
+		var zero MonikerOptions
+		return zero, false
+	}
+	return *u.vMonikerOptions, true
 }
 
 // NewServerCapabilitiesMonikerProviderMonikerRegistrationOptions returns a ServerCapabilitiesMonikerProvider holding v.
 func NewServerCapabilitiesMonikerProviderMonikerRegistrationOptions(v MonikerRegistrationOptions) ServerCapabilitiesMonikerProvider {
 	return ServerCapabilitiesMonikerProvider{
-		kind:  ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions,
-		value: v,
+		kind:                        ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions,
+		vMonikerRegistrationOptions: &v,
 	}
 }
 
 // AsMonikerRegistrationOptions returns the MonikerRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesMonikerProvider) AsMonikerRegistrationOptions() (MonikerRegistrationOptions, bool) {
-	v, ok := u.value.(MonikerRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions
+	if u.kind != ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions {
+		var zero MonikerRegistrationOptions
+		return zero, false
+	}
+	return *u.vMonikerRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -7087,7 +7721,15 @@ func (u ServerCapabilitiesMonikerProvider) Kind() ServerCapabilitiesMonikerProvi
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesMonikerProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesMonikerProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesMonikerProviderKindMonikerOptions:
+		return *u.vMonikerOptions
+	case ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions:
+		return *u.vMonikerRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -7097,25 +7739,29 @@ func (u ServerCapabilitiesMonikerProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesMonikerProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesMonikerProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesMonikerProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesMonikerProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesMonikerProviderKindMonikerOptions:
+		return json.MarshalEncode(enc, u.vMonikerOptions)
+	case ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions:
+		return json.MarshalEncode(enc, u.vMonikerRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesMonikerProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesMonikerProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesMonikerProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesMonikerProvider",
-			}
+		*u = ServerCapabilitiesMonikerProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesMonikerProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesMonikerProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesMonikerProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -7134,37 +7780,27 @@ func (u *ServerCapabilitiesMonikerProvider) UnmarshalJSONFrom(dec *jsontext.Deco
 func (u *ServerCapabilitiesMonikerProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesMonikerProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesMonikerProvider",
-			}
+		*u = ServerCapabilitiesMonikerProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesMonikerProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesMonikerProviderBoolean(v)
+		u.kind = ServerCapabilitiesMonikerProviderKindBoolean
 		return nil
 	case 1:
-		var v MonikerOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MonikerOptions",
-				Type: "ServerCapabilitiesMonikerProvider",
-			}
+		*u = ServerCapabilitiesMonikerProvider{}
+		u.vMonikerOptions = new(MonikerOptions)
+		if err := json.Unmarshal(raw, u.vMonikerOptions); err != nil {
+			return fieldError("ServerCapabilitiesMonikerProvider", "MonikerOptions", err)
 		}
-		*u = NewServerCapabilitiesMonikerProviderMonikerOptions(v)
+		u.kind = ServerCapabilitiesMonikerProviderKindMonikerOptions
 		return nil
 	case 2:
-		var v MonikerRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MonikerRegistrationOptions",
-				Type: "ServerCapabilitiesMonikerProvider",
-			}
+		*u = ServerCapabilitiesMonikerProvider{}
+		u.vMonikerRegistrationOptions = new(MonikerRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vMonikerRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesMonikerProvider", "MonikerRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesMonikerProviderMonikerRegistrationOptions(v)
+		u.kind = ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesMonikerProvider", k)
@@ -7187,8 +7823,9 @@ func pickServerCapabilitiesMonikerProvider(raw []byte) int {
 
 // ServerCapabilitiesNotebookDocumentSync is a union: exactly one of NotebookDocumentSyncOptions, NotebookDocumentSyncRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesNotebookDocumentSync struct {
-	kind  ServerCapabilitiesNotebookDocumentSyncKind
-	value any
+	kind                                     ServerCapabilitiesNotebookDocumentSyncKind
+	vNotebookDocumentSyncOptions             *NotebookDocumentSyncOptions
+	vNotebookDocumentSyncRegistrationOptions *NotebookDocumentSyncRegistrationOptions
 }
 
 // ServerCapabilitiesNotebookDocumentSyncKind says which alternative a ServerCapabilitiesNotebookDocumentSync holds.
@@ -7215,29 +7852,35 @@ func (k ServerCapabilitiesNotebookDocumentSyncKind) String() string {
 // NewServerCapabilitiesNotebookDocumentSyncNotebookDocumentSyncOptions returns a ServerCapabilitiesNotebookDocumentSync holding v.
 func NewServerCapabilitiesNotebookDocumentSyncNotebookDocumentSyncOptions(v NotebookDocumentSyncOptions) ServerCapabilitiesNotebookDocumentSync {
 	return ServerCapabilitiesNotebookDocumentSync{
-		kind:  ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions,
-		value: v,
+		kind:                         ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions,
+		vNotebookDocumentSyncOptions: &v,
 	}
 }
 
 // AsNotebookDocumentSyncOptions returns the NotebookDocumentSyncOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesNotebookDocumentSync) AsNotebookDocumentSyncOptions() (NotebookDocumentSyncOptions, bool) {
-	v, ok := u.value.(NotebookDocumentSyncOptions)
-	return v, ok && u.kind == ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions
+	if u.kind != ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions {
+		var zero NotebookDocumentSyncOptions
+		return zero, false
+	}
+	return *u.vNotebookDocumentSyncOptions, true
 }
 
 // NewServerCapabilitiesNotebookDocumentSyncNotebookDocumentSyncRegistrationOptions returns a ServerCapabilitiesNotebookDocumentSync holding v.
 func NewServerCapabilitiesNotebookDocumentSyncNotebookDocumentSyncRegistrationOptions(v NotebookDocumentSyncRegistrationOptions) ServerCapabilitiesNotebookDocumentSync {
 	return ServerCapabilitiesNotebookDocumentSync{
-		kind:  ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions,
-		value: v,
+		kind:                                     ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions,
+		vNotebookDocumentSyncRegistrationOptions: &v,
 	}
 }
 
 // AsNotebookDocumentSyncRegistrationOptions returns the NotebookDocumentSyncRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesNotebookDocumentSync) AsNotebookDocumentSyncRegistrationOptions() (NotebookDocumentSyncRegistrationOptions, bool) {
-	v, ok := u.value.(NotebookDocumentSyncRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions
+	if u.kind != ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions {
+		var zero NotebookDocumentSyncRegistrationOptions
+		return zero, false
+	}
+	return *u.vNotebookDocumentSyncRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -7247,7 +7890,13 @@ func (u ServerCapabilitiesNotebookDocumentSync) Kind() ServerCapabilitiesNoteboo
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesNotebookDocumentSync) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions:
+		return *u.vNotebookDocumentSyncOptions
+	case ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions:
+		return *u.vNotebookDocumentSyncRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -7257,10 +7906,13 @@ func (u ServerCapabilitiesNotebookDocumentSync) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesNotebookDocumentSync) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesNotebookDocumentSyncKindNone {
-		return errors.New("protocol: ServerCapabilitiesNotebookDocumentSync holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions:
+		return json.MarshalEncode(enc, u.vNotebookDocumentSyncOptions)
+	case ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions:
+		return json.MarshalEncode(enc, u.vNotebookDocumentSyncRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesNotebookDocumentSync holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesNotebookDocumentSync, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -7283,26 +7935,20 @@ func (u *ServerCapabilitiesNotebookDocumentSync) UnmarshalJSONFrom(dec *jsontext
 func (u *ServerCapabilitiesNotebookDocumentSync) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesNotebookDocumentSync(raw) {
 	case 0:
-		var v NotebookDocumentSyncOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentSyncOptions",
-				Type: "ServerCapabilitiesNotebookDocumentSync",
-			}
+		*u = ServerCapabilitiesNotebookDocumentSync{}
+		u.vNotebookDocumentSyncOptions = new(NotebookDocumentSyncOptions)
+		if err := json.Unmarshal(raw, u.vNotebookDocumentSyncOptions); err != nil {
+			return fieldError("ServerCapabilitiesNotebookDocumentSync", "NotebookDocumentSyncOptions", err)
 		}
-		*u = NewServerCapabilitiesNotebookDocumentSyncNotebookDocumentSyncOptions(v)
+		u.kind = ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions
 		return nil
 	case 1:
-		var v NotebookDocumentSyncRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentSyncRegistrationOptions",
-				Type: "ServerCapabilitiesNotebookDocumentSync",
-			}
+		*u = ServerCapabilitiesNotebookDocumentSync{}
+		u.vNotebookDocumentSyncRegistrationOptions = new(NotebookDocumentSyncRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vNotebookDocumentSyncRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesNotebookDocumentSync", "NotebookDocumentSyncRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesNotebookDocumentSyncNotebookDocumentSyncRegistrationOptions(v)
+		u.kind = ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesNotebookDocumentSync", k)
@@ -7329,8 +7975,9 @@ func pickServerCapabilitiesNotebookDocumentSync(raw []byte) int {
 
 // ServerCapabilitiesReferencesProvider is a union: exactly one of Boolean, ReferenceOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesReferencesProvider struct {
-	kind  ServerCapabilitiesReferencesProviderKind
-	value any
+	kind              ServerCapabilitiesReferencesProviderKind
+	vBoolean          bool
+	vReferenceOptions *ReferenceOptions
 }
 
 // ServerCapabilitiesReferencesProviderKind says which alternative a ServerCapabilitiesReferencesProvider holds.
@@ -7357,29 +8004,35 @@ func (k ServerCapabilitiesReferencesProviderKind) String() string {
 // NewServerCapabilitiesReferencesProviderBoolean returns a ServerCapabilitiesReferencesProvider holding v.
 func NewServerCapabilitiesReferencesProviderBoolean(v bool) ServerCapabilitiesReferencesProvider {
 	return ServerCapabilitiesReferencesProvider{
-		kind:  ServerCapabilitiesReferencesProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesReferencesProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesReferencesProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesReferencesProviderKindBoolean
+	if u.kind != ServerCapabilitiesReferencesProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesReferencesProviderReferenceOptions returns a ServerCapabilitiesReferencesProvider holding v.
 func NewServerCapabilitiesReferencesProviderReferenceOptions(v ReferenceOptions) ServerCapabilitiesReferencesProvider {
 	return ServerCapabilitiesReferencesProvider{
-		kind:  ServerCapabilitiesReferencesProviderKindReferenceOptions,
-		value: v,
+		kind:              ServerCapabilitiesReferencesProviderKindReferenceOptions,
+		vReferenceOptions: &v,
 	}
 }
 
 // AsReferenceOptions returns the ReferenceOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesReferencesProvider) AsReferenceOptions() (ReferenceOptions, bool) {
-	v, ok := u.value.(ReferenceOptions)
-	return v, ok && u.kind == ServerCapabilitiesReferencesProviderKindReferenceOptions
+	if u.kind != ServerCapabilitiesReferencesProviderKindReferenceOptions {
+		var zero ReferenceOptions
+		return zero, false
+	}
+	return *u.vReferenceOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -7389,7 +8042,13 @@ func (u ServerCapabilitiesReferencesProvider) Kind() ServerCapabilitiesReference
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesReferencesProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesReferencesProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesReferencesProviderKindReferenceOptions:
+		return *u.vReferenceOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -7399,36 +8058,37 @@ func (u ServerCapabilitiesReferencesProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesReferencesProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesReferencesProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesReferencesProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesReferencesProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesReferencesProviderKindReferenceOptions:
+		return json.MarshalEncode(enc, u.vReferenceOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesReferencesProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesReferencesProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesReferencesProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesReferencesProvider",
-			}
+		*u = ServerCapabilitiesReferencesProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesReferencesProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesReferencesProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesReferencesProviderKindBoolean
 		return nil
 	case '{':
-		var v ReferenceOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as ReferenceOptions",
-				Type: "ServerCapabilitiesReferencesProvider",
-			}
+		*u = ServerCapabilitiesReferencesProvider{}
+		var err error
+		u.vReferenceOptions = new(ReferenceOptions)
+		err = (*u.vReferenceOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesReferencesProvider", "ReferenceOptions", err)
 		}
-		*u = NewServerCapabilitiesReferencesProviderReferenceOptions(v)
+		u.kind = ServerCapabilitiesReferencesProviderKindReferenceOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -7440,8 +8100,9 @@ func (u *ServerCapabilitiesReferencesProvider) UnmarshalJSONFrom(dec *jsontext.D
 
 // ServerCapabilitiesRenameProvider is a union: exactly one of Boolean, RenameOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesRenameProvider struct {
-	kind  ServerCapabilitiesRenameProviderKind
-	value any
+	kind           ServerCapabilitiesRenameProviderKind
+	vBoolean       bool
+	vRenameOptions *RenameOptions
 }
 
 // ServerCapabilitiesRenameProviderKind says which alternative a ServerCapabilitiesRenameProvider holds.
@@ -7468,29 +8129,35 @@ func (k ServerCapabilitiesRenameProviderKind) String() string {
 // NewServerCapabilitiesRenameProviderBoolean returns a ServerCapabilitiesRenameProvider holding v.
 func NewServerCapabilitiesRenameProviderBoolean(v bool) ServerCapabilitiesRenameProvider {
 	return ServerCapabilitiesRenameProvider{
-		kind:  ServerCapabilitiesRenameProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesRenameProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesRenameProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesRenameProviderKindBoolean
+	if u.kind != ServerCapabilitiesRenameProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesRenameProviderRenameOptions returns a ServerCapabilitiesRenameProvider holding v.
 func NewServerCapabilitiesRenameProviderRenameOptions(v RenameOptions) ServerCapabilitiesRenameProvider {
 	return ServerCapabilitiesRenameProvider{
-		kind:  ServerCapabilitiesRenameProviderKindRenameOptions,
-		value: v,
+		kind:           ServerCapabilitiesRenameProviderKindRenameOptions,
+		vRenameOptions: &v,
 	}
 }
 
 // AsRenameOptions returns the RenameOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesRenameProvider) AsRenameOptions() (RenameOptions, bool) {
-	v, ok := u.value.(RenameOptions)
-	return v, ok && u.kind == ServerCapabilitiesRenameProviderKindRenameOptions
+	if u.kind != ServerCapabilitiesRenameProviderKindRenameOptions {
+		var zero RenameOptions
+		return zero, false
+	}
+	return *u.vRenameOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -7500,7 +8167,13 @@ func (u ServerCapabilitiesRenameProvider) Kind() ServerCapabilitiesRenameProvide
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesRenameProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesRenameProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesRenameProviderKindRenameOptions:
+		return *u.vRenameOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -7510,36 +8183,37 @@ func (u ServerCapabilitiesRenameProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesRenameProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesRenameProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesRenameProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesRenameProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesRenameProviderKindRenameOptions:
+		return json.MarshalEncode(enc, u.vRenameOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesRenameProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesRenameProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesRenameProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesRenameProvider",
-			}
+		*u = ServerCapabilitiesRenameProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesRenameProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesRenameProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesRenameProviderKindBoolean
 		return nil
 	case '{':
-		var v RenameOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as RenameOptions",
-				Type: "ServerCapabilitiesRenameProvider",
-			}
+		*u = ServerCapabilitiesRenameProvider{}
+		var err error
+		u.vRenameOptions = new(RenameOptions)
+		err = (*u.vRenameOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesRenameProvider", "RenameOptions", err)
 		}
-		*u = NewServerCapabilitiesRenameProviderRenameOptions(v)
+		u.kind = ServerCapabilitiesRenameProviderKindRenameOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -7551,8 +8225,10 @@ func (u *ServerCapabilitiesRenameProvider) UnmarshalJSONFrom(dec *jsontext.Decod
 
 // ServerCapabilitiesSelectionRangeProvider is a union: exactly one of Boolean, SelectionRangeOptions, SelectionRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesSelectionRangeProvider struct {
-	kind  ServerCapabilitiesSelectionRangeProviderKind
-	value any
+	kind                               ServerCapabilitiesSelectionRangeProviderKind
+	vBoolean                           bool
+	vSelectionRangeOptions             *SelectionRangeOptions
+	vSelectionRangeRegistrationOptions *SelectionRangeRegistrationOptions
 }
 
 // ServerCapabilitiesSelectionRangeProviderKind says which alternative a ServerCapabilitiesSelectionRangeProvider holds.
@@ -7582,43 +8258,52 @@ func (k ServerCapabilitiesSelectionRangeProviderKind) String() string {
 // NewServerCapabilitiesSelectionRangeProviderBoolean returns a ServerCapabilitiesSelectionRangeProvider holding v.
 func NewServerCapabilitiesSelectionRangeProviderBoolean(v bool) ServerCapabilitiesSelectionRangeProvider {
 	return ServerCapabilitiesSelectionRangeProvider{
-		kind:  ServerCapabilitiesSelectionRangeProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesSelectionRangeProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesSelectionRangeProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesSelectionRangeProviderKindBoolean
+	if u.kind != ServerCapabilitiesSelectionRangeProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesSelectionRangeProviderSelectionRangeOptions returns a ServerCapabilitiesSelectionRangeProvider holding v.
 func NewServerCapabilitiesSelectionRangeProviderSelectionRangeOptions(v SelectionRangeOptions) ServerCapabilitiesSelectionRangeProvider {
 	return ServerCapabilitiesSelectionRangeProvider{
-		kind:  ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions,
-		value: v,
+		kind:                   ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions,
+		vSelectionRangeOptions: &v,
 	}
 }
 
 // AsSelectionRangeOptions returns the SelectionRangeOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesSelectionRangeProvider) AsSelectionRangeOptions() (SelectionRangeOptions, bool) {
-	v, ok := u.value.(SelectionRangeOptions)
-	return v, ok && u.kind == ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions
+	if u.kind != ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions {
+		var zero SelectionRangeOptions
+		return zero, false
+	}
+	return *u.vSelectionRangeOptions, true
 }
 
 // NewServerCapabilitiesSelectionRangeProviderSelectionRangeRegistrationOptions returns a ServerCapabilitiesSelectionRangeProvider holding v.
 func NewServerCapabilitiesSelectionRangeProviderSelectionRangeRegistrationOptions(v SelectionRangeRegistrationOptions) ServerCapabilitiesSelectionRangeProvider {
 	return ServerCapabilitiesSelectionRangeProvider{
-		kind:  ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions,
-		value: v,
+		kind:                               ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions,
+		vSelectionRangeRegistrationOptions: &v,
 	}
 }
 
 // AsSelectionRangeRegistrationOptions returns the SelectionRangeRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesSelectionRangeProvider) AsSelectionRangeRegistrationOptions() (SelectionRangeRegistrationOptions, bool) {
-	v, ok := u.value.(SelectionRangeRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions
+	if u.kind != ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions {
+		var zero SelectionRangeRegistrationOptions
+		return zero, false
+	}
+	return *u.vSelectionRangeRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -7628,7 +8313,15 @@ func (u ServerCapabilitiesSelectionRangeProvider) Kind() ServerCapabilitiesSelec
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesSelectionRangeProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesSelectionRangeProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions:
+		return *u.vSelectionRangeOptions
+	case ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions:
+		return *u.vSelectionRangeRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -7638,25 +8331,29 @@ func (u ServerCapabilitiesSelectionRangeProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesSelectionRangeProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesSelectionRangeProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesSelectionRangeProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesSelectionRangeProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions:
+		return json.MarshalEncode(enc, u.vSelectionRangeOptions)
+	case ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions:
+		return json.MarshalEncode(enc, u.vSelectionRangeRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesSelectionRangeProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesSelectionRangeProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesSelectionRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesSelectionRangeProvider",
-			}
+		*u = ServerCapabilitiesSelectionRangeProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesSelectionRangeProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesSelectionRangeProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesSelectionRangeProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -7675,37 +8372,27 @@ func (u *ServerCapabilitiesSelectionRangeProvider) UnmarshalJSONFrom(dec *jsonte
 func (u *ServerCapabilitiesSelectionRangeProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesSelectionRangeProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesSelectionRangeProvider",
-			}
+		*u = ServerCapabilitiesSelectionRangeProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesSelectionRangeProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesSelectionRangeProviderBoolean(v)
+		u.kind = ServerCapabilitiesSelectionRangeProviderKindBoolean
 		return nil
 	case 1:
-		var v SelectionRangeOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SelectionRangeOptions",
-				Type: "ServerCapabilitiesSelectionRangeProvider",
-			}
+		*u = ServerCapabilitiesSelectionRangeProvider{}
+		u.vSelectionRangeOptions = new(SelectionRangeOptions)
+		if err := json.Unmarshal(raw, u.vSelectionRangeOptions); err != nil {
+			return fieldError("ServerCapabilitiesSelectionRangeProvider", "SelectionRangeOptions", err)
 		}
-		*u = NewServerCapabilitiesSelectionRangeProviderSelectionRangeOptions(v)
+		u.kind = ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions
 		return nil
 	case 2:
-		var v SelectionRangeRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SelectionRangeRegistrationOptions",
-				Type: "ServerCapabilitiesSelectionRangeProvider",
-			}
+		*u = ServerCapabilitiesSelectionRangeProvider{}
+		u.vSelectionRangeRegistrationOptions = new(SelectionRangeRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vSelectionRangeRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesSelectionRangeProvider", "SelectionRangeRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesSelectionRangeProviderSelectionRangeRegistrationOptions(v)
+		u.kind = ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesSelectionRangeProvider", k)
@@ -7728,8 +8415,9 @@ func pickServerCapabilitiesSelectionRangeProvider(raw []byte) int {
 
 // ServerCapabilitiesSemanticTokensProvider is a union: exactly one of SemanticTokensOptions, SemanticTokensRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesSemanticTokensProvider struct {
-	kind  ServerCapabilitiesSemanticTokensProviderKind
-	value any
+	kind                               ServerCapabilitiesSemanticTokensProviderKind
+	vSemanticTokensOptions             *SemanticTokensOptions
+	vSemanticTokensRegistrationOptions *SemanticTokensRegistrationOptions
 }
 
 // ServerCapabilitiesSemanticTokensProviderKind says which alternative a ServerCapabilitiesSemanticTokensProvider holds.
@@ -7756,29 +8444,35 @@ func (k ServerCapabilitiesSemanticTokensProviderKind) String() string {
 // NewServerCapabilitiesSemanticTokensProviderSemanticTokensOptions returns a ServerCapabilitiesSemanticTokensProvider holding v.
 func NewServerCapabilitiesSemanticTokensProviderSemanticTokensOptions(v SemanticTokensOptions) ServerCapabilitiesSemanticTokensProvider {
 	return ServerCapabilitiesSemanticTokensProvider{
-		kind:  ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions,
-		value: v,
+		kind:                   ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions,
+		vSemanticTokensOptions: &v,
 	}
 }
 
 // AsSemanticTokensOptions returns the SemanticTokensOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesSemanticTokensProvider) AsSemanticTokensOptions() (SemanticTokensOptions, bool) {
-	v, ok := u.value.(SemanticTokensOptions)
-	return v, ok && u.kind == ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions
+	if u.kind != ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions {
+		var zero SemanticTokensOptions
+		return zero, false
+	}
+	return *u.vSemanticTokensOptions, true
 }
 
 // NewServerCapabilitiesSemanticTokensProviderSemanticTokensRegistrationOptions returns a ServerCapabilitiesSemanticTokensProvider holding v.
 func NewServerCapabilitiesSemanticTokensProviderSemanticTokensRegistrationOptions(v SemanticTokensRegistrationOptions) ServerCapabilitiesSemanticTokensProvider {
 	return ServerCapabilitiesSemanticTokensProvider{
-		kind:  ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions,
-		value: v,
+		kind:                               ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions,
+		vSemanticTokensRegistrationOptions: &v,
 	}
 }
 
 // AsSemanticTokensRegistrationOptions returns the SemanticTokensRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesSemanticTokensProvider) AsSemanticTokensRegistrationOptions() (SemanticTokensRegistrationOptions, bool) {
-	v, ok := u.value.(SemanticTokensRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions
+	if u.kind != ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions {
+		var zero SemanticTokensRegistrationOptions
+		return zero, false
+	}
+	return *u.vSemanticTokensRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -7788,7 +8482,13 @@ func (u ServerCapabilitiesSemanticTokensProvider) Kind() ServerCapabilitiesSeman
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesSemanticTokensProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions:
+		return *u.vSemanticTokensOptions
+	case ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions:
+		return *u.vSemanticTokensRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -7798,10 +8498,13 @@ func (u ServerCapabilitiesSemanticTokensProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesSemanticTokensProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesSemanticTokensProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesSemanticTokensProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions:
+		return json.MarshalEncode(enc, u.vSemanticTokensOptions)
+	case ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions:
+		return json.MarshalEncode(enc, u.vSemanticTokensRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesSemanticTokensProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesSemanticTokensProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -7824,26 +8527,20 @@ func (u *ServerCapabilitiesSemanticTokensProvider) UnmarshalJSONFrom(dec *jsonte
 func (u *ServerCapabilitiesSemanticTokensProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesSemanticTokensProvider(raw) {
 	case 0:
-		var v SemanticTokensOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SemanticTokensOptions",
-				Type: "ServerCapabilitiesSemanticTokensProvider",
-			}
+		*u = ServerCapabilitiesSemanticTokensProvider{}
+		u.vSemanticTokensOptions = new(SemanticTokensOptions)
+		if err := json.Unmarshal(raw, u.vSemanticTokensOptions); err != nil {
+			return fieldError("ServerCapabilitiesSemanticTokensProvider", "SemanticTokensOptions", err)
 		}
-		*u = NewServerCapabilitiesSemanticTokensProviderSemanticTokensOptions(v)
+		u.kind = ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions
 		return nil
 	case 1:
-		var v SemanticTokensRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SemanticTokensRegistrationOptions",
-				Type: "ServerCapabilitiesSemanticTokensProvider",
-			}
+		*u = ServerCapabilitiesSemanticTokensProvider{}
+		u.vSemanticTokensRegistrationOptions = new(SemanticTokensRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vSemanticTokensRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesSemanticTokensProvider", "SemanticTokensRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesSemanticTokensProviderSemanticTokensRegistrationOptions(v)
+		u.kind = ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesSemanticTokensProvider", k)
@@ -7864,8 +8561,9 @@ func pickServerCapabilitiesSemanticTokensProvider(raw []byte) int {
 
 // ServerCapabilitiesTextDocumentSync is a union: exactly one of TextDocumentSyncOptions, TextDocumentSyncKind. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesTextDocumentSync struct {
-	kind  ServerCapabilitiesTextDocumentSyncKind
-	value any
+	kind                     ServerCapabilitiesTextDocumentSyncKind
+	vTextDocumentSyncOptions *TextDocumentSyncOptions
+	vTextDocumentSyncKind    TextDocumentSyncKind
 }
 
 // ServerCapabilitiesTextDocumentSyncKind says which alternative a ServerCapabilitiesTextDocumentSync holds.
@@ -7892,29 +8590,35 @@ func (k ServerCapabilitiesTextDocumentSyncKind) String() string {
 // NewServerCapabilitiesTextDocumentSyncTextDocumentSyncOptions returns a ServerCapabilitiesTextDocumentSync holding v.
 func NewServerCapabilitiesTextDocumentSyncTextDocumentSyncOptions(v TextDocumentSyncOptions) ServerCapabilitiesTextDocumentSync {
 	return ServerCapabilitiesTextDocumentSync{
-		kind:  ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions,
-		value: v,
+		kind:                     ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions,
+		vTextDocumentSyncOptions: &v,
 	}
 }
 
 // AsTextDocumentSyncOptions returns the TextDocumentSyncOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTextDocumentSync) AsTextDocumentSyncOptions() (TextDocumentSyncOptions, bool) {
-	v, ok := u.value.(TextDocumentSyncOptions)
-	return v, ok && u.kind == ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions
+	if u.kind != ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions {
+		var zero TextDocumentSyncOptions
+		return zero, false
+	}
+	return *u.vTextDocumentSyncOptions, true
 }
 
 // NewServerCapabilitiesTextDocumentSyncTextDocumentSyncKind returns a ServerCapabilitiesTextDocumentSync holding v.
 func NewServerCapabilitiesTextDocumentSyncTextDocumentSyncKind(v TextDocumentSyncKind) ServerCapabilitiesTextDocumentSync {
 	return ServerCapabilitiesTextDocumentSync{
-		kind:  ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind,
-		value: v,
+		kind:                  ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind,
+		vTextDocumentSyncKind: v,
 	}
 }
 
 // AsTextDocumentSyncKind returns the TextDocumentSyncKind alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTextDocumentSync) AsTextDocumentSyncKind() (TextDocumentSyncKind, bool) {
-	v, ok := u.value.(TextDocumentSyncKind)
-	return v, ok && u.kind == ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind
+	if u.kind != ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind {
+		var zero TextDocumentSyncKind
+		return zero, false
+	}
+	return u.vTextDocumentSyncKind, true
 }
 
 // Kind says which alternative u holds.
@@ -7924,7 +8628,13 @@ func (u ServerCapabilitiesTextDocumentSync) Kind() ServerCapabilitiesTextDocumen
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesTextDocumentSync) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions:
+		return *u.vTextDocumentSyncOptions
+	case ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind:
+		return u.vTextDocumentSyncKind
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -7934,36 +8644,36 @@ func (u ServerCapabilitiesTextDocumentSync) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesTextDocumentSync) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesTextDocumentSyncKindNone {
-		return errors.New("protocol: ServerCapabilitiesTextDocumentSync holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions:
+		return json.MarshalEncode(enc, u.vTextDocumentSyncOptions)
+	case ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind:
+		return json.MarshalEncode(enc, u.vTextDocumentSyncKind)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesTextDocumentSync holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesTextDocumentSync, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesTextDocumentSync) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '0':
-		var v TextDocumentSyncKind
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentSyncKind",
-				Type: "ServerCapabilitiesTextDocumentSync",
-			}
+		*u = ServerCapabilitiesTextDocumentSync{}
+		var err error
+		err = u.vTextDocumentSyncKind.UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesTextDocumentSync", "TextDocumentSyncKind", err)
 		}
-		*u = NewServerCapabilitiesTextDocumentSyncTextDocumentSyncKind(v)
+		u.kind = ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind
 		return nil
 	case '{':
-		var v TextDocumentSyncOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentSyncOptions",
-				Type: "ServerCapabilitiesTextDocumentSync",
-			}
+		*u = ServerCapabilitiesTextDocumentSync{}
+		var err error
+		u.vTextDocumentSyncOptions = new(TextDocumentSyncOptions)
+		err = (*u.vTextDocumentSyncOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesTextDocumentSync", "TextDocumentSyncOptions", err)
 		}
-		*u = NewServerCapabilitiesTextDocumentSyncTextDocumentSyncOptions(v)
+		u.kind = ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -7975,8 +8685,10 @@ func (u *ServerCapabilitiesTextDocumentSync) UnmarshalJSONFrom(dec *jsontext.Dec
 
 // ServerCapabilitiesTypeDefinitionProvider is a union: exactly one of Boolean, TypeDefinitionOptions, TypeDefinitionRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesTypeDefinitionProvider struct {
-	kind  ServerCapabilitiesTypeDefinitionProviderKind
-	value any
+	kind                               ServerCapabilitiesTypeDefinitionProviderKind
+	vBoolean                           bool
+	vTypeDefinitionOptions             *TypeDefinitionOptions
+	vTypeDefinitionRegistrationOptions *TypeDefinitionRegistrationOptions
 }
 
 // ServerCapabilitiesTypeDefinitionProviderKind says which alternative a ServerCapabilitiesTypeDefinitionProvider holds.
@@ -8006,43 +8718,52 @@ func (k ServerCapabilitiesTypeDefinitionProviderKind) String() string {
 // NewServerCapabilitiesTypeDefinitionProviderBoolean returns a ServerCapabilitiesTypeDefinitionProvider holding v.
 func NewServerCapabilitiesTypeDefinitionProviderBoolean(v bool) ServerCapabilitiesTypeDefinitionProvider {
 	return ServerCapabilitiesTypeDefinitionProvider{
-		kind:  ServerCapabilitiesTypeDefinitionProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesTypeDefinitionProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTypeDefinitionProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesTypeDefinitionProviderKindBoolean
+	if u.kind != ServerCapabilitiesTypeDefinitionProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesTypeDefinitionProviderTypeDefinitionOptions returns a ServerCapabilitiesTypeDefinitionProvider holding v.
 func NewServerCapabilitiesTypeDefinitionProviderTypeDefinitionOptions(v TypeDefinitionOptions) ServerCapabilitiesTypeDefinitionProvider {
 	return ServerCapabilitiesTypeDefinitionProvider{
-		kind:  ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions,
-		value: v,
+		kind:                   ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions,
+		vTypeDefinitionOptions: &v,
 	}
 }
 
 // AsTypeDefinitionOptions returns the TypeDefinitionOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTypeDefinitionProvider) AsTypeDefinitionOptions() (TypeDefinitionOptions, bool) {
-	v, ok := u.value.(TypeDefinitionOptions)
-	return v, ok && u.kind == ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions
+	if u.kind != ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions {
+		var zero TypeDefinitionOptions
+		return zero, false
+	}
+	return *u.vTypeDefinitionOptions, true
 }
 
 // NewServerCapabilitiesTypeDefinitionProviderTypeDefinitionRegistrationOptions returns a ServerCapabilitiesTypeDefinitionProvider holding v.
 func NewServerCapabilitiesTypeDefinitionProviderTypeDefinitionRegistrationOptions(v TypeDefinitionRegistrationOptions) ServerCapabilitiesTypeDefinitionProvider {
 	return ServerCapabilitiesTypeDefinitionProvider{
-		kind:  ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions,
-		value: v,
+		kind:                               ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions,
+		vTypeDefinitionRegistrationOptions: &v,
 	}
 }
 
 // AsTypeDefinitionRegistrationOptions returns the TypeDefinitionRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTypeDefinitionProvider) AsTypeDefinitionRegistrationOptions() (TypeDefinitionRegistrationOptions, bool) {
-	v, ok := u.value.(TypeDefinitionRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions
+	if u.kind != ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions {
+		var zero TypeDefinitionRegistrationOptions
+		return zero, false
+	}
+	return *u.vTypeDefinitionRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -8052,7 +8773,15 @@ func (u ServerCapabilitiesTypeDefinitionProvider) Kind() ServerCapabilitiesTypeD
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesTypeDefinitionProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesTypeDefinitionProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions:
+		return *u.vTypeDefinitionOptions
+	case ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions:
+		return *u.vTypeDefinitionRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -8062,25 +8791,29 @@ func (u ServerCapabilitiesTypeDefinitionProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesTypeDefinitionProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesTypeDefinitionProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesTypeDefinitionProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesTypeDefinitionProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions:
+		return json.MarshalEncode(enc, u.vTypeDefinitionOptions)
+	case ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions:
+		return json.MarshalEncode(enc, u.vTypeDefinitionRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesTypeDefinitionProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesTypeDefinitionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesTypeDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesTypeDefinitionProvider",
-			}
+		*u = ServerCapabilitiesTypeDefinitionProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesTypeDefinitionProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesTypeDefinitionProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -8099,37 +8832,27 @@ func (u *ServerCapabilitiesTypeDefinitionProvider) UnmarshalJSONFrom(dec *jsonte
 func (u *ServerCapabilitiesTypeDefinitionProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesTypeDefinitionProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesTypeDefinitionProvider",
-			}
+		*u = ServerCapabilitiesTypeDefinitionProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesTypeDefinitionProviderBoolean(v)
+		u.kind = ServerCapabilitiesTypeDefinitionProviderKindBoolean
 		return nil
 	case 1:
-		var v TypeDefinitionOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TypeDefinitionOptions",
-				Type: "ServerCapabilitiesTypeDefinitionProvider",
-			}
+		*u = ServerCapabilitiesTypeDefinitionProvider{}
+		u.vTypeDefinitionOptions = new(TypeDefinitionOptions)
+		if err := json.Unmarshal(raw, u.vTypeDefinitionOptions); err != nil {
+			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "TypeDefinitionOptions", err)
 		}
-		*u = NewServerCapabilitiesTypeDefinitionProviderTypeDefinitionOptions(v)
+		u.kind = ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions
 		return nil
 	case 2:
-		var v TypeDefinitionRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TypeDefinitionRegistrationOptions",
-				Type: "ServerCapabilitiesTypeDefinitionProvider",
-			}
+		*u = ServerCapabilitiesTypeDefinitionProvider{}
+		u.vTypeDefinitionRegistrationOptions = new(TypeDefinitionRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vTypeDefinitionRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "TypeDefinitionRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesTypeDefinitionProviderTypeDefinitionRegistrationOptions(v)
+		u.kind = ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesTypeDefinitionProvider", k)
@@ -8152,8 +8875,10 @@ func pickServerCapabilitiesTypeDefinitionProvider(raw []byte) int {
 
 // ServerCapabilitiesTypeHierarchyProvider is a union: exactly one of Boolean, TypeHierarchyOptions, TypeHierarchyRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesTypeHierarchyProvider struct {
-	kind  ServerCapabilitiesTypeHierarchyProviderKind
-	value any
+	kind                              ServerCapabilitiesTypeHierarchyProviderKind
+	vBoolean                          bool
+	vTypeHierarchyOptions             *TypeHierarchyOptions
+	vTypeHierarchyRegistrationOptions *TypeHierarchyRegistrationOptions
 }
 
 // ServerCapabilitiesTypeHierarchyProviderKind says which alternative a ServerCapabilitiesTypeHierarchyProvider holds.
@@ -8183,43 +8908,52 @@ func (k ServerCapabilitiesTypeHierarchyProviderKind) String() string {
 // NewServerCapabilitiesTypeHierarchyProviderBoolean returns a ServerCapabilitiesTypeHierarchyProvider holding v.
 func NewServerCapabilitiesTypeHierarchyProviderBoolean(v bool) ServerCapabilitiesTypeHierarchyProvider {
 	return ServerCapabilitiesTypeHierarchyProvider{
-		kind:  ServerCapabilitiesTypeHierarchyProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesTypeHierarchyProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTypeHierarchyProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesTypeHierarchyProviderKindBoolean
+	if u.kind != ServerCapabilitiesTypeHierarchyProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesTypeHierarchyProviderTypeHierarchyOptions returns a ServerCapabilitiesTypeHierarchyProvider holding v.
 func NewServerCapabilitiesTypeHierarchyProviderTypeHierarchyOptions(v TypeHierarchyOptions) ServerCapabilitiesTypeHierarchyProvider {
 	return ServerCapabilitiesTypeHierarchyProvider{
-		kind:  ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions,
-		value: v,
+		kind:                  ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions,
+		vTypeHierarchyOptions: &v,
 	}
 }
 
 // AsTypeHierarchyOptions returns the TypeHierarchyOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTypeHierarchyProvider) AsTypeHierarchyOptions() (TypeHierarchyOptions, bool) {
-	v, ok := u.value.(TypeHierarchyOptions)
-	return v, ok && u.kind == ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions
+	if u.kind != ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions {
+		var zero TypeHierarchyOptions
+		return zero, false
+	}
+	return *u.vTypeHierarchyOptions, true
 }
 
 // NewServerCapabilitiesTypeHierarchyProviderTypeHierarchyRegistrationOptions returns a ServerCapabilitiesTypeHierarchyProvider holding v.
 func NewServerCapabilitiesTypeHierarchyProviderTypeHierarchyRegistrationOptions(v TypeHierarchyRegistrationOptions) ServerCapabilitiesTypeHierarchyProvider {
 	return ServerCapabilitiesTypeHierarchyProvider{
-		kind:  ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions,
-		value: v,
+		kind:                              ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions,
+		vTypeHierarchyRegistrationOptions: &v,
 	}
 }
 
 // AsTypeHierarchyRegistrationOptions returns the TypeHierarchyRegistrationOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesTypeHierarchyProvider) AsTypeHierarchyRegistrationOptions() (TypeHierarchyRegistrationOptions, bool) {
-	v, ok := u.value.(TypeHierarchyRegistrationOptions)
-	return v, ok && u.kind == ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions
+	if u.kind != ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions {
+		var zero TypeHierarchyRegistrationOptions
+		return zero, false
+	}
+	return *u.vTypeHierarchyRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -8229,7 +8963,15 @@ func (u ServerCapabilitiesTypeHierarchyProvider) Kind() ServerCapabilitiesTypeHi
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesTypeHierarchyProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesTypeHierarchyProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions:
+		return *u.vTypeHierarchyOptions
+	case ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions:
+		return *u.vTypeHierarchyRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -8239,25 +8981,29 @@ func (u ServerCapabilitiesTypeHierarchyProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesTypeHierarchyProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesTypeHierarchyProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesTypeHierarchyProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesTypeHierarchyProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions:
+		return json.MarshalEncode(enc, u.vTypeHierarchyOptions)
+	case ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions:
+		return json.MarshalEncode(enc, u.vTypeHierarchyRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesTypeHierarchyProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesTypeHierarchyProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesTypeHierarchyProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesTypeHierarchyProvider",
-			}
+		*u = ServerCapabilitiesTypeHierarchyProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesTypeHierarchyProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesTypeHierarchyProviderKindBoolean
 		return nil
 	case '{':
 		raw, err := dec.ReadValue()
@@ -8276,37 +9022,27 @@ func (u *ServerCapabilitiesTypeHierarchyProvider) UnmarshalJSONFrom(dec *jsontex
 func (u *ServerCapabilitiesTypeHierarchyProvider) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickServerCapabilitiesTypeHierarchyProvider(raw) {
 	case 0:
-		var v bool
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesTypeHierarchyProvider",
-			}
+		*u = ServerCapabilitiesTypeHierarchyProvider{}
+		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesTypeHierarchyProviderBoolean(v)
+		u.kind = ServerCapabilitiesTypeHierarchyProviderKindBoolean
 		return nil
 	case 1:
-		var v TypeHierarchyOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TypeHierarchyOptions",
-				Type: "ServerCapabilitiesTypeHierarchyProvider",
-			}
+		*u = ServerCapabilitiesTypeHierarchyProvider{}
+		u.vTypeHierarchyOptions = new(TypeHierarchyOptions)
+		if err := json.Unmarshal(raw, u.vTypeHierarchyOptions); err != nil {
+			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "TypeHierarchyOptions", err)
 		}
-		*u = NewServerCapabilitiesTypeHierarchyProviderTypeHierarchyOptions(v)
+		u.kind = ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions
 		return nil
 	case 2:
-		var v TypeHierarchyRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TypeHierarchyRegistrationOptions",
-				Type: "ServerCapabilitiesTypeHierarchyProvider",
-			}
+		*u = ServerCapabilitiesTypeHierarchyProvider{}
+		u.vTypeHierarchyRegistrationOptions = new(TypeHierarchyRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vTypeHierarchyRegistrationOptions); err != nil {
+			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "TypeHierarchyRegistrationOptions", err)
 		}
-		*u = NewServerCapabilitiesTypeHierarchyProviderTypeHierarchyRegistrationOptions(v)
+		u.kind = ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions
 		return nil
 	}
 	return unionMismatch("ServerCapabilitiesTypeHierarchyProvider", k)
@@ -8329,8 +9065,9 @@ func pickServerCapabilitiesTypeHierarchyProvider(raw []byte) int {
 
 // ServerCapabilitiesWorkspaceSymbolProvider is a union: exactly one of Boolean, WorkspaceSymbolOptions. The zero value holds none; it is valid only for an absent optional property.
 type ServerCapabilitiesWorkspaceSymbolProvider struct {
-	kind  ServerCapabilitiesWorkspaceSymbolProviderKind
-	value any
+	kind                    ServerCapabilitiesWorkspaceSymbolProviderKind
+	vBoolean                bool
+	vWorkspaceSymbolOptions *WorkspaceSymbolOptions
 }
 
 // ServerCapabilitiesWorkspaceSymbolProviderKind says which alternative a ServerCapabilitiesWorkspaceSymbolProvider holds.
@@ -8357,29 +9094,35 @@ func (k ServerCapabilitiesWorkspaceSymbolProviderKind) String() string {
 // NewServerCapabilitiesWorkspaceSymbolProviderBoolean returns a ServerCapabilitiesWorkspaceSymbolProvider holding v.
 func NewServerCapabilitiesWorkspaceSymbolProviderBoolean(v bool) ServerCapabilitiesWorkspaceSymbolProvider {
 	return ServerCapabilitiesWorkspaceSymbolProvider{
-		kind:  ServerCapabilitiesWorkspaceSymbolProviderKindBoolean,
-		value: v,
+		kind:     ServerCapabilitiesWorkspaceSymbolProviderKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u ServerCapabilitiesWorkspaceSymbolProvider) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == ServerCapabilitiesWorkspaceSymbolProviderKindBoolean
+	if u.kind != ServerCapabilitiesWorkspaceSymbolProviderKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewServerCapabilitiesWorkspaceSymbolProviderWorkspaceSymbolOptions returns a ServerCapabilitiesWorkspaceSymbolProvider holding v.
 func NewServerCapabilitiesWorkspaceSymbolProviderWorkspaceSymbolOptions(v WorkspaceSymbolOptions) ServerCapabilitiesWorkspaceSymbolProvider {
 	return ServerCapabilitiesWorkspaceSymbolProvider{
-		kind:  ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions,
-		value: v,
+		kind:                    ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions,
+		vWorkspaceSymbolOptions: &v,
 	}
 }
 
 // AsWorkspaceSymbolOptions returns the WorkspaceSymbolOptions alternative and true, or false if u holds another.
 func (u ServerCapabilitiesWorkspaceSymbolProvider) AsWorkspaceSymbolOptions() (WorkspaceSymbolOptions, bool) {
-	v, ok := u.value.(WorkspaceSymbolOptions)
-	return v, ok && u.kind == ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions
+	if u.kind != ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions {
+		var zero WorkspaceSymbolOptions
+		return zero, false
+	}
+	return *u.vWorkspaceSymbolOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -8389,7 +9132,13 @@ func (u ServerCapabilitiesWorkspaceSymbolProvider) Kind() ServerCapabilitiesWork
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u ServerCapabilitiesWorkspaceSymbolProvider) Value() any {
-	return u.value
+	switch u.kind {
+	case ServerCapabilitiesWorkspaceSymbolProviderKindBoolean:
+		return u.vBoolean
+	case ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions:
+		return *u.vWorkspaceSymbolOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -8399,36 +9148,37 @@ func (u ServerCapabilitiesWorkspaceSymbolProvider) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u ServerCapabilitiesWorkspaceSymbolProvider) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == ServerCapabilitiesWorkspaceSymbolProviderKindNone {
-		return errors.New("protocol: ServerCapabilitiesWorkspaceSymbolProvider holds no alternative")
+	switch u.kind {
+	case ServerCapabilitiesWorkspaceSymbolProviderKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions:
+		return json.MarshalEncode(enc, u.vWorkspaceSymbolOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: ServerCapabilitiesWorkspaceSymbolProvider holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a ServerCapabilitiesWorkspaceSymbolProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *ServerCapabilitiesWorkspaceSymbolProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "ServerCapabilitiesWorkspaceSymbolProvider",
-			}
+		*u = ServerCapabilitiesWorkspaceSymbolProvider{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesWorkspaceSymbolProvider", "Boolean", err)
 		}
-		*u = NewServerCapabilitiesWorkspaceSymbolProviderBoolean(v)
+		u.vBoolean = v
+		u.kind = ServerCapabilitiesWorkspaceSymbolProviderKindBoolean
 		return nil
 	case '{':
-		var v WorkspaceSymbolOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as WorkspaceSymbolOptions",
-				Type: "ServerCapabilitiesWorkspaceSymbolProvider",
-			}
+		*u = ServerCapabilitiesWorkspaceSymbolProvider{}
+		var err error
+		u.vWorkspaceSymbolOptions = new(WorkspaceSymbolOptions)
+		err = (*u.vWorkspaceSymbolOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("ServerCapabilitiesWorkspaceSymbolProvider", "WorkspaceSymbolOptions", err)
 		}
-		*u = NewServerCapabilitiesWorkspaceSymbolProviderWorkspaceSymbolOptions(v)
+		u.kind = ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -8442,8 +9192,9 @@ func (u *ServerCapabilitiesWorkspaceSymbolProvider) UnmarshalJSONFrom(dec *jsont
 //
 // Used by: InlayHintTooltip, CompletionItemDocumentation, InlayHintLabelPartTooltip, DiagnosticMessage, SignatureInformationDocumentation, ParameterInformationDocumentation.
 type StringOrMarkupContent struct {
-	kind  StringOrMarkupContentKind
-	value any
+	kind           StringOrMarkupContentKind
+	vString        string
+	vMarkupContent *MarkupContent
 }
 
 // StringOrMarkupContentKind says which alternative a StringOrMarkupContent holds.
@@ -8470,29 +9221,35 @@ func (k StringOrMarkupContentKind) String() string {
 // NewStringOrMarkupContentString returns a StringOrMarkupContent holding v.
 func NewStringOrMarkupContentString(v string) StringOrMarkupContent {
 	return StringOrMarkupContent{
-		kind:  StringOrMarkupContentKindString,
-		value: v,
+		kind:    StringOrMarkupContentKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u StringOrMarkupContent) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == StringOrMarkupContentKindString
+	if u.kind != StringOrMarkupContentKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewStringOrMarkupContentMarkupContent returns a StringOrMarkupContent holding v.
 func NewStringOrMarkupContentMarkupContent(v MarkupContent) StringOrMarkupContent {
 	return StringOrMarkupContent{
-		kind:  StringOrMarkupContentKindMarkupContent,
-		value: v,
+		kind:           StringOrMarkupContentKindMarkupContent,
+		vMarkupContent: &v,
 	}
 }
 
 // AsMarkupContent returns the MarkupContent alternative and true, or false if u holds another.
 func (u StringOrMarkupContent) AsMarkupContent() (MarkupContent, bool) {
-	v, ok := u.value.(MarkupContent)
-	return v, ok && u.kind == StringOrMarkupContentKindMarkupContent
+	if u.kind != StringOrMarkupContentKindMarkupContent {
+		var zero MarkupContent
+		return zero, false
+	}
+	return *u.vMarkupContent, true
 }
 
 // Kind says which alternative u holds.
@@ -8502,7 +9259,13 @@ func (u StringOrMarkupContent) Kind() StringOrMarkupContentKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u StringOrMarkupContent) Value() any {
-	return u.value
+	switch u.kind {
+	case StringOrMarkupContentKindString:
+		return u.vString
+	case StringOrMarkupContentKindMarkupContent:
+		return *u.vMarkupContent
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -8512,36 +9275,37 @@ func (u StringOrMarkupContent) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u StringOrMarkupContent) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == StringOrMarkupContentKindNone {
-		return errors.New("protocol: StringOrMarkupContent holds no alternative")
+	switch u.kind {
+	case StringOrMarkupContentKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case StringOrMarkupContentKindMarkupContent:
+		return json.MarshalEncode(enc, u.vMarkupContent)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: StringOrMarkupContent holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a StringOrMarkupContent, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *StringOrMarkupContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "StringOrMarkupContent",
-			}
+		*u = StringOrMarkupContent{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("StringOrMarkupContent", "String", err)
 		}
-		*u = NewStringOrMarkupContentString(v)
+		u.vString = v
+		u.kind = StringOrMarkupContentKindString
 		return nil
 	case '{':
-		var v MarkupContent
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as MarkupContent",
-				Type: "StringOrMarkupContent",
-			}
+		*u = StringOrMarkupContent{}
+		var err error
+		u.vMarkupContent = new(MarkupContent)
+		err = (*u.vMarkupContent).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("StringOrMarkupContent", "MarkupContent", err)
 		}
-		*u = NewStringOrMarkupContentMarkupContent(v)
+		u.kind = StringOrMarkupContentKindMarkupContent
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -8555,8 +9319,9 @@ func (u *StringOrMarkupContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 //
 // Used by: NotebookDocumentFilterWithNotebookNotebook, NotebookDocumentFilterWithCellsNotebook, NotebookCellTextDocumentFilterNotebook.
 type StringOrNotebookDocumentFilter struct {
-	kind  StringOrNotebookDocumentFilterKind
-	value any
+	kind                    StringOrNotebookDocumentFilterKind
+	vString                 string
+	vNotebookDocumentFilter NotebookDocumentFilter
 }
 
 // StringOrNotebookDocumentFilterKind says which alternative a StringOrNotebookDocumentFilter holds.
@@ -8583,29 +9348,35 @@ func (k StringOrNotebookDocumentFilterKind) String() string {
 // NewStringOrNotebookDocumentFilterString returns a StringOrNotebookDocumentFilter holding v.
 func NewStringOrNotebookDocumentFilterString(v string) StringOrNotebookDocumentFilter {
 	return StringOrNotebookDocumentFilter{
-		kind:  StringOrNotebookDocumentFilterKindString,
-		value: v,
+		kind:    StringOrNotebookDocumentFilterKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u StringOrNotebookDocumentFilter) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == StringOrNotebookDocumentFilterKindString
+	if u.kind != StringOrNotebookDocumentFilterKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewStringOrNotebookDocumentFilterNotebookDocumentFilter returns a StringOrNotebookDocumentFilter holding v.
 func NewStringOrNotebookDocumentFilterNotebookDocumentFilter(v NotebookDocumentFilter) StringOrNotebookDocumentFilter {
 	return StringOrNotebookDocumentFilter{
-		kind:  StringOrNotebookDocumentFilterKindNotebookDocumentFilter,
-		value: v,
+		kind:                    StringOrNotebookDocumentFilterKindNotebookDocumentFilter,
+		vNotebookDocumentFilter: v,
 	}
 }
 
 // AsNotebookDocumentFilter returns the NotebookDocumentFilter alternative and true, or false if u holds another.
 func (u StringOrNotebookDocumentFilter) AsNotebookDocumentFilter() (NotebookDocumentFilter, bool) {
-	v, ok := u.value.(NotebookDocumentFilter)
-	return v, ok && u.kind == StringOrNotebookDocumentFilterKindNotebookDocumentFilter
+	if u.kind != StringOrNotebookDocumentFilterKindNotebookDocumentFilter {
+		var zero NotebookDocumentFilter
+		return zero, false
+	}
+	return u.vNotebookDocumentFilter, true
 }
 
 // Kind says which alternative u holds.
@@ -8615,7 +9386,13 @@ func (u StringOrNotebookDocumentFilter) Kind() StringOrNotebookDocumentFilterKin
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u StringOrNotebookDocumentFilter) Value() any {
-	return u.value
+	switch u.kind {
+	case StringOrNotebookDocumentFilterKindString:
+		return u.vString
+	case StringOrNotebookDocumentFilterKindNotebookDocumentFilter:
+		return u.vNotebookDocumentFilter
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -8625,36 +9402,36 @@ func (u StringOrNotebookDocumentFilter) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u StringOrNotebookDocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == StringOrNotebookDocumentFilterKindNone {
-		return errors.New("protocol: StringOrNotebookDocumentFilter holds no alternative")
+	switch u.kind {
+	case StringOrNotebookDocumentFilterKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case StringOrNotebookDocumentFilterKindNotebookDocumentFilter:
+		return json.MarshalEncode(enc, u.vNotebookDocumentFilter)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: StringOrNotebookDocumentFilter holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a StringOrNotebookDocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *StringOrNotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "StringOrNotebookDocumentFilter",
-			}
+		*u = StringOrNotebookDocumentFilter{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("StringOrNotebookDocumentFilter", "String", err)
 		}
-		*u = NewStringOrNotebookDocumentFilterString(v)
+		u.vString = v
+		u.kind = StringOrNotebookDocumentFilterKindString
 		return nil
 	case '{':
-		var v NotebookDocumentFilter
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as NotebookDocumentFilter",
-				Type: "StringOrNotebookDocumentFilter",
-			}
+		*u = StringOrNotebookDocumentFilter{}
+		var err error
+		err = u.vNotebookDocumentFilter.UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("StringOrNotebookDocumentFilter", "NotebookDocumentFilter", err)
 		}
-		*u = NewStringOrNotebookDocumentFilterNotebookDocumentFilter(v)
+		u.kind = StringOrNotebookDocumentFilterKindNotebookDocumentFilter
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -8668,8 +9445,9 @@ func (u *StringOrNotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder
 //
 // Used by: DocumentSymbolResult, DocumentSymbolPartialResult.
 type SymbolInformationSliceOrDocumentSymbolSlice struct {
-	kind  SymbolInformationSliceOrDocumentSymbolSliceKind
-	value any
+	kind                    SymbolInformationSliceOrDocumentSymbolSliceKind
+	vSymbolInformationSlice []SymbolInformation
+	vDocumentSymbolSlice    []DocumentSymbol
 }
 
 // SymbolInformationSliceOrDocumentSymbolSliceKind says which alternative a SymbolInformationSliceOrDocumentSymbolSlice holds.
@@ -8696,29 +9474,35 @@ func (k SymbolInformationSliceOrDocumentSymbolSliceKind) String() string {
 // NewSymbolInformationSliceOrDocumentSymbolSliceSymbolInformationSlice returns a SymbolInformationSliceOrDocumentSymbolSlice holding v.
 func NewSymbolInformationSliceOrDocumentSymbolSliceSymbolInformationSlice(v []SymbolInformation) SymbolInformationSliceOrDocumentSymbolSlice {
 	return SymbolInformationSliceOrDocumentSymbolSlice{
-		kind:  SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice,
-		value: v,
+		kind:                    SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice,
+		vSymbolInformationSlice: v,
 	}
 }
 
 // AsSymbolInformationSlice returns the SymbolInformationSlice alternative and true, or false if u holds another.
 func (u SymbolInformationSliceOrDocumentSymbolSlice) AsSymbolInformationSlice() ([]SymbolInformation, bool) {
-	v, ok := u.value.([]SymbolInformation)
-	return v, ok && u.kind == SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice
+	if u.kind != SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice {
+		var zero []SymbolInformation
+		return zero, false
+	}
+	return u.vSymbolInformationSlice, true
 }
 
 // NewSymbolInformationSliceOrDocumentSymbolSliceDocumentSymbolSlice returns a SymbolInformationSliceOrDocumentSymbolSlice holding v.
 func NewSymbolInformationSliceOrDocumentSymbolSliceDocumentSymbolSlice(v []DocumentSymbol) SymbolInformationSliceOrDocumentSymbolSlice {
 	return SymbolInformationSliceOrDocumentSymbolSlice{
-		kind:  SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice,
-		value: v,
+		kind:                 SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice,
+		vDocumentSymbolSlice: v,
 	}
 }
 
 // AsDocumentSymbolSlice returns the DocumentSymbolSlice alternative and true, or false if u holds another.
 func (u SymbolInformationSliceOrDocumentSymbolSlice) AsDocumentSymbolSlice() ([]DocumentSymbol, bool) {
-	v, ok := u.value.([]DocumentSymbol)
-	return v, ok && u.kind == SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice
+	if u.kind != SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice {
+		var zero []DocumentSymbol
+		return zero, false
+	}
+	return u.vDocumentSymbolSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -8728,7 +9512,13 @@ func (u SymbolInformationSliceOrDocumentSymbolSlice) Kind() SymbolInformationSli
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u SymbolInformationSliceOrDocumentSymbolSlice) Value() any {
-	return u.value
+	switch u.kind {
+	case SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice:
+		return u.vSymbolInformationSlice
+	case SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice:
+		return u.vDocumentSymbolSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -8738,10 +9528,13 @@ func (u SymbolInformationSliceOrDocumentSymbolSlice) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u SymbolInformationSliceOrDocumentSymbolSlice) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == SymbolInformationSliceOrDocumentSymbolSliceKindNone {
-		return errors.New("protocol: SymbolInformationSliceOrDocumentSymbolSlice holds no alternative")
+	switch u.kind {
+	case SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice:
+		return json.MarshalEncode(enc, u.vSymbolInformationSlice)
+	case SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice:
+		return json.MarshalEncode(enc, u.vDocumentSymbolSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: SymbolInformationSliceOrDocumentSymbolSlice holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a SymbolInformationSliceOrDocumentSymbolSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -8764,26 +9557,18 @@ func (u *SymbolInformationSliceOrDocumentSymbolSlice) UnmarshalJSONFrom(dec *jso
 func (u *SymbolInformationSliceOrDocumentSymbolSlice) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickSymbolInformationSliceOrDocumentSymbolSlice(raw) {
 	case 0:
-		var v []SymbolInformation
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SymbolInformationSlice",
-				Type: "SymbolInformationSliceOrDocumentSymbolSlice",
-			}
+		*u = SymbolInformationSliceOrDocumentSymbolSlice{}
+		if err := json.Unmarshal(raw, &u.vSymbolInformationSlice); err != nil {
+			return fieldError("SymbolInformationSliceOrDocumentSymbolSlice", "SymbolInformationSlice", err)
 		}
-		*u = NewSymbolInformationSliceOrDocumentSymbolSliceSymbolInformationSlice(v)
+		u.kind = SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice
 		return nil
 	case 1:
-		var v []DocumentSymbol
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DocumentSymbolSlice",
-				Type: "SymbolInformationSliceOrDocumentSymbolSlice",
-			}
+		*u = SymbolInformationSliceOrDocumentSymbolSlice{}
+		if err := json.Unmarshal(raw, &u.vDocumentSymbolSlice); err != nil {
+			return fieldError("SymbolInformationSliceOrDocumentSymbolSlice", "DocumentSymbolSlice", err)
 		}
-		*u = NewSymbolInformationSliceOrDocumentSymbolSliceDocumentSymbolSlice(v)
+		u.kind = SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice
 		return nil
 	}
 	return unionMismatch("SymbolInformationSliceOrDocumentSymbolSlice", k)
@@ -8816,8 +9601,9 @@ func pickSymbolInformationSliceOrDocumentSymbolSlice(raw []byte) int {
 //
 // Used by: WorkspaceSymbolResult, WorkspaceSymbolPartialResult.
 type SymbolInformationSliceOrWorkspaceSymbolSlice struct {
-	kind  SymbolInformationSliceOrWorkspaceSymbolSliceKind
-	value any
+	kind                    SymbolInformationSliceOrWorkspaceSymbolSliceKind
+	vSymbolInformationSlice []SymbolInformation
+	vWorkspaceSymbolSlice   []WorkspaceSymbol
 }
 
 // SymbolInformationSliceOrWorkspaceSymbolSliceKind says which alternative a SymbolInformationSliceOrWorkspaceSymbolSlice holds.
@@ -8844,29 +9630,35 @@ func (k SymbolInformationSliceOrWorkspaceSymbolSliceKind) String() string {
 // NewSymbolInformationSliceOrWorkspaceSymbolSliceSymbolInformationSlice returns a SymbolInformationSliceOrWorkspaceSymbolSlice holding v.
 func NewSymbolInformationSliceOrWorkspaceSymbolSliceSymbolInformationSlice(v []SymbolInformation) SymbolInformationSliceOrWorkspaceSymbolSlice {
 	return SymbolInformationSliceOrWorkspaceSymbolSlice{
-		kind:  SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice,
-		value: v,
+		kind:                    SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice,
+		vSymbolInformationSlice: v,
 	}
 }
 
 // AsSymbolInformationSlice returns the SymbolInformationSlice alternative and true, or false if u holds another.
 func (u SymbolInformationSliceOrWorkspaceSymbolSlice) AsSymbolInformationSlice() ([]SymbolInformation, bool) {
-	v, ok := u.value.([]SymbolInformation)
-	return v, ok && u.kind == SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice
+	if u.kind != SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice {
+		var zero []SymbolInformation
+		return zero, false
+	}
+	return u.vSymbolInformationSlice, true
 }
 
 // NewSymbolInformationSliceOrWorkspaceSymbolSliceWorkspaceSymbolSlice returns a SymbolInformationSliceOrWorkspaceSymbolSlice holding v.
 func NewSymbolInformationSliceOrWorkspaceSymbolSliceWorkspaceSymbolSlice(v []WorkspaceSymbol) SymbolInformationSliceOrWorkspaceSymbolSlice {
 	return SymbolInformationSliceOrWorkspaceSymbolSlice{
-		kind:  SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice,
-		value: v,
+		kind:                  SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice,
+		vWorkspaceSymbolSlice: v,
 	}
 }
 
 // AsWorkspaceSymbolSlice returns the WorkspaceSymbolSlice alternative and true, or false if u holds another.
 func (u SymbolInformationSliceOrWorkspaceSymbolSlice) AsWorkspaceSymbolSlice() ([]WorkspaceSymbol, bool) {
-	v, ok := u.value.([]WorkspaceSymbol)
-	return v, ok && u.kind == SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice
+	if u.kind != SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice {
+		var zero []WorkspaceSymbol
+		return zero, false
+	}
+	return u.vWorkspaceSymbolSlice, true
 }
 
 // Kind says which alternative u holds.
@@ -8876,7 +9668,13 @@ func (u SymbolInformationSliceOrWorkspaceSymbolSlice) Kind() SymbolInformationSl
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u SymbolInformationSliceOrWorkspaceSymbolSlice) Value() any {
-	return u.value
+	switch u.kind {
+	case SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice:
+		return u.vSymbolInformationSlice
+	case SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice:
+		return u.vWorkspaceSymbolSlice
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -8886,10 +9684,13 @@ func (u SymbolInformationSliceOrWorkspaceSymbolSlice) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u SymbolInformationSliceOrWorkspaceSymbolSlice) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == SymbolInformationSliceOrWorkspaceSymbolSliceKindNone {
-		return errors.New("protocol: SymbolInformationSliceOrWorkspaceSymbolSlice holds no alternative")
+	switch u.kind {
+	case SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice:
+		return json.MarshalEncode(enc, u.vSymbolInformationSlice)
+	case SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice:
+		return json.MarshalEncode(enc, u.vWorkspaceSymbolSlice)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: SymbolInformationSliceOrWorkspaceSymbolSlice holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a SymbolInformationSliceOrWorkspaceSymbolSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -8912,26 +9713,18 @@ func (u *SymbolInformationSliceOrWorkspaceSymbolSlice) UnmarshalJSONFrom(dec *js
 func (u *SymbolInformationSliceOrWorkspaceSymbolSlice) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickSymbolInformationSliceOrWorkspaceSymbolSlice(raw) {
 	case 0:
-		var v []SymbolInformation
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SymbolInformationSlice",
-				Type: "SymbolInformationSliceOrWorkspaceSymbolSlice",
-			}
+		*u = SymbolInformationSliceOrWorkspaceSymbolSlice{}
+		if err := json.Unmarshal(raw, &u.vSymbolInformationSlice); err != nil {
+			return fieldError("SymbolInformationSliceOrWorkspaceSymbolSlice", "SymbolInformationSlice", err)
 		}
-		*u = NewSymbolInformationSliceOrWorkspaceSymbolSliceSymbolInformationSlice(v)
+		u.kind = SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice
 		return nil
 	case 1:
-		var v []WorkspaceSymbol
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as WorkspaceSymbolSlice",
-				Type: "SymbolInformationSliceOrWorkspaceSymbolSlice",
-			}
+		*u = SymbolInformationSliceOrWorkspaceSymbolSlice{}
+		if err := json.Unmarshal(raw, &u.vWorkspaceSymbolSlice); err != nil {
+			return fieldError("SymbolInformationSliceOrWorkspaceSymbolSlice", "WorkspaceSymbolSlice", err)
 		}
-		*u = NewSymbolInformationSliceOrWorkspaceSymbolSliceWorkspaceSymbolSlice(v)
+		u.kind = SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice
 		return nil
 	}
 	return unionMismatch("SymbolInformationSliceOrWorkspaceSymbolSlice", k)
@@ -8969,8 +9762,9 @@ func pickSymbolInformationSliceOrWorkspaceSymbolSlice(raw []byte) int {
 //
 // TextDocumentContentChangeEvent is a union: exactly one of TextDocumentContentChangePartial, TextDocumentContentChangeWholeDocument. The zero value holds none; it is valid only for an absent optional property.
 type TextDocumentContentChangeEvent struct {
-	kind  TextDocumentContentChangeEventKind
-	value any
+	kind                                    TextDocumentContentChangeEventKind
+	vTextDocumentContentChangePartial       *TextDocumentContentChangePartial
+	vTextDocumentContentChangeWholeDocument *TextDocumentContentChangeWholeDocument
 }
 
 // TextDocumentContentChangeEventKind says which alternative a TextDocumentContentChangeEvent holds.
@@ -8997,29 +9791,35 @@ func (k TextDocumentContentChangeEventKind) String() string {
 // NewTextDocumentContentChangeEventTextDocumentContentChangePartial returns a TextDocumentContentChangeEvent holding v.
 func NewTextDocumentContentChangeEventTextDocumentContentChangePartial(v TextDocumentContentChangePartial) TextDocumentContentChangeEvent {
 	return TextDocumentContentChangeEvent{
-		kind:  TextDocumentContentChangeEventKindTextDocumentContentChangePartial,
-		value: v,
+		kind:                              TextDocumentContentChangeEventKindTextDocumentContentChangePartial,
+		vTextDocumentContentChangePartial: &v,
 	}
 }
 
 // AsTextDocumentContentChangePartial returns the TextDocumentContentChangePartial alternative and true, or false if u holds another.
 func (u TextDocumentContentChangeEvent) AsTextDocumentContentChangePartial() (TextDocumentContentChangePartial, bool) {
-	v, ok := u.value.(TextDocumentContentChangePartial)
-	return v, ok && u.kind == TextDocumentContentChangeEventKindTextDocumentContentChangePartial
+	if u.kind != TextDocumentContentChangeEventKindTextDocumentContentChangePartial {
+		var zero TextDocumentContentChangePartial
+		return zero, false
+	}
+	return *u.vTextDocumentContentChangePartial, true
 }
 
 // NewTextDocumentContentChangeEventTextDocumentContentChangeWholeDocument returns a TextDocumentContentChangeEvent holding v.
 func NewTextDocumentContentChangeEventTextDocumentContentChangeWholeDocument(v TextDocumentContentChangeWholeDocument) TextDocumentContentChangeEvent {
 	return TextDocumentContentChangeEvent{
-		kind:  TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument,
-		value: v,
+		kind:                                    TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument,
+		vTextDocumentContentChangeWholeDocument: &v,
 	}
 }
 
 // AsTextDocumentContentChangeWholeDocument returns the TextDocumentContentChangeWholeDocument alternative and true, or false if u holds another.
 func (u TextDocumentContentChangeEvent) AsTextDocumentContentChangeWholeDocument() (TextDocumentContentChangeWholeDocument, bool) {
-	v, ok := u.value.(TextDocumentContentChangeWholeDocument)
-	return v, ok && u.kind == TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument
+	if u.kind != TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument {
+		var zero TextDocumentContentChangeWholeDocument
+		return zero, false
+	}
+	return *u.vTextDocumentContentChangeWholeDocument, true
 }
 
 // Kind says which alternative u holds.
@@ -9029,7 +9829,13 @@ func (u TextDocumentContentChangeEvent) Kind() TextDocumentContentChangeEventKin
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u TextDocumentContentChangeEvent) Value() any {
-	return u.value
+	switch u.kind {
+	case TextDocumentContentChangeEventKindTextDocumentContentChangePartial:
+		return *u.vTextDocumentContentChangePartial
+	case TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument:
+		return *u.vTextDocumentContentChangeWholeDocument
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -9039,10 +9845,13 @@ func (u TextDocumentContentChangeEvent) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u TextDocumentContentChangeEvent) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == TextDocumentContentChangeEventKindNone {
-		return errors.New("protocol: TextDocumentContentChangeEvent holds no alternative")
+	switch u.kind {
+	case TextDocumentContentChangeEventKindTextDocumentContentChangePartial:
+		return json.MarshalEncode(enc, u.vTextDocumentContentChangePartial)
+	case TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument:
+		return json.MarshalEncode(enc, u.vTextDocumentContentChangeWholeDocument)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: TextDocumentContentChangeEvent holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a TextDocumentContentChangeEvent, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -9065,26 +9874,20 @@ func (u *TextDocumentContentChangeEvent) UnmarshalJSONFrom(dec *jsontext.Decoder
 func (u *TextDocumentContentChangeEvent) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickTextDocumentContentChangeEvent(raw) {
 	case 0:
-		var v TextDocumentContentChangePartial
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentContentChangePartial",
-				Type: "TextDocumentContentChangeEvent",
-			}
+		*u = TextDocumentContentChangeEvent{}
+		u.vTextDocumentContentChangePartial = new(TextDocumentContentChangePartial)
+		if err := json.Unmarshal(raw, u.vTextDocumentContentChangePartial); err != nil {
+			return fieldError("TextDocumentContentChangeEvent", "TextDocumentContentChangePartial", err)
 		}
-		*u = NewTextDocumentContentChangeEventTextDocumentContentChangePartial(v)
+		u.kind = TextDocumentContentChangeEventKindTextDocumentContentChangePartial
 		return nil
 	case 1:
-		var v TextDocumentContentChangeWholeDocument
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentContentChangeWholeDocument",
-				Type: "TextDocumentContentChangeEvent",
-			}
+		*u = TextDocumentContentChangeEvent{}
+		u.vTextDocumentContentChangeWholeDocument = new(TextDocumentContentChangeWholeDocument)
+		if err := json.Unmarshal(raw, u.vTextDocumentContentChangeWholeDocument); err != nil {
+			return fieldError("TextDocumentContentChangeEvent", "TextDocumentContentChangeWholeDocument", err)
 		}
-		*u = NewTextDocumentContentChangeEventTextDocumentContentChangeWholeDocument(v)
+		u.kind = TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument
 		return nil
 	}
 	return unionMismatch("TextDocumentContentChangeEvent", k)
@@ -9105,8 +9908,10 @@ func pickTextDocumentContentChangeEvent(raw []byte) int {
 
 // TextDocumentEditEditsElem is a union: exactly one of TextEdit, AnnotatedTextEdit, SnippetTextEdit. The zero value holds none; it is valid only for an absent optional property.
 type TextDocumentEditEditsElem struct {
-	kind  TextDocumentEditEditsElemKind
-	value any
+	kind               TextDocumentEditEditsElemKind
+	vTextEdit          *TextEdit
+	vAnnotatedTextEdit *AnnotatedTextEdit
+	vSnippetTextEdit   *SnippetTextEdit
 }
 
 // TextDocumentEditEditsElemKind says which alternative a TextDocumentEditEditsElem holds.
@@ -9136,43 +9941,52 @@ func (k TextDocumentEditEditsElemKind) String() string {
 // NewTextDocumentEditEditsElemTextEdit returns a TextDocumentEditEditsElem holding v.
 func NewTextDocumentEditEditsElemTextEdit(v TextEdit) TextDocumentEditEditsElem {
 	return TextDocumentEditEditsElem{
-		kind:  TextDocumentEditEditsElemKindTextEdit,
-		value: v,
+		kind:      TextDocumentEditEditsElemKindTextEdit,
+		vTextEdit: &v,
 	}
 }
 
 // AsTextEdit returns the TextEdit alternative and true, or false if u holds another.
 func (u TextDocumentEditEditsElem) AsTextEdit() (TextEdit, bool) {
-	v, ok := u.value.(TextEdit)
-	return v, ok && u.kind == TextDocumentEditEditsElemKindTextEdit
+	if u.kind != TextDocumentEditEditsElemKindTextEdit {
+		var zero TextEdit
+		return zero, false
+	}
+	return *u.vTextEdit, true
 }
 
 // NewTextDocumentEditEditsElemAnnotatedTextEdit returns a TextDocumentEditEditsElem holding v.
 func NewTextDocumentEditEditsElemAnnotatedTextEdit(v AnnotatedTextEdit) TextDocumentEditEditsElem {
 	return TextDocumentEditEditsElem{
-		kind:  TextDocumentEditEditsElemKindAnnotatedTextEdit,
-		value: v,
+		kind:               TextDocumentEditEditsElemKindAnnotatedTextEdit,
+		vAnnotatedTextEdit: &v,
 	}
 }
 
 // AsAnnotatedTextEdit returns the AnnotatedTextEdit alternative and true, or false if u holds another.
 func (u TextDocumentEditEditsElem) AsAnnotatedTextEdit() (AnnotatedTextEdit, bool) {
-	v, ok := u.value.(AnnotatedTextEdit)
-	return v, ok && u.kind == TextDocumentEditEditsElemKindAnnotatedTextEdit
+	if u.kind != TextDocumentEditEditsElemKindAnnotatedTextEdit {
+		var zero AnnotatedTextEdit
+		return zero, false
+	}
+	return *u.vAnnotatedTextEdit, true
 }
 
 // NewTextDocumentEditEditsElemSnippetTextEdit returns a TextDocumentEditEditsElem holding v.
 func NewTextDocumentEditEditsElemSnippetTextEdit(v SnippetTextEdit) TextDocumentEditEditsElem {
 	return TextDocumentEditEditsElem{
-		kind:  TextDocumentEditEditsElemKindSnippetTextEdit,
-		value: v,
+		kind:             TextDocumentEditEditsElemKindSnippetTextEdit,
+		vSnippetTextEdit: &v,
 	}
 }
 
 // AsSnippetTextEdit returns the SnippetTextEdit alternative and true, or false if u holds another.
 func (u TextDocumentEditEditsElem) AsSnippetTextEdit() (SnippetTextEdit, bool) {
-	v, ok := u.value.(SnippetTextEdit)
-	return v, ok && u.kind == TextDocumentEditEditsElemKindSnippetTextEdit
+	if u.kind != TextDocumentEditEditsElemKindSnippetTextEdit {
+		var zero SnippetTextEdit
+		return zero, false
+	}
+	return *u.vSnippetTextEdit, true
 }
 
 // Kind says which alternative u holds.
@@ -9182,7 +9996,15 @@ func (u TextDocumentEditEditsElem) Kind() TextDocumentEditEditsElemKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u TextDocumentEditEditsElem) Value() any {
-	return u.value
+	switch u.kind {
+	case TextDocumentEditEditsElemKindTextEdit:
+		return *u.vTextEdit
+	case TextDocumentEditEditsElemKindAnnotatedTextEdit:
+		return *u.vAnnotatedTextEdit
+	case TextDocumentEditEditsElemKindSnippetTextEdit:
+		return *u.vSnippetTextEdit
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -9192,10 +10014,15 @@ func (u TextDocumentEditEditsElem) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u TextDocumentEditEditsElem) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == TextDocumentEditEditsElemKindNone {
-		return errors.New("protocol: TextDocumentEditEditsElem holds no alternative")
+	switch u.kind {
+	case TextDocumentEditEditsElemKindTextEdit:
+		return json.MarshalEncode(enc, u.vTextEdit)
+	case TextDocumentEditEditsElemKindAnnotatedTextEdit:
+		return json.MarshalEncode(enc, u.vAnnotatedTextEdit)
+	case TextDocumentEditEditsElemKindSnippetTextEdit:
+		return json.MarshalEncode(enc, u.vSnippetTextEdit)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: TextDocumentEditEditsElem holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a TextDocumentEditEditsElem, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -9218,37 +10045,28 @@ func (u *TextDocumentEditEditsElem) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 func (u *TextDocumentEditEditsElem) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickTextDocumentEditEditsElem(raw) {
 	case 0:
-		var v TextEdit
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextEdit",
-				Type: "TextDocumentEditEditsElem",
-			}
+		*u = TextDocumentEditEditsElem{}
+		u.vTextEdit = new(TextEdit)
+		if err := json.Unmarshal(raw, u.vTextEdit); err != nil {
+			return fieldError("TextDocumentEditEditsElem", "TextEdit", err)
 		}
-		*u = NewTextDocumentEditEditsElemTextEdit(v)
+		u.kind = TextDocumentEditEditsElemKindTextEdit
 		return nil
 	case 1:
-		var v AnnotatedTextEdit
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as AnnotatedTextEdit",
-				Type: "TextDocumentEditEditsElem",
-			}
+		*u = TextDocumentEditEditsElem{}
+		u.vAnnotatedTextEdit = new(AnnotatedTextEdit)
+		if err := json.Unmarshal(raw, u.vAnnotatedTextEdit); err != nil {
+			return fieldError("TextDocumentEditEditsElem", "AnnotatedTextEdit", err)
 		}
-		*u = NewTextDocumentEditEditsElemAnnotatedTextEdit(v)
+		u.kind = TextDocumentEditEditsElemKindAnnotatedTextEdit
 		return nil
 	case 2:
-		var v SnippetTextEdit
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SnippetTextEdit",
-				Type: "TextDocumentEditEditsElem",
-			}
+		*u = TextDocumentEditEditsElem{}
+		u.vSnippetTextEdit = new(SnippetTextEdit)
+		if err := json.Unmarshal(raw, u.vSnippetTextEdit); err != nil {
+			return fieldError("TextDocumentEditEditsElem", "SnippetTextEdit", err)
 		}
-		*u = NewTextDocumentEditEditsElemSnippetTextEdit(v)
+		u.kind = TextDocumentEditEditsElemKindSnippetTextEdit
 		return nil
 	}
 	return unionMismatch("TextDocumentEditEditsElem", k)
@@ -9296,8 +10114,10 @@ func pickTextDocumentEditEditsElem(raw []byte) int {
 //
 // Since: 3.17.0
 type TextDocumentFilter struct {
-	kind  TextDocumentFilterKind
-	value any
+	kind                        TextDocumentFilterKind
+	vTextDocumentFilterLanguage *TextDocumentFilterLanguage
+	vTextDocumentFilterScheme   *TextDocumentFilterScheme
+	vTextDocumentFilterPattern  *TextDocumentFilterPattern
 }
 
 // TextDocumentFilterKind says which alternative a TextDocumentFilter holds.
@@ -9327,43 +10147,52 @@ func (k TextDocumentFilterKind) String() string {
 // NewTextDocumentFilterTextDocumentFilterLanguage returns a TextDocumentFilter holding v.
 func NewTextDocumentFilterTextDocumentFilterLanguage(v TextDocumentFilterLanguage) TextDocumentFilter {
 	return TextDocumentFilter{
-		kind:  TextDocumentFilterKindTextDocumentFilterLanguage,
-		value: v,
+		kind:                        TextDocumentFilterKindTextDocumentFilterLanguage,
+		vTextDocumentFilterLanguage: &v,
 	}
 }
 
 // AsTextDocumentFilterLanguage returns the TextDocumentFilterLanguage alternative and true, or false if u holds another.
 func (u TextDocumentFilter) AsTextDocumentFilterLanguage() (TextDocumentFilterLanguage, bool) {
-	v, ok := u.value.(TextDocumentFilterLanguage)
-	return v, ok && u.kind == TextDocumentFilterKindTextDocumentFilterLanguage
+	if u.kind != TextDocumentFilterKindTextDocumentFilterLanguage {
+		var zero TextDocumentFilterLanguage
+		return zero, false
+	}
+	return *u.vTextDocumentFilterLanguage, true
 }
 
 // NewTextDocumentFilterTextDocumentFilterScheme returns a TextDocumentFilter holding v.
 func NewTextDocumentFilterTextDocumentFilterScheme(v TextDocumentFilterScheme) TextDocumentFilter {
 	return TextDocumentFilter{
-		kind:  TextDocumentFilterKindTextDocumentFilterScheme,
-		value: v,
+		kind:                      TextDocumentFilterKindTextDocumentFilterScheme,
+		vTextDocumentFilterScheme: &v,
 	}
 }
 
 // AsTextDocumentFilterScheme returns the TextDocumentFilterScheme alternative and true, or false if u holds another.
 func (u TextDocumentFilter) AsTextDocumentFilterScheme() (TextDocumentFilterScheme, bool) {
-	v, ok := u.value.(TextDocumentFilterScheme)
-	return v, ok && u.kind == TextDocumentFilterKindTextDocumentFilterScheme
+	if u.kind != TextDocumentFilterKindTextDocumentFilterScheme {
+		var zero TextDocumentFilterScheme
+		return zero, false
+	}
+	return *u.vTextDocumentFilterScheme, true
 }
 
 // NewTextDocumentFilterTextDocumentFilterPattern returns a TextDocumentFilter holding v.
 func NewTextDocumentFilterTextDocumentFilterPattern(v TextDocumentFilterPattern) TextDocumentFilter {
 	return TextDocumentFilter{
-		kind:  TextDocumentFilterKindTextDocumentFilterPattern,
-		value: v,
+		kind:                       TextDocumentFilterKindTextDocumentFilterPattern,
+		vTextDocumentFilterPattern: &v,
 	}
 }
 
 // AsTextDocumentFilterPattern returns the TextDocumentFilterPattern alternative and true, or false if u holds another.
 func (u TextDocumentFilter) AsTextDocumentFilterPattern() (TextDocumentFilterPattern, bool) {
-	v, ok := u.value.(TextDocumentFilterPattern)
-	return v, ok && u.kind == TextDocumentFilterKindTextDocumentFilterPattern
+	if u.kind != TextDocumentFilterKindTextDocumentFilterPattern {
+		var zero TextDocumentFilterPattern
+		return zero, false
+	}
+	return *u.vTextDocumentFilterPattern, true
 }
 
 // Kind says which alternative u holds.
@@ -9373,7 +10202,15 @@ func (u TextDocumentFilter) Kind() TextDocumentFilterKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u TextDocumentFilter) Value() any {
-	return u.value
+	switch u.kind {
+	case TextDocumentFilterKindTextDocumentFilterLanguage:
+		return *u.vTextDocumentFilterLanguage
+	case TextDocumentFilterKindTextDocumentFilterScheme:
+		return *u.vTextDocumentFilterScheme
+	case TextDocumentFilterKindTextDocumentFilterPattern:
+		return *u.vTextDocumentFilterPattern
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -9383,10 +10220,15 @@ func (u TextDocumentFilter) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u TextDocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == TextDocumentFilterKindNone {
-		return errors.New("protocol: TextDocumentFilter holds no alternative")
+	switch u.kind {
+	case TextDocumentFilterKindTextDocumentFilterLanguage:
+		return json.MarshalEncode(enc, u.vTextDocumentFilterLanguage)
+	case TextDocumentFilterKindTextDocumentFilterScheme:
+		return json.MarshalEncode(enc, u.vTextDocumentFilterScheme)
+	case TextDocumentFilterKindTextDocumentFilterPattern:
+		return json.MarshalEncode(enc, u.vTextDocumentFilterPattern)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: TextDocumentFilter holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a TextDocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -9409,37 +10251,28 @@ func (u *TextDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 func (u *TextDocumentFilter) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickTextDocumentFilter(raw) {
 	case 0:
-		var v TextDocumentFilterLanguage
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentFilterLanguage",
-				Type: "TextDocumentFilter",
-			}
+		*u = TextDocumentFilter{}
+		u.vTextDocumentFilterLanguage = new(TextDocumentFilterLanguage)
+		if err := json.Unmarshal(raw, u.vTextDocumentFilterLanguage); err != nil {
+			return fieldError("TextDocumentFilter", "TextDocumentFilterLanguage", err)
 		}
-		*u = NewTextDocumentFilterTextDocumentFilterLanguage(v)
+		u.kind = TextDocumentFilterKindTextDocumentFilterLanguage
 		return nil
 	case 1:
-		var v TextDocumentFilterScheme
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentFilterScheme",
-				Type: "TextDocumentFilter",
-			}
+		*u = TextDocumentFilter{}
+		u.vTextDocumentFilterScheme = new(TextDocumentFilterScheme)
+		if err := json.Unmarshal(raw, u.vTextDocumentFilterScheme); err != nil {
+			return fieldError("TextDocumentFilter", "TextDocumentFilterScheme", err)
 		}
-		*u = NewTextDocumentFilterTextDocumentFilterScheme(v)
+		u.kind = TextDocumentFilterKindTextDocumentFilterScheme
 		return nil
 	case 2:
-		var v TextDocumentFilterPattern
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentFilterPattern",
-				Type: "TextDocumentFilter",
-			}
+		*u = TextDocumentFilter{}
+		u.vTextDocumentFilterPattern = new(TextDocumentFilterPattern)
+		if err := json.Unmarshal(raw, u.vTextDocumentFilterPattern); err != nil {
+			return fieldError("TextDocumentFilter", "TextDocumentFilterPattern", err)
 		}
-		*u = NewTextDocumentFilterTextDocumentFilterPattern(v)
+		u.kind = TextDocumentFilterKindTextDocumentFilterPattern
 		return nil
 	}
 	return unionMismatch("TextDocumentFilter", k)
@@ -9470,8 +10303,9 @@ func pickTextDocumentFilter(raw []byte) int {
 
 // TextDocumentSyncOptionsSave is a union: exactly one of Boolean, SaveOptions. The zero value holds none; it is valid only for an absent optional property.
 type TextDocumentSyncOptionsSave struct {
-	kind  TextDocumentSyncOptionsSaveKind
-	value any
+	kind         TextDocumentSyncOptionsSaveKind
+	vBoolean     bool
+	vSaveOptions *SaveOptions
 }
 
 // TextDocumentSyncOptionsSaveKind says which alternative a TextDocumentSyncOptionsSave holds.
@@ -9498,29 +10332,35 @@ func (k TextDocumentSyncOptionsSaveKind) String() string {
 // NewTextDocumentSyncOptionsSaveBoolean returns a TextDocumentSyncOptionsSave holding v.
 func NewTextDocumentSyncOptionsSaveBoolean(v bool) TextDocumentSyncOptionsSave {
 	return TextDocumentSyncOptionsSave{
-		kind:  TextDocumentSyncOptionsSaveKindBoolean,
-		value: v,
+		kind:     TextDocumentSyncOptionsSaveKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u TextDocumentSyncOptionsSave) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == TextDocumentSyncOptionsSaveKindBoolean
+	if u.kind != TextDocumentSyncOptionsSaveKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // NewTextDocumentSyncOptionsSaveSaveOptions returns a TextDocumentSyncOptionsSave holding v.
 func NewTextDocumentSyncOptionsSaveSaveOptions(v SaveOptions) TextDocumentSyncOptionsSave {
 	return TextDocumentSyncOptionsSave{
-		kind:  TextDocumentSyncOptionsSaveKindSaveOptions,
-		value: v,
+		kind:         TextDocumentSyncOptionsSaveKindSaveOptions,
+		vSaveOptions: &v,
 	}
 }
 
 // AsSaveOptions returns the SaveOptions alternative and true, or false if u holds another.
 func (u TextDocumentSyncOptionsSave) AsSaveOptions() (SaveOptions, bool) {
-	v, ok := u.value.(SaveOptions)
-	return v, ok && u.kind == TextDocumentSyncOptionsSaveKindSaveOptions
+	if u.kind != TextDocumentSyncOptionsSaveKindSaveOptions {
+		var zero SaveOptions
+		return zero, false
+	}
+	return *u.vSaveOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -9530,7 +10370,13 @@ func (u TextDocumentSyncOptionsSave) Kind() TextDocumentSyncOptionsSaveKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u TextDocumentSyncOptionsSave) Value() any {
-	return u.value
+	switch u.kind {
+	case TextDocumentSyncOptionsSaveKindBoolean:
+		return u.vBoolean
+	case TextDocumentSyncOptionsSaveKindSaveOptions:
+		return *u.vSaveOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -9540,36 +10386,37 @@ func (u TextDocumentSyncOptionsSave) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u TextDocumentSyncOptionsSave) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == TextDocumentSyncOptionsSaveKindNone {
-		return errors.New("protocol: TextDocumentSyncOptionsSave holds no alternative")
+	switch u.kind {
+	case TextDocumentSyncOptionsSaveKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
+	case TextDocumentSyncOptionsSaveKindSaveOptions:
+		return json.MarshalEncode(enc, u.vSaveOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: TextDocumentSyncOptionsSave holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a TextDocumentSyncOptionsSave, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *TextDocumentSyncOptionsSave) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "TextDocumentSyncOptionsSave",
-			}
+		*u = TextDocumentSyncOptionsSave{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("TextDocumentSyncOptionsSave", "Boolean", err)
 		}
-		*u = NewTextDocumentSyncOptionsSaveBoolean(v)
+		u.vBoolean = v
+		u.kind = TextDocumentSyncOptionsSaveKindBoolean
 		return nil
 	case '{':
-		var v SaveOptions
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as SaveOptions",
-				Type: "TextDocumentSyncOptionsSave",
-			}
+		*u = TextDocumentSyncOptionsSave{}
+		var err error
+		u.vSaveOptions = new(SaveOptions)
+		err = (*u.vSaveOptions).UnmarshalJSONFrom(dec)
+		if err != nil {
+			return fieldError("TextDocumentSyncOptionsSave", "SaveOptions", err)
 		}
-		*u = NewTextDocumentSyncOptionsSaveSaveOptions(v)
+		u.kind = TextDocumentSyncOptionsSaveKindSaveOptions
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -9585,8 +10432,9 @@ func (u *TextDocumentSyncOptionsSave) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 //
 // Since: 3.17.0
 type WorkspaceDocumentDiagnosticReport struct {
-	kind  WorkspaceDocumentDiagnosticReportKind
-	value any
+	kind                                        WorkspaceDocumentDiagnosticReportKind
+	vWorkspaceFullDocumentDiagnosticReport      *WorkspaceFullDocumentDiagnosticReport
+	vWorkspaceUnchangedDocumentDiagnosticReport *WorkspaceUnchangedDocumentDiagnosticReport
 }
 
 // WorkspaceDocumentDiagnosticReportKind says which alternative a WorkspaceDocumentDiagnosticReport holds.
@@ -9613,29 +10461,35 @@ func (k WorkspaceDocumentDiagnosticReportKind) String() string {
 // NewWorkspaceDocumentDiagnosticReportWorkspaceFullDocumentDiagnosticReport returns a WorkspaceDocumentDiagnosticReport holding v.
 func NewWorkspaceDocumentDiagnosticReportWorkspaceFullDocumentDiagnosticReport(v WorkspaceFullDocumentDiagnosticReport) WorkspaceDocumentDiagnosticReport {
 	return WorkspaceDocumentDiagnosticReport{
-		kind:  WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport,
-		value: v,
+		kind:                                   WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport,
+		vWorkspaceFullDocumentDiagnosticReport: &v,
 	}
 }
 
 // AsWorkspaceFullDocumentDiagnosticReport returns the WorkspaceFullDocumentDiagnosticReport alternative and true, or false if u holds another.
 func (u WorkspaceDocumentDiagnosticReport) AsWorkspaceFullDocumentDiagnosticReport() (WorkspaceFullDocumentDiagnosticReport, bool) {
-	v, ok := u.value.(WorkspaceFullDocumentDiagnosticReport)
-	return v, ok && u.kind == WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport
+	if u.kind != WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport {
+		var zero WorkspaceFullDocumentDiagnosticReport
+		return zero, false
+	}
+	return *u.vWorkspaceFullDocumentDiagnosticReport, true
 }
 
 // NewWorkspaceDocumentDiagnosticReportWorkspaceUnchangedDocumentDiagnosticReport returns a WorkspaceDocumentDiagnosticReport holding v.
 func NewWorkspaceDocumentDiagnosticReportWorkspaceUnchangedDocumentDiagnosticReport(v WorkspaceUnchangedDocumentDiagnosticReport) WorkspaceDocumentDiagnosticReport {
 	return WorkspaceDocumentDiagnosticReport{
-		kind:  WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport,
-		value: v,
+		kind: WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport,
+		vWorkspaceUnchangedDocumentDiagnosticReport: &v,
 	}
 }
 
 // AsWorkspaceUnchangedDocumentDiagnosticReport returns the WorkspaceUnchangedDocumentDiagnosticReport alternative and true, or false if u holds another.
 func (u WorkspaceDocumentDiagnosticReport) AsWorkspaceUnchangedDocumentDiagnosticReport() (WorkspaceUnchangedDocumentDiagnosticReport, bool) {
-	v, ok := u.value.(WorkspaceUnchangedDocumentDiagnosticReport)
-	return v, ok && u.kind == WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport
+	if u.kind != WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport {
+		var zero WorkspaceUnchangedDocumentDiagnosticReport
+		return zero, false
+	}
+	return *u.vWorkspaceUnchangedDocumentDiagnosticReport, true
 }
 
 // Kind says which alternative u holds.
@@ -9645,7 +10499,13 @@ func (u WorkspaceDocumentDiagnosticReport) Kind() WorkspaceDocumentDiagnosticRep
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u WorkspaceDocumentDiagnosticReport) Value() any {
-	return u.value
+	switch u.kind {
+	case WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport:
+		return *u.vWorkspaceFullDocumentDiagnosticReport
+	case WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport:
+		return *u.vWorkspaceUnchangedDocumentDiagnosticReport
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -9655,10 +10515,13 @@ func (u WorkspaceDocumentDiagnosticReport) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u WorkspaceDocumentDiagnosticReport) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == WorkspaceDocumentDiagnosticReportKindNone {
-		return errors.New("protocol: WorkspaceDocumentDiagnosticReport holds no alternative")
+	switch u.kind {
+	case WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport:
+		return json.MarshalEncode(enc, u.vWorkspaceFullDocumentDiagnosticReport)
+	case WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport:
+		return json.MarshalEncode(enc, u.vWorkspaceUnchangedDocumentDiagnosticReport)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: WorkspaceDocumentDiagnosticReport holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a WorkspaceDocumentDiagnosticReport, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -9681,26 +10544,20 @@ func (u *WorkspaceDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Deco
 func (u *WorkspaceDocumentDiagnosticReport) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickWorkspaceDocumentDiagnosticReport(raw) {
 	case 0:
-		var v WorkspaceFullDocumentDiagnosticReport
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as WorkspaceFullDocumentDiagnosticReport",
-				Type: "WorkspaceDocumentDiagnosticReport",
-			}
+		*u = WorkspaceDocumentDiagnosticReport{}
+		u.vWorkspaceFullDocumentDiagnosticReport = new(WorkspaceFullDocumentDiagnosticReport)
+		if err := json.Unmarshal(raw, u.vWorkspaceFullDocumentDiagnosticReport); err != nil {
+			return fieldError("WorkspaceDocumentDiagnosticReport", "WorkspaceFullDocumentDiagnosticReport", err)
 		}
-		*u = NewWorkspaceDocumentDiagnosticReportWorkspaceFullDocumentDiagnosticReport(v)
+		u.kind = WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport
 		return nil
 	case 1:
-		var v WorkspaceUnchangedDocumentDiagnosticReport
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as WorkspaceUnchangedDocumentDiagnosticReport",
-				Type: "WorkspaceDocumentDiagnosticReport",
-			}
+		*u = WorkspaceDocumentDiagnosticReport{}
+		u.vWorkspaceUnchangedDocumentDiagnosticReport = new(WorkspaceUnchangedDocumentDiagnosticReport)
+		if err := json.Unmarshal(raw, u.vWorkspaceUnchangedDocumentDiagnosticReport); err != nil {
+			return fieldError("WorkspaceDocumentDiagnosticReport", "WorkspaceUnchangedDocumentDiagnosticReport", err)
 		}
-		*u = NewWorkspaceDocumentDiagnosticReportWorkspaceUnchangedDocumentDiagnosticReport(v)
+		u.kind = WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport
 		return nil
 	}
 	return unionMismatch("WorkspaceDocumentDiagnosticReport", k)
@@ -9723,8 +10580,11 @@ func pickWorkspaceDocumentDiagnosticReport(raw []byte) int {
 
 // WorkspaceEditDocumentChangesElem is a union: exactly one of TextDocumentEdit, CreateFile, RenameFile, DeleteFile. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceEditDocumentChangesElem struct {
-	kind  WorkspaceEditDocumentChangesElemKind
-	value any
+	kind              WorkspaceEditDocumentChangesElemKind
+	vTextDocumentEdit *TextDocumentEdit
+	vCreateFile       *CreateFile
+	vRenameFile       *RenameFile
+	vDeleteFile       *DeleteFile
 }
 
 // WorkspaceEditDocumentChangesElemKind says which alternative a WorkspaceEditDocumentChangesElem holds.
@@ -9757,57 +10617,69 @@ func (k WorkspaceEditDocumentChangesElemKind) String() string {
 // NewWorkspaceEditDocumentChangesElemTextDocumentEdit returns a WorkspaceEditDocumentChangesElem holding v.
 func NewWorkspaceEditDocumentChangesElemTextDocumentEdit(v TextDocumentEdit) WorkspaceEditDocumentChangesElem {
 	return WorkspaceEditDocumentChangesElem{
-		kind:  WorkspaceEditDocumentChangesElemKindTextDocumentEdit,
-		value: v,
+		kind:              WorkspaceEditDocumentChangesElemKindTextDocumentEdit,
+		vTextDocumentEdit: &v,
 	}
 }
 
 // AsTextDocumentEdit returns the TextDocumentEdit alternative and true, or false if u holds another.
 func (u WorkspaceEditDocumentChangesElem) AsTextDocumentEdit() (TextDocumentEdit, bool) {
-	v, ok := u.value.(TextDocumentEdit)
-	return v, ok && u.kind == WorkspaceEditDocumentChangesElemKindTextDocumentEdit
+	if u.kind != WorkspaceEditDocumentChangesElemKindTextDocumentEdit {
+		var zero TextDocumentEdit
+		return zero, false
+	}
+	return *u.vTextDocumentEdit, true
 }
 
 // NewWorkspaceEditDocumentChangesElemCreateFile returns a WorkspaceEditDocumentChangesElem holding v.
 func NewWorkspaceEditDocumentChangesElemCreateFile(v CreateFile) WorkspaceEditDocumentChangesElem {
 	return WorkspaceEditDocumentChangesElem{
-		kind:  WorkspaceEditDocumentChangesElemKindCreateFile,
-		value: v,
+		kind:        WorkspaceEditDocumentChangesElemKindCreateFile,
+		vCreateFile: &v,
 	}
 }
 
 // AsCreateFile returns the CreateFile alternative and true, or false if u holds another.
 func (u WorkspaceEditDocumentChangesElem) AsCreateFile() (CreateFile, bool) {
-	v, ok := u.value.(CreateFile)
-	return v, ok && u.kind == WorkspaceEditDocumentChangesElemKindCreateFile
+	if u.kind != WorkspaceEditDocumentChangesElemKindCreateFile {
+		var zero CreateFile
+		return zero, false
+	}
+	return *u.vCreateFile, true
 }
 
 // NewWorkspaceEditDocumentChangesElemRenameFile returns a WorkspaceEditDocumentChangesElem holding v.
 func NewWorkspaceEditDocumentChangesElemRenameFile(v RenameFile) WorkspaceEditDocumentChangesElem {
 	return WorkspaceEditDocumentChangesElem{
-		kind:  WorkspaceEditDocumentChangesElemKindRenameFile,
-		value: v,
+		kind:        WorkspaceEditDocumentChangesElemKindRenameFile,
+		vRenameFile: &v,
 	}
 }
 
 // AsRenameFile returns the RenameFile alternative and true, or false if u holds another.
 func (u WorkspaceEditDocumentChangesElem) AsRenameFile() (RenameFile, bool) {
-	v, ok := u.value.(RenameFile)
-	return v, ok && u.kind == WorkspaceEditDocumentChangesElemKindRenameFile
+	if u.kind != WorkspaceEditDocumentChangesElemKindRenameFile {
+		var zero RenameFile
+		return zero, false
+	}
+	return *u.vRenameFile, true
 }
 
 // NewWorkspaceEditDocumentChangesElemDeleteFile returns a WorkspaceEditDocumentChangesElem holding v.
 func NewWorkspaceEditDocumentChangesElemDeleteFile(v DeleteFile) WorkspaceEditDocumentChangesElem {
 	return WorkspaceEditDocumentChangesElem{
-		kind:  WorkspaceEditDocumentChangesElemKindDeleteFile,
-		value: v,
+		kind:        WorkspaceEditDocumentChangesElemKindDeleteFile,
+		vDeleteFile: &v,
 	}
 }
 
 // AsDeleteFile returns the DeleteFile alternative and true, or false if u holds another.
 func (u WorkspaceEditDocumentChangesElem) AsDeleteFile() (DeleteFile, bool) {
-	v, ok := u.value.(DeleteFile)
-	return v, ok && u.kind == WorkspaceEditDocumentChangesElemKindDeleteFile
+	if u.kind != WorkspaceEditDocumentChangesElemKindDeleteFile {
+		var zero DeleteFile
+		return zero, false
+	}
+	return *u.vDeleteFile, true
 }
 
 // Kind says which alternative u holds.
@@ -9817,7 +10689,17 @@ func (u WorkspaceEditDocumentChangesElem) Kind() WorkspaceEditDocumentChangesEle
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u WorkspaceEditDocumentChangesElem) Value() any {
-	return u.value
+	switch u.kind {
+	case WorkspaceEditDocumentChangesElemKindTextDocumentEdit:
+		return *u.vTextDocumentEdit
+	case WorkspaceEditDocumentChangesElemKindCreateFile:
+		return *u.vCreateFile
+	case WorkspaceEditDocumentChangesElemKindRenameFile:
+		return *u.vRenameFile
+	case WorkspaceEditDocumentChangesElemKindDeleteFile:
+		return *u.vDeleteFile
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -9827,10 +10709,17 @@ func (u WorkspaceEditDocumentChangesElem) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u WorkspaceEditDocumentChangesElem) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == WorkspaceEditDocumentChangesElemKindNone {
-		return errors.New("protocol: WorkspaceEditDocumentChangesElem holds no alternative")
+	switch u.kind {
+	case WorkspaceEditDocumentChangesElemKindTextDocumentEdit:
+		return json.MarshalEncode(enc, u.vTextDocumentEdit)
+	case WorkspaceEditDocumentChangesElemKindCreateFile:
+		return json.MarshalEncode(enc, u.vCreateFile)
+	case WorkspaceEditDocumentChangesElemKindRenameFile:
+		return json.MarshalEncode(enc, u.vRenameFile)
+	case WorkspaceEditDocumentChangesElemKindDeleteFile:
+		return json.MarshalEncode(enc, u.vDeleteFile)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: WorkspaceEditDocumentChangesElem holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a WorkspaceEditDocumentChangesElem, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -9853,48 +10742,36 @@ func (u *WorkspaceEditDocumentChangesElem) UnmarshalJSONFrom(dec *jsontext.Decod
 func (u *WorkspaceEditDocumentChangesElem) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickWorkspaceEditDocumentChangesElem(raw) {
 	case 0:
-		var v TextDocumentEdit
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentEdit",
-				Type: "WorkspaceEditDocumentChangesElem",
-			}
+		*u = WorkspaceEditDocumentChangesElem{}
+		u.vTextDocumentEdit = new(TextDocumentEdit)
+		if err := json.Unmarshal(raw, u.vTextDocumentEdit); err != nil {
+			return fieldError("WorkspaceEditDocumentChangesElem", "TextDocumentEdit", err)
 		}
-		*u = NewWorkspaceEditDocumentChangesElemTextDocumentEdit(v)
+		u.kind = WorkspaceEditDocumentChangesElemKindTextDocumentEdit
 		return nil
 	case 1:
-		var v CreateFile
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as CreateFile",
-				Type: "WorkspaceEditDocumentChangesElem",
-			}
+		*u = WorkspaceEditDocumentChangesElem{}
+		u.vCreateFile = new(CreateFile)
+		if err := json.Unmarshal(raw, u.vCreateFile); err != nil {
+			return fieldError("WorkspaceEditDocumentChangesElem", "CreateFile", err)
 		}
-		*u = NewWorkspaceEditDocumentChangesElemCreateFile(v)
+		u.kind = WorkspaceEditDocumentChangesElemKindCreateFile
 		return nil
 	case 2:
-		var v RenameFile
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as RenameFile",
-				Type: "WorkspaceEditDocumentChangesElem",
-			}
+		*u = WorkspaceEditDocumentChangesElem{}
+		u.vRenameFile = new(RenameFile)
+		if err := json.Unmarshal(raw, u.vRenameFile); err != nil {
+			return fieldError("WorkspaceEditDocumentChangesElem", "RenameFile", err)
 		}
-		*u = NewWorkspaceEditDocumentChangesElemRenameFile(v)
+		u.kind = WorkspaceEditDocumentChangesElemKindRenameFile
 		return nil
 	case 3:
-		var v DeleteFile
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as DeleteFile",
-				Type: "WorkspaceEditDocumentChangesElem",
-			}
+		*u = WorkspaceEditDocumentChangesElem{}
+		u.vDeleteFile = new(DeleteFile)
+		if err := json.Unmarshal(raw, u.vDeleteFile); err != nil {
+			return fieldError("WorkspaceEditDocumentChangesElem", "DeleteFile", err)
 		}
-		*u = NewWorkspaceEditDocumentChangesElemDeleteFile(v)
+		u.kind = WorkspaceEditDocumentChangesElemKindDeleteFile
 		return nil
 	}
 	return unionMismatch("WorkspaceEditDocumentChangesElem", k)
@@ -9921,8 +10798,9 @@ func pickWorkspaceEditDocumentChangesElem(raw []byte) int {
 
 // WorkspaceFoldersServerCapabilitiesChangeNotifications is a union: exactly one of String, Boolean. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceFoldersServerCapabilitiesChangeNotifications struct {
-	kind  WorkspaceFoldersServerCapabilitiesChangeNotificationsKind
-	value any
+	kind     WorkspaceFoldersServerCapabilitiesChangeNotificationsKind
+	vString  string
+	vBoolean bool
 }
 
 // WorkspaceFoldersServerCapabilitiesChangeNotificationsKind says which alternative a WorkspaceFoldersServerCapabilitiesChangeNotifications holds.
@@ -9949,29 +10827,35 @@ func (k WorkspaceFoldersServerCapabilitiesChangeNotificationsKind) String() stri
 // NewWorkspaceFoldersServerCapabilitiesChangeNotificationsString returns a WorkspaceFoldersServerCapabilitiesChangeNotifications holding v.
 func NewWorkspaceFoldersServerCapabilitiesChangeNotificationsString(v string) WorkspaceFoldersServerCapabilitiesChangeNotifications {
 	return WorkspaceFoldersServerCapabilitiesChangeNotifications{
-		kind:  WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString,
-		value: v,
+		kind:    WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString,
+		vString: v,
 	}
 }
 
 // AsString returns the String alternative and true, or false if u holds another.
 func (u WorkspaceFoldersServerCapabilitiesChangeNotifications) AsString() (string, bool) {
-	v, ok := u.value.(string)
-	return v, ok && u.kind == WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString
+	if u.kind != WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString {
+		var zero string
+		return zero, false
+	}
+	return u.vString, true
 }
 
 // NewWorkspaceFoldersServerCapabilitiesChangeNotificationsBoolean returns a WorkspaceFoldersServerCapabilitiesChangeNotifications holding v.
 func NewWorkspaceFoldersServerCapabilitiesChangeNotificationsBoolean(v bool) WorkspaceFoldersServerCapabilitiesChangeNotifications {
 	return WorkspaceFoldersServerCapabilitiesChangeNotifications{
-		kind:  WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean,
-		value: v,
+		kind:     WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean,
+		vBoolean: v,
 	}
 }
 
 // AsBoolean returns the Boolean alternative and true, or false if u holds another.
 func (u WorkspaceFoldersServerCapabilitiesChangeNotifications) AsBoolean() (bool, bool) {
-	v, ok := u.value.(bool)
-	return v, ok && u.kind == WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean
+	if u.kind != WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean {
+		var zero bool
+		return zero, false
+	}
+	return u.vBoolean, true
 }
 
 // Kind says which alternative u holds.
@@ -9981,7 +10865,13 @@ func (u WorkspaceFoldersServerCapabilitiesChangeNotifications) Kind() WorkspaceF
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u WorkspaceFoldersServerCapabilitiesChangeNotifications) Value() any {
-	return u.value
+	switch u.kind {
+	case WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString:
+		return u.vString
+	case WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean:
+		return u.vBoolean
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -9991,36 +10881,37 @@ func (u WorkspaceFoldersServerCapabilitiesChangeNotifications) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u WorkspaceFoldersServerCapabilitiesChangeNotifications) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == WorkspaceFoldersServerCapabilitiesChangeNotificationsKindNone {
-		return errors.New("protocol: WorkspaceFoldersServerCapabilitiesChangeNotifications holds no alternative")
+	switch u.kind {
+	case WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString:
+		return enc.WriteToken(jsontext.String(string(u.vString)))
+	case WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean:
+		return enc.WriteToken(jsontext.Bool(bool(u.vBoolean)))
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: WorkspaceFoldersServerCapabilitiesChangeNotifications holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a WorkspaceFoldersServerCapabilitiesChangeNotifications, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
 func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch k := dec.PeekKind(); k {
 	case '"':
-		var v string
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as String",
-				Type: "WorkspaceFoldersServerCapabilitiesChangeNotifications",
-			}
+		*u = WorkspaceFoldersServerCapabilitiesChangeNotifications{}
+		var err error
+		v, err := readString(dec)
+		if err != nil {
+			return fieldError("WorkspaceFoldersServerCapabilitiesChangeNotifications", "String", err)
 		}
-		*u = NewWorkspaceFoldersServerCapabilitiesChangeNotificationsString(v)
+		u.vString = v
+		u.kind = WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString
 		return nil
 	case 't', 'f':
-		var v bool
-		if err := json.UnmarshalDecode(dec, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Boolean",
-				Type: "WorkspaceFoldersServerCapabilitiesChangeNotifications",
-			}
+		*u = WorkspaceFoldersServerCapabilitiesChangeNotifications{}
+		var err error
+		v, err := readBool(dec)
+		if err != nil {
+			return fieldError("WorkspaceFoldersServerCapabilitiesChangeNotifications", "Boolean", err)
 		}
-		*u = NewWorkspaceFoldersServerCapabilitiesChangeNotificationsBoolean(v)
+		u.vBoolean = v
+		u.kind = WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean
 		return nil
 	case 0:
 		_, err := dec.ReadToken()
@@ -10032,8 +10923,9 @@ func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) UnmarshalJSONFro
 
 // WorkspaceOptionsTextDocumentContent is a union: exactly one of TextDocumentContentOptions, TextDocumentContentRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceOptionsTextDocumentContent struct {
-	kind  WorkspaceOptionsTextDocumentContentKind
-	value any
+	kind                                    WorkspaceOptionsTextDocumentContentKind
+	vTextDocumentContentOptions             *TextDocumentContentOptions
+	vTextDocumentContentRegistrationOptions *TextDocumentContentRegistrationOptions
 }
 
 // WorkspaceOptionsTextDocumentContentKind says which alternative a WorkspaceOptionsTextDocumentContent holds.
@@ -10060,29 +10952,35 @@ func (k WorkspaceOptionsTextDocumentContentKind) String() string {
 // NewWorkspaceOptionsTextDocumentContentTextDocumentContentOptions returns a WorkspaceOptionsTextDocumentContent holding v.
 func NewWorkspaceOptionsTextDocumentContentTextDocumentContentOptions(v TextDocumentContentOptions) WorkspaceOptionsTextDocumentContent {
 	return WorkspaceOptionsTextDocumentContent{
-		kind:  WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions,
-		value: v,
+		kind:                        WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions,
+		vTextDocumentContentOptions: &v,
 	}
 }
 
 // AsTextDocumentContentOptions returns the TextDocumentContentOptions alternative and true, or false if u holds another.
 func (u WorkspaceOptionsTextDocumentContent) AsTextDocumentContentOptions() (TextDocumentContentOptions, bool) {
-	v, ok := u.value.(TextDocumentContentOptions)
-	return v, ok && u.kind == WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions
+	if u.kind != WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions {
+		var zero TextDocumentContentOptions
+		return zero, false
+	}
+	return *u.vTextDocumentContentOptions, true
 }
 
 // NewWorkspaceOptionsTextDocumentContentTextDocumentContentRegistrationOptions returns a WorkspaceOptionsTextDocumentContent holding v.
 func NewWorkspaceOptionsTextDocumentContentTextDocumentContentRegistrationOptions(v TextDocumentContentRegistrationOptions) WorkspaceOptionsTextDocumentContent {
 	return WorkspaceOptionsTextDocumentContent{
-		kind:  WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions,
-		value: v,
+		kind:                                    WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions,
+		vTextDocumentContentRegistrationOptions: &v,
 	}
 }
 
 // AsTextDocumentContentRegistrationOptions returns the TextDocumentContentRegistrationOptions alternative and true, or false if u holds another.
 func (u WorkspaceOptionsTextDocumentContent) AsTextDocumentContentRegistrationOptions() (TextDocumentContentRegistrationOptions, bool) {
-	v, ok := u.value.(TextDocumentContentRegistrationOptions)
-	return v, ok && u.kind == WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions
+	if u.kind != WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions {
+		var zero TextDocumentContentRegistrationOptions
+		return zero, false
+	}
+	return *u.vTextDocumentContentRegistrationOptions, true
 }
 
 // Kind says which alternative u holds.
@@ -10092,7 +10990,13 @@ func (u WorkspaceOptionsTextDocumentContent) Kind() WorkspaceOptionsTextDocument
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u WorkspaceOptionsTextDocumentContent) Value() any {
-	return u.value
+	switch u.kind {
+	case WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions:
+		return *u.vTextDocumentContentOptions
+	case WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions:
+		return *u.vTextDocumentContentRegistrationOptions
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -10102,10 +11006,13 @@ func (u WorkspaceOptionsTextDocumentContent) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u WorkspaceOptionsTextDocumentContent) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == WorkspaceOptionsTextDocumentContentKindNone {
-		return errors.New("protocol: WorkspaceOptionsTextDocumentContent holds no alternative")
+	switch u.kind {
+	case WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions:
+		return json.MarshalEncode(enc, u.vTextDocumentContentOptions)
+	case WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions:
+		return json.MarshalEncode(enc, u.vTextDocumentContentRegistrationOptions)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: WorkspaceOptionsTextDocumentContent holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a WorkspaceOptionsTextDocumentContent, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -10128,26 +11035,20 @@ func (u *WorkspaceOptionsTextDocumentContent) UnmarshalJSONFrom(dec *jsontext.De
 func (u *WorkspaceOptionsTextDocumentContent) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickWorkspaceOptionsTextDocumentContent(raw) {
 	case 0:
-		var v TextDocumentContentOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentContentOptions",
-				Type: "WorkspaceOptionsTextDocumentContent",
-			}
+		*u = WorkspaceOptionsTextDocumentContent{}
+		u.vTextDocumentContentOptions = new(TextDocumentContentOptions)
+		if err := json.Unmarshal(raw, u.vTextDocumentContentOptions); err != nil {
+			return fieldError("WorkspaceOptionsTextDocumentContent", "TextDocumentContentOptions", err)
 		}
-		*u = NewWorkspaceOptionsTextDocumentContentTextDocumentContentOptions(v)
+		u.kind = WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions
 		return nil
 	case 1:
-		var v TextDocumentContentRegistrationOptions
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as TextDocumentContentRegistrationOptions",
-				Type: "WorkspaceOptionsTextDocumentContent",
-			}
+		*u = WorkspaceOptionsTextDocumentContent{}
+		u.vTextDocumentContentRegistrationOptions = new(TextDocumentContentRegistrationOptions)
+		if err := json.Unmarshal(raw, u.vTextDocumentContentRegistrationOptions); err != nil {
+			return fieldError("WorkspaceOptionsTextDocumentContent", "TextDocumentContentRegistrationOptions", err)
 		}
-		*u = NewWorkspaceOptionsTextDocumentContentTextDocumentContentRegistrationOptions(v)
+		u.kind = WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions
 		return nil
 	}
 	return unionMismatch("WorkspaceOptionsTextDocumentContent", k)
@@ -10174,8 +11075,9 @@ func pickWorkspaceOptionsTextDocumentContent(raw []byte) int {
 
 // WorkspaceSymbolLocation is a union: exactly one of Location, LocationURIOnly. The zero value holds none; it is valid only for an absent optional property.
 type WorkspaceSymbolLocation struct {
-	kind  WorkspaceSymbolLocationKind
-	value any
+	kind             WorkspaceSymbolLocationKind
+	vLocation        *Location
+	vLocationURIOnly *LocationURIOnly
 }
 
 // WorkspaceSymbolLocationKind says which alternative a WorkspaceSymbolLocation holds.
@@ -10202,29 +11104,35 @@ func (k WorkspaceSymbolLocationKind) String() string {
 // NewWorkspaceSymbolLocationLocation returns a WorkspaceSymbolLocation holding v.
 func NewWorkspaceSymbolLocationLocation(v Location) WorkspaceSymbolLocation {
 	return WorkspaceSymbolLocation{
-		kind:  WorkspaceSymbolLocationKindLocation,
-		value: v,
+		kind:      WorkspaceSymbolLocationKindLocation,
+		vLocation: &v,
 	}
 }
 
 // AsLocation returns the Location alternative and true, or false if u holds another.
 func (u WorkspaceSymbolLocation) AsLocation() (Location, bool) {
-	v, ok := u.value.(Location)
-	return v, ok && u.kind == WorkspaceSymbolLocationKindLocation
+	if u.kind != WorkspaceSymbolLocationKindLocation {
+		var zero Location
+		return zero, false
+	}
+	return *u.vLocation, true
 }
 
 // NewWorkspaceSymbolLocationLocationURIOnly returns a WorkspaceSymbolLocation holding v.
 func NewWorkspaceSymbolLocationLocationURIOnly(v LocationURIOnly) WorkspaceSymbolLocation {
 	return WorkspaceSymbolLocation{
-		kind:  WorkspaceSymbolLocationKindLocationURIOnly,
-		value: v,
+		kind:             WorkspaceSymbolLocationKindLocationURIOnly,
+		vLocationURIOnly: &v,
 	}
 }
 
 // AsLocationURIOnly returns the LocationURIOnly alternative and true, or false if u holds another.
 func (u WorkspaceSymbolLocation) AsLocationURIOnly() (LocationURIOnly, bool) {
-	v, ok := u.value.(LocationURIOnly)
-	return v, ok && u.kind == WorkspaceSymbolLocationKindLocationURIOnly
+	if u.kind != WorkspaceSymbolLocationKindLocationURIOnly {
+		var zero LocationURIOnly
+		return zero, false
+	}
+	return *u.vLocationURIOnly, true
 }
 
 // Kind says which alternative u holds.
@@ -10234,7 +11142,13 @@ func (u WorkspaceSymbolLocation) Kind() WorkspaceSymbolLocationKind {
 
 // Value returns the alternative u holds, or nil, for a type switch.
 func (u WorkspaceSymbolLocation) Value() any {
-	return u.value
+	switch u.kind {
+	case WorkspaceSymbolLocationKindLocation:
+		return *u.vLocation
+	case WorkspaceSymbolLocationKindLocationURIOnly:
+		return *u.vLocationURIOnly
+	}
+	return nil
 }
 
 // IsZero reports whether u holds no alternative, so omitzero omits it.
@@ -10244,10 +11158,13 @@ func (u WorkspaceSymbolLocation) IsZero() bool {
 
 // MarshalJSONTo encodes the alternative u holds; a zero union is an error.
 func (u WorkspaceSymbolLocation) MarshalJSONTo(enc *jsontext.Encoder) error {
-	if u.kind == WorkspaceSymbolLocationKindNone {
-		return errors.New("protocol: WorkspaceSymbolLocation holds no alternative")
+	switch u.kind {
+	case WorkspaceSymbolLocationKindLocation:
+		return json.MarshalEncode(enc, u.vLocation)
+	case WorkspaceSymbolLocationKindLocationURIOnly:
+		return json.MarshalEncode(enc, u.vLocationURIOnly)
 	}
-	return json.MarshalEncode(enc, u.value)
+	return errors.New("protocol: WorkspaceSymbolLocation holds no alternative")
 }
 
 // UnmarshalJSONFrom decodes a WorkspaceSymbolLocation, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
@@ -10270,26 +11187,20 @@ func (u *WorkspaceSymbolLocation) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 func (u *WorkspaceSymbolLocation) fromRaw(raw []byte, k jsontext.Kind) error {
 	switch pickWorkspaceSymbolLocation(raw) {
 	case 0:
-		var v Location
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as Location",
-				Type: "WorkspaceSymbolLocation",
-			}
+		*u = WorkspaceSymbolLocation{}
+		u.vLocation = new(Location)
+		if err := json.Unmarshal(raw, u.vLocation); err != nil {
+			return fieldError("WorkspaceSymbolLocation", "Location", err)
 		}
-		*u = NewWorkspaceSymbolLocationLocation(v)
+		u.kind = WorkspaceSymbolLocationKindLocation
 		return nil
 	case 1:
-		var v LocationURIOnly
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return &DecodeError{
-				Err:  err,
-				Msg:  "as LocationURIOnly",
-				Type: "WorkspaceSymbolLocation",
-			}
+		*u = WorkspaceSymbolLocation{}
+		u.vLocationURIOnly = new(LocationURIOnly)
+		if err := json.Unmarshal(raw, u.vLocationURIOnly); err != nil {
+			return fieldError("WorkspaceSymbolLocation", "LocationURIOnly", err)
 		}
-		*u = NewWorkspaceSymbolLocationLocationURIOnly(v)
+		u.kind = WorkspaceSymbolLocationKindLocationURIOnly
 		return nil
 	}
 	return unionMismatch("WorkspaceSymbolLocation", k)
