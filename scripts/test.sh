@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The project's test command (README.md "Test"). On a fresh machine it needs
+# only Go: modules, gopls's source (for the differential test) and staticcheck
+# come from the Go module proxy at the versions pinned in go.mod.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== go mod download"
+go mod download
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== staticcheck"
+go tool staticcheck ./...
+
+echo "== go test -race"
+go test -race -count=1 ./...
