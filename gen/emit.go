@@ -270,16 +270,18 @@ func (e *emitter) structDecoder(f *jen.File, d *decl) {
 			body = append(body, jen.Id("seen").Op("|=").Lit(uint64(1)<<len(required)))
 			required = append(required, fd)
 		}
+		raw := fd.typ.kind == gkRaw || fd.typ.kind == gkNamed && fd.typ.decl.raw
+		optionalNullable := fd.optional && fd.typ.kind == gkPointer && fd.typ.elem.kind == gkNullable
 		switch {
-		case fd.optional && fd.typ.kind != gkPointer || fd.optional && fd.typ.elem.kind != gkNullable:
-			if fd.typ.kind != gkRaw && !(fd.typ.kind == gkNamed && fd.typ.decl.raw) {
+		case fd.optional && !optionalNullable:
+			if !raw {
 				// null for an optional member means absent.
 				body = append(body, jen.If(jen.Id("dec").Dot("PeekKind").Call().Op("==").LitRune('n')).Block(
 					jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("dec").Dot("ReadToken").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 					jen.Continue(),
 				))
 			}
-		case !fd.optional && !fd.nullable && fd.typ.kind != gkRaw && !(fd.typ.kind == gkNamed && fd.typ.decl.raw):
+		case !fd.optional && !fd.nullable && !raw:
 			body = append(body, jen.If(jen.Id("dec").Dot("PeekKind").Call().Op("==").LitRune('n')).Block(
 				jen.Return(jen.Id("nullField").Call(jen.Lit(d.name), jen.Lit(fd.jsonName))),
 			))

@@ -17,9 +17,7 @@ func (e *emitter) allMethods() []*method {
 }
 
 // parts returns a method's resolved parts.
-func (e *emitter) parts(me *method) (mpart, error) {
-	return e.r.methodParts[me], nil
-}
+func (e *emitter) parts(me *method) mpart { return e.r.methodParts[me] }
 
 func isNullResult(g *gtype) bool { return g != nil && g.kind == gkBasic && g.model == "null" }
 
@@ -51,10 +49,7 @@ func (e *emitter) methods(f *jen.File) error {
 	f.Line()
 	var consts, infos, descs []jen.Code
 	for i, me := range e.allMethods() {
-		p, err := e.parts(me)
-		if err != nil {
-			return fmt.Errorf("%s: %w", me.Method, err)
-		}
+		p := e.parts(me)
 		name := goName(me.Method)
 		cname := "Method" + name
 		kind := "request"
@@ -146,10 +141,7 @@ func (e *emitter) dispatch(f *jen.File) error {
 			if me.MessageDirection != side.dir && me.MessageDirection != "both" {
 				continue
 			}
-			p, err := e.parts(me)
-			if err != nil {
-				return err
-			}
+			p := e.parts(me)
 			name := goName(me.Method)
 			args := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
 			call := []jen.Code{jen.Id("ctx")}

@@ -202,3 +202,18 @@ func TestGoName(t *testing.T) {
 		}
 	}
 }
+
+func TestComment(t *testing.T) {
+	got := comment(docs{
+		Documentation: "Uses {@link TextEdit} and {@link Range the range}.\n@since 3.16.0\n@proposed\n@deprecated use Bar",
+	}, "Extra.")
+	want := "Uses TextEdit and the range.\n\nExtra.\n\nSince: 3.16.0\n\nProposed: this is a proposed feature of the protocol and may change.\n\nDeprecated: use Bar"
+	if got != want {
+		t.Errorf("comment from tags:\n%q\nwant\n%q", got, want)
+	}
+	got = comment(docs{Documentation: "Text.", Since: "3.18.0", Proposed: true, Deprecated: "gone"})
+	want = "Text.\n\nSince: 3.18.0\n\nProposed: this is a proposed feature of the protocol and may change.\n\nDeprecated: gone"
+	if got != want {
+		t.Errorf("comment from attributes:\n%q\nwant\n%q", got, want)
+	}
+}

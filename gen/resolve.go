@@ -31,6 +31,7 @@ type resolver struct {
 	aliases map[string]*typeAlias
 
 	methodParts map[*method]mpart
+	owners      map[*property]string // property -> Go name of the structure defining it
 
 	unionUses map[string]int   // anonymous union key -> occurrences in the model
 	unions    map[string]*decl // anonymous union key -> declaration
@@ -243,12 +244,16 @@ func (r *resolver) flatten(s *structure) []*property {
 // owner finds the structure that defines p, so its synthesized types are named
 // after the definition and not after every structure inheriting it.
 func (r *resolver) owner(p *property, fallback string) string {
-	for _, s := range r.m.Structures {
-		for _, q := range s.Properties {
-			if q == p {
-				return goName(s.Name)
+	if r.owners == nil {
+		r.owners = map[*property]string{}
+		for _, s := range r.m.Structures {
+			for _, q := range s.Properties {
+				r.owners[q] = goName(s.Name)
 			}
 		}
+	}
+	if o, ok := r.owners[p]; ok {
+		return o
 	}
 	return fallback
 }

@@ -20,49 +20,36 @@ import (
 // gopls's union wrappers, which decode by trying each alternative in turn
 // with json.Unmarshal.
 
-// gOr decodes like gopls's Or_ wrappers: the first alternative that
-// json.Unmarshal accepts wins.
+// gOr and gOr3 decode like gopls's Or_ wrappers: the first alternative
+// that json.Unmarshal accepts wins.
 type gOr[A, B any] struct{ Value any }
 
 func (o *gOr[A, B]) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		o.Value = nil
-		return nil
-	}
-	var a A
-	if err := json.Unmarshal(b, &a); err == nil {
-		o.Value = a
-		return nil
-	}
-	var c B
-	if err := json.Unmarshal(b, &c); err == nil {
-		o.Value = c
-		return nil
-	}
-	return errors.New("unmarshal failed to match one of the alternatives")
+	return tryInOrder(b, &o.Value, tryAs[A], tryAs[B])
 }
 
 type gOr3[A, B, C any] struct{ Value any }
 
 func (o *gOr3[A, B, C]) UnmarshalJSON(b []byte) error {
+	return tryInOrder(b, &o.Value, tryAs[A], tryAs[B], tryAs[C])
+}
+
+func tryAs[T any](b []byte) (any, error) {
+	var v T
+	err := json.Unmarshal(b, &v)
+	return v, err
+}
+
+func tryInOrder(b []byte, dst *any, alts ...func([]byte) (any, error)) error {
 	if string(b) == "null" {
-		o.Value = nil
+		*dst = nil
 		return nil
 	}
-	var a A
-	if err := json.Unmarshal(b, &a); err == nil {
-		o.Value = a
-		return nil
-	}
-	var c B
-	if err := json.Unmarshal(b, &c); err == nil {
-		o.Value = c
-		return nil
-	}
-	var d C
-	if err := json.Unmarshal(b, &d); err == nil {
-		o.Value = d
-		return nil
+	for _, try := range alts {
+		if v, err := try(b); err == nil {
+			*dst = v
+			return nil
+		}
 	}
 	return errors.New("unmarshal failed to match one of the alternatives")
 }

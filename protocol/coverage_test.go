@@ -85,29 +85,11 @@ func loadTestModel(t testing.TB) *testModel {
 
 // flatProps returns a structure's property names with extends and mixins.
 func (m *testModel) flatProps(name string) []string {
-	for _, s := range m.Structures {
-		if s.Name != name {
-			continue
-		}
-		var out []string
-		seen := map[string]bool{}
-		add := func(p string) {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
-		for _, e := range append(append([]*testType(nil), s.Extends...), s.Mixins...) {
-			for _, p := range m.flatProps(e.Name) {
-				add(p)
-			}
-		}
-		for _, p := range s.Properties {
-			add(p.Name)
-		}
-		return out
+	var out []string
+	for _, p := range m.allProps(name) {
+		out = append(out, p.Name)
 	}
-	return nil
+	return out
 }
 
 // jsonNames returns the JSON member names of a struct type, sorted.

@@ -70,6 +70,7 @@ func (*NullResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 // NoParams is the params type of requests and notifications that take none
-// (shutdown, exit, workspace/workspaceFolders, ...). It encodes as an absent
-// params member; decoding accepts absent, null or any value.
+// (shutdown, exit, workspace/workspaceFolders, ...). A sender omits the params
+// member for them (TypeScript 7 rejects "params": null on shutdown); the
+// generated dispatch ignores whatever params arrive.
 type NoParams struct{}
