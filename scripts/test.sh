@@ -23,3 +23,6 @@ go tool staticcheck ./...
 
 echo "== go test -race"
 go test -race -count=1 ./...
+
+echo "== fuzz (bounded)"
+go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 15s
