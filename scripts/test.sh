@@ -26,3 +26,5 @@ go test -race -count=1 ./...
 
 echo "== fuzz (bounded)"
 go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 15s
+go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 15s
+go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 15s

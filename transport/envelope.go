@@ -1,0 +1,579 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MessageKind classifies a JSON-RPC message.
+type MessageKind uint8
+
+// The kinds of JSON-RPC 2.0 messages.
+const (
+	KindInvalid      MessageKind = iota
+	KindRequest                  // method and id
+	KindNotification             // method, no id
+	KindResponse                 // id and result
+	KindError                    // id (possibly null) and error
+)
+
+func (k MessageKind) String() string {
+	switch k {
+	case KindRequest:
+		return "request"
+	case KindNotification:
+		return "notification"
+	case KindResponse:
+		return "response"
+	case KindError:
+		return "error response"
+	}
+	return "invalid message"
+}
+
+// IDKind says what an id holds.
+type IDKind uint8
+
+// The kinds of JSON-RPC ids.
+const (
+	IDNone   IDKind = iota // no id member
+	IDNull                 // "id": null (an error response to an unreadable request)
+	IDNumber               // an integer
+	IDString               // a string
+)
+
+// ErrBatch is the error for a JSON array message: JSON-RPC batches, which LSP
+// does not use.
+var ErrBatch = errors.New("transport: batch messages (JSON arrays) are not supported by LSP")
+
+// maxDepth bounds the nesting of values the scanner validates.
+const maxDepth = 1000
+
+// An Envelope is the outer shape of one JSON-RPC message, found by Scan
+// without reflection or allocation. Its byte slices point into the scanned
+// message (or into the Envelope's own scratch space for escaped strings)
+// and are valid until the message's buffer or the Envelope is reused.
+type Envelope struct {
+	Kind   MessageKind
+	IDKind IDKind
+	IDNum  int64  // the id, when IDKind is IDNumber
+	IDStr  []byte // the id, unquoted, when IDKind is IDString
+	Method []byte // unquoted; nil for responses
+	Params []byte // raw JSON; nil when absent
+	Result []byte // raw JSON; nil when absent
+	Error  []byte // raw JSON; nil when absent
+
+	scratch []byte
+}
+
+// ScanError reports a message that is not a valid JSON-RPC 2.0 message.
+// Offset is the byte offset in the message.
+type ScanError struct {
+	Offset int
+	Msg    string
+	Syntax bool // the message is not well-formed JSON (else it is JSON, but not a valid message)
+}
+
+func (e *ScanError) Error() string {
+	return fmt.Sprintf("transport: invalid JSON-RPC message at byte %d: %s", e.Offset, e.Msg)
+}
+
+// member bits, to find duplicates and classify.
+const (
+	hasJSONRPC = 1 << iota
+	hasID
+	hasMethod
+	hasParams
+	hasResult
+	hasError
+)
+
+// Scan parses msg, a complete JSON-RPC message, validating all of its JSON.
+// On error the Envelope still holds the id if it was read before the
+// problem, so a request can be answered.
+func (e *Envelope) Scan(msg []byte) error {
+	*e = Envelope{scratch: e.scratch[:0]}
+	s := scanner{b: msg}
+	s.space()
+	if s.i >= len(msg) {
+		return s.fail("empty message")
+	}
+	switch msg[s.i] {
+	case '[':
+		return ErrBatch
+	case '{':
+	default:
+		return s.invalid("a message must be a JSON object")
+	}
+	s.i++
+	var seen uint8
+	s.space()
+	if s.peek() == '}' {
+		s.i++
+	} else {
+		for {
+			s.space()
+			keyStart := s.i
+			key, escaped, err := s.str()
+			if err != nil {
+				return err
+			}
+			if escaped {
+				e.scratch = appendUnescaped(e.scratch[:0], key)
+				key = e.scratch
+			}
+			s.space()
+			if s.peek() != ':' {
+				return s.fail("expected ':' after member name")
+			}
+			s.i++
+			s.space()
+			valStart := s.i
+			bit := memberBit(key)
+			if seen&bit != 0 {
+				return &ScanError{Offset: keyStart, Msg: fmt.Sprintf("duplicate member %q", key)}
+			}
+			seen |= bit
+			switch bit {
+			case hasJSONRPC:
+				if s.peek() != '"' {
+					return s.invalid(`"jsonrpc" must be "2.0"`)
+				}
+				v, _, err := s.str()
+				if err != nil {
+					return err
+				}
+				if string(v) != "2.0" {
+					return &ScanError{Offset: valStart, Msg: `"jsonrpc" must be "2.0"`}
+				}
+			case hasID:
+				if err := e.scanID(&s); err != nil {
+					return err
+				}
+			case hasMethod:
+				if s.peek() != '"' {
+					return s.invalid(`"method" must be a string`)
+				}
+				v, escaped, err := s.str()
+				if err != nil {
+					return err
+				}
+				if escaped {
+					start := len(e.scratch)
+					e.scratch = appendUnescaped(e.scratch, v)
+					v = e.scratch[start:]
+				}
+				e.Method = v
+			case hasParams:
+				if c := s.peek(); c != '{' && c != '[' && c != 'n' {
+					return s.invalid(`"params" must be an object or an array`)
+				}
+				if err := s.value(0); err != nil {
+					return err
+				}
+				e.Params = msg[valStart:s.i]
+			case hasResult:
+				if err := s.value(0); err != nil {
+					return err
+				}
+				e.Result = msg[valStart:s.i]
+			case hasError:
+				if s.peek() != '{' {
+					return s.invalid(`"error" must be an object`)
+				}
+				if err := s.value(0); err != nil {
+					return err
+				}
+				e.Error = msg[valStart:s.i]
+			default:
+				if err := s.value(0); err != nil {
+					return err
+				}
+			}
+			s.space()
+			if s.peek() == ',' {
+				s.i++
+				continue
+			}
+			if s.peek() == '}' {
+				s.i++
+				break
+			}
+			return s.fail("expected ',' or '}' in message")
+		}
+	}
+	s.space()
+	if s.i != len(msg) {
+		return s.fail("data after the message object")
+	}
+	if seen&hasJSONRPC == 0 {
+		return &ScanError{Offset: 0, Msg: `missing "jsonrpc": "2.0"`}
+	}
+	switch {
+	case seen&hasMethod != 0 && seen&(hasResult|hasError) == 0:
+		if seen&hasID != 0 {
+			if e.IDKind == IDNull {
+				return &ScanError{Offset: 0, Msg: "a request id must not be null"}
+			}
+			e.Kind = KindRequest
+		} else {
+			e.Kind = KindNotification
+		}
+	case seen&hasMethod == 0 && seen&hasID != 0 && seen&(hasResult|hasError) == hasResult:
+		if e.IDKind == IDNull {
+			return &ScanError{Offset: 0, Msg: "a result's id must not be null"}
+		}
+		e.Kind = KindResponse
+	case seen&hasMethod == 0 && seen&hasID != 0 && seen&(hasResult|hasError) == hasError:
+		e.Kind = KindError
+	default:
+		return &ScanError{Offset: 0, Msg: "neither a request, a notification nor a response (check method, id, result and error)"}
+	}
+	return nil
+}
+
+// memberBit returns the bit of a member the envelope reads, or 0.
+func memberBit(key []byte) uint8 {
+	switch string(key) {
+	case "jsonrpc":
+		return hasJSONRPC
+	case "id":
+		return hasID
+	case "method":
+		return hasMethod
+	case "params":
+		return hasParams
+	case "result":
+		return hasResult
+	case "error":
+		return hasError
+	}
+	return 0
+}
+
+func (e *Envelope) scanID(s *scanner) error {
+	start := s.i
+	switch c := s.peek(); {
+	case c == '"':
+		v, escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		if escaped {
+			at := len(e.scratch)
+			e.scratch = appendUnescaped(e.scratch, v)
+			v = e.scratch[at:]
+		}
+		e.IDKind, e.IDStr = IDString, v
+	case c == 'n':
+		if err := s.value(0); err != nil {
+			return err
+		}
+		e.IDKind = IDNull
+	case c == '-' || '0' <= c && c <= '9':
+		if err := s.number(); err != nil {
+			return err
+		}
+		n, ok := parseInt(s.b[start:s.i])
+		if !ok {
+			return &ScanError{Offset: start, Msg: "an id number must be an integer that fits 64 bits"}
+		}
+		e.IDKind, e.IDNum = IDNumber, n
+	default:
+		return s.invalid("an id must be a string, an integer or null")
+	}
+	return nil
+}
+
+// scanner validates JSON in place.
+type scanner struct {
+	b []byte
+	i int
+}
+
+// fail reports malformed JSON; invalid reports well-formed JSON that is not
+// a valid message.
+func (s *scanner) fail(msg string) error { return &ScanError{Offset: s.i, Msg: msg, Syntax: true} }
+
+func (s *scanner) invalid(msg string) error { return &ScanError{Offset: s.i, Msg: msg} }
+
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// str consumes a string literal and returns its contents (still escaped)
+// and whether it holds escapes.
+func (s *scanner) str() ([]byte, bool, error) {
+	if s.peek() != '"' {
+		return nil, false, s.fail("expected a string")
+	}
+	s.i++
+	start := s.i
+	escaped := false
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return s.b[start : s.i-1], escaped, nil
+		case c == '\\':
+			escaped = true
+			if s.i+1 >= len(s.b) {
+				return nil, false, s.fail("unterminated string")
+			}
+			switch s.b[s.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i += 2
+			case 'u':
+				if s.i+6 > len(s.b) || !isHex4(s.b[s.i+2:s.i+6]) {
+					return nil, false, s.fail(`invalid \u escape`)
+				}
+				s.i += 6
+			default:
+				return nil, false, s.fail("invalid escape in string")
+			}
+		case c < 0x20:
+			return nil, false, s.fail("control character in string")
+		default:
+			s.i++
+		}
+	}
+	return nil, false, s.fail("unterminated string")
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// number consumes a JSON number.
+func (s *scanner) number() error {
+	start := s.i
+	if s.peek() == '-' {
+		s.i++
+	}
+	switch c := s.peek(); {
+	case c == '0':
+		s.i++
+	case '1' <= c && c <= '9':
+		for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+			s.i++
+		}
+	default:
+		return s.fail("invalid number")
+	}
+	if s.peek() == '.' {
+		s.i++
+		if d := s.digits(); d == 0 {
+			return s.fail("invalid number")
+		}
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.i++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.i++
+		}
+		if d := s.digits(); d == 0 {
+			return s.fail("invalid number")
+		}
+	}
+	if s.i == start {
+		return s.fail("invalid number")
+	}
+	return nil
+}
+
+func (s *scanner) digits() int {
+	start := s.i
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}
+
+// value consumes and validates any JSON value.
+func (s *scanner) value(depth int) error {
+	if depth > maxDepth {
+		return s.fail("values nested too deeply")
+	}
+	switch c := s.peek(); {
+	case c == '"':
+		_, _, err := s.str()
+		return err
+	case c == '{':
+		s.i++
+		s.space()
+		if s.peek() == '}' {
+			s.i++
+			return nil
+		}
+		for {
+			s.space()
+			if _, _, err := s.str(); err != nil {
+				return err
+			}
+			s.space()
+			if s.peek() != ':' {
+				return s.fail("expected ':' after object key")
+			}
+			s.i++
+			s.space()
+			if err := s.value(depth + 1); err != nil {
+				return err
+			}
+			s.space()
+			switch s.peek() {
+			case ',':
+				s.i++
+			case '}':
+				s.i++
+				return nil
+			default:
+				return s.fail("expected ',' or '}' in object")
+			}
+		}
+	case c == '[':
+		s.i++
+		s.space()
+		if s.peek() == ']' {
+			s.i++
+			return nil
+		}
+		for {
+			s.space()
+			if err := s.value(depth + 1); err != nil {
+				return err
+			}
+			s.space()
+			switch s.peek() {
+			case ',':
+				s.i++
+			case ']':
+				s.i++
+				return nil
+			default:
+				return s.fail("expected ',' or ']' in array")
+			}
+		}
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return s.number()
+	case c == 0 && s.i >= len(s.b):
+		return s.fail("unexpected end of message")
+	}
+	return s.fail("invalid character")
+}
+
+func (s *scanner) literal(lit string) error {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		return s.fail("invalid literal")
+	}
+	s.i += len(lit)
+	return nil
+}
+
+// appendUnescaped appends the unescaped contents of a valid JSON string body.
+func appendUnescaped(dst, src []byte) []byte {
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch src[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := rune(hexVal(src[i+1 : i+5]))
+			i += 4
+			if 0xD800 <= r && r < 0xDC00 && i+6 < len(src) && src[i+1] == '\\' && src[i+2] == 'u' {
+				if r2 := rune(hexVal(src[i+3 : i+7])); 0xDC00 <= r2 && r2 < 0xE000 {
+					r = (r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
+					i += 6
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, src[i])
+		}
+	}
+	return dst
+}
+
+func hexVal(b []byte) int {
+	n := 0
+	for _, c := range b {
+		n <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			n |= int(c - '0')
+		case 'a' <= c && c <= 'f':
+			n |= int(c-'a') + 10
+		default:
+			n |= int(c-'A') + 10
+		}
+	}
+	return n
+}
+
+// parseInt parses a JSON integer (already validated as a number) into an
+// int64, rejecting fractions, exponents and overflow.
+func parseInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > (1<<63)/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	switch {
+	case neg && n <= 1<<63:
+		return -int64(n-1) - 1, true
+	case !neg && n < 1<<63:
+		return int64(n), true
+	}
+	return 0, false
+}
