@@ -382,7 +382,7 @@ func (c *Conn) readLoop() {
 			c.shutdown(err)
 			return
 		}
-		if err := env.Scan(frame); err != nil {
+		if err := c.scan(&env, frame); err != nil {
 			c.invalid(&env, frame, err)
 			continue
 		}
@@ -395,12 +395,26 @@ func (c *Conn) readLoop() {
 	}
 }
 
-// invalid answers an unreadable message if it carried an id, else logs it.
+// invalid handles a message that could not be read: a request (its method
+// was read) is answered with a parse or invalid-request error; a response to
+// a call of ours fails that call; anything else is logged and skipped.
 func (c *Conn) invalid(env *Envelope, frame []byte, err error) {
 	c.log.Warn("transport: invalid message", "err", err, "message", clip(frame))
 	code := int64(CodeInvalidRequest)
 	if se, ok := errors.AsType[*ScanError](err); ok && se.Syntax {
 		code = CodeParseError
+	}
+	if env.Method == nil {
+		if env.IDKind == IDNumber {
+			c.mu.Lock()
+			ch, ok := c.pending[env.IDNum]
+			delete(c.pending, env.IDNum)
+			c.mu.Unlock()
+			if ok {
+				ch <- callResult{err: fmt.Errorf("transport: invalid response: %w", err)}
+			}
+		}
+		return
 	}
 	switch env.IDKind {
 	case IDNumber:
@@ -464,6 +478,35 @@ func (c *Conn) incoming(env *Envelope) {
 	case c.queued <- struct{}{}:
 	default:
 	}
+}
+
+// scan reads a frame's envelope and validates its payloads, so handlers and
+// callers only ever get valid JSON. A payload span that validates but for
+// data after its value means a member holding an object or array followed
+// it; the frame is then read again exactly.
+func (c *Conn) scan(env *Envelope, frame []byte) error {
+	if err := env.Scan(frame); err != nil {
+		return err
+	}
+	err := validatePayloads(env)
+	if trailingData(err) {
+		if err := env.ScanExact(frame); err != nil {
+			return err
+		}
+		err = validatePayloads(env)
+	}
+	return err
+}
+
+func validatePayloads(env *Envelope) error {
+	for _, span := range [][]byte{env.Params, env.Result, env.Error} {
+		if span != nil {
+			if err := Validate(span); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // cancelIncoming cancels the handler of the request $/cancelRequest names.

@@ -271,6 +271,16 @@ func TestInvalidMessages(t *testing.T) {
 	if got := peer.recv(t); got != `{"jsonrpc":"2.0","id":9,"result":[1]}` {
 		t.Fatalf("after invalid messages: %s", got)
 	}
+	// Valid, if unusual: a member holding an object after params.
+	peer.send(t, `{"jsonrpc":"2.0","id":10,"method":"ok","params":{"p":1},"extension":{"q":2}}`)
+	if got := peer.recv(t); got != `{"jsonrpc":"2.0","id":10,"result":{"p":1}}` {
+		t.Fatalf("member after params: %s", got)
+	}
+	// Invalid JSON inside params is answered as a parse error.
+	peer.send(t, `{"jsonrpc":"2.0","id":11,"method":"ok","params":{"p":tru}}`)
+	if got := peer.recv(t); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":11,"error":{"code":-32700,`) {
+		t.Fatalf("invalid params: %s", got)
+	}
 }
 
 // TestBrokenHeader: a broken header ends the connection with a descriptive
@@ -515,5 +525,24 @@ func TestConcurrencyBound(t *testing.T) {
 	}
 	if p := peak.Load(); p != 2 {
 		t.Fatalf("peak concurrency %d, want 2", p)
+	}
+}
+
+// TestInvalidResponse: a malformed response fails the call it answers and
+// is never answered itself.
+func TestInvalidResponse(t *testing.T) {
+	c, peer := newRawPeer(t, Options{})
+	errc := make(chan error, 2)
+	go func() { errc <- c.Call(context.Background(), "a", nil, nil) }()
+	peer.recv(t)
+	peer.send(t, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`)
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "invalid response") {
+		t.Fatalf("call answered by a malformed response: %v", err)
+	}
+	go func() { errc <- c.Call(context.Background(), "b", nil, nil) }()
+	peer.recv(t) // the next frame is the second call, not an answer to the bad response
+	peer.send(t, `{"jsonrpc":"2.0","id":2,"result":{"ok":true}}`)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,8 +1,11 @@
 package transport
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -51,7 +54,10 @@ var ErrBatch = errors.New("transport: batch messages (JSON arrays) are not suppo
 const maxDepth = 1000
 
 // An Envelope is the outer shape of one JSON-RPC message, found by Scan
-// without reflection or allocation. Its byte slices point into the scanned
+// without reflection or allocation. Scan validates the envelope itself (the
+// object, its members, jsonrpc, id and method) but does not read inside
+// params, result and error: their decoder validates them, once (see Validate
+// for a standalone check; Conn validates incoming params before dispatch). Its byte slices point into the scanned
 // message (or into the Envelope's own scratch space for escaped strings)
 // and are valid until the message's buffer or the Envelope is reused.
 type Envelope struct {
@@ -73,6 +79,8 @@ type ScanError struct {
 	Offset int
 	Msg    string
 	Syntax bool // the message is not well-formed JSON (else it is JSON, but not a valid message)
+
+	trailing bool // Validate found data after a complete value
 }
 
 func (e *ScanError) Error() string {
@@ -89,10 +97,23 @@ const (
 	hasError
 )
 
-// Scan parses msg, a complete JSON-RPC message, validating all of its JSON.
+// Scan parses msg, a complete JSON-RPC message, validating its envelope.
 // On error the Envelope still holds the id if it was read before the
 // problem, so a request can be answered.
-func (e *Envelope) Scan(msg []byte) error {
+//
+// Scan finds where an object or array payload ends by parsing the members
+// after it backwards from the end of the message, so its cost does not grow
+// with the payload. The spans are exact whenever only scalar members follow
+// the payload, the shape JSON-RPC implementations write. When a member
+// holding an object or array follows it, the payload's span runs on to the
+// end of that member: validating or decoding the span then reports data after
+// the value, and ScanExact reads the message exactly.
+func (e *Envelope) Scan(msg []byte) error { return e.scan(msg, true) }
+
+// ScanExact is Scan reading every member forwards, exact for any message.
+func (e *Envelope) ScanExact(msg []byte) error { return e.scan(msg, false) }
+
+func (e *Envelope) scan(msg []byte, fromTail bool) error {
 	*e = Envelope{scratch: e.scratch[:0]}
 	s := scanner{b: msg}
 	s.space()
@@ -135,61 +156,14 @@ func (e *Envelope) Scan(msg []byte) error {
 				return &ScanError{Offset: keyStart, Msg: fmt.Sprintf("duplicate member %q", key)}
 			}
 			seen |= bit
-			switch bit {
-			case hasJSONRPC:
-				if s.peek() != '"' {
-					return s.invalid(`"jsonrpc" must be "2.0"`)
+			if fromTail && bit&(hasParams|hasResult|hasError) != 0 && (s.peek() == '{' || s.peek() == '[') {
+				if end, ok := e.tail(msg, valStart, &seen); ok {
+					e.setPayload(bit, msg[valStart:end])
+					goto classify
 				}
-				v, _, err := s.str()
-				if err != nil {
-					return err
-				}
-				if string(v) != "2.0" {
-					return &ScanError{Offset: valStart, Msg: `"jsonrpc" must be "2.0"`}
-				}
-			case hasID:
-				if err := e.scanID(&s); err != nil {
-					return err
-				}
-			case hasMethod:
-				if s.peek() != '"' {
-					return s.invalid(`"method" must be a string`)
-				}
-				v, escaped, err := s.str()
-				if err != nil {
-					return err
-				}
-				if escaped {
-					start := len(e.scratch)
-					e.scratch = appendUnescaped(e.scratch, v)
-					v = e.scratch[start:]
-				}
-				e.Method = v
-			case hasParams:
-				if c := s.peek(); c != '{' && c != '[' && c != 'n' {
-					return s.invalid(`"params" must be an object or an array`)
-				}
-				if err := s.value(0); err != nil {
-					return err
-				}
-				e.Params = msg[valStart:s.i]
-			case hasResult:
-				if err := s.value(0); err != nil {
-					return err
-				}
-				e.Result = msg[valStart:s.i]
-			case hasError:
-				if s.peek() != '{' {
-					return s.invalid(`"error" must be an object`)
-				}
-				if err := s.value(0); err != nil {
-					return err
-				}
-				e.Error = msg[valStart:s.i]
-			default:
-				if err := s.value(0); err != nil {
-					return err
-				}
+			}
+			if err := e.memberValue(&s, bit, valStart); err != nil {
+				return err
 			}
 			s.space()
 			if s.peek() == ',' {
@@ -207,6 +181,7 @@ func (e *Envelope) Scan(msg []byte) error {
 	if s.i != len(msg) {
 		return s.fail("data after the message object")
 	}
+classify:
 	if seen&hasJSONRPC == 0 {
 		return &ScanError{Offset: 0, Msg: `missing "jsonrpc": "2.0"`}
 	}
@@ -231,6 +206,230 @@ func (e *Envelope) Scan(msg []byte) error {
 		return &ScanError{Offset: 0, Msg: "neither a request, a notification nor a response (check method, id, result and error)"}
 	}
 	return nil
+}
+
+// memberValue consumes the value of one member and records it.
+func (e *Envelope) memberValue(s *scanner, bit uint8, valStart int) error {
+	msg := s.b
+	switch bit {
+	case hasJSONRPC:
+		if s.peek() != '"' {
+			return s.invalid(`"jsonrpc" must be "2.0"`)
+		}
+		v, _, err := s.str()
+		if err != nil {
+			return err
+		}
+		if string(v) != "2.0" {
+			return &ScanError{Offset: valStart, Msg: `"jsonrpc" must be "2.0"`}
+		}
+	case hasID:
+		if err := e.scanID(s); err != nil {
+			return err
+		}
+	case hasMethod:
+		if s.peek() != '"' {
+			return s.invalid(`"method" must be a string`)
+		}
+		v, escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		if escaped {
+			start := len(e.scratch)
+			e.scratch = appendUnescaped(e.scratch, v)
+			v = e.scratch[start:]
+		}
+		e.Method = v
+	case hasParams:
+		if c := s.peek(); c != '{' && c != '[' && c != 'n' {
+			return s.invalid(`"params" must be an object or an array`)
+		}
+		if err := s.value(0); err != nil {
+			return err
+		}
+		e.Params = msg[valStart:s.i]
+	case hasResult:
+		if err := s.value(0); err != nil {
+			return err
+		}
+		e.Result = msg[valStart:s.i]
+	case hasError:
+		if s.peek() != '{' {
+			return s.invalid(`"error" must be an object`)
+		}
+		if err := s.value(0); err != nil {
+			return err
+		}
+		e.Error = msg[valStart:s.i]
+	default:
+		if err := s.value(0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setPayload records a params, result or error span.
+func (e *Envelope) setPayload(bit uint8, span []byte) {
+	switch bit {
+	case hasParams:
+		e.Params = span
+	case hasResult:
+		e.Result = span
+	case hasError:
+		e.Error = span
+	}
+}
+
+// tail finds where the payload value starting at p ends without reading
+// it: it parses the members after it backwards from the end of the message,
+// and confirms each by parsing it forwards. It handles the usual shape, where
+// only scalar members (such as "id") follow the payload; for anything else
+// it reports false and changes nothing, and Scan reads on forwards.
+func (e *Envelope) tail(msg []byte, p int, seen *uint8) (int, bool) {
+	saved, savedSeen := *e, *seen
+	fail := func() (int, bool) {
+		scratch := e.scratch
+		*e, *seen = saved, savedSeen
+		e.scratch = scratch
+		return 0, false
+	}
+	j := spaceBack(msg, len(msg))
+	if j <= p || msg[j-1] != '}' {
+		return fail()
+	}
+	j = spaceBack(msg, j-1)
+	for {
+		if j <= p {
+			return fail()
+		}
+		if c := msg[j-1]; c == '}' || c == ']' {
+			return j, true // the payload's end: only scalar members follow it
+		}
+		// A scalar member value ends at j; find where the member starts.
+		vs := scalarStartBack(msg, j)
+		k := spaceBack(msg, vs)
+		if vs <= p || k == 0 || msg[k-1] != ':' {
+			return fail()
+		}
+		k = spaceBack(msg, k-1)
+		ks := stringStartBack(msg, k)
+		if ks <= p {
+			return fail()
+		}
+		// Parse the member forwards, exactly as the main loop would.
+		s := scanner{b: msg[:j], i: ks}
+		key, escaped, err := s.str()
+		if err != nil {
+			return fail()
+		}
+		if escaped {
+			e.scratch = appendUnescaped(e.scratch[:0], key)
+			key = e.scratch
+		}
+		bit := memberBit(key)
+		if *seen&bit != 0 {
+			return fail() // duplicate: let the forward scan report it
+		}
+		*seen |= bit
+		s.space()
+		if s.peek() != ':' {
+			return fail()
+		}
+		s.i++
+		s.space()
+		if e.memberValue(&s, bit, s.i) != nil || s.i != j {
+			return fail()
+		}
+		j = spaceBack(msg, ks)
+		if j == 0 || msg[j-1] != ',' {
+			return fail()
+		}
+		j = spaceBack(msg, j-1)
+	}
+}
+
+// spaceBack returns the index just past the last non-space byte before j.
+func spaceBack(b []byte, j int) int {
+	for j > 0 {
+		switch b[j-1] {
+		case ' ', '\t', '\n', '\r':
+			j--
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// scalarStartBack returns where the string, number or literal ending just
+// before j starts, or -1.
+func scalarStartBack(b []byte, j int) int {
+	if b[j-1] == '"' {
+		return stringStartBack(b, j)
+	}
+	i := j
+	for i > 0 {
+		c := b[i-1]
+		if '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || c == '-' || c == '+' || c == '.' || c == 'E' {
+			i--
+			continue
+		}
+		break
+	}
+	if i == j {
+		return -1
+	}
+	return i
+}
+
+// stringStartBack returns the index of the opening quote of the string whose
+// closing quote is b[j-1], or -1.
+func stringStartBack(b []byte, j int) int {
+	if j < 2 || b[j-1] != '"' {
+		return -1
+	}
+	i := j - 1
+	for {
+		q := bytes.LastIndexByte(b[:i], '"')
+		if q < 0 {
+			return -1
+		}
+		// The quote is escaped if an odd number of backslashes precede it.
+		n := 0
+		for q-n-1 >= 0 && b[q-n-1] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q
+	}
+}
+
+// Validate reports whether data is one well-formed JSON value (with optional
+// surrounding space), as a *ScanError with Syntax set. Scan leaves the
+// contents of params, result and error to their decoder; Validate checks them
+// when the decoder is not at hand.
+func Validate(data []byte) error {
+	s := scanner{b: data}
+	s.space()
+	if err := s.value(0); err != nil {
+		return err
+	}
+	s.space()
+	if s.i != len(data) {
+		return &ScanError{Offset: s.i, Msg: "data after the value", Syntax: true, trailing: true}
+	}
+	return nil
+}
+
+// trailingData reports whether err is Validate's report of data after a
+// complete value: for a span from Scan, the sign to use ScanExact.
+func trailingData(err error) bool {
+	se, ok := errors.AsType[*ScanError](err)
+	return ok && se.trailing
 }
 
 // memberBit returns the bit of a member the envelope reads, or 0.
@@ -306,6 +505,9 @@ func (s *scanner) peek() byte {
 }
 
 func (s *scanner) space() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return // the common case: compact JSON
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -326,6 +528,10 @@ func (s *scanner) str() ([]byte, bool, error) {
 	start := s.i
 	escaped := false
 	for s.i < len(s.b) {
+		s.i += plainPrefix(s.b[s.i:])
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -354,6 +560,38 @@ func (s *scanner) str() ([]byte, bool, error) {
 		}
 	}
 	return nil, false, s.fail("unterminated string")
+}
+
+// SWAR constants: a byte repeated in each of the eight lanes of a uint64.
+const (
+	lanes01 = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
+
+// plainPrefix returns how many leading bytes of b are ordinary string
+// content: not '"', not '\\' and not a control character. It tests eight
+// bytes at a time.
+func plainPrefix(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		quote := x ^ (lanes01 * '"')
+		slash := x ^ (lanes01 * '\\')
+		// A lane is flagged when it is zero after the XOR (a quote or a
+		// backslash) or below 0x20; the lowest flagged lane is exact.
+		flags := ((quote - lanes01) &^ quote) | ((slash - lanes01) &^ slash) | (x - lanes01*0x20)
+		flags &^= x // a lane with its high bit set (UTF-8) is never special
+		flags &= lanes80
+		if flags != 0 {
+			return i + bits.TrailingZeros64(flags)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
 }
 
 func isHex4(b []byte) bool {

@@ -51,8 +51,9 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
-// FuzzEnvelope: Scan never panics, accepts only valid JSON, and calls no
-// valid JSON a syntax error.
+// FuzzEnvelope: Scan never panics; what it accepts, with payloads that
+// Validate accepts, is valid JSON; Validate agrees with jsontext; and Scan
+// calls no valid JSON a syntax error.
 func FuzzEnvelope(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{"a":[1,2]}}`,
@@ -68,14 +69,34 @@ func FuzzEnvelope(f *testing.F) {
 		var e Envelope
 		err := e.Scan(in)
 		valid := jsontext.Value(in).IsValid(lenient...)
-		if err == nil {
-			if !valid {
-				t.Fatalf("Scan accepted invalid JSON %q", in)
+		if verr := Validate(in); (verr == nil) != valid {
+			if se, ok := errors.AsType[*ScanError](verr); !ok || !bytes.Contains([]byte(se.Msg), []byte("nested too deeply")) {
+				t.Fatalf("Validate(%q) = %v, jsontext says valid=%v", in, verr, valid)
 			}
+		}
+		var exact Envelope
+		exactErr := exact.ScanExact(in)
+		if exactErr == nil && validSpans(&exact) && !valid {
+			t.Fatalf("ScanExact accepted invalid JSON %q", in)
+		}
+		if err == nil && validSpans(&e) {
+			// Scan's fast path must agree with the exact scan whenever its
+			// spans hold one valid value each.
+			if exactErr != nil || e.Kind != exact.Kind || e.IDKind != exact.IDKind || e.IDNum != exact.IDNum ||
+				!bytes.Equal(e.IDStr, exact.IDStr) || !bytes.Equal(e.Method, exact.Method) ||
+				!bytes.Equal(e.Params, exact.Params) || !bytes.Equal(e.Result, exact.Result) || !bytes.Equal(e.Error, exact.Error) {
+				t.Fatalf("Scan and ScanExact disagree on %q: %+v / %+v (%v)", in, e, exact, exactErr)
+			}
+		}
+		if err == nil {
+			spansValid := true
 			for _, span := range [][]byte{e.Params, e.Result, e.Error} {
-				if span != nil && !jsontext.Value(span).IsValid(lenient...) {
-					t.Fatalf("span %q of %q is not valid JSON", span, in)
+				if span != nil && Validate(span) != nil {
+					spansValid = false
 				}
+			}
+			if spansValid && !valid {
+				t.Fatalf("Scan accepted invalid JSON %q", in)
 			}
 			if e.Kind == KindInvalid {
 				t.Fatalf("no kind for %q", in)
@@ -86,4 +107,13 @@ func FuzzEnvelope(f *testing.F) {
 			t.Fatalf("Scan called valid JSON %q a syntax error: %v", in, err)
 		}
 	})
+}
+
+func validSpans(e *Envelope) bool {
+	for _, span := range [][]byte{e.Params, e.Result, e.Error} {
+		if span != nil && Validate(span) != nil {
+			return false
+		}
+	}
+	return true
 }

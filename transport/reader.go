@@ -83,6 +83,12 @@ func NewReader(src io.Reader, opts ReaderOptions) *Reader {
 	return &Reader{src: src, buf: make([]byte, opts.BufferSize), maxFrame: opts.MaxFrameSize, maxHeader: opts.MaxHeaderSize}
 }
 
+// Reset discards the Reader's state and makes it read from src, keeping its
+// buffers.
+func (r *Reader) Reset(src io.Reader) {
+	r.src, r.r, r.w, r.offset, r.err = src, 0, 0, 0, nil
+}
+
 // Offset returns how many bytes of the stream the Reader has consumed.
 func (r *Reader) Offset() int64 { return r.offset }
 

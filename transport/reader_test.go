@@ -209,3 +209,14 @@ func TestReaderAllocs(t *testing.T) {
 		t.Fatalf("ReadFrame: %v allocations per frame, want 0", allocs)
 	}
 }
+
+func TestReaderReset(t *testing.T) {
+	r := NewReader(strings.NewReader("Content-Length: 9\r\n\r\ntrunc"), ReaderOptions{})
+	if _, err := r.ReadFrame(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatal(err)
+	}
+	r.Reset(strings.NewReader(frame("fresh")))
+	if b, err := r.ReadFrame(); err != nil || string(b) != "fresh" || r.Offset() != int64(len(frame("fresh"))) {
+		t.Fatalf("after Reset: %q %v offset %d", b, err, r.Offset())
+	}
+}
