@@ -395,8 +395,8 @@ func (c *Conn) readLoop() {
 	}
 }
 
-// invalid handles a message that could not be read: a request (its method
-// was read) is answered with a parse or invalid-request error; a response to
+// invalid handles a message that could not be read: a request (it has a
+// method member) is answered with a parse or invalid-request error; a response to
 // a call of ours fails that call; anything else is logged and skipped.
 func (c *Conn) invalid(env *Envelope, frame []byte, err error) {
 	c.log.Warn("transport: invalid message", "err", err, "message", clip(frame))
@@ -404,7 +404,7 @@ func (c *Conn) invalid(env *Envelope, frame []byte, err error) {
 	if se, ok := errors.AsType[*ScanError](err); ok && se.Syntax {
 		code = CodeParseError
 	}
-	if env.Method == nil {
+	if !env.HasMethod() {
 		if env.IDKind == IDNumber {
 			c.mu.Lock()
 			ch, ok := c.pending[env.IDNum]

@@ -78,6 +78,10 @@ func (p *rawPeer) send(t *testing.T, msg string) {
 
 func (p *rawPeer) recv(t *testing.T) string {
 	t.Helper()
+	// A missing answer fails the test instead of hanging it.
+	if err := p.raw.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	b, err := p.r.ReadFrame()
 	if err != nil {
 		t.Fatal(err)

@@ -71,7 +71,12 @@ type Envelope struct {
 	Error  []byte // raw JSON; nil when absent
 
 	scratch []byte
+	members uint8 // the envelope members met so far, even if their value was bad
 }
+
+// HasMethod reports whether the message had a method member, read or not:
+// after a failed Scan it tells a broken request from a broken response.
+func (e *Envelope) HasMethod() bool { return e.members&hasMethod != 0 }
 
 // ScanError reports a message that is not a valid JSON-RPC 2.0 message.
 // Offset is the byte offset in the message.
@@ -156,6 +161,7 @@ func (e *Envelope) scan(msg []byte, fromTail bool) error {
 				return &ScanError{Offset: keyStart, Msg: fmt.Sprintf("duplicate member %q", key)}
 			}
 			seen |= bit
+			e.members = seen
 			if fromTail && bit&(hasParams|hasResult|hasError) != 0 && (s.peek() == '{' || s.peek() == '[') {
 				if end, ok := e.tail(msg, valStart, &seen); ok {
 					e.setPayload(bit, msg[valStart:end])
@@ -333,6 +339,7 @@ func (e *Envelope) tail(msg []byte, p int, seen *uint8) (int, bool) {
 			return fail() // duplicate: let the forward scan report it
 		}
 		*seen |= bit
+		e.members = *seen
 		s.space()
 		if s.peek() != ':' {
 			return fail()
