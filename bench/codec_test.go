@@ -27,28 +27,40 @@ type rwc struct{ io.Reader }
 func (rwc) Write(p []byte) (int, error) { return len(p), nil }
 func (rwc) Close() error                { return nil }
 
-// lspkit: transport.Reader frames, transport.Envelope scans (and validates
-// all of the JSON).
-func lspkitReader() reader {
-	r := transport.NewReader(nil, transport.ReaderOptions{})
-	var env transport.Envelope
-	src := bytes.NewReader(nil)
-	return func(stream []byte) (int, error) {
-		src.Reset(stream)
-		r.Reset(src)
-		n := 0
-		for {
-			frame, err := r.ReadFrame()
-			if err == io.EOF {
-				return n, nil
+// lspkit: transport.Reader frames and transport.Envelope scans, leaving
+// payloads to their decoder. With validate it also runs transport.Validate
+// on every params, result and error, as transport.Conn does, so what is
+// handed on is known-good JSON.
+func lspkitReader(validate bool) func() reader {
+	return func() reader {
+		r := transport.NewReader(nil, transport.ReaderOptions{})
+		var env transport.Envelope
+		src := bytes.NewReader(nil)
+		return func(stream []byte) (int, error) {
+			src.Reset(stream)
+			r.Reset(src)
+			for n := 0; ; n++ {
+				frame, err := r.ReadFrame()
+				if err == io.EOF {
+					return n, nil
+				}
+				if err != nil {
+					return n, err
+				}
+				if err := env.Scan(frame); err != nil {
+					return n, err
+				}
+				if !validate {
+					continue
+				}
+				for _, span := range [][]byte{env.Params, env.Result, env.Error} {
+					if span != nil {
+						if err := transport.Validate(span); err != nil {
+							return n, err
+						}
+					}
+				}
 			}
-			if err != nil {
-				return n, err
-			}
-			if err := env.Scan(frame); err != nil {
-				return n, err
-			}
-			n++
 		}
 	}
 }
@@ -157,7 +169,8 @@ var readers = []struct {
 	name string
 	make func() reader
 }{
-	{"lspkit", lspkitReader},
+	{"lspkit", lspkitReader(false)},
+	{"lspkit-validated", lspkitReader(true)},
 	{"go.lsp.dev", func() reader { return lspdevReader }},
 	{"go.lsp.dev-view", func() reader { return lspdevViewReader }},
 	{"x-exp", func() reader { return xexpReader }},

@@ -24,6 +24,9 @@ go tool staticcheck ./...
 echo "== go test -race"
 go test -race -count=1 -timeout 10m ./...
 
+echo "== bench module (peers read every message of every corpus)"
+(cd bench && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
+
 echo "== fuzz (bounded)"
 go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 15s
 go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 15s

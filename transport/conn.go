@@ -216,6 +216,9 @@ func (c *Conn) shutdown(cause error) error {
 // response is returned as *Error. If ctx ends first, Call sends
 // $/cancelRequest and returns at once with ctx's error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("transport: call %s: %w", method, err)
+	}
 	id := c.nextID.Add(1)
 	ch := make(chan callResult, 1)
 	c.mu.Lock()
@@ -406,13 +409,7 @@ func (c *Conn) invalid(env *Envelope, frame []byte, err error) {
 	}
 	if !env.HasMethod() {
 		if env.IDKind == IDNumber {
-			c.mu.Lock()
-			ch, ok := c.pending[env.IDNum]
-			delete(c.pending, env.IDNum)
-			c.mu.Unlock()
-			if ok {
-				ch <- callResult{err: fmt.Errorf("transport: invalid response: %w", err)}
-			}
+			c.resolve(env.IDNum, callResult{err: fmt.Errorf("transport: invalid response: %w", err)})
 		}
 		return
 	}
@@ -430,24 +427,32 @@ func (c *Conn) deliver(env *Envelope) {
 		c.log.Warn("transport: response with an id this side never sent", "kind", env.IDKind, "id", string(env.IDStr))
 		return
 	}
-	c.mu.Lock()
-	ch, ok := c.pending[env.IDNum]
-	delete(c.pending, env.IDNum)
-	c.mu.Unlock()
-	if !ok {
-		c.log.Debug("transport: response to an unknown or cancelled call", "id", env.IDNum)
-		return
-	}
+	res := callResult{result: env.Result}
 	if env.Kind == KindError {
 		var e Error
 		if err := json.Unmarshal(env.Error, &e); err != nil {
-			ch <- callResult{err: fmt.Errorf("transport: unreadable error response: %w", err)}
-			return
+			res = callResult{err: fmt.Errorf("transport: unreadable error response: %w", err)}
+		} else {
+			res = callResult{err: &e}
 		}
-		ch <- callResult{err: &e}
-		return
 	}
-	ch <- callResult{result: bytes.Clone(env.Result)}
+	if !c.resolve(env.IDNum, res) {
+		c.log.Debug("transport: response to an unknown or cancelled call", "id", env.IDNum)
+	}
+}
+
+// resolve completes the pending call id with res (copying its borrowed
+// result) and reports whether the call was pending.
+func (c *Conn) resolve(id int64, res callResult) bool {
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ok {
+		res.result = bytes.Clone(res.result)
+		ch <- res
+	}
+	return ok
 }
 
 // incoming queues a request or notification, or applies $/cancelRequest.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Default limits of a Reader.
@@ -271,10 +272,18 @@ func parseLength(b []byte, limit int) (int, bool) {
 	return n, true
 }
 
+// tokenChars marks the bytes an RFC 7230 token may hold.
+var tokenChars = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = !strings.ContainsRune(`"(),/:;<=>?@[\]{}`, rune(c))
+	}
+	return t
+}()
+
 // isToken reports whether b is an RFC 7230 token, as a header name must be.
 func isToken(b []byte) bool {
 	for _, c := range b {
-		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte(`"(),/:;<=>?@[\]{}`), c) >= 0 {
+		if !tokenChars[c] {
 			return false
 		}
 	}

@@ -220,3 +220,16 @@ func TestReaderReset(t *testing.T) {
 		t.Fatalf("after Reset: %q %v offset %d", b, err, r.Offset())
 	}
 }
+
+func TestIsToken(t *testing.T) {
+	for _, name := range []string{"Content-Length", "content-type", "X-Custom_1.2~!#$%&'*+^`|"} {
+		if !isToken([]byte(name)) {
+			t.Errorf("%q is a token", name)
+		}
+	}
+	for _, name := range []string{"Content Length", "{\"jsonrpc\"", "a/b", "a:b", "é", "a\tb", "a[b]"} {
+		if isToken([]byte(name)) {
+			t.Errorf("%q is not a token", name)
+		}
+	}
+}
