@@ -17,6 +17,7 @@ type DecodeError struct {
 	Err   error // the underlying error, if any
 }
 
+// Error says which type and member did not decode, and why.
 func (e *DecodeError) Error() string {
 	s := "protocol: " + e.Type
 	if e.Field != "" {

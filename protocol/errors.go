@@ -15,6 +15,7 @@ type ResponseError struct {
 	Data    jsontext.Value `json:"data,omitzero"`
 }
 
+// Error returns the code and message.
 func (e *ResponseError) Error() string {
 	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
 }

@@ -18,6 +18,7 @@ const (
 	BothDirections
 )
 
+// String returns the meta model's spelling of the direction.
 func (d MessageDirection) String() string {
 	switch d {
 	case ClientToServer:

@@ -21,6 +21,7 @@ const (
 	KindError                    // id (possibly null) and error
 )
 
+// String names the kind.
 func (k MessageKind) String() string {
 	switch k {
 	case KindRequest:
@@ -88,6 +89,7 @@ type ScanError struct {
 	trailing bool // Validate found data after a complete value
 }
 
+// Error says what was wrong and at which byte of the message.
 func (e *ScanError) Error() string {
 	return fmt.Sprintf("transport: invalid JSON-RPC message at byte %d: %s", e.Offset, e.Msg)
 }

@@ -25,6 +25,7 @@ type Error struct {
 	Data    jsontext.Value `json:"data,omitzero"`
 }
 
+// Error returns the code and message.
 func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
 
 // JSONRPCError returns the error object's fields.

@@ -39,6 +39,7 @@ type FrameError struct {
 	Err    error
 }
 
+// Error says what was wrong and at which byte of the stream.
 func (e *FrameError) Error() string {
 	s := fmt.Sprintf("transport: byte %d: %s", e.Offset, e.Msg)
 	if e.Err != nil {
