@@ -135,6 +135,20 @@ func commentLines(text string) []jen.Code {
 	return out
 }
 
+// declComment is the doc comment of a declaration: the model's text, or a
+// line saying what it is when the model has none.
+func declComment(d *decl, what string, extra ...string) string {
+	text := comment(d.doc, extra...)
+	if strings.TrimSpace(d.doc.Documentation) == "" {
+		name := d.modelName
+		if name == "" {
+			name = d.name
+		}
+		text = strings.TrimSpace(fmt.Sprintf("%s is the %s %s of the LSP meta model.\n\n%s", d.name, what, name, text))
+	}
+	return text
+}
+
 // usedBy describes where a synthesized type occurs, unless its name says it.
 func usedBy(d *decl) []string {
 	if d.modelName != "" || len(d.usedBy) == 0 || (len(d.usedBy) == 1 && d.usedBy[0] == d.name) {
@@ -241,7 +255,7 @@ func decodeInto(dst *jen.Statement, g *gtype, typ, member string) []jen.Code {
 
 func (e *emitter) structures(f *jen.File) error {
 	for _, d := range e.r.sortedDecls(dStruct) {
-		addComment(f, comment(d.doc, usedBy(d)...))
+		addComment(f, declComment(d, "structure", usedBy(d)...))
 		var fields []jen.Code
 		for _, fd := range d.fields {
 			tag := fd.jsonName
@@ -345,7 +359,8 @@ func (e *emitter) enumerations(f *jen.File) error {
 			extra = append(extra, "The enumeration is open: values other than the constants below are valid.")
 		}
 		extra = append(extra, usedBy(d)...)
-		addComment(f, comment(en.docs, extra...))
+		d.doc = en.docs
+		addComment(f, declComment(d, "enumeration", extra...))
 		f.Type().Id(d.name).Id(under)
 		f.Line()
 		var consts []jen.Code
@@ -354,8 +369,11 @@ func (e *emitter) enumerations(f *jen.File) error {
 		for _, v := range en.Values {
 			val := jen.Id(d.name).Op("=")
 			lit := litValue(string(v.Value), under)
-			c := commentLines(comment(v.docs))
 			cname := d.name + goName(v.Name)
+			c := commentLines(comment(v.docs))
+			if len(c) == 0 {
+				c = commentLines(fmt.Sprintf("%s is the %s value %s.", cname, d.name, v.Value))
+			}
 			consts = append(consts, append(c, jen.Id(cname).Add(val).Add(lit))...)
 			if !seen[string(v.Value)] {
 				seen[string(v.Value)] = true
@@ -449,7 +467,7 @@ func (e *emitter) aliases(f *jen.File) error {
 		if d.raw {
 			extra = append(extra, d.name+" is kept as raw JSON: decode it into the type you expect.")
 		}
-		addComment(f, comment(d.doc, extra...))
+		addComment(f, declComment(d, "type alias", extra...))
 		if d.kind == dAlias {
 			f.Type().Id(d.name).Op("=").Add(goType(d.under))
 		} else {

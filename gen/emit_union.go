@@ -48,7 +48,7 @@ func (e *emitter) union(f *jen.File, d *decl) error {
 	consts := []jen.Code{jen.Comment("the zero " + d.name + " holds no alternative").Line().Id(kindType + "None").Id(kindType).Op("=").Iota()}
 	var strCases []jen.Code
 	for _, a := range d.alts {
-		consts = append(consts, jen.Id(kindType+a.suffix))
+		consts = append(consts, jen.Comment(fmt.Sprintf("%s%s: the union holds a %s.", kindType, a.suffix, a.suffix)), jen.Id(kindType+a.suffix))
 		strCases = append(strCases, jen.Case(jen.Id(kindType+a.suffix)).Block(jen.Return(jen.Lit(a.suffix))))
 	}
 	f.Const().Defs(consts...)

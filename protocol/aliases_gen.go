@@ -67,4 +67,5 @@ type LSPObject = jsontext.Value
 // Since: 3.17.0
 type Pattern string
 
+// RegularExpressionEngineKind is the type alias RegularExpressionEngineKind of the LSP meta model.
 type RegularExpressionEngineKind string

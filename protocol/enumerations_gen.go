@@ -283,30 +283,55 @@ func (e *CodeActionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type CompletionItemKind uint32
 
 const (
-	CompletionItemKindText          CompletionItemKind = 1
-	CompletionItemKindMethod        CompletionItemKind = 2
-	CompletionItemKindFunction      CompletionItemKind = 3
-	CompletionItemKindConstructor   CompletionItemKind = 4
-	CompletionItemKindField         CompletionItemKind = 5
-	CompletionItemKindVariable      CompletionItemKind = 6
-	CompletionItemKindClass         CompletionItemKind = 7
-	CompletionItemKindInterface     CompletionItemKind = 8
-	CompletionItemKindModule        CompletionItemKind = 9
-	CompletionItemKindProperty      CompletionItemKind = 10
-	CompletionItemKindUnit          CompletionItemKind = 11
-	CompletionItemKindValue         CompletionItemKind = 12
-	CompletionItemKindEnum          CompletionItemKind = 13
-	CompletionItemKindKeyword       CompletionItemKind = 14
-	CompletionItemKindSnippet       CompletionItemKind = 15
-	CompletionItemKindColor         CompletionItemKind = 16
-	CompletionItemKindFile          CompletionItemKind = 17
-	CompletionItemKindReference     CompletionItemKind = 18
-	CompletionItemKindFolder        CompletionItemKind = 19
-	CompletionItemKindEnumMember    CompletionItemKind = 20
-	CompletionItemKindConstant      CompletionItemKind = 21
-	CompletionItemKindStruct        CompletionItemKind = 22
-	CompletionItemKindEvent         CompletionItemKind = 23
-	CompletionItemKindOperator      CompletionItemKind = 24
+	// CompletionItemKindText is the CompletionItemKind value 1.
+	CompletionItemKindText CompletionItemKind = 1
+	// CompletionItemKindMethod is the CompletionItemKind value 2.
+	CompletionItemKindMethod CompletionItemKind = 2
+	// CompletionItemKindFunction is the CompletionItemKind value 3.
+	CompletionItemKindFunction CompletionItemKind = 3
+	// CompletionItemKindConstructor is the CompletionItemKind value 4.
+	CompletionItemKindConstructor CompletionItemKind = 4
+	// CompletionItemKindField is the CompletionItemKind value 5.
+	CompletionItemKindField CompletionItemKind = 5
+	// CompletionItemKindVariable is the CompletionItemKind value 6.
+	CompletionItemKindVariable CompletionItemKind = 6
+	// CompletionItemKindClass is the CompletionItemKind value 7.
+	CompletionItemKindClass CompletionItemKind = 7
+	// CompletionItemKindInterface is the CompletionItemKind value 8.
+	CompletionItemKindInterface CompletionItemKind = 8
+	// CompletionItemKindModule is the CompletionItemKind value 9.
+	CompletionItemKindModule CompletionItemKind = 9
+	// CompletionItemKindProperty is the CompletionItemKind value 10.
+	CompletionItemKindProperty CompletionItemKind = 10
+	// CompletionItemKindUnit is the CompletionItemKind value 11.
+	CompletionItemKindUnit CompletionItemKind = 11
+	// CompletionItemKindValue is the CompletionItemKind value 12.
+	CompletionItemKindValue CompletionItemKind = 12
+	// CompletionItemKindEnum is the CompletionItemKind value 13.
+	CompletionItemKindEnum CompletionItemKind = 13
+	// CompletionItemKindKeyword is the CompletionItemKind value 14.
+	CompletionItemKindKeyword CompletionItemKind = 14
+	// CompletionItemKindSnippet is the CompletionItemKind value 15.
+	CompletionItemKindSnippet CompletionItemKind = 15
+	// CompletionItemKindColor is the CompletionItemKind value 16.
+	CompletionItemKindColor CompletionItemKind = 16
+	// CompletionItemKindFile is the CompletionItemKind value 17.
+	CompletionItemKindFile CompletionItemKind = 17
+	// CompletionItemKindReference is the CompletionItemKind value 18.
+	CompletionItemKindReference CompletionItemKind = 18
+	// CompletionItemKindFolder is the CompletionItemKind value 19.
+	CompletionItemKindFolder CompletionItemKind = 19
+	// CompletionItemKindEnumMember is the CompletionItemKind value 20.
+	CompletionItemKindEnumMember CompletionItemKind = 20
+	// CompletionItemKindConstant is the CompletionItemKind value 21.
+	CompletionItemKindConstant CompletionItemKind = 21
+	// CompletionItemKindStruct is the CompletionItemKind value 22.
+	CompletionItemKindStruct CompletionItemKind = 22
+	// CompletionItemKindEvent is the CompletionItemKind value 23.
+	CompletionItemKindEvent CompletionItemKind = 23
+	// CompletionItemKindOperator is the CompletionItemKind value 24.
+	CompletionItemKindOperator CompletionItemKind = 24
+	// CompletionItemKindTypeParameter is the CompletionItemKind value 25.
 	CompletionItemKindTypeParameter CompletionItemKind = 25
 )
 
@@ -730,15 +755,21 @@ func (e *DocumentHighlightKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type ErrorCodes int32
 
 const (
-	ErrorCodesParseError     ErrorCodes = -32700
+	// ErrorCodesParseError is the ErrorCodes value -32700.
+	ErrorCodesParseError ErrorCodes = -32700
+	// ErrorCodesInvalidRequest is the ErrorCodes value -32600.
 	ErrorCodesInvalidRequest ErrorCodes = -32600
+	// ErrorCodesMethodNotFound is the ErrorCodes value -32601.
 	ErrorCodesMethodNotFound ErrorCodes = -32601
-	ErrorCodesInvalidParams  ErrorCodes = -32602
-	ErrorCodesInternalError  ErrorCodes = -32603
+	// ErrorCodesInvalidParams is the ErrorCodes value -32602.
+	ErrorCodesInvalidParams ErrorCodes = -32602
+	// ErrorCodesInternalError is the ErrorCodes value -32603.
+	ErrorCodesInternalError ErrorCodes = -32603
 	// Error code indicating that a server received a notification or
 	// request before the server has received the `initialize` request.
 	ErrorCodesServerNotInitialized ErrorCodes = -32002
-	ErrorCodesUnknownErrorCode     ErrorCodes = -32001
+	// ErrorCodesUnknownErrorCode is the ErrorCodes value -32001.
+	ErrorCodesUnknownErrorCode ErrorCodes = -32001
 )
 
 // String returns the name the meta model gives the value.
@@ -771,6 +802,7 @@ func (e ErrorCodes) IsKnown() bool {
 	return false
 }
 
+// FailureHandlingKind is the enumeration FailureHandlingKind of the LSP meta model.
 type FailureHandlingKind string
 
 const (
@@ -1201,6 +1233,8 @@ func (e *InsertTextMode) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// LSPErrorCodes is the enumeration LSPErrorCodes of the LSP meta model.
+//
 // The enumeration is open: values other than the constants below are valid.
 type LSPErrorCodes int32
 
@@ -1264,71 +1298,130 @@ func (e LSPErrorCodes) IsKnown() bool {
 type LanguageKind string
 
 const (
-	LanguageKindABAP         LanguageKind = "abap"
-	LanguageKindWindowsBat   LanguageKind = "bat"
-	LanguageKindBibTeX       LanguageKind = "bibtex"
-	LanguageKindClojure      LanguageKind = "clojure"
+	// LanguageKindABAP is the LanguageKind value "abap".
+	LanguageKindABAP LanguageKind = "abap"
+	// LanguageKindWindowsBat is the LanguageKind value "bat".
+	LanguageKindWindowsBat LanguageKind = "bat"
+	// LanguageKindBibTeX is the LanguageKind value "bibtex".
+	LanguageKindBibTeX LanguageKind = "bibtex"
+	// LanguageKindClojure is the LanguageKind value "clojure".
+	LanguageKindClojure LanguageKind = "clojure"
+	// LanguageKindCoffeescript is the LanguageKind value "coffeescript".
 	LanguageKindCoffeescript LanguageKind = "coffeescript"
-	LanguageKindC            LanguageKind = "c"
-	LanguageKindCPP          LanguageKind = "cpp"
-	LanguageKindCSharp       LanguageKind = "csharp"
-	LanguageKindCSS          LanguageKind = "css"
+	// LanguageKindC is the LanguageKind value "c".
+	LanguageKindC LanguageKind = "c"
+	// LanguageKindCPP is the LanguageKind value "cpp".
+	LanguageKindCPP LanguageKind = "cpp"
+	// LanguageKindCSharp is the LanguageKind value "csharp".
+	LanguageKindCSharp LanguageKind = "csharp"
+	// LanguageKindCSS is the LanguageKind value "css".
+	LanguageKindCSS LanguageKind = "css"
 	// Since: 3.18.0
 	LanguageKindD LanguageKind = "d"
 	// Since: 3.18.0
-	LanguageKindDelphi          LanguageKind = "pascal"
-	LanguageKindDiff            LanguageKind = "diff"
-	LanguageKindDart            LanguageKind = "dart"
-	LanguageKindDockerfile      LanguageKind = "dockerfile"
-	LanguageKindElixir          LanguageKind = "elixir"
-	LanguageKindErlang          LanguageKind = "erlang"
-	LanguageKindFSharp          LanguageKind = "fsharp"
-	LanguageKindGitCommit       LanguageKind = "git-commit"
-	LanguageKindGitRebase       LanguageKind = "git-rebase"
-	LanguageKindGo              LanguageKind = "go"
-	LanguageKindGroovy          LanguageKind = "groovy"
-	LanguageKindHandlebars      LanguageKind = "handlebars"
-	LanguageKindHaskell         LanguageKind = "haskell"
-	LanguageKindHTML            LanguageKind = "html"
-	LanguageKindIni             LanguageKind = "ini"
-	LanguageKindJava            LanguageKind = "java"
-	LanguageKindJavaScript      LanguageKind = "javascript"
+	LanguageKindDelphi LanguageKind = "pascal"
+	// LanguageKindDiff is the LanguageKind value "diff".
+	LanguageKindDiff LanguageKind = "diff"
+	// LanguageKindDart is the LanguageKind value "dart".
+	LanguageKindDart LanguageKind = "dart"
+	// LanguageKindDockerfile is the LanguageKind value "dockerfile".
+	LanguageKindDockerfile LanguageKind = "dockerfile"
+	// LanguageKindElixir is the LanguageKind value "elixir".
+	LanguageKindElixir LanguageKind = "elixir"
+	// LanguageKindErlang is the LanguageKind value "erlang".
+	LanguageKindErlang LanguageKind = "erlang"
+	// LanguageKindFSharp is the LanguageKind value "fsharp".
+	LanguageKindFSharp LanguageKind = "fsharp"
+	// LanguageKindGitCommit is the LanguageKind value "git-commit".
+	LanguageKindGitCommit LanguageKind = "git-commit"
+	// LanguageKindGitRebase is the LanguageKind value "git-rebase".
+	LanguageKindGitRebase LanguageKind = "git-rebase"
+	// LanguageKindGo is the LanguageKind value "go".
+	LanguageKindGo LanguageKind = "go"
+	// LanguageKindGroovy is the LanguageKind value "groovy".
+	LanguageKindGroovy LanguageKind = "groovy"
+	// LanguageKindHandlebars is the LanguageKind value "handlebars".
+	LanguageKindHandlebars LanguageKind = "handlebars"
+	// LanguageKindHaskell is the LanguageKind value "haskell".
+	LanguageKindHaskell LanguageKind = "haskell"
+	// LanguageKindHTML is the LanguageKind value "html".
+	LanguageKindHTML LanguageKind = "html"
+	// LanguageKindIni is the LanguageKind value "ini".
+	LanguageKindIni LanguageKind = "ini"
+	// LanguageKindJava is the LanguageKind value "java".
+	LanguageKindJava LanguageKind = "java"
+	// LanguageKindJavaScript is the LanguageKind value "javascript".
+	LanguageKindJavaScript LanguageKind = "javascript"
+	// LanguageKindJavaScriptReact is the LanguageKind value "javascriptreact".
 	LanguageKindJavaScriptReact LanguageKind = "javascriptreact"
-	LanguageKindJSON            LanguageKind = "json"
-	LanguageKindLaTeX           LanguageKind = "latex"
-	LanguageKindLess            LanguageKind = "less"
-	LanguageKindLua             LanguageKind = "lua"
-	LanguageKindMakefile        LanguageKind = "makefile"
-	LanguageKindMarkdown        LanguageKind = "markdown"
-	LanguageKindObjectiveC      LanguageKind = "objective-c"
-	LanguageKindObjectiveCPP    LanguageKind = "objective-cpp"
+	// LanguageKindJSON is the LanguageKind value "json".
+	LanguageKindJSON LanguageKind = "json"
+	// LanguageKindLaTeX is the LanguageKind value "latex".
+	LanguageKindLaTeX LanguageKind = "latex"
+	// LanguageKindLess is the LanguageKind value "less".
+	LanguageKindLess LanguageKind = "less"
+	// LanguageKindLua is the LanguageKind value "lua".
+	LanguageKindLua LanguageKind = "lua"
+	// LanguageKindMakefile is the LanguageKind value "makefile".
+	LanguageKindMakefile LanguageKind = "makefile"
+	// LanguageKindMarkdown is the LanguageKind value "markdown".
+	LanguageKindMarkdown LanguageKind = "markdown"
+	// LanguageKindObjectiveC is the LanguageKind value "objective-c".
+	LanguageKindObjectiveC LanguageKind = "objective-c"
+	// LanguageKindObjectiveCPP is the LanguageKind value "objective-cpp".
+	LanguageKindObjectiveCPP LanguageKind = "objective-cpp"
 	// Since: 3.18.0
-	LanguageKindPascal          LanguageKind = "pascal"
-	LanguageKindPerl            LanguageKind = "perl"
-	LanguageKindPerl6           LanguageKind = "perl6"
-	LanguageKindPHP             LanguageKind = "php"
-	LanguageKindPlaintext       LanguageKind = "plaintext"
-	LanguageKindPowershell      LanguageKind = "powershell"
-	LanguageKindPug             LanguageKind = "jade"
-	LanguageKindPython          LanguageKind = "python"
-	LanguageKindR               LanguageKind = "r"
-	LanguageKindRazor           LanguageKind = "razor"
-	LanguageKindRuby            LanguageKind = "ruby"
-	LanguageKindRust            LanguageKind = "rust"
-	LanguageKindSCSS            LanguageKind = "scss"
-	LanguageKindSASS            LanguageKind = "sass"
-	LanguageKindScala           LanguageKind = "scala"
-	LanguageKindShaderLab       LanguageKind = "shaderlab"
-	LanguageKindShellScript     LanguageKind = "shellscript"
-	LanguageKindSQL             LanguageKind = "sql"
-	LanguageKindSwift           LanguageKind = "swift"
-	LanguageKindTypeScript      LanguageKind = "typescript"
+	LanguageKindPascal LanguageKind = "pascal"
+	// LanguageKindPerl is the LanguageKind value "perl".
+	LanguageKindPerl LanguageKind = "perl"
+	// LanguageKindPerl6 is the LanguageKind value "perl6".
+	LanguageKindPerl6 LanguageKind = "perl6"
+	// LanguageKindPHP is the LanguageKind value "php".
+	LanguageKindPHP LanguageKind = "php"
+	// LanguageKindPlaintext is the LanguageKind value "plaintext".
+	LanguageKindPlaintext LanguageKind = "plaintext"
+	// LanguageKindPowershell is the LanguageKind value "powershell".
+	LanguageKindPowershell LanguageKind = "powershell"
+	// LanguageKindPug is the LanguageKind value "jade".
+	LanguageKindPug LanguageKind = "jade"
+	// LanguageKindPython is the LanguageKind value "python".
+	LanguageKindPython LanguageKind = "python"
+	// LanguageKindR is the LanguageKind value "r".
+	LanguageKindR LanguageKind = "r"
+	// LanguageKindRazor is the LanguageKind value "razor".
+	LanguageKindRazor LanguageKind = "razor"
+	// LanguageKindRuby is the LanguageKind value "ruby".
+	LanguageKindRuby LanguageKind = "ruby"
+	// LanguageKindRust is the LanguageKind value "rust".
+	LanguageKindRust LanguageKind = "rust"
+	// LanguageKindSCSS is the LanguageKind value "scss".
+	LanguageKindSCSS LanguageKind = "scss"
+	// LanguageKindSASS is the LanguageKind value "sass".
+	LanguageKindSASS LanguageKind = "sass"
+	// LanguageKindScala is the LanguageKind value "scala".
+	LanguageKindScala LanguageKind = "scala"
+	// LanguageKindShaderLab is the LanguageKind value "shaderlab".
+	LanguageKindShaderLab LanguageKind = "shaderlab"
+	// LanguageKindShellScript is the LanguageKind value "shellscript".
+	LanguageKindShellScript LanguageKind = "shellscript"
+	// LanguageKindSQL is the LanguageKind value "sql".
+	LanguageKindSQL LanguageKind = "sql"
+	// LanguageKindSwift is the LanguageKind value "swift".
+	LanguageKindSwift LanguageKind = "swift"
+	// LanguageKindTypeScript is the LanguageKind value "typescript".
+	LanguageKindTypeScript LanguageKind = "typescript"
+	// LanguageKindTypeScriptReact is the LanguageKind value "typescriptreact".
 	LanguageKindTypeScriptReact LanguageKind = "typescriptreact"
-	LanguageKindTeX             LanguageKind = "tex"
-	LanguageKindVisualBasic     LanguageKind = "vb"
-	LanguageKindXML             LanguageKind = "xml"
-	LanguageKindXSL             LanguageKind = "xsl"
-	LanguageKindYAML            LanguageKind = "yaml"
+	// LanguageKindTeX is the LanguageKind value "tex".
+	LanguageKindTeX LanguageKind = "tex"
+	// LanguageKindVisualBasic is the LanguageKind value "vb".
+	LanguageKindVisualBasic LanguageKind = "vb"
+	// LanguageKindXML is the LanguageKind value "xml".
+	LanguageKindXML LanguageKind = "xml"
+	// LanguageKindXSL is the LanguageKind value "xsl".
+	LanguageKindXSL LanguageKind = "xsl"
+	// LanguageKindYAML is the LanguageKind value "yaml".
+	LanguageKindYAML LanguageKind = "yaml"
 )
 
 // String returns the name the meta model gives the value.
@@ -1858,6 +1951,7 @@ func (e PositionEncodingKind) IsKnown() bool {
 	return false
 }
 
+// PrepareSupportDefaultBehavior is the enumeration PrepareSupportDefaultBehavior of the LSP meta model.
 type PrepareSupportDefaultBehavior uint32
 
 const (
@@ -1904,6 +1998,7 @@ func (e *PrepareSupportDefaultBehavior) UnmarshalJSONFrom(dec *jsontext.Decoder)
 	return nil
 }
 
+// ResourceOperationKind is the enumeration ResourceOperationKind of the LSP meta model.
 type ResourceOperationKind string
 
 const (
@@ -1967,15 +2062,25 @@ func (e *ResourceOperationKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 type SemanticTokenModifiers string
 
 const (
-	SemanticTokenModifiersDeclaration    SemanticTokenModifiers = "declaration"
-	SemanticTokenModifiersDefinition     SemanticTokenModifiers = "definition"
-	SemanticTokenModifiersReadonly       SemanticTokenModifiers = "readonly"
-	SemanticTokenModifiersStatic         SemanticTokenModifiers = "static"
-	SemanticTokenModifiersDeprecated     SemanticTokenModifiers = "deprecated"
-	SemanticTokenModifiersAbstract       SemanticTokenModifiers = "abstract"
-	SemanticTokenModifiersAsync          SemanticTokenModifiers = "async"
-	SemanticTokenModifiersModification   SemanticTokenModifiers = "modification"
-	SemanticTokenModifiersDocumentation  SemanticTokenModifiers = "documentation"
+	// SemanticTokenModifiersDeclaration is the SemanticTokenModifiers value "declaration".
+	SemanticTokenModifiersDeclaration SemanticTokenModifiers = "declaration"
+	// SemanticTokenModifiersDefinition is the SemanticTokenModifiers value "definition".
+	SemanticTokenModifiersDefinition SemanticTokenModifiers = "definition"
+	// SemanticTokenModifiersReadonly is the SemanticTokenModifiers value "readonly".
+	SemanticTokenModifiersReadonly SemanticTokenModifiers = "readonly"
+	// SemanticTokenModifiersStatic is the SemanticTokenModifiers value "static".
+	SemanticTokenModifiersStatic SemanticTokenModifiers = "static"
+	// SemanticTokenModifiersDeprecated is the SemanticTokenModifiers value "deprecated".
+	SemanticTokenModifiersDeprecated SemanticTokenModifiers = "deprecated"
+	// SemanticTokenModifiersAbstract is the SemanticTokenModifiers value "abstract".
+	SemanticTokenModifiersAbstract SemanticTokenModifiers = "abstract"
+	// SemanticTokenModifiersAsync is the SemanticTokenModifiers value "async".
+	SemanticTokenModifiersAsync SemanticTokenModifiers = "async"
+	// SemanticTokenModifiersModification is the SemanticTokenModifiers value "modification".
+	SemanticTokenModifiersModification SemanticTokenModifiers = "modification"
+	// SemanticTokenModifiersDocumentation is the SemanticTokenModifiers value "documentation".
+	SemanticTokenModifiersDocumentation SemanticTokenModifiers = "documentation"
+	// SemanticTokenModifiersDefaultLibrary is the SemanticTokenModifiers value "defaultLibrary".
 	SemanticTokenModifiersDefaultLibrary SemanticTokenModifiers = "defaultLibrary"
 )
 
@@ -2025,30 +2130,51 @@ func (e SemanticTokenModifiers) IsKnown() bool {
 type SemanticTokenTypes string
 
 const (
+	// SemanticTokenTypesNamespace is the SemanticTokenTypes value "namespace".
 	SemanticTokenTypesNamespace SemanticTokenTypes = "namespace"
 	// Represents a generic type. Acts as a fallback for types which can't be mapped to
 	// a specific type like class or enum.
-	SemanticTokenTypesType          SemanticTokenTypes = "type"
-	SemanticTokenTypesClass         SemanticTokenTypes = "class"
-	SemanticTokenTypesEnum          SemanticTokenTypes = "enum"
-	SemanticTokenTypesInterface     SemanticTokenTypes = "interface"
-	SemanticTokenTypesStruct        SemanticTokenTypes = "struct"
+	SemanticTokenTypesType SemanticTokenTypes = "type"
+	// SemanticTokenTypesClass is the SemanticTokenTypes value "class".
+	SemanticTokenTypesClass SemanticTokenTypes = "class"
+	// SemanticTokenTypesEnum is the SemanticTokenTypes value "enum".
+	SemanticTokenTypesEnum SemanticTokenTypes = "enum"
+	// SemanticTokenTypesInterface is the SemanticTokenTypes value "interface".
+	SemanticTokenTypesInterface SemanticTokenTypes = "interface"
+	// SemanticTokenTypesStruct is the SemanticTokenTypes value "struct".
+	SemanticTokenTypesStruct SemanticTokenTypes = "struct"
+	// SemanticTokenTypesTypeParameter is the SemanticTokenTypes value "typeParameter".
 	SemanticTokenTypesTypeParameter SemanticTokenTypes = "typeParameter"
-	SemanticTokenTypesParameter     SemanticTokenTypes = "parameter"
-	SemanticTokenTypesVariable      SemanticTokenTypes = "variable"
-	SemanticTokenTypesProperty      SemanticTokenTypes = "property"
-	SemanticTokenTypesEnumMember    SemanticTokenTypes = "enumMember"
-	SemanticTokenTypesEvent         SemanticTokenTypes = "event"
-	SemanticTokenTypesFunction      SemanticTokenTypes = "function"
-	SemanticTokenTypesMethod        SemanticTokenTypes = "method"
-	SemanticTokenTypesMacro         SemanticTokenTypes = "macro"
-	SemanticTokenTypesKeyword       SemanticTokenTypes = "keyword"
-	SemanticTokenTypesModifier      SemanticTokenTypes = "modifier"
-	SemanticTokenTypesComment       SemanticTokenTypes = "comment"
-	SemanticTokenTypesString        SemanticTokenTypes = "string"
-	SemanticTokenTypesNumber        SemanticTokenTypes = "number"
-	SemanticTokenTypesRegexp        SemanticTokenTypes = "regexp"
-	SemanticTokenTypesOperator      SemanticTokenTypes = "operator"
+	// SemanticTokenTypesParameter is the SemanticTokenTypes value "parameter".
+	SemanticTokenTypesParameter SemanticTokenTypes = "parameter"
+	// SemanticTokenTypesVariable is the SemanticTokenTypes value "variable".
+	SemanticTokenTypesVariable SemanticTokenTypes = "variable"
+	// SemanticTokenTypesProperty is the SemanticTokenTypes value "property".
+	SemanticTokenTypesProperty SemanticTokenTypes = "property"
+	// SemanticTokenTypesEnumMember is the SemanticTokenTypes value "enumMember".
+	SemanticTokenTypesEnumMember SemanticTokenTypes = "enumMember"
+	// SemanticTokenTypesEvent is the SemanticTokenTypes value "event".
+	SemanticTokenTypesEvent SemanticTokenTypes = "event"
+	// SemanticTokenTypesFunction is the SemanticTokenTypes value "function".
+	SemanticTokenTypesFunction SemanticTokenTypes = "function"
+	// SemanticTokenTypesMethod is the SemanticTokenTypes value "method".
+	SemanticTokenTypesMethod SemanticTokenTypes = "method"
+	// SemanticTokenTypesMacro is the SemanticTokenTypes value "macro".
+	SemanticTokenTypesMacro SemanticTokenTypes = "macro"
+	// SemanticTokenTypesKeyword is the SemanticTokenTypes value "keyword".
+	SemanticTokenTypesKeyword SemanticTokenTypes = "keyword"
+	// SemanticTokenTypesModifier is the SemanticTokenTypes value "modifier".
+	SemanticTokenTypesModifier SemanticTokenTypes = "modifier"
+	// SemanticTokenTypesComment is the SemanticTokenTypes value "comment".
+	SemanticTokenTypesComment SemanticTokenTypes = "comment"
+	// SemanticTokenTypesString is the SemanticTokenTypes value "string".
+	SemanticTokenTypesString SemanticTokenTypes = "string"
+	// SemanticTokenTypesNumber is the SemanticTokenTypes value "number".
+	SemanticTokenTypesNumber SemanticTokenTypes = "number"
+	// SemanticTokenTypesRegexp is the SemanticTokenTypes value "regexp".
+	SemanticTokenTypesRegexp SemanticTokenTypes = "regexp"
+	// SemanticTokenTypesOperator is the SemanticTokenTypes value "operator".
+	SemanticTokenTypesOperator SemanticTokenTypes = "operator"
 	// Since: 3.17.0
 	SemanticTokenTypesDecorator SemanticTokenTypes = "decorator"
 	// Since: 3.18.0
@@ -2179,31 +2305,57 @@ func (e *SignatureHelpTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 type SymbolKind uint32
 
 const (
-	SymbolKindFile          SymbolKind = 1
-	SymbolKindModule        SymbolKind = 2
-	SymbolKindNamespace     SymbolKind = 3
-	SymbolKindPackage       SymbolKind = 4
-	SymbolKindClass         SymbolKind = 5
-	SymbolKindMethod        SymbolKind = 6
-	SymbolKindProperty      SymbolKind = 7
-	SymbolKindField         SymbolKind = 8
-	SymbolKindConstructor   SymbolKind = 9
-	SymbolKindEnum          SymbolKind = 10
-	SymbolKindInterface     SymbolKind = 11
-	SymbolKindFunction      SymbolKind = 12
-	SymbolKindVariable      SymbolKind = 13
-	SymbolKindConstant      SymbolKind = 14
-	SymbolKindString        SymbolKind = 15
-	SymbolKindNumber        SymbolKind = 16
-	SymbolKindBoolean       SymbolKind = 17
-	SymbolKindArray         SymbolKind = 18
-	SymbolKindObject        SymbolKind = 19
-	SymbolKindKey           SymbolKind = 20
-	SymbolKindNull          SymbolKind = 21
-	SymbolKindEnumMember    SymbolKind = 22
-	SymbolKindStruct        SymbolKind = 23
-	SymbolKindEvent         SymbolKind = 24
-	SymbolKindOperator      SymbolKind = 25
+	// SymbolKindFile is the SymbolKind value 1.
+	SymbolKindFile SymbolKind = 1
+	// SymbolKindModule is the SymbolKind value 2.
+	SymbolKindModule SymbolKind = 2
+	// SymbolKindNamespace is the SymbolKind value 3.
+	SymbolKindNamespace SymbolKind = 3
+	// SymbolKindPackage is the SymbolKind value 4.
+	SymbolKindPackage SymbolKind = 4
+	// SymbolKindClass is the SymbolKind value 5.
+	SymbolKindClass SymbolKind = 5
+	// SymbolKindMethod is the SymbolKind value 6.
+	SymbolKindMethod SymbolKind = 6
+	// SymbolKindProperty is the SymbolKind value 7.
+	SymbolKindProperty SymbolKind = 7
+	// SymbolKindField is the SymbolKind value 8.
+	SymbolKindField SymbolKind = 8
+	// SymbolKindConstructor is the SymbolKind value 9.
+	SymbolKindConstructor SymbolKind = 9
+	// SymbolKindEnum is the SymbolKind value 10.
+	SymbolKindEnum SymbolKind = 10
+	// SymbolKindInterface is the SymbolKind value 11.
+	SymbolKindInterface SymbolKind = 11
+	// SymbolKindFunction is the SymbolKind value 12.
+	SymbolKindFunction SymbolKind = 12
+	// SymbolKindVariable is the SymbolKind value 13.
+	SymbolKindVariable SymbolKind = 13
+	// SymbolKindConstant is the SymbolKind value 14.
+	SymbolKindConstant SymbolKind = 14
+	// SymbolKindString is the SymbolKind value 15.
+	SymbolKindString SymbolKind = 15
+	// SymbolKindNumber is the SymbolKind value 16.
+	SymbolKindNumber SymbolKind = 16
+	// SymbolKindBoolean is the SymbolKind value 17.
+	SymbolKindBoolean SymbolKind = 17
+	// SymbolKindArray is the SymbolKind value 18.
+	SymbolKindArray SymbolKind = 18
+	// SymbolKindObject is the SymbolKind value 19.
+	SymbolKindObject SymbolKind = 19
+	// SymbolKindKey is the SymbolKind value 20.
+	SymbolKindKey SymbolKind = 20
+	// SymbolKindNull is the SymbolKind value 21.
+	SymbolKindNull SymbolKind = 21
+	// SymbolKindEnumMember is the SymbolKind value 22.
+	SymbolKindEnumMember SymbolKind = 22
+	// SymbolKindStruct is the SymbolKind value 23.
+	SymbolKindStruct SymbolKind = 23
+	// SymbolKindEvent is the SymbolKind value 24.
+	SymbolKindEvent SymbolKind = 24
+	// SymbolKindOperator is the SymbolKind value 25.
+	SymbolKindOperator SymbolKind = 25
+	// SymbolKindTypeParameter is the SymbolKind value 26.
 	SymbolKindTypeParameter SymbolKind = 26
 )
 
@@ -2456,9 +2608,11 @@ func (e *TextDocumentSyncKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// TokenFormat is the enumeration TokenFormat of the LSP meta model.
 type TokenFormat string
 
 const (
+	// TokenFormatRelative is the TokenFormat value "relative".
 	TokenFormatRelative TokenFormat = "relative"
 )
 
@@ -2500,6 +2654,7 @@ func (e *TokenFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// TraceValue is the enumeration TraceValue of the LSP meta model.
 type TraceValue string
 
 const (
@@ -2617,6 +2772,8 @@ func (e *UniquenessLevel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// WatchKind is the enumeration WatchKind of the LSP meta model.
+//
 // The enumeration is open: values other than the constants below are valid.
 type WatchKind uint32
 

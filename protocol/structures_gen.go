@@ -991,6 +991,7 @@ func (s *CallHierarchyRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
+// CancelParams is the structure CancelParams of the LSP meta model.
 type CancelParams struct {
 	// The request id to cancel.
 	ID IntegerOrString `json:"id"`
@@ -3968,6 +3969,7 @@ func (s *ColorInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// ColorPresentation is the structure ColorPresentation of the LSP meta model.
 type ColorPresentation struct {
 	// The label of this color presentation. It will be shown on the color
 	// picker header. By default this is also the text that is inserted when selecting
@@ -5726,6 +5728,7 @@ func (s *CompletionRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder)
 	return nil
 }
 
+// ConfigurationItem is the structure ConfigurationItem of the LSP meta model.
 type ConfigurationItem struct {
 	// The scope to get the configuration section for.
 	ScopeURI *URI `json:"scopeUri,omitzero"`
@@ -6084,6 +6087,7 @@ func (s *DeclarationClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder)
 	return nil
 }
 
+// DeclarationOptions is the structure DeclarationOptions of the LSP meta model.
 type DeclarationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -6125,6 +6129,7 @@ func (s *DeclarationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// DeclarationParams is the structure DeclarationParams of the LSP meta model.
 type DeclarationParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -6210,6 +6215,7 @@ func (s *DeclarationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// DeclarationRegistrationOptions is the structure DeclarationRegistrationOptions of the LSP meta model.
 type DeclarationRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 	// A document selector to identify the scope of the registration. If set to null
@@ -7514,6 +7520,7 @@ func (s *DiagnosticsCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 	return nil
 }
 
+// DidChangeConfigurationClientCapabilities is the structure DidChangeConfigurationClientCapabilities of the LSP meta model.
 type DidChangeConfigurationClientCapabilities struct {
 	// Did change configuration notification supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -7598,6 +7605,7 @@ func (s *DidChangeConfigurationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
+// DidChangeConfigurationRegistrationOptions is the structure DidChangeConfigurationRegistrationOptions of the LSP meta model.
 type DidChangeConfigurationRegistrationOptions struct {
 	Section DidChangeConfigurationRegistrationOptionsSection `json:"section,omitzero"`
 }
@@ -7784,6 +7792,7 @@ func (s *DidChangeTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
+// DidChangeWatchedFilesClientCapabilities is the structure DidChangeWatchedFilesClientCapabilities of the LSP meta model.
 type DidChangeWatchedFilesClientCapabilities struct {
 	// Did change watched files notification supports dynamic registration. Please note
 	// that the current protocol doesn't support static configuration for file changes
@@ -8303,6 +8312,7 @@ func (s *DidSaveTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
+// DocumentColorClientCapabilities is the structure DocumentColorClientCapabilities of the LSP meta model.
 type DocumentColorClientCapabilities struct {
 	// Whether implementation supports dynamic registration. If this is set to `true`
 	// the client supports the new `DocumentColorRegistrationOptions` return value
@@ -8347,6 +8357,7 @@ func (s *DocumentColorClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decode
 	return nil
 }
 
+// DocumentColorOptions is the structure DocumentColorOptions of the LSP meta model.
 type DocumentColorOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -8460,6 +8471,7 @@ func (s *DocumentColorParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// DocumentColorRegistrationOptions is the structure DocumentColorRegistrationOptions of the LSP meta model.
 type DocumentColorRegistrationOptions struct {
 	// A document selector to identify the scope of the registration. If set to null
 	// the document selector provided on the client side will be used.
@@ -10959,6 +10971,7 @@ func (s *ExecuteCommandRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.Deco
 	return nil
 }
 
+// ExecutionSummary is the structure ExecutionSummary of the LSP meta model.
 type ExecutionSummary struct {
 	// A strict monotonically increasing value
 	// indicating the execution order of a cell
@@ -11733,6 +11746,7 @@ func (s *FileRename) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// FileSystemWatcher is the structure FileSystemWatcher of the LSP meta model.
 type FileSystemWatcher struct {
 	// The glob pattern to watch. See glob pattern for more detail.
 	//
@@ -11926,6 +11940,7 @@ func (s *FoldingRange) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// FoldingRangeClientCapabilities is the structure FoldingRangeClientCapabilities of the LSP meta model.
 type FoldingRangeClientCapabilities struct {
 	// Whether implementation supports dynamic registration for folding range
 	// providers. If this is set to `true` the client supports the new
@@ -12037,6 +12052,7 @@ func (s *FoldingRangeClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder
 	return nil
 }
 
+// FoldingRangeOptions is the structure FoldingRangeOptions of the LSP meta model.
 type FoldingRangeOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -12150,6 +12166,7 @@ func (s *FoldingRangeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// FoldingRangeRegistrationOptions is the structure FoldingRangeRegistrationOptions of the LSP meta model.
 type FoldingRangeRegistrationOptions struct {
 	// A document selector to identify the scope of the registration. If set to null
 	// the document selector provided on the client side will be used.
@@ -12636,6 +12653,7 @@ func (s *Hover) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// HoverClientCapabilities is the structure HoverClientCapabilities of the LSP meta model.
 type HoverClientCapabilities struct {
 	// Whether hover supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -12925,6 +12943,7 @@ func (s *ImplementationClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
+// ImplementationOptions is the structure ImplementationOptions of the LSP meta model.
 type ImplementationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -12966,6 +12985,7 @@ func (s *ImplementationOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// ImplementationParams is the structure ImplementationParams of the LSP meta model.
 type ImplementationParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -13051,6 +13071,7 @@ func (s *ImplementationParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// ImplementationRegistrationOptions is the structure ImplementationRegistrationOptions of the LSP meta model.
 type ImplementationRegistrationOptions struct {
 	// A document selector to identify the scope of the registration. If set to null
 	// the document selector provided on the client side will be used.
@@ -13173,6 +13194,7 @@ func (s *InitializeError) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// InitializeParams is the structure InitializeParams of the LSP meta model.
 type InitializeParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
@@ -13563,6 +13585,7 @@ func (s *InitializeResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// InitializedParams is the structure InitializedParams of the LSP meta model.
 type InitializedParams struct{}
 
 // UnmarshalJSONFrom decodes a InitializedParams, rejecting missing or null required members.
@@ -15344,6 +15367,7 @@ func (s *LinkedEditingRangeClientCapabilities) UnmarshalJSONFrom(dec *jsontext.D
 	return nil
 }
 
+// LinkedEditingRangeOptions is the structure LinkedEditingRangeOptions of the LSP meta model.
 type LinkedEditingRangeOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -15385,6 +15409,7 @@ func (s *LinkedEditingRangeOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
+// LinkedEditingRangeParams is the structure LinkedEditingRangeParams of the LSP meta model.
 type LinkedEditingRangeParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -15456,6 +15481,7 @@ func (s *LinkedEditingRangeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
+// LinkedEditingRangeRegistrationOptions is the structure LinkedEditingRangeRegistrationOptions of the LSP meta model.
 type LinkedEditingRangeRegistrationOptions struct {
 	// A document selector to identify the scope of the registration. If set to null
 	// the document selector provided on the client side will be used.
@@ -15854,6 +15880,7 @@ func (s *LogMessageParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// LogTraceParams is the structure LogTraceParams of the LSP meta model.
 type LogTraceParams struct {
 	Message string  `json:"message"`
 	Verbose *string `json:"verbose,omitzero"`
@@ -16135,6 +16162,7 @@ func (s *MarkupContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// MessageActionItem is the structure MessageActionItem of the LSP meta model.
 type MessageActionItem struct {
 	// A short title like 'Retry', 'Open Log' etc.
 	Title string `json:"title"`
@@ -16319,6 +16347,7 @@ func (s *MonikerClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	return nil
 }
 
+// MonikerOptions is the structure MonikerOptions of the LSP meta model.
 type MonikerOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -16360,6 +16389,7 @@ func (s *MonikerOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// MonikerParams is the structure MonikerParams of the LSP meta model.
 type MonikerParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -16445,6 +16475,7 @@ func (s *MonikerParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// MonikerRegistrationOptions is the structure MonikerRegistrationOptions of the LSP meta model.
 type MonikerRegistrationOptions struct {
 	// A document selector to identify the scope of the registration. If set to null
 	// the document selector provided on the client side will be used.
@@ -17936,6 +17967,7 @@ func (s *ParameterInformation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// PartialResultParams is the structure PartialResultParams of the LSP meta model.
 type PartialResultParams struct {
 	// An optional token that a server can use to report partial results (e.g. streaming) to
 	// the client.
@@ -18112,6 +18144,7 @@ func (s *PrepareRenameDefaultBehavior) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
+// PrepareRenameParams is the structure PrepareRenameParams of the LSP meta model.
 type PrepareRenameParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -18305,6 +18338,7 @@ func (s *PreviousResultID) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// ProgressParams is the structure ProgressParams of the LSP meta model.
 type ProgressParams struct {
 	// The progress token provided by the client or server.
 	Token ProgressToken `json:"token"`
@@ -18979,6 +19013,7 @@ func (s *Registration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// RegistrationParams is the structure RegistrationParams of the LSP meta model.
 type RegistrationParams struct {
 	Registrations []Registration `json:"registrations"`
 }
@@ -19332,6 +19367,7 @@ func (s *RelativePattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// RenameClientCapabilities is the structure RenameClientCapabilities of the LSP meta model.
 type RenameClientCapabilities struct {
 	// Whether rename supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -20095,6 +20131,7 @@ func (s *SelectionRange) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// SelectionRangeClientCapabilities is the structure SelectionRangeClientCapabilities of the LSP meta model.
 type SelectionRangeClientCapabilities struct {
 	// Whether implementation supports dynamic registration for selection range providers. If this is set to `true`
 	// the client supports the new `SelectionRangeRegistrationOptions` return value for the corresponding server
@@ -20139,6 +20176,7 @@ func (s *SelectionRangeClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
+// SelectionRangeOptions is the structure SelectionRangeOptions of the LSP meta model.
 type SelectionRangeOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -20266,6 +20304,7 @@ func (s *SelectionRangeParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// SelectionRangeRegistrationOptions is the structure SelectionRangeRegistrationOptions of the LSP meta model.
 type SelectionRangeRegistrationOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 	// A document selector to identify the scope of the registration. If set to null
@@ -22050,6 +22089,7 @@ func (s *ServerInfo) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// SetTraceParams is the structure SetTraceParams of the LSP meta model.
 type SetTraceParams struct {
 	Value TraceValue `json:"value"`
 }
@@ -22392,6 +22432,7 @@ func (s *ShowMessageRequestClientCapabilities) UnmarshalJSONFrom(dec *jsontext.D
 	return nil
 }
 
+// ShowMessageRequestParams is the structure ShowMessageRequestParams of the LSP meta model.
 type ShowMessageRequestParams struct {
 	// The message type. See MessageType
 	Type MessageType `json:"type"`
@@ -24525,6 +24566,7 @@ func (s *TextDocumentEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// TextDocumentFilterClientCapabilities is the structure TextDocumentFilterClientCapabilities of the LSP meta model.
 type TextDocumentFilterClientCapabilities struct {
 	// The client supports Relative Patterns.
 	//
@@ -25119,6 +25161,7 @@ func (s *TextDocumentSaveRegistrationOptions) UnmarshalJSONFrom(dec *jsontext.De
 	return nil
 }
 
+// TextDocumentSyncClientCapabilities is the structure TextDocumentSyncClientCapabilities of the LSP meta model.
 type TextDocumentSyncClientCapabilities struct {
 	// Whether text document synchronization supports dynamic registration.
 	DynamicRegistration *bool `json:"dynamicRegistration,omitzero"`
@@ -25208,6 +25251,7 @@ func (s *TextDocumentSyncClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Dec
 	return nil
 }
 
+// TextDocumentSyncOptions is the structure TextDocumentSyncOptions of the LSP meta model.
 type TextDocumentSyncOptions struct {
 	// Open and close notifications are sent to the server. If omitted open close notification should not
 	// be sent.
@@ -25436,6 +25480,7 @@ func (s *TypeDefinitionClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
+// TypeDefinitionOptions is the structure TypeDefinitionOptions of the LSP meta model.
 type TypeDefinitionOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -25477,6 +25522,7 @@ func (s *TypeDefinitionOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// TypeDefinitionParams is the structure TypeDefinitionParams of the LSP meta model.
 type TypeDefinitionParams struct {
 	// The text document.
 	TextDocument TextDocumentIdentifier `json:"textDocument"`
@@ -25562,6 +25608,7 @@ func (s *TypeDefinitionParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// TypeDefinitionRegistrationOptions is the structure TypeDefinitionRegistrationOptions of the LSP meta model.
 type TypeDefinitionRegistrationOptions struct {
 	// A document selector to identify the scope of the registration. If set to null
 	// the document selector provided on the client side will be used.
@@ -26291,6 +26338,7 @@ func (s *Unregistration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// UnregistrationParams is the structure UnregistrationParams of the LSP meta model.
 type UnregistrationParams struct {
 	Unregisterations []Unregistration `json:"unregisterations"`
 }
@@ -26517,6 +26565,7 @@ func (s *WillSaveTextDocumentParams) UnmarshalJSONFrom(dec *jsontext.Decoder) er
 	return nil
 }
 
+// WindowClientCapabilities is the structure WindowClientCapabilities of the LSP meta model.
 type WindowClientCapabilities struct {
 	// It indicates whether the client supports server initiated
 	// progress using the `window/workDoneProgress/create` request.
@@ -26599,6 +26648,7 @@ func (s *WindowClientCapabilities) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	return nil
 }
 
+// WorkDoneProgressBegin is the structure WorkDoneProgressBegin of the LSP meta model.
 type WorkDoneProgressBegin struct {
 	Kind LiteralBegin `json:"kind"`
 	// Mandatory title of the progress operation. Used to briefly inform about
@@ -26716,6 +26766,7 @@ func (s *WorkDoneProgressBegin) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// WorkDoneProgressCancelParams is the structure WorkDoneProgressCancelParams of the LSP meta model.
 type WorkDoneProgressCancelParams struct {
 	// The token to be used to report progress.
 	Token ProgressToken `json:"token"`
@@ -26760,6 +26811,7 @@ func (s *WorkDoneProgressCancelParams) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
+// WorkDoneProgressCreateParams is the structure WorkDoneProgressCreateParams of the LSP meta model.
 type WorkDoneProgressCreateParams struct {
 	// The token to be used to report progress.
 	Token ProgressToken `json:"token"`
@@ -26804,6 +26856,7 @@ func (s *WorkDoneProgressCreateParams) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	return nil
 }
 
+// WorkDoneProgressEnd is the structure WorkDoneProgressEnd of the LSP meta model.
 type WorkDoneProgressEnd struct {
 	Kind LiteralEnd `json:"kind"`
 	// Optional, a final message indicating to for example indicate the outcome
@@ -26863,6 +26916,7 @@ func (s *WorkDoneProgressEnd) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// WorkDoneProgressOptions is the structure WorkDoneProgressOptions of the LSP meta model.
 type WorkDoneProgressOptions struct {
 	WorkDoneProgress *bool `json:"workDoneProgress,omitzero"`
 }
@@ -26904,6 +26958,7 @@ func (s *WorkDoneProgressOptions) UnmarshalJSONFrom(dec *jsontext.Decoder) error
 	return nil
 }
 
+// WorkDoneProgressParams is the structure WorkDoneProgressParams of the LSP meta model.
 type WorkDoneProgressParams struct {
 	// An optional token that a server can use to report work done progress.
 	WorkDoneToken ProgressToken `json:"workDoneToken,omitzero"`
@@ -26944,6 +26999,7 @@ func (s *WorkDoneProgressParams) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	return nil
 }
 
+// WorkDoneProgressReport is the structure WorkDoneProgressReport of the LSP meta model.
 type WorkDoneProgressReport struct {
 	Kind LiteralReport `json:"kind"`
 	// Controls enablement state of a cancel button.
@@ -27600,6 +27656,7 @@ func (s *WorkspaceEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
+// WorkspaceEditClientCapabilities is the structure WorkspaceEditClientCapabilities of the LSP meta model.
 type WorkspaceEditClientCapabilities struct {
 	// The client supports versioned document changes in `WorkspaceEdit`s
 	DocumentChanges *bool `json:"documentChanges,omitzero"`
@@ -27913,6 +27970,7 @@ func (s *WorkspaceFoldersChangeEvent) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	return nil
 }
 
+// WorkspaceFoldersInitializeParams is the structure WorkspaceFoldersInitializeParams of the LSP meta model.
 type WorkspaceFoldersInitializeParams struct {
 	// The workspace folders configured in the client when the server starts.
 	//
@@ -27954,6 +28012,7 @@ func (s *WorkspaceFoldersInitializeParams) UnmarshalJSONFrom(dec *jsontext.Decod
 	return nil
 }
 
+// WorkspaceFoldersServerCapabilities is the structure WorkspaceFoldersServerCapabilities of the LSP meta model.
 type WorkspaceFoldersServerCapabilities struct {
 	// The server has support for workspace folders
 	Supported *bool `json:"supported,omitzero"`

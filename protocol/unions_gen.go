@@ -23,7 +23,9 @@ type BooleanOrEmptyObjectKind uint8
 const (
 	// the zero BooleanOrEmptyObject holds no alternative
 	BooleanOrEmptyObjectKindNone BooleanOrEmptyObjectKind = iota
+	// BooleanOrEmptyObjectKindBoolean: the union holds a Boolean.
 	BooleanOrEmptyObjectKindBoolean
+	// BooleanOrEmptyObjectKindEmptyObject: the union holds a EmptyObject.
 	BooleanOrEmptyObjectKindEmptyObject
 )
 
@@ -148,7 +150,9 @@ type ClientSemanticTokensRequestOptionsFullKind uint8
 const (
 	// the zero ClientSemanticTokensRequestOptionsFull holds no alternative
 	ClientSemanticTokensRequestOptionsFullKindNone ClientSemanticTokensRequestOptionsFullKind = iota
+	// ClientSemanticTokensRequestOptionsFullKindBoolean: the union holds a Boolean.
 	ClientSemanticTokensRequestOptionsFullKindBoolean
+	// ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta: the union holds a ClientSemanticTokensRequestFullDelta.
 	ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta
 )
 
@@ -275,7 +279,9 @@ type CommandOrCodeActionKind uint8
 const (
 	// the zero CommandOrCodeAction holds no alternative
 	CommandOrCodeActionKindNone CommandOrCodeActionKind = iota
+	// CommandOrCodeActionKindCommand: the union holds a Command.
 	CommandOrCodeActionKindCommand
+	// CommandOrCodeActionKindCodeAction: the union holds a CodeAction.
 	CommandOrCodeActionKindCodeAction
 )
 
@@ -427,7 +433,9 @@ type CompletionItemDefaultsEditRangeKind uint8
 const (
 	// the zero CompletionItemDefaultsEditRange holds no alternative
 	CompletionItemDefaultsEditRangeKindNone CompletionItemDefaultsEditRangeKind = iota
+	// CompletionItemDefaultsEditRangeKindRange: the union holds a Range.
 	CompletionItemDefaultsEditRangeKindRange
+	// CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace: the union holds a EditRangeWithInsertReplace.
 	CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace
 )
 
@@ -575,7 +583,9 @@ type CompletionItemTextEditKind uint8
 const (
 	// the zero CompletionItemTextEdit holds no alternative
 	CompletionItemTextEditKindNone CompletionItemTextEditKind = iota
+	// CompletionItemTextEditKindTextEdit: the union holds a TextEdit.
 	CompletionItemTextEditKindTextEdit
+	// CompletionItemTextEditKindInsertReplaceEdit: the union holds a InsertReplaceEdit.
 	CompletionItemTextEditKindInsertReplaceEdit
 )
 
@@ -723,7 +733,9 @@ type CompletionResultKind uint8
 const (
 	// the zero CompletionResult holds no alternative
 	CompletionResultKindNone CompletionResultKind = iota
+	// CompletionResultKindCompletionItemSlice: the union holds a CompletionItemSlice.
 	CompletionResultKindCompletionItemSlice
+	// CompletionResultKindCompletionList: the union holds a CompletionList.
 	CompletionResultKindCompletionList
 )
 
@@ -849,7 +861,9 @@ type DeclarationKind uint8
 const (
 	// the zero Declaration holds no alternative
 	DeclarationKindNone DeclarationKind = iota
+	// DeclarationKindLocation: the union holds a Location.
 	DeclarationKindLocation
+	// DeclarationKindLocationSlice: the union holds a LocationSlice.
 	DeclarationKindLocationSlice
 )
 
@@ -973,7 +987,9 @@ type DeclarationPartialResultKind uint8
 const (
 	// the zero DeclarationPartialResult holds no alternative
 	DeclarationPartialResultKindNone DeclarationPartialResultKind = iota
+	// DeclarationPartialResultKindLocationSlice: the union holds a LocationSlice.
 	DeclarationPartialResultKindLocationSlice
+	// DeclarationPartialResultKindDeclarationLinkSlice: the union holds a DeclarationLinkSlice.
 	DeclarationPartialResultKindDeclarationLinkSlice
 )
 
@@ -1127,7 +1143,9 @@ type DeclarationResultKind uint8
 const (
 	// the zero DeclarationResult holds no alternative
 	DeclarationResultKindNone DeclarationResultKind = iota
+	// DeclarationResultKindDeclaration: the union holds a Declaration.
 	DeclarationResultKindDeclaration
+	// DeclarationResultKindDeclarationLinkSlice: the union holds a DeclarationLinkSlice.
 	DeclarationResultKindDeclarationLinkSlice
 )
 
@@ -1299,7 +1317,9 @@ type DefinitionKind uint8
 const (
 	// the zero Definition holds no alternative
 	DefinitionKindNone DefinitionKind = iota
+	// DefinitionKindLocation: the union holds a Location.
 	DefinitionKindLocation
+	// DefinitionKindLocationSlice: the union holds a LocationSlice.
 	DefinitionKindLocationSlice
 )
 
@@ -1425,7 +1445,9 @@ type DefinitionOrDefinitionLinkSliceKind uint8
 const (
 	// the zero DefinitionOrDefinitionLinkSlice holds no alternative
 	DefinitionOrDefinitionLinkSliceKindNone DefinitionOrDefinitionLinkSliceKind = iota
+	// DefinitionOrDefinitionLinkSliceKindDefinition: the union holds a Definition.
 	DefinitionOrDefinitionLinkSliceKindDefinition
+	// DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice: the union holds a DefinitionLinkSlice.
 	DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice
 )
 
@@ -1590,7 +1612,9 @@ type DidChangeConfigurationRegistrationOptionsSectionKind uint8
 const (
 	// the zero DidChangeConfigurationRegistrationOptionsSection holds no alternative
 	DidChangeConfigurationRegistrationOptionsSectionKindNone DidChangeConfigurationRegistrationOptionsSectionKind = iota
+	// DidChangeConfigurationRegistrationOptionsSectionKindString: the union holds a String.
 	DidChangeConfigurationRegistrationOptionsSectionKindString
+	// DidChangeConfigurationRegistrationOptionsSectionKindStringSlice: the union holds a StringSlice.
 	DidChangeConfigurationRegistrationOptionsSectionKindStringSlice
 )
 
@@ -1722,7 +1746,9 @@ type DocumentDiagnosticReportKindAlt uint8
 const (
 	// the zero DocumentDiagnosticReport holds no alternative
 	DocumentDiagnosticReportKindAltNone DocumentDiagnosticReportKindAlt = iota
+	// DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport: the union holds a RelatedFullDocumentDiagnosticReport.
 	DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport
+	// DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport: the union holds a RelatedUnchangedDocumentDiagnosticReport.
 	DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport
 )
 
@@ -1886,7 +1912,9 @@ type DocumentDiagnosticReportProgressKind uint8
 const (
 	// the zero DocumentDiagnosticReportProgress holds no alternative
 	DocumentDiagnosticReportProgressKindNone DocumentDiagnosticReportProgressKind = iota
+	// DocumentDiagnosticReportProgressKindDocumentDiagnosticReport: the union holds a DocumentDiagnosticReport.
 	DocumentDiagnosticReportProgressKindDocumentDiagnosticReport
+	// DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult: the union holds a DocumentDiagnosticReportPartialResult.
 	DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult
 )
 
@@ -2038,7 +2066,9 @@ type DocumentFilterKind uint8
 const (
 	// the zero DocumentFilter holds no alternative
 	DocumentFilterKindNone DocumentFilterKind = iota
+	// DocumentFilterKindTextDocumentFilter: the union holds a TextDocumentFilter.
 	DocumentFilterKindTextDocumentFilter
+	// DocumentFilterKindNotebookCellTextDocumentFilter: the union holds a NotebookCellTextDocumentFilter.
 	DocumentFilterKindNotebookCellTextDocumentFilter
 )
 
@@ -2189,7 +2219,9 @@ type FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKind uint8
 const (
 	// the zero FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport holds no alternative
 	FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindNone FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKind = iota
+	// FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport: the union holds a FullDocumentDiagnosticReport.
 	FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport
+	// FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport: the union holds a UnchangedDocumentDiagnosticReport.
 	FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport
 )
 
@@ -2341,7 +2373,9 @@ type GlobPatternKind uint8
 const (
 	// the zero GlobPattern holds no alternative
 	GlobPatternKindNone GlobPatternKind = iota
+	// GlobPatternKindPattern: the union holds a Pattern.
 	GlobPatternKindPattern
+	// GlobPatternKindRelativePattern: the union holds a RelativePattern.
 	GlobPatternKindRelativePattern
 )
 
@@ -2467,8 +2501,11 @@ type HoverContentsKind uint8
 const (
 	// the zero HoverContents holds no alternative
 	HoverContentsKindNone HoverContentsKind = iota
+	// HoverContentsKindMarkupContent: the union holds a MarkupContent.
 	HoverContentsKindMarkupContent
+	// HoverContentsKindMarkedString: the union holds a MarkedString.
 	HoverContentsKindMarkedString
+	// HoverContentsKindMarkedStringSlice: the union holds a MarkedStringSlice.
 	HoverContentsKindMarkedStringSlice
 )
 
@@ -2667,7 +2704,9 @@ type InlayHintLabelKind uint8
 const (
 	// the zero InlayHintLabel holds no alternative
 	InlayHintLabelKindNone InlayHintLabelKind = iota
+	// InlayHintLabelKindString: the union holds a String.
 	InlayHintLabelKindString
+	// InlayHintLabelKindInlayHintLabelPartSlice: the union holds a InlayHintLabelPartSlice.
 	InlayHintLabelKindInlayHintLabelPartSlice
 )
 
@@ -2791,7 +2830,9 @@ type InlineCompletionItemInsertTextKind uint8
 const (
 	// the zero InlineCompletionItemInsertText holds no alternative
 	InlineCompletionItemInsertTextKindNone InlineCompletionItemInsertTextKind = iota
+	// InlineCompletionItemInsertTextKindString: the union holds a String.
 	InlineCompletionItemInsertTextKindString
+	// InlineCompletionItemInsertTextKindStringValue: the union holds a StringValue.
 	InlineCompletionItemInsertTextKindStringValue
 )
 
@@ -2916,7 +2957,9 @@ type InlineCompletionResultKind uint8
 const (
 	// the zero InlineCompletionResult holds no alternative
 	InlineCompletionResultKindNone InlineCompletionResultKind = iota
+	// InlineCompletionResultKindInlineCompletionList: the union holds a InlineCompletionList.
 	InlineCompletionResultKindInlineCompletionList
+	// InlineCompletionResultKindInlineCompletionItemSlice: the union holds a InlineCompletionItemSlice.
 	InlineCompletionResultKindInlineCompletionItemSlice
 )
 
@@ -3049,8 +3092,11 @@ type InlineValueKind uint8
 const (
 	// the zero InlineValue holds no alternative
 	InlineValueKindNone InlineValueKind = iota
+	// InlineValueKindInlineValueText: the union holds a InlineValueText.
 	InlineValueKindInlineValueText
+	// InlineValueKindInlineValueVariableLookup: the union holds a InlineValueVariableLookup.
 	InlineValueKindInlineValueVariableLookup
+	// InlineValueKindInlineValueEvaluatableExpression: the union holds a InlineValueEvaluatableExpression.
 	InlineValueKindInlineValueEvaluatableExpression
 )
 
@@ -3231,7 +3277,9 @@ type IntegerOrStringKind uint8
 const (
 	// the zero IntegerOrString holds no alternative
 	IntegerOrStringKindNone IntegerOrStringKind = iota
+	// IntegerOrStringKindInteger: the union holds a Integer.
 	IntegerOrStringKindInteger
+	// IntegerOrStringKindString: the union holds a String.
 	IntegerOrStringKindString
 )
 
@@ -3358,7 +3406,9 @@ type LocationSliceOrDefinitionLinkSliceKind uint8
 const (
 	// the zero LocationSliceOrDefinitionLinkSlice holds no alternative
 	LocationSliceOrDefinitionLinkSliceKindNone LocationSliceOrDefinitionLinkSliceKind = iota
+	// LocationSliceOrDefinitionLinkSliceKindLocationSlice: the union holds a LocationSlice.
 	LocationSliceOrDefinitionLinkSliceKindLocationSlice
+	// LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice: the union holds a DefinitionLinkSlice.
 	LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice
 )
 
@@ -3526,7 +3576,9 @@ type MarkedStringKind uint8
 const (
 	// the zero MarkedString holds no alternative
 	MarkedStringKindNone MarkedStringKind = iota
+	// MarkedStringKindString: the union holds a String.
 	MarkedStringKindString
+	// MarkedStringKindMarkedStringWithLanguage: the union holds a MarkedStringWithLanguage.
 	MarkedStringKindMarkedStringWithLanguage
 )
 
@@ -3658,8 +3710,11 @@ type NotebookDocumentFilterKind uint8
 const (
 	// the zero NotebookDocumentFilter holds no alternative
 	NotebookDocumentFilterKindNone NotebookDocumentFilterKind = iota
+	// NotebookDocumentFilterKindNotebookDocumentFilterNotebookType: the union holds a NotebookDocumentFilterNotebookType.
 	NotebookDocumentFilterKindNotebookDocumentFilterNotebookType
+	// NotebookDocumentFilterKindNotebookDocumentFilterScheme: the union holds a NotebookDocumentFilterScheme.
 	NotebookDocumentFilterKindNotebookDocumentFilterScheme
+	// NotebookDocumentFilterKindNotebookDocumentFilterPattern: the union holds a NotebookDocumentFilterPattern.
 	NotebookDocumentFilterKindNotebookDocumentFilterPattern
 )
 
@@ -3846,7 +3901,9 @@ type NotebookDocumentSyncOptionsNotebookSelectorElemKind uint8
 const (
 	// the zero NotebookDocumentSyncOptionsNotebookSelectorElem holds no alternative
 	NotebookDocumentSyncOptionsNotebookSelectorElemKindNone NotebookDocumentSyncOptionsNotebookSelectorElemKind = iota
+	// NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook: the union holds a NotebookDocumentFilterWithNotebook.
 	NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook
+	// NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells: the union holds a NotebookDocumentFilterWithCells.
 	NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells
 )
 
@@ -3998,7 +4055,9 @@ type ParameterInformationLabelKind uint8
 const (
 	// the zero ParameterInformationLabel holds no alternative
 	ParameterInformationLabelKindNone ParameterInformationLabelKind = iota
+	// ParameterInformationLabelKindString: the union holds a String.
 	ParameterInformationLabelKindString
+	// ParameterInformationLabelKindUintegerTuple: the union holds a UintegerTuple.
 	ParameterInformationLabelKindUintegerTuple
 )
 
@@ -4123,8 +4182,11 @@ type PrepareRenameResultKind uint8
 const (
 	// the zero PrepareRenameResult holds no alternative
 	PrepareRenameResultKindNone PrepareRenameResultKind = iota
+	// PrepareRenameResultKindRange: the union holds a Range.
 	PrepareRenameResultKindRange
+	// PrepareRenameResultKindPrepareRenamePlaceholder: the union holds a PrepareRenamePlaceholder.
 	PrepareRenameResultKindPrepareRenamePlaceholder
+	// PrepareRenameResultKindPrepareRenameDefaultBehavior: the union holds a PrepareRenameDefaultBehavior.
 	PrepareRenameResultKindPrepareRenameDefaultBehavior
 )
 
@@ -4305,7 +4367,9 @@ type ProgressTokenKind uint8
 const (
 	// the zero ProgressToken holds no alternative
 	ProgressTokenKindNone ProgressTokenKind = iota
+	// ProgressTokenKindInteger: the union holds a Integer.
 	ProgressTokenKindInteger
+	// ProgressTokenKindString: the union holds a String.
 	ProgressTokenKindString
 )
 
@@ -4430,7 +4494,9 @@ type RelativePatternBaseURIKind uint8
 const (
 	// the zero RelativePatternBaseURI holds no alternative
 	RelativePatternBaseURIKindNone RelativePatternBaseURIKind = iota
+	// RelativePatternBaseURIKindWorkspaceFolder: the union holds a WorkspaceFolder.
 	RelativePatternBaseURIKindWorkspaceFolder
+	// RelativePatternBaseURIKindURI: the union holds a URI.
 	RelativePatternBaseURIKindURI
 )
 
@@ -4557,7 +4623,9 @@ type SemanticTokensDeltaPartialResultUnionKind uint8
 const (
 	// the zero SemanticTokensDeltaPartialResultUnion holds no alternative
 	SemanticTokensDeltaPartialResultUnionKindNone SemanticTokensDeltaPartialResultUnionKind = iota
+	// SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult: the union holds a SemanticTokensPartialResult.
 	SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult
+	// SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult: the union holds a SemanticTokensDeltaPartialResult.
 	SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult
 )
 
@@ -4705,7 +4773,9 @@ type SemanticTokensDeltaResultKind uint8
 const (
 	// the zero SemanticTokensDeltaResult holds no alternative
 	SemanticTokensDeltaResultKindNone SemanticTokensDeltaResultKind = iota
+	// SemanticTokensDeltaResultKindSemanticTokens: the union holds a SemanticTokens.
 	SemanticTokensDeltaResultKindSemanticTokens
+	// SemanticTokensDeltaResultKindSemanticTokensDelta: the union holds a SemanticTokensDelta.
 	SemanticTokensDeltaResultKindSemanticTokensDelta
 )
 
@@ -4853,7 +4923,9 @@ type SemanticTokensOptionsFullKind uint8
 const (
 	// the zero SemanticTokensOptionsFull holds no alternative
 	SemanticTokensOptionsFullKindNone SemanticTokensOptionsFullKind = iota
+	// SemanticTokensOptionsFullKindBoolean: the union holds a Boolean.
 	SemanticTokensOptionsFullKindBoolean
+	// SemanticTokensOptionsFullKindSemanticTokensFullDelta: the union holds a SemanticTokensFullDelta.
 	SemanticTokensOptionsFullKindSemanticTokensFullDelta
 )
 
@@ -4979,8 +5051,11 @@ type ServerCapabilitiesCallHierarchyProviderKind uint8
 const (
 	// the zero ServerCapabilitiesCallHierarchyProvider holds no alternative
 	ServerCapabilitiesCallHierarchyProviderKindNone ServerCapabilitiesCallHierarchyProviderKind = iota
+	// ServerCapabilitiesCallHierarchyProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesCallHierarchyProviderKindBoolean
+	// ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions: the union holds a CallHierarchyOptions.
 	ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions
+	// ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions: the union holds a CallHierarchyRegistrationOptions.
 	ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions
 )
 
@@ -5168,7 +5243,9 @@ type ServerCapabilitiesCodeActionProviderKind uint8
 const (
 	// the zero ServerCapabilitiesCodeActionProvider holds no alternative
 	ServerCapabilitiesCodeActionProviderKindNone ServerCapabilitiesCodeActionProviderKind = iota
+	// ServerCapabilitiesCodeActionProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesCodeActionProviderKindBoolean
+	// ServerCapabilitiesCodeActionProviderKindCodeActionOptions: the union holds a CodeActionOptions.
 	ServerCapabilitiesCodeActionProviderKindCodeActionOptions
 )
 
@@ -5294,8 +5371,11 @@ type ServerCapabilitiesColorProviderKind uint8
 const (
 	// the zero ServerCapabilitiesColorProvider holds no alternative
 	ServerCapabilitiesColorProviderKindNone ServerCapabilitiesColorProviderKind = iota
+	// ServerCapabilitiesColorProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesColorProviderKindBoolean
+	// ServerCapabilitiesColorProviderKindDocumentColorOptions: the union holds a DocumentColorOptions.
 	ServerCapabilitiesColorProviderKindDocumentColorOptions
+	// ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions: the union holds a DocumentColorRegistrationOptions.
 	ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions
 )
 
@@ -5484,8 +5564,11 @@ type ServerCapabilitiesDeclarationProviderKind uint8
 const (
 	// the zero ServerCapabilitiesDeclarationProvider holds no alternative
 	ServerCapabilitiesDeclarationProviderKindNone ServerCapabilitiesDeclarationProviderKind = iota
+	// ServerCapabilitiesDeclarationProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesDeclarationProviderKindBoolean
+	// ServerCapabilitiesDeclarationProviderKindDeclarationOptions: the union holds a DeclarationOptions.
 	ServerCapabilitiesDeclarationProviderKindDeclarationOptions
+	// ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions: the union holds a DeclarationRegistrationOptions.
 	ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions
 )
 
@@ -5673,7 +5756,9 @@ type ServerCapabilitiesDefinitionProviderKind uint8
 const (
 	// the zero ServerCapabilitiesDefinitionProvider holds no alternative
 	ServerCapabilitiesDefinitionProviderKindNone ServerCapabilitiesDefinitionProviderKind = iota
+	// ServerCapabilitiesDefinitionProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesDefinitionProviderKindBoolean
+	// ServerCapabilitiesDefinitionProviderKindDefinitionOptions: the union holds a DefinitionOptions.
 	ServerCapabilitiesDefinitionProviderKindDefinitionOptions
 )
 
@@ -5798,7 +5883,9 @@ type ServerCapabilitiesDiagnosticProviderKind uint8
 const (
 	// the zero ServerCapabilitiesDiagnosticProvider holds no alternative
 	ServerCapabilitiesDiagnosticProviderKindNone ServerCapabilitiesDiagnosticProviderKind = iota
+	// ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions: the union holds a DiagnosticOptions.
 	ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions
+	// ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions: the union holds a DiagnosticRegistrationOptions.
 	ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions
 )
 
@@ -5944,7 +6031,9 @@ type ServerCapabilitiesDocumentFormattingProviderKind uint8
 const (
 	// the zero ServerCapabilitiesDocumentFormattingProvider holds no alternative
 	ServerCapabilitiesDocumentFormattingProviderKindNone ServerCapabilitiesDocumentFormattingProviderKind = iota
+	// ServerCapabilitiesDocumentFormattingProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesDocumentFormattingProviderKindBoolean
+	// ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions: the union holds a DocumentFormattingOptions.
 	ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions
 )
 
@@ -6069,7 +6158,9 @@ type ServerCapabilitiesDocumentHighlightProviderKind uint8
 const (
 	// the zero ServerCapabilitiesDocumentHighlightProvider holds no alternative
 	ServerCapabilitiesDocumentHighlightProviderKindNone ServerCapabilitiesDocumentHighlightProviderKind = iota
+	// ServerCapabilitiesDocumentHighlightProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesDocumentHighlightProviderKindBoolean
+	// ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions: the union holds a DocumentHighlightOptions.
 	ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions
 )
 
@@ -6194,7 +6285,9 @@ type ServerCapabilitiesDocumentRangeFormattingProviderKind uint8
 const (
 	// the zero ServerCapabilitiesDocumentRangeFormattingProvider holds no alternative
 	ServerCapabilitiesDocumentRangeFormattingProviderKindNone ServerCapabilitiesDocumentRangeFormattingProviderKind = iota
+	// ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesDocumentRangeFormattingProviderKindBoolean
+	// ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions: the union holds a DocumentRangeFormattingOptions.
 	ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions
 )
 
@@ -6319,7 +6412,9 @@ type ServerCapabilitiesDocumentSymbolProviderKind uint8
 const (
 	// the zero ServerCapabilitiesDocumentSymbolProvider holds no alternative
 	ServerCapabilitiesDocumentSymbolProviderKindNone ServerCapabilitiesDocumentSymbolProviderKind = iota
+	// ServerCapabilitiesDocumentSymbolProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesDocumentSymbolProviderKindBoolean
+	// ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions: the union holds a DocumentSymbolOptions.
 	ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions
 )
 
@@ -6445,8 +6540,11 @@ type ServerCapabilitiesFoldingRangeProviderKind uint8
 const (
 	// the zero ServerCapabilitiesFoldingRangeProvider holds no alternative
 	ServerCapabilitiesFoldingRangeProviderKindNone ServerCapabilitiesFoldingRangeProviderKind = iota
+	// ServerCapabilitiesFoldingRangeProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesFoldingRangeProviderKindBoolean
+	// ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions: the union holds a FoldingRangeOptions.
 	ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions
+	// ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions: the union holds a FoldingRangeRegistrationOptions.
 	ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions
 )
 
@@ -6634,7 +6732,9 @@ type ServerCapabilitiesHoverProviderKind uint8
 const (
 	// the zero ServerCapabilitiesHoverProvider holds no alternative
 	ServerCapabilitiesHoverProviderKindNone ServerCapabilitiesHoverProviderKind = iota
+	// ServerCapabilitiesHoverProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesHoverProviderKindBoolean
+	// ServerCapabilitiesHoverProviderKindHoverOptions: the union holds a HoverOptions.
 	ServerCapabilitiesHoverProviderKindHoverOptions
 )
 
@@ -6760,8 +6860,11 @@ type ServerCapabilitiesImplementationProviderKind uint8
 const (
 	// the zero ServerCapabilitiesImplementationProvider holds no alternative
 	ServerCapabilitiesImplementationProviderKindNone ServerCapabilitiesImplementationProviderKind = iota
+	// ServerCapabilitiesImplementationProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesImplementationProviderKindBoolean
+	// ServerCapabilitiesImplementationProviderKindImplementationOptions: the union holds a ImplementationOptions.
 	ServerCapabilitiesImplementationProviderKindImplementationOptions
+	// ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions: the union holds a ImplementationRegistrationOptions.
 	ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions
 )
 
@@ -6950,8 +7053,11 @@ type ServerCapabilitiesInlayHintProviderKind uint8
 const (
 	// the zero ServerCapabilitiesInlayHintProvider holds no alternative
 	ServerCapabilitiesInlayHintProviderKindNone ServerCapabilitiesInlayHintProviderKind = iota
+	// ServerCapabilitiesInlayHintProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesInlayHintProviderKindBoolean
+	// ServerCapabilitiesInlayHintProviderKindInlayHintOptions: the union holds a InlayHintOptions.
 	ServerCapabilitiesInlayHintProviderKindInlayHintOptions
+	// ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions: the union holds a InlayHintRegistrationOptions.
 	ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions
 )
 
@@ -7139,7 +7245,9 @@ type ServerCapabilitiesInlineCompletionProviderKind uint8
 const (
 	// the zero ServerCapabilitiesInlineCompletionProvider holds no alternative
 	ServerCapabilitiesInlineCompletionProviderKindNone ServerCapabilitiesInlineCompletionProviderKind = iota
+	// ServerCapabilitiesInlineCompletionProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesInlineCompletionProviderKindBoolean
+	// ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions: the union holds a InlineCompletionOptions.
 	ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions
 )
 
@@ -7265,8 +7373,11 @@ type ServerCapabilitiesInlineValueProviderKind uint8
 const (
 	// the zero ServerCapabilitiesInlineValueProvider holds no alternative
 	ServerCapabilitiesInlineValueProviderKindNone ServerCapabilitiesInlineValueProviderKind = iota
+	// ServerCapabilitiesInlineValueProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesInlineValueProviderKindBoolean
+	// ServerCapabilitiesInlineValueProviderKindInlineValueOptions: the union holds a InlineValueOptions.
 	ServerCapabilitiesInlineValueProviderKindInlineValueOptions
+	// ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions: the union holds a InlineValueRegistrationOptions.
 	ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions
 )
 
@@ -7455,8 +7566,11 @@ type ServerCapabilitiesLinkedEditingRangeProviderKind uint8
 const (
 	// the zero ServerCapabilitiesLinkedEditingRangeProvider holds no alternative
 	ServerCapabilitiesLinkedEditingRangeProviderKindNone ServerCapabilitiesLinkedEditingRangeProviderKind = iota
+	// ServerCapabilitiesLinkedEditingRangeProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesLinkedEditingRangeProviderKindBoolean
+	// ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions: the union holds a LinkedEditingRangeOptions.
 	ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions
+	// ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions: the union holds a LinkedEditingRangeRegistrationOptions.
 	ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions
 )
 
@@ -7645,8 +7759,11 @@ type ServerCapabilitiesMonikerProviderKind uint8
 const (
 	// the zero ServerCapabilitiesMonikerProvider holds no alternative
 	ServerCapabilitiesMonikerProviderKindNone ServerCapabilitiesMonikerProviderKind = iota
+	// ServerCapabilitiesMonikerProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesMonikerProviderKindBoolean
+	// ServerCapabilitiesMonikerProviderKindMonikerOptions: the union holds a MonikerOptions.
 	ServerCapabilitiesMonikerProviderKindMonikerOptions
+	// ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions: the union holds a MonikerRegistrationOptions.
 	ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions
 )
 
@@ -7834,7 +7951,9 @@ type ServerCapabilitiesNotebookDocumentSyncKind uint8
 const (
 	// the zero ServerCapabilitiesNotebookDocumentSync holds no alternative
 	ServerCapabilitiesNotebookDocumentSyncKindNone ServerCapabilitiesNotebookDocumentSyncKind = iota
+	// ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions: the union holds a NotebookDocumentSyncOptions.
 	ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions
+	// ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions: the union holds a NotebookDocumentSyncRegistrationOptions.
 	ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions
 )
 
@@ -7986,7 +8105,9 @@ type ServerCapabilitiesReferencesProviderKind uint8
 const (
 	// the zero ServerCapabilitiesReferencesProvider holds no alternative
 	ServerCapabilitiesReferencesProviderKindNone ServerCapabilitiesReferencesProviderKind = iota
+	// ServerCapabilitiesReferencesProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesReferencesProviderKindBoolean
+	// ServerCapabilitiesReferencesProviderKindReferenceOptions: the union holds a ReferenceOptions.
 	ServerCapabilitiesReferencesProviderKindReferenceOptions
 )
 
@@ -8111,7 +8232,9 @@ type ServerCapabilitiesRenameProviderKind uint8
 const (
 	// the zero ServerCapabilitiesRenameProvider holds no alternative
 	ServerCapabilitiesRenameProviderKindNone ServerCapabilitiesRenameProviderKind = iota
+	// ServerCapabilitiesRenameProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesRenameProviderKindBoolean
+	// ServerCapabilitiesRenameProviderKindRenameOptions: the union holds a RenameOptions.
 	ServerCapabilitiesRenameProviderKindRenameOptions
 )
 
@@ -8237,8 +8360,11 @@ type ServerCapabilitiesSelectionRangeProviderKind uint8
 const (
 	// the zero ServerCapabilitiesSelectionRangeProvider holds no alternative
 	ServerCapabilitiesSelectionRangeProviderKindNone ServerCapabilitiesSelectionRangeProviderKind = iota
+	// ServerCapabilitiesSelectionRangeProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesSelectionRangeProviderKindBoolean
+	// ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions: the union holds a SelectionRangeOptions.
 	ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions
+	// ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions: the union holds a SelectionRangeRegistrationOptions.
 	ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions
 )
 
@@ -8426,7 +8552,9 @@ type ServerCapabilitiesSemanticTokensProviderKind uint8
 const (
 	// the zero ServerCapabilitiesSemanticTokensProvider holds no alternative
 	ServerCapabilitiesSemanticTokensProviderKindNone ServerCapabilitiesSemanticTokensProviderKind = iota
+	// ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions: the union holds a SemanticTokensOptions.
 	ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions
+	// ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions: the union holds a SemanticTokensRegistrationOptions.
 	ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions
 )
 
@@ -8572,7 +8700,9 @@ type ServerCapabilitiesTextDocumentSyncKind uint8
 const (
 	// the zero ServerCapabilitiesTextDocumentSync holds no alternative
 	ServerCapabilitiesTextDocumentSyncKindNone ServerCapabilitiesTextDocumentSyncKind = iota
+	// ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions: the union holds a TextDocumentSyncOptions.
 	ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions
+	// ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind: the union holds a TextDocumentSyncKind.
 	ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncKind
 )
 
@@ -8697,8 +8827,11 @@ type ServerCapabilitiesTypeDefinitionProviderKind uint8
 const (
 	// the zero ServerCapabilitiesTypeDefinitionProvider holds no alternative
 	ServerCapabilitiesTypeDefinitionProviderKindNone ServerCapabilitiesTypeDefinitionProviderKind = iota
+	// ServerCapabilitiesTypeDefinitionProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesTypeDefinitionProviderKindBoolean
+	// ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions: the union holds a TypeDefinitionOptions.
 	ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions
+	// ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions: the union holds a TypeDefinitionRegistrationOptions.
 	ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions
 )
 
@@ -8887,8 +9020,11 @@ type ServerCapabilitiesTypeHierarchyProviderKind uint8
 const (
 	// the zero ServerCapabilitiesTypeHierarchyProvider holds no alternative
 	ServerCapabilitiesTypeHierarchyProviderKindNone ServerCapabilitiesTypeHierarchyProviderKind = iota
+	// ServerCapabilitiesTypeHierarchyProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesTypeHierarchyProviderKindBoolean
+	// ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions: the union holds a TypeHierarchyOptions.
 	ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions
+	// ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions: the union holds a TypeHierarchyRegistrationOptions.
 	ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions
 )
 
@@ -9076,7 +9212,9 @@ type ServerCapabilitiesWorkspaceSymbolProviderKind uint8
 const (
 	// the zero ServerCapabilitiesWorkspaceSymbolProvider holds no alternative
 	ServerCapabilitiesWorkspaceSymbolProviderKindNone ServerCapabilitiesWorkspaceSymbolProviderKind = iota
+	// ServerCapabilitiesWorkspaceSymbolProviderKindBoolean: the union holds a Boolean.
 	ServerCapabilitiesWorkspaceSymbolProviderKindBoolean
+	// ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions: the union holds a WorkspaceSymbolOptions.
 	ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions
 )
 
@@ -9203,7 +9341,9 @@ type StringOrMarkupContentKind uint8
 const (
 	// the zero StringOrMarkupContent holds no alternative
 	StringOrMarkupContentKindNone StringOrMarkupContentKind = iota
+	// StringOrMarkupContentKindString: the union holds a String.
 	StringOrMarkupContentKindString
+	// StringOrMarkupContentKindMarkupContent: the union holds a MarkupContent.
 	StringOrMarkupContentKindMarkupContent
 )
 
@@ -9330,7 +9470,9 @@ type StringOrNotebookDocumentFilterKind uint8
 const (
 	// the zero StringOrNotebookDocumentFilter holds no alternative
 	StringOrNotebookDocumentFilterKindNone StringOrNotebookDocumentFilterKind = iota
+	// StringOrNotebookDocumentFilterKindString: the union holds a String.
 	StringOrNotebookDocumentFilterKindString
+	// StringOrNotebookDocumentFilterKindNotebookDocumentFilter: the union holds a NotebookDocumentFilter.
 	StringOrNotebookDocumentFilterKindNotebookDocumentFilter
 )
 
@@ -9456,7 +9598,9 @@ type SymbolInformationSliceOrDocumentSymbolSliceKind uint8
 const (
 	// the zero SymbolInformationSliceOrDocumentSymbolSlice holds no alternative
 	SymbolInformationSliceOrDocumentSymbolSliceKindNone SymbolInformationSliceOrDocumentSymbolSliceKind = iota
+	// SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice: the union holds a SymbolInformationSlice.
 	SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice
+	// SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice: the union holds a DocumentSymbolSlice.
 	SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice
 )
 
@@ -9612,7 +9756,9 @@ type SymbolInformationSliceOrWorkspaceSymbolSliceKind uint8
 const (
 	// the zero SymbolInformationSliceOrWorkspaceSymbolSlice holds no alternative
 	SymbolInformationSliceOrWorkspaceSymbolSliceKindNone SymbolInformationSliceOrWorkspaceSymbolSliceKind = iota
+	// SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice: the union holds a SymbolInformationSlice.
 	SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice
+	// SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice: the union holds a WorkspaceSymbolSlice.
 	SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice
 )
 
@@ -9773,7 +9919,9 @@ type TextDocumentContentChangeEventKind uint8
 const (
 	// the zero TextDocumentContentChangeEvent holds no alternative
 	TextDocumentContentChangeEventKindNone TextDocumentContentChangeEventKind = iota
+	// TextDocumentContentChangeEventKindTextDocumentContentChangePartial: the union holds a TextDocumentContentChangePartial.
 	TextDocumentContentChangeEventKindTextDocumentContentChangePartial
+	// TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument: the union holds a TextDocumentContentChangeWholeDocument.
 	TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument
 )
 
@@ -9920,8 +10068,11 @@ type TextDocumentEditEditsElemKind uint8
 const (
 	// the zero TextDocumentEditEditsElem holds no alternative
 	TextDocumentEditEditsElemKindNone TextDocumentEditEditsElemKind = iota
+	// TextDocumentEditEditsElemKindTextEdit: the union holds a TextEdit.
 	TextDocumentEditEditsElemKindTextEdit
+	// TextDocumentEditEditsElemKindAnnotatedTextEdit: the union holds a AnnotatedTextEdit.
 	TextDocumentEditEditsElemKindAnnotatedTextEdit
+	// TextDocumentEditEditsElemKindSnippetTextEdit: the union holds a SnippetTextEdit.
 	TextDocumentEditEditsElemKindSnippetTextEdit
 )
 
@@ -10126,8 +10277,11 @@ type TextDocumentFilterKind uint8
 const (
 	// the zero TextDocumentFilter holds no alternative
 	TextDocumentFilterKindNone TextDocumentFilterKind = iota
+	// TextDocumentFilterKindTextDocumentFilterLanguage: the union holds a TextDocumentFilterLanguage.
 	TextDocumentFilterKindTextDocumentFilterLanguage
+	// TextDocumentFilterKindTextDocumentFilterScheme: the union holds a TextDocumentFilterScheme.
 	TextDocumentFilterKindTextDocumentFilterScheme
+	// TextDocumentFilterKindTextDocumentFilterPattern: the union holds a TextDocumentFilterPattern.
 	TextDocumentFilterKindTextDocumentFilterPattern
 )
 
@@ -10314,7 +10468,9 @@ type TextDocumentSyncOptionsSaveKind uint8
 const (
 	// the zero TextDocumentSyncOptionsSave holds no alternative
 	TextDocumentSyncOptionsSaveKindNone TextDocumentSyncOptionsSaveKind = iota
+	// TextDocumentSyncOptionsSaveKindBoolean: the union holds a Boolean.
 	TextDocumentSyncOptionsSaveKindBoolean
+	// TextDocumentSyncOptionsSaveKindSaveOptions: the union holds a SaveOptions.
 	TextDocumentSyncOptionsSaveKindSaveOptions
 )
 
@@ -10443,7 +10599,9 @@ type WorkspaceDocumentDiagnosticReportKind uint8
 const (
 	// the zero WorkspaceDocumentDiagnosticReport holds no alternative
 	WorkspaceDocumentDiagnosticReportKindNone WorkspaceDocumentDiagnosticReportKind = iota
+	// WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport: the union holds a WorkspaceFullDocumentDiagnosticReport.
 	WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport
+	// WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport: the union holds a WorkspaceUnchangedDocumentDiagnosticReport.
 	WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport
 )
 
@@ -10593,9 +10751,13 @@ type WorkspaceEditDocumentChangesElemKind uint8
 const (
 	// the zero WorkspaceEditDocumentChangesElem holds no alternative
 	WorkspaceEditDocumentChangesElemKindNone WorkspaceEditDocumentChangesElemKind = iota
+	// WorkspaceEditDocumentChangesElemKindTextDocumentEdit: the union holds a TextDocumentEdit.
 	WorkspaceEditDocumentChangesElemKindTextDocumentEdit
+	// WorkspaceEditDocumentChangesElemKindCreateFile: the union holds a CreateFile.
 	WorkspaceEditDocumentChangesElemKindCreateFile
+	// WorkspaceEditDocumentChangesElemKindRenameFile: the union holds a RenameFile.
 	WorkspaceEditDocumentChangesElemKindRenameFile
+	// WorkspaceEditDocumentChangesElemKindDeleteFile: the union holds a DeleteFile.
 	WorkspaceEditDocumentChangesElemKindDeleteFile
 )
 
@@ -10809,7 +10971,9 @@ type WorkspaceFoldersServerCapabilitiesChangeNotificationsKind uint8
 const (
 	// the zero WorkspaceFoldersServerCapabilitiesChangeNotifications holds no alternative
 	WorkspaceFoldersServerCapabilitiesChangeNotificationsKindNone WorkspaceFoldersServerCapabilitiesChangeNotificationsKind = iota
+	// WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString: the union holds a String.
 	WorkspaceFoldersServerCapabilitiesChangeNotificationsKindString
+	// WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean: the union holds a Boolean.
 	WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean
 )
 
@@ -10934,7 +11098,9 @@ type WorkspaceOptionsTextDocumentContentKind uint8
 const (
 	// the zero WorkspaceOptionsTextDocumentContent holds no alternative
 	WorkspaceOptionsTextDocumentContentKindNone WorkspaceOptionsTextDocumentContentKind = iota
+	// WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions: the union holds a TextDocumentContentOptions.
 	WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions
+	// WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions: the union holds a TextDocumentContentRegistrationOptions.
 	WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions
 )
 
@@ -11086,7 +11252,9 @@ type WorkspaceSymbolLocationKind uint8
 const (
 	// the zero WorkspaceSymbolLocation holds no alternative
 	WorkspaceSymbolLocationKindNone WorkspaceSymbolLocationKind = iota
+	// WorkspaceSymbolLocationKindLocation: the union holds a Location.
 	WorkspaceSymbolLocationKindLocation
+	// WorkspaceSymbolLocationKindLocationURIOnly: the union holds a LocationURIOnly.
 	WorkspaceSymbolLocationKindLocationURIOnly
 )
 
