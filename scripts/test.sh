@@ -9,7 +9,7 @@ echo "== go mod download"
 go mod download
 
 echo "== gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change: $unformatted" >&2
 	exit 1
