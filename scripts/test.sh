@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # The project's test command (README.md "Test"). On a fresh machine it needs
-# only Go: modules, gopls's source (for the differential test) and staticcheck
-# come from the Go module proxy at the versions pinned in go.mod.
+# Go and node/npm (root for apt): modules, gopls's source (for the
+# differential test) and staticcheck come from the Go module proxy at the
+# versions pinned in go.mod, and the pinned language servers the live tests
+# use are installed by conformance/servers/install.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== go mod download"
 go mod download
+
+echo "== language servers"
+bash conformance/servers/install.sh
+export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 
 echo "== gofmt"
 unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
