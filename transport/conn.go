@@ -99,6 +99,11 @@ type Options struct {
 // incoming request starts after every notification that arrived before it
 // was handled, and runs concurrently with later messages. Every incoming
 // request is answered.
+//
+// Messages wait for their handler in an unbounded queue, so reading never
+// stops for a busy handler: responses keep flowing to handlers that call the
+// peer themselves. A peer that floods faster than handlers finish grows the
+// queue.
 type Conn struct {
 	rwc     io.ReadWriteCloser
 	r       *Reader
