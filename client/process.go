@@ -1,0 +1,224 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Command says how to start a language server.
+type Command struct {
+	Path string   // the executable, looked up in PATH when it has no slash
+	Args []string // arguments after the executable
+	Dir  string   // working directory: the workspace root
+	Env  []string // extra KEY=VALUE entries on top of the daemon's environment
+}
+
+// stderrLines is how many of a server's last stderr lines a Process keeps.
+const stderrLines = 50
+
+// A Process is a running language server. It runs in its own process group
+// and is sent SIGKILL by the kernel if the thread that started it dies, so
+// a crash of the daemon does not leave it behind.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr *ring
+	done   chan struct{} // closed when the process has been reaped
+	state  *os.ProcessState
+	err    error // from Wait
+}
+
+// Start starts the server. Its stdin and stdout are the LSP stream
+// ([Process.Stdio]); its stderr is kept in a ring ([Process.StderrTail]).
+func Start(c Command) (*Process, error) {
+	path, err := exec.LookPath(c.Path)
+	if err != nil {
+		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
+	}
+	cmd := exec.Command(path, c.Args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,            // its own group, so a stop reaches its children
+		Pdeathsig: syscall.SIGKILL, // dies with the thread that started it
+	}
+	p := &Process{cmd: cmd, stderr: newRing(stderrLines), done: make(chan struct{})}
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
+	}
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
+	}
+	cmd.Stderr = p.stderr
+	// Pdeathsig fires when the OS thread that forked the child exits, and
+	// the Go runtime may retire threads. So the child is started from a
+	// goroutine locked to its thread, which then waits for the child: the
+	// thread lives exactly as long as the server.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		p.err = cmd.Wait()
+		p.state = cmd.ProcessState
+		close(p.done)
+	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
+	}
+	return p, nil
+}
+
+// PID returns the server's process id (also its process group id).
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Stdio returns the server's stdin and stdout as one stream. Closing it
+// closes both pipes.
+func (p *Process) Stdio() io.ReadWriteCloser { return stdio{p.stdout, p.stdin} }
+
+// Done is closed when the server has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Exit describes how the server ended; call it after Done is closed.
+func (p *Process) Exit() ExitStatus {
+	<-p.done
+	es := ExitStatus{Code: -1, Stderr: p.stderr.lines()}
+	if p.state != nil {
+		es.Code = p.state.ExitCode()
+		if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			es.Signal = ws.Signal()
+		}
+	} else if p.err != nil {
+		es.Err = p.err
+	}
+	return es
+}
+
+// StderrTail returns the last lines the server wrote to stderr.
+func (p *Process) StderrTail() []string { return p.stderr.lines() }
+
+// Stop ends the server's whole process group: SIGTERM, then SIGKILL if the
+// server has not exited within grace. It returns when the server has been
+// reaped; its children are gone or signalled by then too.
+func (p *Process) Stop(grace time.Duration) ExitStatus {
+	select {
+	case <-p.done:
+	default:
+		p.signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+			p.signal(syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	// The server is gone; anything left in its group (a child it did not
+	// take down with it) gets SIGKILL too.
+	_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+	return p.Exit()
+}
+
+// signal sends sig to the server's process group, or to the server alone
+// if the group cannot be signalled.
+func (p *Process) signal(sig syscall.Signal) {
+	if err := syscall.Kill(-p.PID(), sig); err != nil {
+		_ = p.cmd.Process.Signal(sig)
+	}
+}
+
+// ExitStatus is how a server process ended.
+type ExitStatus struct {
+	Code   int            // exit code, or -1 when killed by a signal
+	Signal syscall.Signal // the signal that killed it, or 0
+	Stderr []string       // its last stderr lines
+	Err    error          // a failure to wait for it, if any
+}
+
+func (e ExitStatus) String() string {
+	var s string
+	switch {
+	case e.Signal != 0:
+		s = "killed by " + e.Signal.String()
+	case e.Err != nil:
+		s = e.Err.Error()
+	default:
+		s = fmt.Sprintf("exit status %d", e.Code)
+	}
+	if len(e.Stderr) > 0 {
+		s += "; stderr: " + strings.Join(e.Stderr, " | ")
+	}
+	return s
+}
+
+type stdio struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (s stdio) Close() error { return errors.Join(s.WriteCloser.Close(), s.ReadCloser.Close()) }
+
+// ring keeps the last n lines written to it.
+type ring struct {
+	mu      sync.Mutex
+	buf     []string
+	next    int
+	full    bool
+	partial []byte
+}
+
+func newRing(n int) *ring { return &ring{buf: make([]string, n)} }
+
+// maxLine bounds one kept line; longer lines are cut.
+const maxLine = 1024
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := strings.IndexByte(string(p), '\n')
+		if i < 0 {
+			r.partial = append(r.partial, p[:min(len(p), max(0, maxLine-len(r.partial)))]...)
+			break
+		}
+		r.partial = append(r.partial, p[:min(i, max(0, maxLine-len(r.partial)))]...)
+		r.add(string(r.partial))
+		r.partial = r.partial[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (r *ring) add(line string) {
+	r.buf[r.next] = strings.TrimRight(line, "\r")
+	r.next = (r.next + 1) % len(r.buf)
+	if r.next == 0 {
+		r.full = true
+	}
+}
+
+func (r *ring) lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	if r.full {
+		out = append(out, r.buf[r.next:]...)
+	}
+	out = append(out, r.buf[:r.next]...)
+	if len(r.partial) > 0 {
+		out = append(out, string(r.partial))
+	}
+	return out
+}

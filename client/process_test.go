@@ -1,0 +1,229 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// The test binary doubles as a fake server for what real servers cannot be
+// made to do on cue (crash, ignore SIGTERM, leave children behind, lose
+// their parent), selected by LSPKIT_FAKE.
+func TestMain(m *testing.M) {
+	switch os.Getenv("LSPKIT_FAKE") {
+	case "":
+		os.Exit(m.Run())
+	case "crash":
+		for i := 1; i <= 60; i++ {
+			fmt.Fprintf(os.Stderr, "fake: line %d\n", i)
+		}
+		fmt.Fprint(os.Stderr, "fake: panic: no newline at the end")
+		os.Exit(3)
+	case "stubborn": // ignores SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("ready")
+		block()
+	case "grandchild": // leaves a child that ignores SIGTERM
+		child := exec.Command(os.Args[0]) // its output goes nowhere
+		child.Env = append(os.Environ(), "LSPKIT_FAKE=stubborn")
+		if err := child.Start(); err != nil {
+			os.Exit(2)
+		}
+		fmt.Println(child.Process.Pid)
+		block()
+	case "parent": // starts a server, then waits to be killed
+		p, err := Start(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=stubborn"}})
+		if err != nil {
+			os.Exit(2)
+		}
+		// Wait for the server's "ready", so it has written all it will
+		// write: once this parent is killed, a write would end it by SIGPIPE.
+		if _, err := bufio.NewReader(p.Stdio()).ReadString('\n'); err != nil {
+			os.Exit(2)
+		}
+		fmt.Println(p.PID())
+		block()
+	}
+	os.Exit(99)
+}
+
+// block never returns. (A bare select{} would end the fake: with no other
+// goroutine, the runtime reports a deadlock and exits.)
+func block() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// alive reports whether pid is a live (not zombie) process.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// gone waits, up to a deadline, for pid to leave the process table.
+func gone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still alive", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the process table: there is no event for another process's death
+	}
+}
+
+func fake(t *testing.T, mode string) *Process {
+	t.Helper()
+	p, err := Start(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=" + mode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop(time.Second) })
+	return p
+}
+
+func firstLine(t *testing.T, p *Process) string {
+	t.Helper()
+	line, err := bufio.NewReader(p.Stdio()).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the fake server: %v (%s)", err, p.Exit())
+	}
+	return strings.TrimSpace(line)
+}
+
+func TestProcessCrash(t *testing.T) {
+	p := fake(t, "crash")
+	<-p.Done()
+	es := p.Exit()
+	if es.Code != 3 || es.Signal != 0 {
+		t.Fatalf("exit: %s", es)
+	}
+	if len(es.Stderr) != stderrLines+1 || es.Stderr[0] != "fake: line 11" || es.Stderr[stderrLines-1] != "fake: line 60" || es.Stderr[stderrLines] != "fake: panic: no newline at the end" {
+		t.Fatalf("stderr tail (%d lines): %q … %q", len(es.Stderr), es.Stderr[0], es.Stderr[len(es.Stderr)-1])
+	}
+	if !strings.Contains(es.String(), "exit status 3; stderr: fake: line 11") {
+		t.Fatalf("String: %s", es)
+	}
+}
+
+func TestProcessStopEscalates(t *testing.T) {
+	p := fake(t, "stubborn")
+	if firstLine(t, p) != "ready" {
+		t.Fatal("fake server not ready")
+	}
+	start := time.Now()
+	es := p.Stop(200 * time.Millisecond)
+	if es.Signal != syscall.SIGKILL {
+		t.Fatalf("a server ignoring SIGTERM ended with %s", es)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("Stop took %v", time.Since(start))
+	}
+	gone(t, p.PID())
+}
+
+// TestProcessGroup: a child the server leaves behind dies with the group.
+func TestProcessGroup(t *testing.T) {
+	p := fake(t, "grandchild")
+	child, err := strconv.Atoi(firstLine(t, p))
+	if err != nil || !alive(child) {
+		t.Fatalf("no grandchild: %v", err)
+	}
+	p.Stop(200 * time.Millisecond)
+	gone(t, p.PID())
+	gone(t, child)
+}
+
+// TestPdeathsig: when the process that started a server is killed with
+// SIGKILL (nothing can clean up), the kernel kills the server.
+func TestPdeathsig(t *testing.T) {
+	parent := fake(t, "parent")
+	server, err := strconv.Atoi(firstLine(t, parent))
+	if err != nil || !alive(server) {
+		t.Fatalf("no server: %v", err)
+	}
+	if err := syscall.Kill(parent.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-parent.Done()
+	gone(t, server)
+}
+
+func TestStartMissing(t *testing.T) {
+	_, err := Start(Command{Path: "no-such-language-server"})
+	if err == nil || !strings.Contains(err.Error(), "no-such-language-server") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestProcessGopls: the real gopls started as a Process speaks LSP over
+// Stdio and is gone after Stop.
+func TestProcessGopls(t *testing.T) {
+	gopls := installedServer(t, "gopls")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/x\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(Command{Path: gopls, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := transport.NewConn(p.Stdio(), transport.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var res protocol.InitializeResult
+	if err := conn.Call(ctx, protocol.MethodInitialize, protocol.InitializeParams{ProcessID: protocol.NewNullable(int32(os.Getpid()))}, &res); err != nil {
+		t.Fatalf("initialize: %v (%s)", err, strings.Join(p.StderrTail(), " | "))
+	}
+	if res.ServerInfo == nil || res.ServerInfo.Name != "gopls" {
+		t.Fatalf("server info %+v", res.ServerInfo)
+	}
+	es := p.Stop(2 * time.Second)
+	conn.Close()
+	conn.Wait()
+	if es.Signal != syscall.SIGTERM && es.Code != 0 {
+		t.Fatalf("gopls ended with %s", es)
+	}
+	gone(t, p.PID())
+}
+
+// installedServer returns a server installed by conformance/servers/install.sh;
+// a missing one fails where LSPKIT_REQUIRE_SERVERS is set, else skips.
+func installedServer(t *testing.T, name string) string {
+	t.Helper()
+	dir := os.Getenv("LSPKIT_SERVERS")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = filepath.Join(cache, "lspkit", "servers")
+	}
+	path := filepath.Join(dir, "bin", name)
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("LSPKIT_REQUIRE_SERVERS") != "" {
+			t.Fatalf("%s is not installed: run conformance/servers/install.sh", name)
+		}
+		t.Skipf("%s is not installed: run conformance/servers/install.sh", name)
+	}
+	return path
+}
