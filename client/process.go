@@ -37,9 +37,9 @@ type Process struct {
 	err    error // from Wait
 }
 
-// Start starts the server. Its stdin and stdout are the LSP stream
+// StartProcess starts the server. Its stdin and stdout are the LSP stream
 // ([Process.Stdio]); its stderr is kept in a ring ([Process.StderrTail]).
-func Start(c Command) (*Process, error) {
+func StartProcess(c Command) (*Process, error) {
 	path, err := exec.LookPath(c.Path)
 	if err != nil {
 		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
@@ -222,3 +222,5 @@ func (r *ring) lines() []string {
 	}
 	return out
 }
+
+func pid() int { return os.Getpid() }

@@ -43,8 +43,18 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Println(child.Process.Pid)
 		block()
+	case "lsp-crash": // answers initialize, then dies on initialized
+		fakeLSP(func(method string) bool {
+			if method == "initialized" {
+				fmt.Fprintln(os.Stderr, "fatal: the fake server gives up")
+				os.Exit(7)
+			}
+			return true
+		})
+	case "lsp-hang": // never answers anything
+		fakeLSP(func(string) bool { return false })
 	case "parent": // starts a server, then waits to be killed
-		p, err := Start(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=stubborn"}})
+		p, err := StartProcess(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=stubborn"}})
 		if err != nil {
 			os.Exit(2)
 		}
@@ -57,6 +67,24 @@ func TestMain(m *testing.M) {
 		block()
 	}
 	os.Exit(99)
+}
+
+// fakeLSP reads LSP frames from stdin and answers each request whose method
+// answer accepts with {"capabilities":{}}, until stdin ends.
+func fakeLSP(answer func(method string) bool) {
+	r := transport.NewReader(os.Stdin, transport.ReaderOptions{})
+	w := transport.NewWriter(os.Stdout)
+	var env transport.Envelope
+	for {
+		frame, err := r.ReadFrame()
+		if err != nil {
+			os.Exit(0)
+		}
+		if env.Scan(frame) != nil || !answer(string(env.Method)) || env.Kind != transport.KindRequest {
+			continue
+		}
+		_ = w.WriteFrame([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"capabilities":{}}}`, env.IDNum)))
+	}
 }
 
 // block never returns. (A bare select{} would end the fake: with no other
@@ -93,7 +121,7 @@ func gone(t *testing.T, pid int) {
 
 func fake(t *testing.T, mode string) *Process {
 	t.Helper()
-	p, err := Start(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=" + mode}})
+	p, err := StartProcess(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=" + mode}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +197,7 @@ func TestPdeathsig(t *testing.T) {
 }
 
 func TestStartMissing(t *testing.T) {
-	_, err := Start(Command{Path: "no-such-language-server"})
+	_, err := StartProcess(Command{Path: "no-such-language-server"})
 	if err == nil || !strings.Contains(err.Error(), "no-such-language-server") {
 		t.Fatalf("got %v", err)
 	}
@@ -183,7 +211,7 @@ func TestProcessGopls(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/x\n\ngo 1.22\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Start(Command{Path: gopls, Dir: dir})
+	p, err := StartProcess(Command{Path: gopls, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

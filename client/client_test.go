@@ -1,0 +1,157 @@
+package client
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// waitFor waits, on Changed events up to ctx's deadline, until cond holds.
+func waitFor(ctx context.Context, t *testing.T, c *Client, what string, cond func() bool) {
+	t.Helper()
+	for {
+		changed := c.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func goModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "demo.go": "package demo\n\nfunc Answer() int { return 42 }\n"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestClientGopls(t *testing.T) {
+	gopls := installedServer(t, "gopls")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{
+		Name:     "gopls",
+		Command:  Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}},
+		Root:     goModule(t),
+		Settings: jsontext.Value(`{"gopls":{"ui.semanticTokens":true}}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Status()
+	if st.State != StateActive || st.PID <= 0 {
+		t.Fatalf("status %+v", st)
+	}
+	if _, ok := c.ServerCapabilities().HoverProvider.AsBoolean(); !ok {
+		t.Fatal("no hover capability recorded")
+	}
+	// gopls registers for configuration changes (this client offers dynamic
+	// registration for them; file watching it does not offer yet), and
+	// indexes the module.
+	waitFor(ctx, t, c, "a didChangeConfiguration registration", func() bool {
+		return len(c.Registrations("workspace/didChangeConfiguration")) > 0
+	})
+	if n := len(c.Registrations("workspace/didChangeWatchedFiles")); n != 0 {
+		t.Fatalf("gopls registered file watching (%d) though the client does not offer it", n)
+	}
+	waitFor(ctx, t, c, "indexing to finish", func() bool { return !c.Busy() })
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st = c.Status()
+	if st.State != StateStopped || !strings.Contains(st.Reason, "exit status 0") {
+		t.Fatalf("after shutdown: %+v", st)
+	}
+	gone(t, st.PID)
+	if err := c.Shutdown(ctx); err != nil { // idempotent
+		t.Fatal(err)
+	}
+}
+
+// TestClientTypeScript7: TypeScript 7's native server exits with status 1
+// even after shutdown and exit; a shutdown we asked for is stopped, not broken.
+func TestClientTypeScript7(t *testing.T) {
+	tsc := installedServer(t, "tsc7")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.ts"), []byte("export const x: number = 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "typescript7", Command: Command{Path: tsc, Args: []string{"--lsp", "--stdio"}}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Status(); st.State != StateStopped {
+		t.Fatalf("after shutdown: %+v", st)
+	}
+	gone(t, c.Status().PID)
+}
+
+// TestClientCrash: a server that dies after initialize is broken, with its
+// exit status and last stderr line as the reason.
+func TestClientCrash(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(ctx)
+	waitFor(ctx, t, c, "the crash to be noticed", func() bool { return c.Status().State == StateBroken })
+	if r := c.Status().Reason; !strings.Contains(r, "exit status 7") || !strings.Contains(r, "fatal: the fake server gives up") {
+		t.Fatalf("reason %q", r)
+	}
+}
+
+// TestClientInitializeHang: a server that never answers initialize costs
+// the caller's deadline, no more, and leaves no process.
+func TestClientInitializeHang(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-hang"}}, Root: t.TempDir(), StopGrace: 200 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "initialize") || !strings.Contains(err.Error(), "deadline exceeded") {
+		t.Fatalf("got %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("Start took %v", took)
+	}
+}
+
+func TestSettingsSection(t *testing.T) {
+	settings := jsontext.Value(`{"gopls":{"staticcheck":true},"python":{"analysis":{"typeCheckingMode":"strict"}},"css":null,"editor.tabSize":4}`)
+	for section, want := range map[string]string{
+		"":                                 string(settings),
+		"gopls":                            `{"staticcheck":true}`,
+		"python.analysis":                  `{"typeCheckingMode":"strict"}`,
+		"python.analysis.typeCheckingMode": `"strict"`,
+		"css":                              `{}`,
+		"missing":                          `{}`,
+		"gopls.staticcheck.deeper":         `{}`,
+	} {
+		if got := string(settingsSection(settings, section)); got != want {
+			t.Errorf("section %q: got %s, want %s", section, got, want)
+		}
+	}
+	if got := string(settingsSection(nil, "anything")); got != "{}" {
+		t.Errorf("no settings: %s", got)
+	}
+}
