@@ -76,6 +76,13 @@ type Client struct {
 	registrations map[string]protocol.Registration // by id
 	progress      map[string]bool                  // token -> begun and not ended
 	changed       chan struct{}                    // closed and replaced on every change
+	docs          map[protocol.DocumentURI]*document
+	diags         map[protocol.DocumentURI]*fileDiagnostics
+	epoch         uint64 // advances on every document change and diagnostics update
+
+	life    context.Context // cancelled by Shutdown: background pulls end with it
+	endLife context.CancelFunc
+	pulls   sync.WaitGroup
 }
 
 // Start starts the server, initializes it (within ctx) and returns an active
@@ -97,7 +104,10 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		registrations: map[string]protocol.Registration{},
 		progress:      map[string]bool{},
 		changed:       make(chan struct{}),
+		docs:          map[protocol.DocumentURI]*document{},
+		diags:         map[protocol.DocumentURI]*fileDiagnostics{},
 	}
+	c.life, c.endLife = context.WithCancel(context.Background())
 	proc, err := StartProcess(cfg.Command)
 	if err != nil {
 		return nil, fmt.Errorf("client: %s: %w", cfg.Name, err)
@@ -177,6 +187,16 @@ func capabilities(applyEdit bool) protocol.ClientCapabilities {
 			WorkDoneProgress: protocol.Ptr(true),
 			ShowMessage:      &protocol.ShowMessageRequestClientCapabilities{},
 			ShowDocument:     &protocol.ShowDocumentClientCapabilities{Support: false},
+		},
+		TextDocument: &protocol.TextDocumentClientCapabilities{
+			Synchronization: &protocol.TextDocumentSyncClientCapabilities{},
+			PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{
+				VersionSupport:         protocol.Ptr(true),
+				RelatedInformation:     protocol.Ptr(true),
+				CodeDescriptionSupport: protocol.Ptr(true),
+				DataSupport:            protocol.Ptr(true),
+			},
+			Diagnostic: &protocol.DiagnosticClientCapabilities{DynamicRegistration: protocol.Ptr(true)},
 		},
 		General: &protocol.GeneralClientCapabilities{
 			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16},
@@ -288,9 +308,11 @@ func (c *Client) stopProcess() ExitStatus {
 	c.mu.Lock()
 	c.stopping = true
 	c.mu.Unlock()
+	c.endLife()
 	es := c.proc.Stop(c.cfg.StopGrace)
 	c.conn.Close()
 	c.conn.Wait()
+	c.pulls.Wait()
 	return es
 }
 
@@ -412,8 +434,8 @@ func (s serverRequests) WorkspaceApplyEdit(ctx context.Context, p *protocol.Appl
 	return s.c.cfg.ApplyEdit(ctx, p)
 }
 
-// The refresh requests: answered at once (diagnostic refresh will trigger
-// a re-pull once pull diagnostics land).
+// The other refresh requests are answered at once; this client keeps no
+// state they would invalidate.
 func (s serverRequests) WorkspaceDiagnosticRefresh(context.Context) error     { return nil }
 func (s serverRequests) WorkspaceSemanticTokensRefresh(context.Context) error { return nil }
 func (s serverRequests) WorkspaceCodeLensRefresh(context.Context) error       { return nil }
@@ -423,8 +445,9 @@ func (s serverRequests) WorkspaceFoldingRangeRefresh(context.Context) error   { 
 func (s serverRequests) WorkspaceTextDocumentContentRefresh(context.Context, *protocol.TextDocumentContentRefreshParams) error {
 	return nil
 }
-func (s serverRequests) TextDocumentPublishDiagnostics(context.Context, *protocol.PublishDiagnosticsParams) error {
-	return nil // the diagnostics store lands with documents
+func (s serverRequests) TextDocumentPublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
+	s.c.publish(p)
+	return nil
 }
 func (s serverRequests) TelemetryEvent(context.Context, *jsontext.Value) error { return nil }
 func (s serverRequests) LogTrace(context.Context, *protocol.LogTraceParams) error {

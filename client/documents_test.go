@@ -1,0 +1,168 @@
+package client
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/lspkit/lspkit/protocol"
+)
+
+// applyUTF16 applies an edit given in UTF-16 positions, as a server would.
+func applyUTF16(t *testing.T, text string, start, end protocol.Position, repl string) string {
+	t.Helper()
+	offset := func(p protocol.Position) int {
+		lines := strings.SplitAfter(text, "\n")
+		off := 0
+		for i := 0; i < int(p.Line); i++ {
+			off += len(lines[i])
+		}
+		units := 0
+		for i, r := range lines[p.Line] {
+			if units >= int(p.Character) {
+				return off + i
+			}
+			units += len(utf16.Encode([]rune{r}))
+		}
+		return off + len(lines[p.Line])
+	}
+	return text[:offset(start)] + repl + text[offset(end):]
+}
+
+func TestMinimalEdit(t *testing.T) {
+	cases := [][2]string{
+		{"hello world\n", "hello there\n"},
+		{"a\nb\nc\n", "a\nB\nc\n"},
+		{"é🙂 x = 1\n", "é🙂 x = 22\n"},
+		{"first\nsecond 🙂 third\n", "first\nsecond 🙂 3rd\nfourth\n"},
+		{"same", "same"},
+		{"", "new"},
+		{"gone", ""},
+		{"aaa", "aaaa"},
+		{"🙂🙂", "🙂😀🙂"},
+	}
+	for _, c := range cases {
+		start, end, repl := minimalEdit(c[0], c[1])
+		if got := applyUTF16(t, c[0], start, end, repl); got != c[1] {
+			t.Errorf("%q → %q: edit %v-%v %q gives %q", c[0], c[1], start, end, repl, got)
+		}
+		if len(repl) > len(c[1]) {
+			t.Errorf("%q → %q: replacement %q is not minimal", c[0], c[1], repl)
+		}
+	}
+	if p := utf16Position("a🙂b\ncé", len("a🙂b\nc")); p.Line != 1 || p.Character != 1 {
+		t.Errorf("utf16Position: %+v", p)
+	}
+	if p := utf16Position("a🙂b", len("a🙂")); p.Character != 3 {
+		t.Errorf("a surrogate pair counts 2: %+v", p)
+	}
+}
+
+func TestDiagnosticsGopls(t *testing.T) {
+	gopls := installedServer(t, "gopls")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := goModule(t)
+	c, err := Start(ctx, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(ctx)
+	path := filepath.Join(dir, "use.go")
+	broken := "package demo\n\n// é🙂\nfunc Use() string { return Answer() }\n"
+	uri, v, err := c.Sync(ctx, path, "go", broken)
+	if err != nil || v != 1 {
+		t.Fatalf("open: %v %v", v, err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 1: %v", s)
+	}
+	diags := c.Diagnostics(uri)
+	if len(diags) == 0 || diags[0].Range.Start.Line != 3 || diags[0].Range.Start.Character != 27 {
+		t.Fatalf("diagnostics for version 1: %+v", diags)
+	}
+	// An incremental change: gopls applies our minimal edit.
+	fixed := strings.Replace(broken, "string", "int", 1)
+	if _, v, err = c.Sync(ctx, path, "go", fixed); err != nil || v != 2 {
+		t.Fatalf("change: %v %v", v, err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 2: %v", s)
+	}
+	if diags := c.Diagnostics(uri); len(diags) != 0 {
+		t.Fatalf("diagnostics after the fix: %+v", diags)
+	}
+	if _, v2, _ := c.Sync(ctx, path, "go", fixed); v2 != 2 {
+		t.Fatalf("unchanged text moved the version to %d", v2)
+	}
+}
+
+// TestDiagnosticsTypeScript7: TypeScript 7 publishes nothing; diagnostics
+// come only by pull.
+func TestDiagnosticsTypeScript7(t *testing.T) {
+	tsc := installedServer(t, "tsc7")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"strict":true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "typescript7", Command: Command{Path: tsc, Args: []string{"--lsp", "--stdio"}}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(ctx)
+	path := filepath.Join(dir, "a.ts")
+	uri, v, err := c.Sync(ctx, path, "typescript", "const n: number = \"one\";\nexport {};\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 1: %v", s)
+	}
+	errs := errorsOf(c.Diagnostics(uri))
+	if len(errs) != 1 || errs[0].Range.Start.Line != 0 || errs[0].Range.Start.Character != 6 {
+		t.Fatalf("pulled errors: %+v", errs)
+	}
+	if code, ok := errs[0].Code.AsInteger(); !ok || code != 2322 {
+		t.Fatalf("code: %v", errs[0].Code.Kind())
+	}
+	if _, v, err = c.Sync(ctx, path, "typescript", "const n: number = 1;\nexport {};\n"); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 2: %v", s)
+	}
+	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
+		t.Fatalf("errors after the fix: %+v", errs)
+	}
+}
+
+// errorsOf keeps the error-severity diagnostics (servers add hints such as
+// "declared but never read").
+func errorsOf(diags []protocol.Diagnostic) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, d := range diags {
+		if d.Severity != nil && *d.Severity == protocol.DiagnosticSeverityError {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestWaitSettledServerGone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(ctx)
+	if s := c.WaitSettled(ctx, "file:///nowhere.go", 1); s != ServerGone {
+		t.Fatalf("got %v", s)
+	}
+}
