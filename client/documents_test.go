@@ -166,3 +166,41 @@ func TestWaitSettledServerGone(t *testing.T) {
 		t.Fatalf("got %v", s)
 	}
 }
+
+// TestDiagnosticsTypeScriptLanguageServer: typescript-language-server (with
+// TypeScript 6) pushes diagnostics.
+func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {
+	tsls := installedServer(t, "typescript-language-server")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"strict":true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "typescript", Command: Command{Path: tsls, Args: []string{"--stdio"}}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(ctx)
+	path := filepath.Join(dir, "a.ts")
+	uri, v, err := c.Sync(ctx, path, "typescript", "const n: number = \"one\";\nexport {};\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 1: %v", s)
+	}
+	errs := errorsOf(c.Diagnostics(uri))
+	if len(errs) != 1 || errs[0].Range.Start.Character != 6 {
+		t.Fatalf("errors: %+v", errs)
+	}
+	if _, v, err = c.Sync(ctx, path, "typescript", "const n: number = 1;\nexport {};\n"); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 2: %v", s)
+	}
+	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
+		t.Fatalf("errors after the fix: %+v", errs)
+	}
+}
