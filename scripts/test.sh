@@ -34,6 +34,9 @@ echo "== bench module (peers read every message of every corpus)"
 (cd bench && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
 
 echo "== fuzz (bounded)"
-go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 15s
-go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 15s
-go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 15s
+# Budgets are execution counts, not durations: a duration -fuzztime races
+# Go's fuzz coordinator at the deadline and fails with "context deadline
+# exceeded" and no input (golang/go#75804, fixed in Go 1.27).
+go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 60000x
+go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 300000x
+go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 300000x
