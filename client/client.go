@@ -182,6 +182,7 @@ func capabilities(applyEdit bool) protocol.ClientCapabilities {
 			Configuration:          protocol.Ptr(true),
 			WorkspaceFolders:       protocol.Ptr(true),
 			DidChangeConfiguration: &protocol.DidChangeConfigurationClientCapabilities{DynamicRegistration: protocol.Ptr(true)},
+			Symbol:                 &protocol.WorkspaceSymbolClientCapabilities{},
 		},
 		Window: &protocol.WindowClientCapabilities{
 			WorkDoneProgress: protocol.Ptr(true),
@@ -196,7 +197,13 @@ func capabilities(applyEdit bool) protocol.ClientCapabilities {
 				CodeDescriptionSupport: protocol.Ptr(true),
 				DataSupport:            protocol.Ptr(true),
 			},
-			Diagnostic: &protocol.DiagnosticClientCapabilities{DynamicRegistration: protocol.Ptr(true)},
+			Diagnostic:     &protocol.DiagnosticClientCapabilities{DynamicRegistration: protocol.Ptr(true)},
+			Definition:     &protocol.DefinitionClientCapabilities{LinkSupport: protocol.Ptr(true)},
+			TypeDefinition: &protocol.TypeDefinitionClientCapabilities{LinkSupport: protocol.Ptr(true)},
+			Implementation: &protocol.ImplementationClientCapabilities{LinkSupport: protocol.Ptr(true)},
+			References:     &protocol.ReferenceClientCapabilities{},
+			Hover:          &protocol.HoverClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.MarkupKindMarkdown, protocol.MarkupKindPlainText}},
+			DocumentSymbol: &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: protocol.Ptr(true)},
 		},
 		General: &protocol.GeneralClientCapabilities{
 			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16},

@@ -1,0 +1,194 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lspkit/lspkit/protocol"
+)
+
+// Definition returns where the symbol at pos is defined. Location and
+// LocationLink results come back alike: a LocationLink gives its target URI
+// and target selection range.
+func (c *Client) Definition(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
+	return c.locations(ctx, protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+}
+
+// TypeDefinition returns where the type of the symbol at pos is defined.
+func (c *Client) TypeDefinition(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
+	return c.locations(ctx, protocol.MethodTextDocumentTypeDefinition, protocol.TypeDefinitionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+}
+
+// Implementation returns the implementations of the symbol at pos.
+func (c *Client) Implementation(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
+	return c.locations(ctx, protocol.MethodTextDocumentImplementation, protocol.ImplementationParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+}
+
+func (c *Client) locations(ctx context.Context, method string, params any) ([]protocol.Location, error) {
+	var res protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice]
+	if err := c.conn.Call(ctx, method, params, &res); err != nil {
+		return nil, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, method, err)
+	}
+	v, ok := res.Get()
+	if !ok {
+		return nil, nil
+	}
+	if links, ok := v.AsDefinitionLinkSlice(); ok {
+		out := make([]protocol.Location, len(links))
+		for i, l := range links {
+			out[i] = protocol.Location{URI: l.TargetURI, Range: l.TargetSelectionRange}
+		}
+		return out, nil
+	}
+	def, _ := v.AsDefinition()
+	if loc, ok := def.AsLocation(); ok {
+		return []protocol.Location{loc}, nil
+	}
+	locs, _ := def.AsLocationSlice()
+	return locs, nil
+}
+
+// References returns the references to the symbol at pos, with its
+// declaration when includeDeclaration is set.
+func (c *Client) References(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position, includeDeclaration bool) ([]protocol.Location, error) {
+	var res protocol.Nullable[[]protocol.Location]
+	params := protocol.ReferenceParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos,
+		Context: protocol.ReferenceContext{IncludeDeclaration: includeDeclaration},
+	}
+	if err := c.conn.Call(ctx, protocol.MethodTextDocumentReferences, params, &res); err != nil {
+		return nil, fmt.Errorf("client: %s: references: %w", c.cfg.Name, err)
+	}
+	locs, _ := res.Get()
+	return locs, nil
+}
+
+// Hover returns the hover text at pos as markdown (plain text and
+// MarkedString code blocks are turned into markdown), and false when the
+// server has nothing to say.
+func (c *Client) Hover(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) (string, bool, error) {
+	var res protocol.Nullable[protocol.Hover]
+	params := protocol.HoverParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos}
+	if err := c.conn.Call(ctx, protocol.MethodTextDocumentHover, params, &res); err != nil {
+		return "", false, fmt.Errorf("client: %s: hover: %w", c.cfg.Name, err)
+	}
+	h, ok := res.Get()
+	if !ok {
+		return "", false, nil
+	}
+	var text string
+	if mc, ok := h.Contents.AsMarkupContent(); ok {
+		text = mc.Value
+	} else if ms, ok := h.Contents.AsMarkedString(); ok {
+		text = markedString(ms)
+	} else if list, ok := h.Contents.AsMarkedStringSlice(); ok {
+		parts := make([]string, len(list))
+		for i, ms := range list {
+			parts[i] = markedString(ms)
+		}
+		text = strings.Join(parts, "\n\n")
+	}
+	return text, strings.TrimSpace(text) != "", nil
+}
+
+// markedString renders a MarkedString as markdown.
+//
+//lint:ignore SA1019 MarkedString is deprecated, but servers still send it.
+func markedString(ms protocol.MarkedString) string {
+	if s, ok := ms.AsString(); ok {
+		return s
+	}
+	w, _ := ms.AsMarkedStringWithLanguage()
+	return "```" + w.Language + "\n" + w.Value + "\n```"
+}
+
+// Symbol is a document symbol, hierarchical where the server gives a
+// hierarchy (DocumentSymbol), flat with a container name where it gives
+// SymbolInformation.
+type Symbol struct {
+	Name           string
+	Kind           protocol.SymbolKind
+	Detail         string
+	Container      string
+	Range          protocol.Range // the whole symbol
+	SelectionRange protocol.Range // its name
+	Children       []Symbol
+}
+
+// DocumentSymbols returns the symbols of a document.
+func (c *Client) DocumentSymbols(ctx context.Context, uri protocol.DocumentURI) ([]Symbol, error) {
+	var res protocol.Nullable[protocol.SymbolInformationSliceOrDocumentSymbolSlice]
+	params := protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}
+	if err := c.conn.Call(ctx, protocol.MethodTextDocumentDocumentSymbol, params, &res); err != nil {
+		return nil, fmt.Errorf("client: %s: documentSymbol: %w", c.cfg.Name, err)
+	}
+	v, ok := res.Get()
+	if !ok {
+		return nil, nil
+	}
+	if tree, ok := v.AsDocumentSymbolSlice(); ok {
+		return fromDocumentSymbols(tree), nil
+	}
+	infos, _ := v.AsSymbolInformationSlice()
+	out := make([]Symbol, len(infos))
+	for i, si := range infos {
+		out[i] = Symbol{Name: si.Name, Kind: si.Kind, Container: deref(si.ContainerName), Range: si.Location.Range, SelectionRange: si.Location.Range}
+	}
+	return out, nil
+}
+
+func fromDocumentSymbols(in []protocol.DocumentSymbol) []Symbol {
+	out := make([]Symbol, len(in))
+	for i, ds := range in {
+		out[i] = Symbol{Name: ds.Name, Kind: ds.Kind, Detail: deref(ds.Detail), Range: ds.Range, SelectionRange: ds.SelectionRange, Children: fromDocumentSymbols(ds.Children)}
+	}
+	return out
+}
+
+// WorkspaceSymbol is a symbol found by a workspace-wide query. A server may
+// give only the file (no range) for some symbols.
+type WorkspaceSymbol struct {
+	Name      string
+	Kind      protocol.SymbolKind
+	Container string
+	URI       protocol.DocumentURI
+	Range     *protocol.Range
+}
+
+// WorkspaceSymbols returns the symbols matching query across the workspace.
+func (c *Client) WorkspaceSymbols(ctx context.Context, query string) ([]WorkspaceSymbol, error) {
+	var res protocol.Nullable[protocol.SymbolInformationSliceOrWorkspaceSymbolSlice]
+	if err := c.conn.Call(ctx, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: query}, &res); err != nil {
+		return nil, fmt.Errorf("client: %s: workspace/symbol: %w", c.cfg.Name, err)
+	}
+	v, ok := res.Get()
+	if !ok {
+		return nil, nil
+	}
+	var out []WorkspaceSymbol
+	if infos, ok := v.AsSymbolInformationSlice(); ok {
+		for _, si := range infos {
+			out = append(out, WorkspaceSymbol{Name: si.Name, Kind: si.Kind, Container: deref(si.ContainerName), URI: si.Location.URI, Range: protocol.Ptr(si.Location.Range)})
+		}
+		return out, nil
+	}
+	syms, _ := v.AsWorkspaceSymbolSlice()
+	for _, ws := range syms {
+		s := WorkspaceSymbol{Name: ws.Name, Kind: ws.Kind, Container: deref(ws.ContainerName)}
+		if loc, ok := ws.Location.AsLocation(); ok {
+			s.URI, s.Range = loc.URI, protocol.Ptr(loc.Range)
+		} else if only, ok := ws.Location.AsLocationURIOnly(); ok {
+			s.URI = only.URI
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
