@@ -358,13 +358,20 @@ func (s serverRequests) WorkspaceWorkspaceFolders(context.Context) (protocol.Nul
 	return protocol.NewNullable([]protocol.WorkspaceFolder{s.c.folder(root)}), nil
 }
 
-func (s serverRequests) ClientRegisterCapability(_ context.Context, p *protocol.RegistrationParams) error {
+func (s serverRequests) ClientRegisterCapability(ctx context.Context, p *protocol.RegistrationParams) error {
 	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
+	pullNow := false
 	for _, r := range p.Registrations {
 		s.c.registrations[r.ID] = r
+		pullNow = pullNow || r.Method == protocol.MethodTextDocumentDiagnostic
 	}
 	s.c.changedLocked()
+	s.c.mu.Unlock()
+	if pullNow {
+		// Pull diagnostics just became available: documents opened before
+		// now have been waiting for a push that will not come.
+		return s.WorkspaceDiagnosticRefresh(ctx)
+	}
 	return nil
 }
 
@@ -443,7 +450,18 @@ func (s serverRequests) WorkspaceApplyEdit(ctx context.Context, p *protocol.Appl
 
 // The other refresh requests are answered at once; this client keeps no
 // state they would invalidate.
-func (s serverRequests) WorkspaceDiagnosticRefresh(context.Context) error     { return nil }
+func (s serverRequests) WorkspaceDiagnosticRefresh(context.Context) error {
+	s.c.mu.Lock()
+	open := make(map[protocol.DocumentURI]int32, len(s.c.docs))
+	for uri, d := range s.c.docs {
+		open[uri] = d.version
+	}
+	s.c.mu.Unlock()
+	for uri, v := range open {
+		s.c.pull(uri, v)
+	}
+	return nil
+}
 func (s serverRequests) WorkspaceSemanticTokensRefresh(context.Context) error { return nil }
 func (s serverRequests) WorkspaceCodeLensRefresh(context.Context) error       { return nil }
 func (s serverRequests) WorkspaceInlayHintRefresh(context.Context) error      { return nil }

@@ -204,3 +204,72 @@ func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {
 		t.Fatalf("errors after the fix: %+v", errs)
 	}
 }
+
+// TestDiagnosticsPyright: pyright offers pull diagnostics by dynamic
+// registration (twice, then withdraws one), possibly after the file is open.
+func TestDiagnosticsPyright(t *testing.T) {
+	pyright := installedServer(t, "pyright-langserver")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "pyright", Command: Command{Path: pyright, Args: []string{"--stdio"}}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(ctx)
+	path := filepath.Join(dir, "a.py")
+	uri, v, err := c.Sync(ctx, path, "python", "def f() -> int:\n    return \"one\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 1: %v", s)
+	}
+	errs := errorsOf(c.Diagnostics(uri))
+	if len(errs) != 1 || errs[0].Range.Start.Line != 1 || errs[0].Range.Start.Character != 11 {
+		t.Fatalf("errors: %+v", errs)
+	}
+	if _, v, err = c.Sync(ctx, path, "python", "def f() -> int:\n    return 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 2: %v", s)
+	}
+	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
+		t.Fatalf("errors after the fix: %+v", errs)
+	}
+}
+
+// TestDiagnosticsClangd: clangd pushes diagnostics with versions.
+func TestDiagnosticsClangd(t *testing.T) {
+	clangd := installedServer(t, "clangd")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "clangd", Command: Command{Path: clangd}, Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(ctx)
+	path := filepath.Join(dir, "a.c")
+	uri, v, err := c.Sync(ctx, path, "c", "int f(void) {\n  return \"one\";\n}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 1: %v", s)
+	}
+	errs := errorsOf(c.Diagnostics(uri))
+	if len(errs) != 1 || errs[0].Range.Start.Line != 1 || errs[0].Range.Start.Character != 9 {
+		t.Fatalf("errors: %+v", errs)
+	}
+	if _, v, err = c.Sync(ctx, path, "c", "int f(void) {\n  return 1;\n}\n"); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("version 2: %v", s)
+	}
+	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
+		t.Fatalf("errors after the fix: %+v", errs)
+	}
+}
