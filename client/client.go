@@ -68,6 +68,7 @@ type Client struct {
 	proc *Process
 	conn *transport.Conn
 
+	syncMu        sync.Mutex // serializes document changes
 	mu            sync.Mutex
 	state         State
 	reason        string
@@ -454,7 +455,9 @@ func (s serverRequests) WorkspaceDiagnosticRefresh(context.Context) error {
 	s.c.mu.Lock()
 	open := make(map[protocol.DocumentURI]int32, len(s.c.docs))
 	for uri, d := range s.c.docs {
-		open[uri] = d.version
+		if d.sent > 0 {
+			open[uri] = d.sent
+		}
 	}
 	s.c.mu.Unlock()
 	for uri, v := range open {

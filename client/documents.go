@@ -12,6 +12,7 @@ import (
 type document struct {
 	languageID  string
 	version     int32
+	sent        int32 // the last version whose didOpen/didChange is on the wire
 	text        string
 	changeEpoch uint64 // the epoch at the last didOpen/didChange
 }
@@ -26,6 +27,9 @@ func (c *Client) Sync(ctx context.Context, path, languageID, text string) (proto
 	if err != nil {
 		return "", 0, err
 	}
+	// Changes go out one at a time, in version order.
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
 	c.mu.Lock()
 	doc, open := c.docs[uri]
 	if open && doc.text == text {
@@ -67,6 +71,11 @@ func (c *Client) Sync(ctx context.Context, path, languageID, text string) (proto
 			return uri, version, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, method, err)
 		}
 	}
+	// Only now may a pull be tagged with this version: a pull sent before
+	// the change would be answered for the old text.
+	c.mu.Lock()
+	doc.sent = version
+	c.mu.Unlock()
 	c.pull(uri, version)
 	return uri, version, nil
 }
@@ -78,6 +87,8 @@ func (c *Client) CloseDocument(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
 	c.mu.Lock()
 	_, open := c.docs[uri]
 	delete(c.docs, uri)
