@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,4 +155,57 @@ func TestSettingsSection(t *testing.T) {
 	if got := string(settingsSection(nil, "anything")); got != "{}" {
 		t.Errorf("no settings: %s", got)
 	}
+}
+
+// TestClientFaults: servers that break the framing end Start within its
+// deadline with an error saying what was wrong, and leave no process.
+func TestClientFaults(t *testing.T) {
+	for mode, want := range map[string]string{
+		"lsp-garbage": `malformed header line "this is not a header"`,
+		"lsp-huge":    "Content-Length 2147483648 exceeds the 67108864-byte limit",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=" + mode}}, Root: t.TempDir(), StopGrace: 200 * time.Millisecond})
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v, want an error containing %q", err, want)
+			}
+			if ctx.Err() != nil {
+				t.Fatal("Start ran into its deadline instead of failing on the bad frame")
+			}
+		})
+	}
+}
+
+// TestClientShutdownGrandchild: a child the server leaves behind does not
+// survive Shutdown, even though it ignores SIGTERM.
+func TestClientShutdownGrandchild(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-grandchild"}}, Root: t.TempDir(), StopGrace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake names its child on stderr, which a goroutine copies into
+	// the ring: wait for the line.
+	var child int
+	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); {
+		for _, line := range c.proc.StderrTail() {
+			if _, err := fmt.Sscanf(line, "child %d", &child); err == nil {
+				break
+			}
+		}
+		if child == 0 {
+			time.Sleep(10 * time.Millisecond) // polling the ring; the copy has no event
+		}
+	}
+	if child == 0 || !alive(child) {
+		t.Fatalf("no grandchild (stderr %q)", c.proc.StderrTail())
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, c.Status().PID)
+	gone(t, child)
 }

@@ -53,6 +53,30 @@ func TestMain(m *testing.M) {
 		})
 	case "lsp-hang": // never answers anything
 		fakeLSP(func(string) bool { return false })
+	case "lsp-garbage": // answers initialize with bytes that are no frame
+		fakeLSP(func(method string) bool {
+			if method == "initialize" {
+				os.Stdout.WriteString("this is not a header\r\n\r\n{}")
+				block()
+			}
+			return true
+		})
+	case "lsp-huge": // announces a 2 GiB frame
+		fakeLSP(func(method string) bool {
+			if method == "initialize" {
+				os.Stdout.WriteString("Content-Length: 2147483648\r\n\r\n{")
+				block()
+			}
+			return true
+		})
+	case "lsp-grandchild": // a working server that leaves a stubborn child
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), "LSPKIT_FAKE=stubborn")
+		if err := child.Start(); err != nil {
+			os.Exit(2)
+		}
+		fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
+		fakeLSP(func(string) bool { return true })
 	case "parent": // starts a server, then waits to be killed
 		p, err := StartProcess(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=stubborn"}})
 		if err != nil {
