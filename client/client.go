@@ -207,7 +207,7 @@ func capabilities(applyEdit bool) protocol.ClientCapabilities {
 			DocumentSymbol: &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: protocol.Ptr(true)},
 		},
 		General: &protocol.GeneralClientCapabilities{
-			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16},
+			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF32, protocol.PositionEncodingKindUTF16},
 		},
 	}
 }

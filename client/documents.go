@@ -47,7 +47,7 @@ func (c *Client) Sync(ctx context.Context, path, languageID, text string) (proto
 	} else {
 		change := protocol.NewTextDocumentContentChangeEventTextDocumentContentChangeWholeDocument(protocol.TextDocumentContentChangeWholeDocument{Text: text})
 		if c.syncKindLocked() == protocol.TextDocumentSyncKindIncremental {
-			start, end, replacement := minimalEdit(doc.text, text)
+			start, end, replacement := minimalEdit(doc.text, text, c.encodingLocked())
 			change = protocol.NewTextDocumentContentChangeEventTextDocumentContentChangePartial(protocol.TextDocumentContentChangePartial{
 				Range: protocol.Range{Start: start, End: end}, Text: replacement,
 			})
@@ -114,9 +114,9 @@ func (c *Client) syncKindLocked() protocol.TextDocumentSyncKind {
 }
 
 // minimalEdit returns the one edit that turns old into new: the range of old
-// to replace (in UTF-16 positions, the protocol's default encoding) and its
+// to replace (columns counted in enc, the server's encoding) and its
 // replacement, found by trimming the common prefix and suffix.
-func minimalEdit(old, new string) (start, end protocol.Position, text string) {
+func minimalEdit(old, new string, enc protocol.PositionEncodingKind) (start, end protocol.Position, text string) {
 	p := 0
 	for p < len(old) && p < len(new) && old[p] == new[p] {
 		p++
@@ -131,24 +131,5 @@ func minimalEdit(old, new string) (start, end protocol.Position, text string) {
 	for s > 0 && !utf8.RuneStart(old[len(old)-s]) {
 		s--
 	}
-	return utf16Position(old, p), utf16Position(old, len(old)-s), new[p : len(new)-s]
-}
-
-// utf16Position returns the position of byte offset off in text, with the
-// character counted in UTF-16 code units.
-func utf16Position(text string, off int) protocol.Position {
-	var pos protocol.Position
-	for _, r := range text[:off] {
-		if r == '\n' {
-			pos.Line++
-			pos.Character = 0
-			continue
-		}
-		if r >= 0x10000 {
-			pos.Character += 2
-		} else {
-			pos.Character++
-		}
-	}
-	return pos
+	return position(old, p, enc), position(old, len(old)-s, enc), new[p : len(new)-s]
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 )
 
-// applyUTF16 applies an edit given in UTF-16 positions, as a server would.
-func applyUTF16(t *testing.T, text string, start, end protocol.Position, repl string) string {
+// applyEdit applies an edit whose columns are counted in enc, as a server would.
+func applyEdit(t *testing.T, text string, start, end protocol.Position, repl string, enc protocol.PositionEncodingKind) string {
 	t.Helper()
 	offset := func(p protocol.Position) int {
 		lines := strings.SplitAfter(text, "\n")
@@ -26,7 +26,14 @@ func applyUTF16(t *testing.T, text string, start, end protocol.Position, repl st
 			if units >= int(p.Character) {
 				return off + i
 			}
-			units += len(utf16.Encode([]rune{r}))
+			switch enc {
+			case protocol.PositionEncodingKindUTF8:
+				units += len(string(r))
+			case protocol.PositionEncodingKindUTF32:
+				units++
+			default:
+				units += len(utf16.Encode([]rune{r}))
+			}
 		}
 		return off + len(lines[p.Line])
 	}
@@ -45,20 +52,47 @@ func TestMinimalEdit(t *testing.T) {
 		{"aaa", "aaaa"},
 		{"🙂🙂", "🙂😀🙂"},
 	}
-	for _, c := range cases {
-		start, end, repl := minimalEdit(c[0], c[1])
-		if got := applyUTF16(t, c[0], start, end, repl); got != c[1] {
-			t.Errorf("%q → %q: edit %v-%v %q gives %q", c[0], c[1], start, end, repl, got)
-		}
-		if len(repl) > len(c[1]) {
-			t.Errorf("%q → %q: replacement %q is not minimal", c[0], c[1], repl)
+	for _, enc := range []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF16, protocol.PositionEncodingKindUTF32} {
+		for _, c := range cases {
+			start, end, repl := minimalEdit(c[0], c[1], enc)
+			if got := applyEdit(t, c[0], start, end, repl, enc); got != c[1] {
+				t.Errorf("%s: %q → %q: edit %v-%v %q gives %q", enc, c[0], c[1], start, end, repl, got)
+			}
+			if len(repl) > len(c[1]) {
+				t.Errorf("%q → %q: replacement %q is not minimal", c[0], c[1], repl)
+			}
 		}
 	}
-	if p := utf16Position("a🙂b\ncé", len("a🙂b\nc")); p.Line != 1 || p.Character != 1 {
-		t.Errorf("utf16Position: %+v", p)
+	for enc, want := range map[protocol.PositionEncodingKind]uint32{protocol.PositionEncodingKindUTF8: 7, protocol.PositionEncodingKindUTF16: 4, protocol.PositionEncodingKindUTF32: 3} {
+		if p := position("éa🙂b", len("éa🙂"), enc); p.Line != 0 || p.Character != want {
+			t.Errorf("%s: position %+v, want column %d", enc, p, want)
+		}
 	}
-	if p := utf16Position("a🙂b", len("a🙂")); p.Character != 3 {
-		t.Errorf("a surrogate pair counts 2: %+v", p)
+	if p := position("a🙂b\ncé", len("a🙂b\nc"), protocol.PositionEncodingKindUTF16); p.Line != 1 || p.Character != 1 {
+		t.Errorf("second line: %+v", p)
+	}
+}
+
+func TestColumns(t *testing.T) {
+	line := "é🙂x = 1" // code points: é 🙂 x ...
+	for _, c := range []struct {
+		enc     protocol.PositionEncodingKind
+		encoded uint32
+		codePts int
+	}{
+		{protocol.PositionEncodingKindUTF8, 6, 2}, {protocol.PositionEncodingKindUTF16, 3, 2}, {protocol.PositionEncodingKindUTF32, 2, 2},
+		{protocol.PositionEncodingKindUTF8, 7, 3}, {protocol.PositionEncodingKindUTF16, 4, 3}, {protocol.PositionEncodingKindUTF32, 3, 3},
+		{protocol.PositionEncodingKindUTF16, 0, 0},
+	} {
+		if got := CodePointColumn(line, c.encoded, c.enc); got != c.codePts {
+			t.Errorf("%s: CodePointColumn(%d) = %d, want %d", c.enc, c.encoded, got, c.codePts)
+		}
+		if got := EncodedColumn(line, c.codePts, c.enc); got != c.encoded {
+			t.Errorf("%s: EncodedColumn(%d) = %d, want %d", c.enc, c.codePts, got, c.encoded)
+		}
+	}
+	if got := CodePointColumn(line, 99, protocol.PositionEncodingKindUTF16); got != 7 {
+		t.Errorf("past the end: %d", got)
 	}
 }
 
@@ -73,7 +107,10 @@ func TestDiagnosticsGopls(t *testing.T) {
 	}
 	defer c.Shutdown(ctx)
 	path := filepath.Join(dir, "use.go")
-	broken := "package demo\n\n// é🙂\nfunc Use() string { return Answer() }\n"
+	// The error and the fix both sit after é🙂 on their line, so columns
+	// must be counted in the encoding gopls chose.
+	line := `func Use() string { _ = "é🙂"; return Answer() }`
+	broken := "package demo\n\n" + line + "\n"
 	uri, v, err := c.Sync(ctx, path, "go", broken)
 	if err != nil || v != 1 {
 		t.Fatalf("open: %v %v", v, err)
@@ -81,12 +118,16 @@ func TestDiagnosticsGopls(t *testing.T) {
 	if s := c.WaitSettled(ctx, uri, v); s != Settled {
 		t.Fatalf("version 1: %v", s)
 	}
-	diags := c.Diagnostics(uri)
-	if len(diags) == 0 || diags[0].Range.Start.Line != 3 || diags[0].Range.Start.Character != 27 {
-		t.Fatalf("diagnostics for version 1: %+v", diags)
+	enc := c.PositionEncoding()
+	if enc != protocol.PositionEncodingKindUTF8 {
+		t.Logf("gopls chose %s", enc)
 	}
-	// An incremental change: gopls applies our minimal edit.
-	fixed := strings.Replace(broken, "string", "int", 1)
+	diags := c.Diagnostics(uri)
+	if len(diags) == 0 || diags[0].Range.Start.Line != 2 || CodePointColumn(line, diags[0].Range.Start.Character, enc) != 37 {
+		t.Fatalf("diagnostics for version 1 (%s): %+v", enc, diags)
+	}
+	// An incremental change after é🙂: gopls applies our minimal edit.
+	fixed := strings.Replace(broken, "Answer()", `"ok"`, 1)
 	if _, v, err = c.Sync(ctx, path, "go", fixed); err != nil || v != 2 {
 		t.Fatalf("change: %v %v", v, err)
 	}
@@ -117,21 +158,25 @@ func TestDiagnosticsTypeScript7(t *testing.T) {
 	}
 	defer c.Shutdown(ctx)
 	path := filepath.Join(dir, "a.ts")
-	uri, v, err := c.Sync(ctx, path, "typescript", "const n: number = \"one\";\nexport {};\n")
+	// TypeScript 7 counts columns in UTF-8 bytes; the error and the fix sit
+	// after é🙂 on their line.
+	line := `const s = "é🙂"; const n: number = s;`
+	uri, v, err := c.Sync(ctx, path, "typescript", line+"\nexport {};\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := c.WaitSettled(ctx, uri, v); s != Settled {
 		t.Fatalf("version 1: %v", s)
 	}
+	enc := c.PositionEncoding()
 	errs := errorsOf(c.Diagnostics(uri))
-	if len(errs) != 1 || errs[0].Range.Start.Line != 0 || errs[0].Range.Start.Character != 6 {
-		t.Fatalf("pulled errors: %+v", errs)
+	if len(errs) != 1 || errs[0].Range.Start.Line != 0 || CodePointColumn(line, errs[0].Range.Start.Character, enc) != 22 {
+		t.Fatalf("pulled errors (%s): %+v", enc, errs)
 	}
 	if code, ok := errs[0].Code.AsInteger(); !ok || code != 2322 {
 		t.Fatalf("code: %v", errs[0].Code.Kind())
 	}
-	if _, v, err = c.Sync(ctx, path, "typescript", "const n: number = 1;\nexport {};\n"); err != nil {
+	if _, v, err = c.Sync(ctx, path, "typescript", strings.Replace(line, "= s;", "= 1;", 1)+"\nexport {};\n"); err != nil {
 		t.Fatal(err)
 	}
 	if s := c.WaitSettled(ctx, uri, v); s != Settled {
