@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/protocol"
 )
 
 // waitFor waits, on Changed events up to ctx's deadline, until cond holds.
@@ -106,8 +108,9 @@ func TestClientTypeScript7(t *testing.T) {
 	gone(t, c.Status().PID)
 }
 
-// TestClientCrash: a server that dies after initialize is broken, with its
-// exit status and last stderr line as the reason.
+// TestClientCrash: a server that dies in the middle of a request fails that
+// request at once and leaves the client broken, with its exit status and
+// last stderr line as the reason.
 func TestClientCrash(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -116,6 +119,9 @@ func TestClientCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Shutdown(ctx)
+	if _, _, err := c.Hover(ctx, "file:///x.go", protocol.Position{}); err == nil || ctx.Err() != nil {
+		t.Fatalf("hover on a crashing server: %v (ctx %v)", err, ctx.Err())
+	}
 	waitFor(ctx, t, c, "the crash to be noticed", func() bool { return c.Status().State == StateBroken })
 	if r := c.Status().Reason; !strings.Contains(r, "exit status 7") || !strings.Contains(r, "fatal: the fake server gives up") {
 		t.Fatalf("reason %q", r)

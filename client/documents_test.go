@@ -207,6 +207,7 @@ func TestWaitSettledServerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Shutdown(ctx)
+	go c.Hover(ctx, "file:///x.go", protocol.Position{}) // the fake dies on it
 	if s := c.WaitSettled(ctx, "file:///nowhere.go", 1); s != ServerGone {
 		t.Fatalf("got %v", s)
 	}

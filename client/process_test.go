@@ -43,9 +43,9 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Println(child.Process.Pid)
 		block()
-	case "lsp-crash": // answers initialize, then dies on initialized
+	case "lsp-crash": // works until asked for a hover, then dies mid-request
 		fakeLSP(func(method string) bool {
-			if method == "initialized" {
+			if method == "textDocument/hover" {
 				fmt.Fprintln(os.Stderr, "fatal: the fake server gives up")
 				os.Exit(7)
 			}
