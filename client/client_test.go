@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 )
 
@@ -43,7 +44,7 @@ func goModule(t *testing.T) string {
 }
 
 func TestClientGopls(t *testing.T) {
-	gopls := installedServer(t, "gopls")
+	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := Start(ctx, Config{
@@ -88,7 +89,7 @@ func TestClientGopls(t *testing.T) {
 // TestClientTypeScript7: TypeScript 7's native server exits with status 1
 // even after shutdown and exit; a shutdown we asked for is stopped, not broken.
 func TestClientTypeScript7(t *testing.T) {
-	tsc := installedServer(t, "tsc7")
+	tsc := servertest.Binary(t, "tsc7")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.ts"), []byte("export const x: number = 1;\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 )
 
@@ -97,7 +98,7 @@ func TestColumns(t *testing.T) {
 }
 
 func TestDiagnosticsGopls(t *testing.T) {
-	gopls := installedServer(t, "gopls")
+	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := goModule(t)
@@ -145,7 +146,7 @@ func TestDiagnosticsGopls(t *testing.T) {
 // TestDiagnosticsTypeScript7: TypeScript 7 publishes nothing; diagnostics
 // come only by pull.
 func TestDiagnosticsTypeScript7(t *testing.T) {
-	tsc := installedServer(t, "tsc7")
+	tsc := servertest.Binary(t, "tsc7")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"strict":true}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -216,7 +217,7 @@ func TestWaitSettledServerGone(t *testing.T) {
 // TestDiagnosticsTypeScriptLanguageServer: typescript-language-server (with
 // TypeScript 6) pushes diagnostics.
 func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {
-	tsls := installedServer(t, "typescript-language-server")
+	tsls := servertest.Binary(t, "typescript-language-server")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"strict":true}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -254,7 +255,7 @@ func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {
 // TestDiagnosticsPyright: pyright offers pull diagnostics by dynamic
 // registration (twice, then withdraws one), possibly after the file is open.
 func TestDiagnosticsPyright(t *testing.T) {
-	pyright := installedServer(t, "pyright-langserver")
+	pyright := servertest.Binary(t, "pyright-langserver")
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -288,7 +289,7 @@ func TestDiagnosticsPyright(t *testing.T) {
 
 // TestDiagnosticsClangd: clangd pushes diagnostics with versions.
 func TestDiagnosticsClangd(t *testing.T) {
-	clangd := installedServer(t, "clangd")
+	clangd := servertest.Binary(t, "clangd")
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

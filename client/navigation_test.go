@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 )
 
@@ -35,7 +36,7 @@ func Use() string {
 `
 
 func TestNavigationGopls(t *testing.T) {
-	gopls := installedServer(t, "gopls")
+	gopls := servertest.Binary(t, "gopls")
 	dir := t.TempDir()
 	files := map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "lib.go": navLib, "use.go": navUse}
 	for name, text := range files {

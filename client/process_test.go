@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -230,7 +231,7 @@ func TestStartMissing(t *testing.T) {
 // TestProcessGopls: the real gopls started as a Process speaks LSP over
 // Stdio and is gone after Stop.
 func TestProcessGopls(t *testing.T) {
-	gopls := installedServer(t, "gopls")
+	gopls := servertest.Binary(t, "gopls")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/x\n\ngo 1.22\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -256,26 +257,4 @@ func TestProcessGopls(t *testing.T) {
 		t.Fatalf("gopls ended with %s", es)
 	}
 	gone(t, p.PID())
-}
-
-// installedServer returns a server installed by conformance/servers/install.sh;
-// a missing one fails where LSPKIT_REQUIRE_SERVERS is set, else skips.
-func installedServer(t *testing.T, name string) string {
-	t.Helper()
-	dir := os.Getenv("LSPKIT_SERVERS")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(cache, "lspkit", "servers")
-	}
-	path := filepath.Join(dir, "bin", name)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("LSPKIT_REQUIRE_SERVERS") != "" {
-			t.Fatalf("%s is not installed: run conformance/servers/install.sh", name)
-		}
-		t.Skipf("%s is not installed: run conformance/servers/install.sh", name)
-	}
-	return path
 }

@@ -13,33 +13,10 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/transport"
 )
-
-// serverBinary returns a language server installed by
-// conformance/servers/install.sh. Where LSPKIT_REQUIRE_SERVERS is set (the
-// test script sets it after installing), a missing server fails the test;
-// elsewhere it skips.
-func serverBinary(t *testing.T, name string) string {
-	t.Helper()
-	dir := os.Getenv("LSPKIT_SERVERS")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(cache, "lspkit", "servers")
-	}
-	path := filepath.Join(dir, "bin", name)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("LSPKIT_REQUIRE_SERVERS") != "" {
-			t.Fatalf("%s is not installed (%v): run conformance/servers/install.sh", name, err)
-		}
-		t.Skipf("%s is not installed: run conformance/servers/install.sh", name)
-	}
-	return path
-}
 
 // pipes joins a child's stdout and stdin into one ReadWriteCloser.
 type pipes struct {
@@ -89,7 +66,7 @@ func (c *goplsClient) TextDocumentPublishDiagnostics(_ context.Context, p *proto
 // protocol.DispatchClient), a type error reported at the right place, its
 // fix clearing it, a hover, and a clean shutdown and exit.
 func TestGoplsSession(t *testing.T) {
-	gopls := serverBinary(t, "gopls")
+	gopls := servertest.Binary(t, "gopls")
 	dir := t.TempDir()
 	src := "package demo\n\nfunc Answer() int {\n\tvar x int = \"forty-two\"\n\treturn x\n}\n"
 	for name, text := range map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "demo.go": src} {
