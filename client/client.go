@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -146,7 +147,7 @@ func (c *Client) initialize(ctx context.Context) error {
 		return err
 	}
 	params := protocol.InitializeParams{
-		ProcessID:             protocol.NewNullable(int32(pid())),
+		ProcessID:             protocol.NewNullable(int32(os.Getpid())),
 		ClientInfo:            &protocol.ClientInfo{Name: "lspkit"},
 		Capabilities:          capabilities(c.cfg.ApplyEdit != nil),
 		InitializationOptions: c.cfg.InitializationOptions,
@@ -245,12 +246,7 @@ func (c *Client) Registrations(method string) []protocol.Registration {
 func (c *Client) Busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, running := range c.progress {
-		if running {
-			return true
-		}
-	}
-	return false
+	return c.busyLocked()
 }
 
 // Changed returns a channel closed at the next change of state,

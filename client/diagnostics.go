@@ -65,21 +65,28 @@ func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, vers
 			return Settled
 		}
 		var quiet <-chan time.Time
+		var timer *time.Timer
 		if quietLeft > 0 {
-			timer := time.NewTimer(quietLeft)
+			timer = time.NewTimer(quietLeft)
 			quiet = timer.C
-			defer timer.Stop()
 		}
+		end := Settle(-1)
 		select {
 		case <-changed:
 		case <-quiet:
 		case <-c.proc.Done():
-			return ServerGone
+			end = ServerGone
 		case <-ctx.Done():
+			end = TimedOut
 			if quietLeft > 0 {
-				return Settled // a push after the change arrived; the deadline cut the quiet window
+				end = Settled // a push after the change arrived; the deadline cut the quiet window
 			}
-			return TimedOut
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if end >= 0 {
+			return end
 		}
 	}
 }

@@ -222,5 +222,3 @@ func (r *ring) lines() []string {
 	}
 	return out
 }
-
-func pid() int { return os.Getpid() }
