@@ -15,6 +15,18 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 )
 
+// startClient starts a client for the test and shuts it down when the test
+// ends (Shutdown is idempotent, so tests may also shut it down themselves).
+func startClient(ctx context.Context, t *testing.T, cfg Config) *Client {
+	t.Helper()
+	c, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Shutdown(context.Background()) })
+	return c
+}
+
 // waitFor waits, on Changed events up to ctx's deadline, until cond holds.
 func waitFor(ctx context.Context, t *testing.T, c *Client, what string, cond func() bool) {
 	t.Helper()
@@ -47,15 +59,12 @@ func TestClientGopls(t *testing.T) {
 	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{
+	c := startClient(ctx, t, Config{
 		Name:     "gopls",
 		Command:  Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}},
 		Root:     goModule(t),
 		Settings: jsontext.Value(`{"gopls":{"ui.semanticTokens":true}}`),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	st := c.Status()
 	if st.State != StateActive || st.PID <= 0 {
 		t.Fatalf("status %+v", st)
@@ -96,10 +105,7 @@ func TestClientTypeScript7(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "typescript7", Command: Command{Path: tsc, Args: []string{"--lsp", "--stdio"}}, Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := startClient(ctx, t, Config{Name: "typescript7", Command: Command{Path: tsc, Args: []string{"--lsp", "--stdio"}}, Root: dir})
 	if err := c.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,11 +121,7 @@ func TestClientTypeScript7(t *testing.T) {
 func TestClientCrash(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(ctx)
+	c := startClient(ctx, t, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
 	if _, _, err := c.Hover(ctx, "file:///x.go", protocol.Position{}); err == nil || ctx.Err() != nil {
 		t.Fatalf("hover on a crashing server: %v (ctx %v)", err, ctx.Err())
 	}
@@ -190,10 +192,7 @@ func TestClientFaults(t *testing.T) {
 func TestClientShutdownGrandchild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-grandchild"}}, Root: t.TempDir(), StopGrace: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := startClient(ctx, t, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-grandchild"}}, Root: t.TempDir(), StopGrace: 300 * time.Millisecond})
 	// The fake names its child on stderr, which a goroutine copies into
 	// the ring: wait for the line.
 	var child int

@@ -102,11 +102,7 @@ func TestDiagnosticsGopls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := goModule(t)
-	c, err := Start(ctx, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(ctx)
+	c := startClient(ctx, t, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir})
 	path := filepath.Join(dir, "use.go")
 	// The error and the fix both sit after é🙂 on their line, so columns
 	// must be counted in the encoding gopls chose.
@@ -144,47 +140,19 @@ func TestDiagnosticsGopls(t *testing.T) {
 }
 
 // TestDiagnosticsTypeScript7: TypeScript 7 publishes nothing; diagnostics
-// come only by pull.
+// come only by pull. It counts columns in UTF-8 bytes, and the error and the
+// fix sit after é🙂 on their line.
 func TestDiagnosticsTypeScript7(t *testing.T) {
 	tsc := servertest.Binary(t, "tsc7")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"strict":true}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := tsProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "typescript7", Command: Command{Path: tsc, Args: []string{"--lsp", "--stdio"}}, Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(ctx)
-	path := filepath.Join(dir, "a.ts")
-	// TypeScript 7 counts columns in UTF-8 bytes; the error and the fix sit
-	// after é🙂 on their line.
+	c := startClient(ctx, t, Config{Name: "typescript7", Command: Command{Path: tsc, Args: []string{"--lsp", "--stdio"}}, Root: dir})
 	line := `const s = "é🙂"; const n: number = s;`
-	uri, v, err := c.Sync(ctx, path, "typescript", line+"\nexport {};\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 1: %v", s)
-	}
-	enc := c.PositionEncoding()
-	errs := errorsOf(c.Diagnostics(uri))
-	if len(errs) != 1 || errs[0].Range.Start.Line != 0 || CodePointColumn(line, errs[0].Range.Start.Character, enc) != 22 {
-		t.Fatalf("pulled errors (%s): %+v", enc, errs)
-	}
-	if code, ok := errs[0].Code.AsInteger(); !ok || code != 2322 {
-		t.Fatalf("code: %v", errs[0].Code.Kind())
-	}
-	if _, v, err = c.Sync(ctx, path, "typescript", strings.Replace(line, "= s;", "= 1;", 1)+"\nexport {};\n"); err != nil {
-		t.Fatal(err)
-	}
-	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 2: %v", s)
-	}
-	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
-		t.Fatalf("errors after the fix: %+v", errs)
+	e := errorThenFixed(ctx, t, c, filepath.Join(dir, "a.ts"), "typescript",
+		line+"\nexport {};\n", strings.Replace(line, "= s;", "= 1;", 1)+"\nexport {};\n", 0, 22)
+	if code, ok := e.Code.AsInteger(); !ok || code != 2322 {
+		t.Fatalf("code: %v", e.Code.Kind())
 	}
 }
 
@@ -203,11 +171,7 @@ func errorsOf(diags []protocol.Diagnostic) []protocol.Diagnostic {
 func TestWaitSettledServerGone(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(ctx)
+	c := startClient(ctx, t, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
 	go c.Hover(ctx, "file:///x.go", protocol.Position{}) // the fake dies on it
 	if s := c.WaitSettled(ctx, "file:///nowhere.go", 1); s != ServerGone {
 		t.Fatalf("got %v", s)
@@ -218,38 +182,12 @@ func TestWaitSettledServerGone(t *testing.T) {
 // TypeScript 6) pushes diagnostics.
 func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {
 	tsls := servertest.Binary(t, "typescript-language-server")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"strict":true}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := tsProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "typescript", Command: Command{Path: tsls, Args: []string{"--stdio"}}, Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(ctx)
-	path := filepath.Join(dir, "a.ts")
-	uri, v, err := c.Sync(ctx, path, "typescript", "const n: number = \"one\";\nexport {};\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 1: %v", s)
-	}
-	errs := errorsOf(c.Diagnostics(uri))
-	if len(errs) != 1 || errs[0].Range.Start.Character != 6 {
-		t.Fatalf("errors: %+v", errs)
-	}
-	if _, v, err = c.Sync(ctx, path, "typescript", "const n: number = 1;\nexport {};\n"); err != nil {
-		t.Fatal(err)
-	}
-	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 2: %v", s)
-	}
-	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
-		t.Fatalf("errors after the fix: %+v", errs)
-	}
+	c := startClient(ctx, t, Config{Name: "typescript", Command: Command{Path: tsls, Args: []string{"--stdio"}}, Root: dir})
+	errorThenFixed(ctx, t, c, filepath.Join(dir, "a.ts"), "typescript",
+		"const n: number = \"one\";\nexport {};\n", "const n: number = 1;\nexport {};\n", 0, 6)
 }
 
 // TestDiagnosticsPyright: pyright offers pull diagnostics by dynamic
@@ -259,32 +197,9 @@ func TestDiagnosticsPyright(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "pyright", Command: Command{Path: pyright, Args: []string{"--stdio"}}, Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(ctx)
-	path := filepath.Join(dir, "a.py")
-	uri, v, err := c.Sync(ctx, path, "python", "def f() -> int:\n    return \"one\"\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 1: %v", s)
-	}
-	errs := errorsOf(c.Diagnostics(uri))
-	if len(errs) != 1 || errs[0].Range.Start.Line != 1 || errs[0].Range.Start.Character != 11 {
-		t.Fatalf("errors: %+v", errs)
-	}
-	if _, v, err = c.Sync(ctx, path, "python", "def f() -> int:\n    return 1\n"); err != nil {
-		t.Fatal(err)
-	}
-	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 2: %v", s)
-	}
-	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
-		t.Fatalf("errors after the fix: %+v", errs)
-	}
+	c := startClient(ctx, t, Config{Name: "pyright", Command: Command{Path: pyright, Args: []string{"--stdio"}}, Root: dir})
+	errorThenFixed(ctx, t, c, filepath.Join(dir, "a.py"), "python",
+		"def f() -> int:\n    return \"one\"\n", "def f() -> int:\n    return 1\n", 1, 11)
 }
 
 // TestDiagnosticsClangd: clangd pushes diagnostics with versions.
@@ -293,30 +208,47 @@ func TestDiagnosticsClangd(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "clangd", Command: Command{Path: clangd}, Root: dir})
-	if err != nil {
+	c := startClient(ctx, t, Config{Name: "clangd", Command: Command{Path: clangd}, Root: dir})
+	errorThenFixed(ctx, t, c, filepath.Join(dir, "a.c"), "c",
+		"int f(void) {\n  return \"one\";\n}\n", "int f(void) {\n  return 1;\n}\n", 1, 9)
+}
+
+// tsProject returns a directory with a strict tsconfig.json.
+func tsProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{"compilerOptions":{"strict":true}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Shutdown(ctx)
-	path := filepath.Join(dir, "a.c")
-	uri, v, err := c.Sync(ctx, path, "c", "int f(void) {\n  return \"one\";\n}\n")
+	return dir
+}
+
+// errorThenFixed opens path with broken text and requires exactly one error,
+// at line and code-point column col (counted from the server's encoding),
+// then changes it to fixed and requires no error. It returns the error.
+func errorThenFixed(ctx context.Context, t *testing.T, c *Client, path, languageID, broken, fixed string, line uint32, col int) protocol.Diagnostic {
+	t.Helper()
+	uri, v, err := c.Sync(ctx, path, languageID, broken)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 1: %v", s)
+		t.Fatalf("version %d: %v", v, s)
 	}
+	enc := c.PositionEncoding()
+	text := strings.Split(broken, "\n")[line]
 	errs := errorsOf(c.Diagnostics(uri))
-	if len(errs) != 1 || errs[0].Range.Start.Line != 1 || errs[0].Range.Start.Character != 9 {
-		t.Fatalf("errors: %+v", errs)
+	if len(errs) != 1 || errs[0].Range.Start.Line != line || CodePointColumn(text, errs[0].Range.Start.Character, enc) != col {
+		t.Fatalf("errors (%s), want one at %d:%d: %+v", enc, line, col, errs)
 	}
-	if _, v, err = c.Sync(ctx, path, "c", "int f(void) {\n  return 1;\n}\n"); err != nil {
+	if _, v, err = c.Sync(ctx, path, languageID, fixed); err != nil {
 		t.Fatal(err)
 	}
 	if s := c.WaitSettled(ctx, uri, v); s != Settled {
-		t.Fatalf("version 2: %v", s)
+		t.Fatalf("version %d: %v", v, s)
 	}
-	if errs := errorsOf(c.Diagnostics(uri)); len(errs) != 0 {
-		t.Fatalf("errors after the fix: %+v", errs)
+	if left := errorsOf(c.Diagnostics(uri)); len(left) != 0 {
+		t.Fatalf("errors after the fix: %+v", left)
 	}
+	return errs[0]
 }

@@ -46,11 +46,7 @@ func TestNavigationGopls(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Shutdown(ctx)
+	c := startClient(ctx, t, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir})
 	lib, _, err := c.Sync(ctx, filepath.Join(dir, "lib.go"), "go", navLib)
 	if err != nil {
 		t.Fatal(err)
