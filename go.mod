@@ -3,7 +3,9 @@ module github.com/lspkit/lspkit
 go 1.26.0
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/dave/jennifer v1.7.1
+	github.com/fsnotify/fsnotify v1.9.0
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/google/go-cmp v0.7.0
 )
@@ -13,7 +15,6 @@ require (
 	github.com/fatih/camelcase v1.0.0 // indirect
 	github.com/fatih/gomodifytags v1.17.1-0.20250423142747-f3939df9aa3c // indirect
 	github.com/fatih/structtag v1.2.0 // indirect
-	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.6.0 // indirect
 	github.com/segmentio/asm v1.2.1 // indirect
@@ -35,7 +36,6 @@ require (
 )
 
 tool (
-	golang.org/x/tools
 	golang.org/x/tools/gopls
 	honnef.co/go/tools/cmd/staticcheck
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,14 @@ type Client struct {
 	diags         map[protocol.DocumentURI]*fileDiagnostics
 	epoch         uint64 // advances on every document change and diagnostics update
 
+	wsRunning bool          // the workspace diagnostics loop is running
+	wsToken   string        // the partial-result token of its open request
+	wsKick    chan struct{} // asks it for another pull
+
+	regMu   sync.Mutex // serializes (un)registrations, which may restart the watcher
+	watchMu sync.Mutex
+	watcher *fileWatcher // nil until the server registers watched files
+
 	life    context.Context // cancelled by Shutdown: background pulls end with it
 	endLife context.CancelFunc
 	pulls   sync.WaitGroup
@@ -108,6 +117,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		changed:       make(chan struct{}),
 		docs:          map[protocol.DocumentURI]*document{},
 		diags:         map[protocol.DocumentURI]*fileDiagnostics{},
+		wsKick:        make(chan struct{}, 1),
 	}
 	c.life, c.endLife = context.WithCancel(context.Background())
 	proc, err := StartProcess(cfg.Command)
@@ -121,6 +131,9 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		es := c.stopProcess()
 		return nil, fmt.Errorf("client: %s: initialize: %w (%s)", cfg.Name, err, es)
 	}
+	c.mu.Lock()
+	c.startWorkspacePullsLocked()
+	c.mu.Unlock()
 	c.setState(StateActive, "")
 	c.log.Info("server active", "pid", proc.PID())
 	return c, nil
@@ -184,7 +197,11 @@ func capabilities(applyEdit bool) protocol.ClientCapabilities {
 			Configuration:          protocol.Ptr(true),
 			WorkspaceFolders:       protocol.Ptr(true),
 			DidChangeConfiguration: &protocol.DidChangeConfigurationClientCapabilities{DynamicRegistration: protocol.Ptr(true)},
-			Symbol:                 &protocol.WorkspaceSymbolClientCapabilities{},
+			DidChangeWatchedFiles: &protocol.DidChangeWatchedFilesClientCapabilities{
+				DynamicRegistration:    protocol.Ptr(true),
+				RelativePatternSupport: protocol.Ptr(true),
+			},
+			Symbol: &protocol.WorkspaceSymbolClientCapabilities{},
 		},
 		Window: &protocol.WindowClientCapabilities{
 			WorkDoneProgress: protocol.Ptr(true),
@@ -192,7 +209,7 @@ func capabilities(applyEdit bool) protocol.ClientCapabilities {
 			ShowDocument:     &protocol.ShowDocumentClientCapabilities{Support: false},
 		},
 		TextDocument: &protocol.TextDocumentClientCapabilities{
-			Synchronization: &protocol.TextDocumentSyncClientCapabilities{},
+			Synchronization: &protocol.TextDocumentSyncClientCapabilities{DidSave: protocol.Ptr(true)},
 			PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{
 				VersionSupport:         protocol.Ptr(true),
 				RelatedInformation:     protocol.Ptr(true),
@@ -313,6 +330,12 @@ func (c *Client) stopProcess() ExitStatus {
 	c.stopping = true
 	c.mu.Unlock()
 	c.endLife()
+	c.watchMu.Lock()
+	if c.watcher != nil {
+		c.watcher.close()
+		c.watcher = nil
+	}
+	c.watchMu.Unlock()
 	es := c.proc.Stop(c.cfg.StopGrace)
 	c.conn.Close()
 	c.conn.Wait()
@@ -356,14 +379,13 @@ func (s serverRequests) WorkspaceWorkspaceFolders(context.Context) (protocol.Nul
 }
 
 func (s serverRequests) ClientRegisterCapability(ctx context.Context, p *protocol.RegistrationParams) error {
-	s.c.mu.Lock()
 	pullNow := false
-	for _, r := range p.Registrations {
-		s.c.registrations[r.ID] = r
-		pullNow = pullNow || r.Method == protocol.MethodTextDocumentDiagnostic
-	}
-	s.c.changedLocked()
-	s.c.mu.Unlock()
+	s.c.register(func(regs map[string]protocol.Registration) {
+		for _, r := range p.Registrations {
+			regs[r.ID] = r
+			pullNow = pullNow || r.Method == protocol.MethodTextDocumentDiagnostic
+		}
+	})
 	if pullNow {
 		// Pull diagnostics just became available: documents opened before
 		// now have been waiting for a push that will not come.
@@ -373,13 +395,39 @@ func (s serverRequests) ClientRegisterCapability(ctx context.Context, p *protoco
 }
 
 func (s serverRequests) ClientUnregisterCapability(_ context.Context, p *protocol.UnregistrationParams) error {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	for _, u := range p.Unregisterations {
-		delete(s.c.registrations, u.ID)
-	}
-	s.c.changedLocked()
+	s.c.register(func(regs map[string]protocol.Registration) {
+		for _, u := range p.Unregisterations {
+			delete(regs, u.ID)
+		}
+	})
 	return nil
+}
+
+// register applies a change to the registrations: when the watched-file
+// registrations change, the file watcher is updated (its directories
+// watched) before the change becomes visible.
+func (c *Client) register(change func(map[string]protocol.Registration)) {
+	c.regMu.Lock()
+	defer c.regMu.Unlock()
+	c.mu.Lock()
+	regs := maps.Clone(c.registrations)
+	c.mu.Unlock()
+	change(regs)
+	before := c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)
+	var after []protocol.Registration
+	for _, r := range regs {
+		if r.Method == protocol.MethodWorkspaceDidChangeWatchedFiles {
+			after = append(after, r)
+		}
+	}
+	if len(before) > 0 || len(after) > 0 {
+		c.watchFiles(after)
+	}
+	c.mu.Lock()
+	c.registrations = regs
+	c.startWorkspacePullsLocked()
+	c.changedLocked()
+	c.mu.Unlock()
 }
 
 func (s serverRequests) WindowWorkDoneProgressCreate(_ context.Context, p *protocol.WorkDoneProgressCreateParams) error {
@@ -390,15 +438,18 @@ func (s serverRequests) WindowWorkDoneProgressCreate(_ context.Context, p *proto
 }
 
 func (s serverRequests) Progress(_ context.Context, p *protocol.ProgressParams) error {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	key := tokenKey(p.Token)
+	if s.c.workspacePartialLocked(key, p.Value) {
+		return nil
+	}
 	var v struct {
 		Kind string `json:"kind"`
 	}
 	if json.Unmarshal(p.Value, &v) != nil {
 		return nil // not work-done progress (partial results)
 	}
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	key := tokenKey(p.Token)
 	switch v.Kind {
 	case "begin", "report":
 		s.c.progress[key] = true
@@ -459,6 +510,9 @@ func (s serverRequests) WorkspaceDiagnosticRefresh(context.Context) error {
 	for uri, v := range open {
 		s.c.pull(uri, v)
 	}
+	s.c.mu.Lock()
+	s.c.kickWorkspaceLocked()
+	s.c.mu.Unlock()
 	return nil
 }
 func (s serverRequests) WorkspaceSemanticTokensRefresh(context.Context) error { return nil }

@@ -2,7 +2,10 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/lspkit/lspkit/protocol"
 )
@@ -127,19 +130,41 @@ func (c *Client) busyLocked() bool {
 	return false
 }
 
-// pullsLocked reports whether the server answers textDocument/diagnostic,
-// statically or by dynamic registration.
-func (c *Client) pullsLocked() bool {
-	if !c.capabilities.DiagnosticProvider.IsZero() {
-		return true
+// pullProvider is what the server said about pull diagnostics: whether it
+// answers them at all, its identifier, and whether it answers
+// workspace/diagnostic.
+type pullProvider struct {
+	ok         bool
+	identifier *string
+	workspace  bool
+}
+
+// pullProviderLocked reads the server's diagnostic provider, static or by
+// dynamic registration (a registration offering workspace diagnostics wins).
+func (c *Client) pullProviderLocked() pullProvider {
+	var p pullProvider
+	if o, ok := c.capabilities.DiagnosticProvider.AsDiagnosticOptions(); ok {
+		p = pullProvider{ok: true, identifier: o.Identifier, workspace: o.WorkspaceDiagnostics}
+	} else if o, ok := c.capabilities.DiagnosticProvider.AsDiagnosticRegistrationOptions(); ok {
+		p = pullProvider{ok: true, identifier: o.Identifier, workspace: o.WorkspaceDiagnostics}
 	}
 	for _, r := range c.registrations {
-		if r.Method == protocol.MethodTextDocumentDiagnostic {
-			return true
+		if r.Method != protocol.MethodTextDocumentDiagnostic || p.workspace {
+			continue
 		}
+		var o struct {
+			Identifier           *string `json:"identifier"`
+			WorkspaceDiagnostics bool    `json:"workspaceDiagnostics"`
+		}
+		json.Unmarshal(r.RegisterOptions, &o) // options are optional; a bad one still registers pulls
+		p = pullProvider{ok: true, identifier: o.Identifier, workspace: o.WorkspaceDiagnostics}
 	}
-	return false
+	return p
 }
+
+// pullsLocked reports whether the server answers textDocument/diagnostic,
+// statically or by dynamic registration.
+func (c *Client) pullsLocked() bool { return c.pullProviderLocked().ok }
 
 // publish stores pushed diagnostics.
 func (c *Client) publish(p *protocol.PublishDiagnosticsParams) {
@@ -157,10 +182,11 @@ func (c *Client) publish(p *protocol.PublishDiagnosticsParams) {
 
 // pull asks a pull-capable server for uri's diagnostics at version, in the
 // background; the answer lands in the store (an older version's answer never
-// replaces a newer one's).
+// replaces a newer one's), with those of the related documents it names.
 func (c *Client) pull(uri protocol.DocumentURI, version int32) {
 	c.mu.Lock()
-	if !c.pullsLocked() || c.stopping {
+	provider := c.pullProviderLocked()
+	if !provider.ok || c.stopping {
 		c.mu.Unlock()
 		return
 	}
@@ -168,37 +194,224 @@ func (c *Client) pull(uri protocol.DocumentURI, version int32) {
 	if d := c.diags[uri]; d != nil && d.pullResultID != "" {
 		prev = protocol.Ptr(d.pullResultID)
 	}
+	versions := c.sentVersionsLocked() // for related documents
 	c.pulls.Add(1)
 	c.mu.Unlock()
 	go func() {
 		defer c.pulls.Done()
 		var report protocol.DocumentDiagnosticReport
-		params := protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, PreviousResultID: prev}
+		params := protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Identifier: provider.identifier, PreviousResultID: prev}
 		if err := c.conn.Call(c.life, protocol.MethodTextDocumentDiagnostic, params, &report); err != nil {
 			c.log.Warn("diagnostic pull failed", "uri", uri, "err", err)
 			return
 		}
+		var related map[protocol.DocumentURI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		d := c.diags[uri]
-		if d == nil {
-			d = &fileDiagnostics{}
-			c.diags[uri] = d
-		}
-		if d.pulled && d.pullVersion > version {
-			return
-		}
 		if full, ok := report.AsRelatedFullDocumentDiagnosticReport(); ok {
-			d.pull = full.Items
-			d.pullResultID = ""
-			if full.ResultID != nil {
-				d.pullResultID = *full.ResultID
-			}
+			c.storePullLocked(uri, version, &full.Items, full.ResultID)
+			related = full.RelatedDocuments
 		} else if unchanged, ok := report.AsRelatedUnchangedDocumentDiagnosticReport(); ok {
-			d.pullResultID = unchanged.ResultID // the items stand
+			c.storePullLocked(uri, version, nil, &unchanged.ResultID)
+			related = unchanged.RelatedDocuments
 		}
-		d.pulled, d.pullVersion = true, version
+		for ruri, r := range related {
+			if full, ok := r.AsFullDocumentDiagnosticReport(); ok {
+				c.storePullLocked(ruri, versions[ruri], &full.Items, full.ResultID)
+			} else if unchanged, ok := r.AsUnchangedDocumentDiagnosticReport(); ok {
+				c.storePullLocked(ruri, versions[ruri], nil, &unchanged.ResultID)
+			}
+		}
 		c.epoch++
 		c.changedLocked()
 	}()
+}
+
+// sentVersionsLocked returns the version of each open document the server
+// has been sent.
+func (c *Client) sentVersionsLocked() map[protocol.DocumentURI]int32 {
+	out := make(map[protocol.DocumentURI]int32, len(c.docs))
+	for uri, d := range c.docs {
+		if d.sent > 0 {
+			out[uri] = d.sent
+		}
+	}
+	return out
+}
+
+// storePullLocked stores a pull result for uri computed at version: items
+// (nil when the server said unchanged: the stored ones stand) and the result
+// id for the next pull. A result for an older version than the stored one is
+// dropped.
+func (c *Client) storePullLocked(uri protocol.DocumentURI, version int32, items *[]protocol.Diagnostic, resultID *string) {
+	d := c.diags[uri]
+	if d == nil {
+		d = &fileDiagnostics{}
+		c.diags[uri] = d
+	}
+	if d.pulled && d.pullVersion > version {
+		return
+	}
+	if items != nil {
+		d.pull = *items
+	}
+	d.pullResultID = ""
+	if resultID != nil {
+		d.pullResultID = *resultID
+	}
+	d.pulled, d.pullVersion = true, version
+}
+
+// startWorkspacePullsLocked starts the workspace diagnostics loop once the
+// server offers workspace/diagnostic.
+func (c *Client) startWorkspacePullsLocked() {
+	if c.wsRunning || c.stopping || !c.pullProviderLocked().workspace {
+		return
+	}
+	c.wsRunning = true
+	c.pulls.Add(1)
+	go func() {
+		defer c.pulls.Done()
+		c.pullWorkspace()
+	}()
+}
+
+// kickWorkspaceLocked asks the workspace loop for a new pull once its
+// current one is answered: something changed that the server may not have
+// reported on yet.
+func (c *Client) kickWorkspaceLocked() {
+	select {
+	case c.wsKick <- struct{}{}:
+	default:
+	}
+}
+
+// pullWorkspace keeps one workspace/diagnostic request open at a time, the
+// way editors do: servers such as pyright hold it and stream reports as
+// partial results ($/progress on its partial-result token) while they
+// analyse; others answer at once. Each answer is merged into the store; the
+// next request goes out when something changed (a document edit, a watched
+// file, a refresh), never in a spin.
+func (c *Client) pullWorkspace() {
+	for round := 1; ; round++ {
+		c.mu.Lock()
+		provider := c.pullProviderLocked()
+		if !provider.workspace || c.stopping {
+			c.wsRunning = false
+			c.mu.Unlock()
+			return
+		}
+		params := protocol.WorkspaceDiagnosticParams{
+			Identifier:         provider.identifier,
+			WorkDoneToken:      protocol.NewProgressTokenString(fmt.Sprintf("lspkit/workspace-diagnostic/%d/work", round)),
+			PartialResultToken: protocol.NewProgressTokenString(fmt.Sprintf("lspkit/workspace-diagnostic/%d", round)),
+			PreviousResultIds:  []protocol.PreviousResultID{},
+		}
+		for uri, d := range c.diags {
+			if d.pullResultID != "" {
+				params.PreviousResultIds = append(params.PreviousResultIds, protocol.PreviousResultID{URI: uri, Value: d.pullResultID})
+			}
+		}
+		c.wsToken = tokenKey(params.PartialResultToken)
+		c.mu.Unlock()
+
+		var report protocol.WorkspaceDiagnosticReport
+		err := c.conn.Call(c.life, protocol.MethodWorkspaceDiagnostic, params, &report)
+		c.mu.Lock()
+		c.wsToken = ""
+		delete(c.progress, tokenKey(params.WorkDoneToken)) // ended with its request
+		if err == nil {
+			c.mergeWorkspaceLocked(report.Items)
+		}
+		c.mu.Unlock()
+		if err != nil {
+			if c.life.Err() != nil {
+				return
+			}
+			c.log.Warn("workspace diagnostics pull failed", "err", err)
+		}
+		select {
+		case <-c.wsKick:
+		case <-c.life.Done():
+			return
+		}
+	}
+}
+
+// workspacePartialLocked merges a partial result of the open workspace pull,
+// if token is its partial-result token.
+func (c *Client) workspacePartialLocked(token string, value []byte) bool {
+	if token == "" || token != c.wsToken {
+		return false
+	}
+	var partial protocol.WorkspaceDiagnosticReportPartialResult
+	if err := json.Unmarshal(value, &partial); err != nil {
+		c.log.Warn("bad workspace diagnostics partial result", "err", err)
+		return true
+	}
+	c.mergeWorkspaceLocked(partial.Items)
+	return true
+}
+
+// mergeWorkspaceLocked stores workspace diagnostic reports.
+func (c *Client) mergeWorkspaceLocked(items []protocol.WorkspaceDocumentDiagnosticReport) {
+	if len(items) == 0 {
+		return
+	}
+	versions := c.sentVersionsLocked()
+	for _, item := range items {
+		if full, ok := item.AsWorkspaceFullDocumentDiagnosticReport(); ok {
+			c.storePullLocked(full.URI, reportVersion(full.Version, versions[full.URI]), &full.Items, full.ResultID)
+		} else if unchanged, ok := item.AsWorkspaceUnchangedDocumentDiagnosticReport(); ok {
+			c.storePullLocked(unchanged.URI, reportVersion(unchanged.Version, versions[unchanged.URI]), nil, &unchanged.ResultID)
+		}
+	}
+	c.epoch++
+	c.changedLocked()
+}
+
+// reportVersion is the version a workspace report was computed for: the one
+// it names, else none (0) — a file the server read from disk, which says
+// nothing about an open document's newer text.
+func reportVersion(v protocol.Nullable[int32], sent int32) int32 {
+	if n, ok := v.Get(); ok && n <= sent {
+		return n
+	}
+	return 0
+}
+
+// MessageText returns a diagnostic's message as text: the string, or the
+// value of markup content (LSP 3.18 allows either).
+func MessageText(d protocol.Diagnostic) string {
+	if s, ok := d.Message.AsString(); ok {
+		return s
+	}
+	m, _ := d.Message.AsMarkupContent()
+	return m.Value
+}
+
+// Epoch returns the store's epoch: it advances on every document change and
+// every diagnostics update, so equal epochs mean nothing changed between.
+func (c *Client) Epoch() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch
+}
+
+// AllDiagnostics returns the current diagnostics of every file that has
+// some, open or not (servers report on files they read from disk too).
+func (c *Client) AllDiagnostics() map[protocol.DocumentURI][]protocol.Diagnostic {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[protocol.DocumentURI][]protocol.Diagnostic{}
+	for uri, d := range c.diags {
+		items := d.push
+		if d.pulled {
+			items = d.pull
+		}
+		if len(items) > 0 {
+			out[uri] = append([]protocol.Diagnostic(nil), items...)
+		}
+	}
+	return out
 }

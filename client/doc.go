@@ -12,4 +12,16 @@
 // workspace folders, message requests, edits refused unless a handler is
 // configured, refreshes), states observable with their reason, and
 // [Client.Shutdown] as shutdown → exit → SIGTERM → SIGKILL.
+//
+// Documents are the caller's text: [Client.Sync] opens or changes one (full
+// or minimal incremental edits, columns in the server's position encoding),
+// [Client.Save] and [Client.CloseDocument] finish the set. Diagnostics are
+// kept per URI from push and pull (per document with result ids and related
+// documents, and a standing workspace/diagnostic request where the server
+// offers it); [Client.WaitSettled] says when one version's are final.
+//
+// When the server registers workspace/didChangeWatchedFiles, an fsnotify
+// watcher over the root matches its glob patterns and watch kinds and sends
+// the changes in brief batches; new directories are watched as they appear,
+// .git and node_modules only when a pattern names them.
 package client

@@ -75,9 +75,64 @@ func (c *Client) Sync(ctx context.Context, path, languageID, text string) (proto
 	// the change would be answered for the old text.
 	c.mu.Lock()
 	doc.sent = version
+	c.kickWorkspaceLocked()
 	c.mu.Unlock()
 	c.pull(uri, version)
 	return uri, version, nil
+}
+
+// Save tells the server the open document at path was saved (didSave, with
+// the text if the server asked for it), for servers that act on saves, such
+// as gopls with diagnosticsTrigger "Save". Servers that did not ask for
+// saves are sent nothing. The document must be open.
+func (c *Client) Save(ctx context.Context, path string) error {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		return err
+	}
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	c.mu.Lock()
+	doc, open := c.docs[uri]
+	var text string
+	if open {
+		text = doc.text
+	}
+	want, includeText := c.saveOptionsLocked()
+	c.mu.Unlock()
+	if !open {
+		return fmt.Errorf("client: %s: save %s: document not open", c.cfg.Name, path)
+	}
+	if !want {
+		return nil
+	}
+	params := protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}
+	if includeText {
+		params.Text = &text
+	}
+	if err := c.conn.Notify(ctx, protocol.MethodTextDocumentDidSave, params); err != nil {
+		return fmt.Errorf("client: %s: %s: %w", c.cfg.Name, protocol.MethodTextDocumentDidSave, err)
+	}
+	c.mu.Lock()
+	c.kickWorkspaceLocked()
+	c.mu.Unlock()
+	return nil
+}
+
+// saveOptionsLocked reports whether the server wants didSave, and with the
+// text.
+func (c *Client) saveOptionsLocked() (want, includeText bool) {
+	o, ok := c.capabilities.TextDocumentSync.AsTextDocumentSyncOptions()
+	if !ok {
+		return false, false
+	}
+	if b, ok := o.Save.AsBoolean(); ok {
+		return b, false
+	}
+	if so, ok := o.Save.AsSaveOptions(); ok {
+		return true, so.IncludeText != nil && *so.IncludeText
+	}
+	return false, false
 }
 
 // CloseDocument closes the server's copy of the file and forgets its

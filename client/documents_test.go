@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 )
@@ -251,4 +253,77 @@ func errorThenFixed(ctx context.Context, t *testing.T, c *Client, path, language
 		t.Fatalf("errors after the fix: %+v", left)
 	}
 	return errs[0]
+}
+
+// TestWorkspaceDiagnosticsPyright: in workspace mode pyright registers pull
+// diagnostics with workspaceDiagnostics, holds the workspace/diagnostic
+// request open and streams reports as partial results — for files never
+// opened. A fix on disk reaches pyright through the file watcher and its
+// next report clears the error.
+func TestWorkspaceDiagnosticsPyright(t *testing.T) {
+	pyright := servertest.Binary(t, "pyright-langserver")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.py")
+	write(t, bad, "def f() -> int:\n    return \"one\"\n")
+	write(t, filepath.Join(dir, "good.py"), "def g() -> int:\n    return 1\n")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := startClient(ctx, t, Config{Name: "pyright", Command: Command{Path: pyright, Args: []string{"--stdio"}}, Root: dir,
+		Settings: jsontext.Value(`{"python":{"analysis":{"diagnosticMode":"workspace"}}}`)})
+	uri, _ := protocol.FileURI(bad)
+	waitFor(ctx, t, c, "workspace diagnostics for the unopened bad.py", func() bool {
+		return len(errorsOf(c.AllDiagnostics()[uri])) > 0
+	})
+	all := c.AllDiagnostics()
+	if errs := errorsOf(all[uri]); len(errs) != 1 || errs[0].Range.Start.Line != 1 {
+		t.Fatalf("workspace diagnostics for bad.py: %+v", all)
+	}
+	if len(all) != 1 {
+		t.Fatalf("diagnostics for files without errors: %+v", all)
+	}
+	epoch := c.Epoch()
+	write(t, bad, "def f() -> int:\n    return 1\n")
+	waitFor(ctx, t, c, "the fix on disk to clear the error", func() bool {
+		return len(errorsOf(c.AllDiagnostics()[uri])) == 0
+	})
+	if c.Epoch() <= epoch {
+		t.Fatal("epoch did not advance")
+	}
+}
+
+// TestSaveGopls: with diagnosticsTrigger "Save", gopls diagnoses a change
+// only when it is saved, so the new error appears only through didSave.
+func TestSaveGopls(t *testing.T) {
+	gopls := servertest.Binary(t, "gopls")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := goModule(t)
+	c := startClient(ctx, t, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir,
+		Settings: jsontext.Value(`{"gopls":{"diagnosticsTrigger":"Save"}}`)})
+	path := filepath.Join(dir, "demo.go") // on disk, in gopls's package graph
+	if err := c.Save(ctx, path); err == nil {
+		t.Fatal("saving a document that is not open succeeded")
+	}
+	uri, v, err := c.Sync(ctx, path, "go", "package demo\n\nfunc Answer() int { return 42 }\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled || len(c.Diagnostics(uri)) != 0 {
+		t.Fatalf("version %d: %v %+v", v, s, c.Diagnostics(uri))
+	}
+	if _, _, err = c.Sync(ctx, path, "go", "package demo\n\nfunc Answer() int { return Missing() }\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	// gopls publishes for the new version before diagnosing it; the save
+	// brings the error.
+	waitFor(ctx, t, c, "the error after the save", func() bool {
+		d := errorsOf(c.Diagnostics(uri))
+		return len(d) == 1 && strings.Contains(MessageText(d[0]), "Missing")
+	})
 }

@@ -1,0 +1,315 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/protocol"
+)
+
+func registration(id, options string) protocol.Registration {
+	return protocol.Registration{ID: id, Method: protocol.MethodWorkspaceDidChangeWatchedFiles, RegisterOptions: []byte(options)}
+}
+
+func TestWatchPatterns(t *testing.T) {
+	root := "/work/ws"
+	// gopls's two registrations, a TypeScript-style URI base with a kind,
+	// and one a server got wrong.
+	regs := []protocol.Registration{
+		registration("1", `{"watchers":[{"globPattern":"**/*.{mod,work}"}]}`),
+		registration("2", `{"watchers":[{"globPattern":{"baseUri":{"uri":"file:///work/ws","name":"ws"},"pattern":"**/*.{go,mod,sum,work}"}}]}`),
+		registration("3", `{"watchers":[{"globPattern":{"baseUri":"file:///work/ws/src","pattern":"lib?/[a-c]*.ts"},"kind":1},{"globPattern":"/abs/**/[!x]*.py","kind":4}]}`),
+		registration("4", `{"watchers":[{"globPattern":"a/[b"}]}`),
+		registration("5", `{"watchers":[{"globPattern":7}]}`),
+	}
+	patterns, errs := watchPatterns(root, regs)
+	if len(patterns) != 4 || len(errs) != 2 {
+		t.Fatalf("patterns %+v, errors %v", patterns, errs)
+	}
+	all := protocol.WatchKindCreate | protocol.WatchKindChange | protocol.WatchKindDelete
+	want := []watchPattern{
+		{base: root, glob: "**/*.{mod,work}", kind: all},
+		{base: root, glob: "**/*.{go,mod,sum,work}", kind: all},
+		{base: "/work/ws/src", glob: "lib?/[a-c]*.ts", kind: protocol.WatchKindCreate},
+		{base: "", glob: "/abs/**/[!x]*.py", kind: protocol.WatchKindDelete},
+	}
+	if !slices.Equal(patterns, want) {
+		t.Fatalf("patterns\n got %+v\nwant %+v", patterns, want)
+	}
+	for _, err := range errs {
+		if !strings.Contains(err.Error(), "registration 4") && !strings.Contains(err.Error(), "registration 5") {
+			t.Errorf("error does not name the registration: %v", err)
+		}
+	}
+	cases := []struct {
+		pattern int
+		path    string
+		kind    protocol.WatchKind
+		want    bool
+	}{
+		{0, "/work/ws/go.mod", protocol.WatchKindChange, true},
+		{0, "/work/ws/a/b/go.work", protocol.WatchKindDelete, true},
+		{0, "/work/ws/go.sum", protocol.WatchKindChange, false},
+		{0, "/elsewhere/go.mod", protocol.WatchKindChange, false},
+		{1, "/work/ws/pkg/x.go", protocol.WatchKindCreate, true},
+		{1, "/work/ws/x.go.txt", protocol.WatchKindCreate, false},
+		{2, "/work/ws/src/lib1/b.ts", protocol.WatchKindCreate, true},
+		{2, "/work/ws/src/lib1/b.ts", protocol.WatchKindChange, false}, // kind
+		{2, "/work/ws/src/lib12/b.ts", protocol.WatchKindCreate, false},
+		{2, "/work/ws/src/lib1/d.ts", protocol.WatchKindCreate, false},
+		{2, "/work/ws/lib1/b.ts", protocol.WatchKindCreate, false}, // outside the base
+		{3, "/abs/deep/er/a.py", protocol.WatchKindDelete, true},
+		{3, "/abs/x.py", protocol.WatchKindDelete, false},
+	}
+	for _, tc := range cases {
+		if got := patterns[tc.pattern].matches(tc.path, tc.kind); got != tc.want {
+			t.Errorf("%s matches %s (%v) = %v, want %v", patterns[tc.pattern].glob, tc.path, tc.kind, got, tc.want)
+		}
+	}
+}
+
+func TestBatch(t *testing.T) {
+	var b batch
+	a, c, d, e := protocol.DocumentURI("file:///a"), protocol.DocumentURI("file:///c"), protocol.DocumentURI("file:///d"), protocol.DocumentURI("file:///e")
+	b.add(a, protocol.FileChangeTypeCreated)
+	b.add(c, protocol.FileChangeTypeChanged)
+	b.add(a, protocol.FileChangeTypeChanged) // still created
+	b.add(d, protocol.FileChangeTypeCreated)
+	b.add(d, protocol.FileChangeTypeDeleted) // never existed
+	b.add(e, protocol.FileChangeTypeDeleted)
+	b.add(e, protocol.FileChangeTypeCreated) // replaced: changed
+	b.add(c, protocol.FileChangeTypeDeleted)
+	want := []protocol.FileEvent{{URI: a, Type: protocol.FileChangeTypeCreated}, {URI: c, Type: protocol.FileChangeTypeDeleted}, {URI: e, Type: protocol.FileChangeTypeChanged}}
+	if got := b.take(); !slices.Equal(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if got := b.take(); len(got) != 0 {
+		t.Fatalf("second take: %+v", got)
+	}
+}
+
+// watcherEvents collects what a file watcher sends, batch by batch.
+type watcherEvents struct {
+	t       *testing.T
+	batches chan []protocol.FileEvent
+}
+
+// until reads batches until one holds an event for path and returns every
+// event up to and including that batch, merged per file (a batch may close
+// between two events of one file).
+func (w *watcherEvents) until(ctx context.Context, path string) []protocol.FileEvent {
+	w.t.Helper()
+	uri, _ := protocol.FileURI(path)
+	var merged batch
+	var saw []protocol.FileEvent
+	for {
+		select {
+		case b := <-w.batches:
+			seen := map[protocol.DocumentURI]bool{}
+			for _, e := range b {
+				if seen[e.URI] {
+					w.t.Fatalf("batch names %s twice: %+v", e.URI, b)
+				}
+				seen[e.URI] = true
+				merged.add(e.URI, e.Type)
+			}
+			saw = append(saw, b...)
+			if seen[uri] {
+				return merged.take()
+			}
+		case <-ctx.Done():
+			w.t.Fatalf("no event for %s; saw %+v", path, saw)
+		}
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// create makes a file appear at path in one step (a rename from a staging
+// directory), so the watcher sees one event for it.
+func create(t *testing.T, staging, path, text string) {
+	t.Helper()
+	tmp := filepath.Join(staging, filepath.Base(path))
+	write(t, tmp, text)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// modify overwrites the start of an existing file with one write (no
+// truncation), so the watcher sees one event for it.
+func modify(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func event(t *testing.T, path string, ct protocol.FileChangeType) protocol.FileEvent {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return protocol.FileEvent{URI: uri, Type: ct}
+}
+
+// TestFileWatcher drives a real fsnotify watcher over a temporary tree. Each
+// step ends with a new marker file: events arrive in order, so once the
+// marker's is in, every event of the step is in, and what must not be
+// reported would have been.
+func TestFileWatcher(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	root, staging := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(root, "old", "keep.go"), "package old\n")
+	write(t, filepath.Join(root, ".git", "HEAD"), "ref\n")
+	write(t, filepath.Join(root, "web", "node_modules", "pkg", "a.js"), "x\n")
+	events := &watcherEvents{t: t, batches: make(chan []protocol.FileEvent, 100)}
+	w, err := newFileWatcher(root, slog.New(slog.DiscardHandler), func(b []protocol.FileEvent) { events.batches <- b })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	all := protocol.WatchKindCreate | protocol.WatchKindChange | protocol.WatchKindDelete
+	w.setPatterns([]watchPattern{
+		{base: root, glob: "**/*.{go,mod}", kind: all},
+		{base: filepath.Join(root, "docs"), glob: "*.md", kind: protocol.WatchKindCreate},
+	})
+	step := 0
+	expect := func(what string, want ...protocol.FileEvent) {
+		t.Helper()
+		step++
+		marker := filepath.Join(root, fmt.Sprintf("marker%d.go", step))
+		create(t, staging, marker, what)
+		got := events.until(ctx, marker)
+		want = append(want, event(t, marker, protocol.FileChangeTypeCreated))
+		for _, e := range want {
+			if !slices.Contains(got, e) {
+				t.Errorf("%s: missing %+v in %+v", what, e, got)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: got %+v, want %+v", what, got, want)
+		}
+	}
+
+	// Existing files are not announced; only changes are.
+	expect("start")
+	modify(t, filepath.Join(root, "old", "keep.go"), "package old // edited\n")
+	expect("change", event(t, filepath.Join(root, "old", "keep.go"), protocol.FileChangeTypeChanged))
+
+	// A new directory tree is watched as it appears, including files made
+	// before its watch was in place.
+	deep := filepath.Join(root, "new", "a", "b", "c.go")
+	create(t, staging, deep, "package b\n")
+	expect("new tree", event(t, deep, protocol.FileChangeTypeCreated))
+	modify(t, deep, "package b // edited\n")
+	expect("change in new tree", event(t, deep, protocol.FileChangeTypeChanged))
+
+	// Unmatched names, unwanted kinds, .git and node_modules are not reported.
+	create(t, staging, filepath.Join(root, "notes.txt"), "x\n")
+	create(t, staging, filepath.Join(root, "web", "node_modules", "pkg", "b.go"), "package pkg\n")
+	create(t, staging, filepath.Join(root, ".git", "x.go"), "package git\n")
+	create(t, staging, filepath.Join(root, "docs", "a.md"), "# a\n")
+	expect("filtered", event(t, filepath.Join(root, "docs", "a.md"), protocol.FileChangeTypeCreated))
+	modify(t, filepath.Join(root, "docs", "a.md"), "# a edited\n") // the docs pattern wants creates only
+	expect("kind filtered")
+
+	// Deletes, and a renamed directory's new name; its old watches are dropped.
+	if err := os.Remove(deep); err != nil {
+		t.Fatal(err)
+	}
+	expect("delete", event(t, deep, protocol.FileChangeTypeDeleted))
+	moved := filepath.Join(root, "moved")
+	if err := os.Rename(filepath.Join(root, "old"), moved); err != nil {
+		t.Fatal(err)
+	}
+	// The moved tree's files appear at their new names.
+	expect("rename", event(t, filepath.Join(moved, "keep.go"), protocol.FileChangeTypeCreated))
+	modify(t, filepath.Join(moved, "keep.go"), "package old // moved\n")
+	expect("change after rename", event(t, filepath.Join(moved, "keep.go"), protocol.FileChangeTypeChanged))
+
+	// A pattern naming node_modules makes it watched.
+	w.setPatterns([]watchPattern{
+		{base: root, glob: "**/*.{go,mod}", kind: all},
+		{base: root, glob: "**/node_modules/**/*.js", kind: all},
+	})
+	js := filepath.Join(root, "web", "node_modules", "pkg", "a.js")
+	modify(t, js, "y\n")
+	expect("node_modules named", event(t, js, protocol.FileChangeTypeChanged))
+}
+
+// TestWatchUnregister: the last watched-files unregistration closes the watcher.
+func TestWatchUnregister(t *testing.T) {
+	root := t.TempDir()
+	c := &Client{cfg: Config{Root: root}, log: slog.New(slog.DiscardHandler), registrations: map[string]protocol.Registration{}, changed: make(chan struct{})}
+	c.register(func(regs map[string]protocol.Registration) {
+		regs["w"] = registration("w", `{"watchers":[{"globPattern":"**/*.go"}]}`)
+	})
+	w := c.watcher
+	if w == nil || len(w.fs.WatchList()) != 1 {
+		t.Fatalf("registration did not start a watcher over the root: %+v", w)
+	}
+	c.register(func(regs map[string]protocol.Registration) { delete(regs, "w") })
+	if c.watcher != nil {
+		t.Fatal("watcher still set after the unregistration")
+	}
+	select {
+	case <-w.done:
+	default:
+		t.Fatal("watcher still running after the unregistration")
+	}
+	if n := len(w.fs.WatchList()); n != 0 {
+		t.Fatalf("%d directories still watched", n)
+	}
+}
+
+// TestWatchedFilesGopls: a file created on disk, not through the client,
+// defines what an open file lacks; gopls hears of it through the watcher and
+// the open file's error clears without reopening it.
+func TestWatchedFilesGopls(t *testing.T) {
+	gopls := servertest.Binary(t, "gopls")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := goModule(t)
+	c := startClient(ctx, t, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir})
+	waitFor(ctx, t, c, "gopls to register watched files", func() bool {
+		return len(c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)) > 0
+	})
+	uri, v, err := c.Sync(ctx, filepath.Join(dir, "use.go"), "go", "package demo\n\nfunc Use() int { return Helper() }\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatalf("open: %v", s)
+	}
+	if d := errorsOf(c.Diagnostics(uri)); len(d) != 1 || !strings.Contains(MessageText(d[0]), "Helper") {
+		t.Fatalf("want the undefined Helper error: %+v", d)
+	}
+	write(t, filepath.Join(dir, "helper.go"), "package demo\n\nfunc Helper() int { return 1 }\n")
+	waitFor(ctx, t, c, "the error to clear", func() bool { return len(c.Diagnostics(uri)) == 0 })
+}
