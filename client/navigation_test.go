@@ -122,3 +122,87 @@ func TestNavigationGopls(t *testing.T) {
 		t.Fatalf("workspace symbols: %+v", ws)
 	}
 }
+
+// navFixture is a two-file project for one server: lib defines a function,
+// use calls it.
+type navFixture struct {
+	server, languageID string
+	args               []string
+	files              map[string]string // name -> text; lib and use among them
+	lib, use           string
+	def                protocol.Position // the function's name in lib
+	call               protocol.Position // its call in use
+}
+
+// TestNavigationServers: definition and references across two files on
+// TypeScript (both servers), pyright and clangd.
+func TestNavigationServers(t *testing.T) {
+	tsFiles := map[string]string{
+		"tsconfig.json": `{"compilerOptions":{"strict":true}}`,
+		"lib.ts":        "export function greeting(name: string): string {\n  return \"hello, \" + name;\n}\n",
+		"use.ts":        "import { greeting } from \"./lib\";\nexport const message = greeting(\"x\");\n",
+	}
+	ts := navFixture{languageID: "typescript", files: tsFiles, lib: "lib.ts", use: "use.ts", def: protocol.Position{Line: 0, Character: 16}, call: protocol.Position{Line: 1, Character: 23}}
+	fixtures := []navFixture{}
+	tsls, tsc7 := ts, ts
+	tsls.server, tsls.args = "typescript-language-server", []string{"--stdio"}
+	tsc7.server, tsc7.args = "tsc7", []string{"--lsp", "--stdio"}
+	fixtures = append(fixtures, tsls, tsc7, navFixture{
+		server: "pyright-langserver", args: []string{"--stdio"}, languageID: "python",
+		files: map[string]string{
+			"lib.py": "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
+			"use.py": "from lib import greeting\n\nmessage = greeting(\"x\")\n",
+		},
+		lib: "lib.py", use: "use.py", def: protocol.Position{Line: 0, Character: 4}, call: protocol.Position{Line: 2, Character: 10},
+	}, navFixture{
+		server: "clangd", languageID: "c",
+		files: map[string]string{
+			"compile_flags.txt": "-xc\n-std=c11\n", // headers are C too
+			"lib.h":             "int greeting(int x);\n",
+			"use.c":             "#include \"lib.h\"\n\nint message(void) { return greeting(1); }\n",
+		},
+		lib: "lib.h", use: "use.c", def: protocol.Position{Line: 0, Character: 4}, call: protocol.Position{Line: 2, Character: 27},
+	})
+	for _, f := range fixtures {
+		t.Run(f.server, func(t *testing.T) {
+			bin := servertest.Binary(t, f.server)
+			dir := t.TempDir()
+			for name, text := range f.files {
+				write(t, filepath.Join(dir, name), text)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c := startClient(ctx, t, Config{Name: f.server, Command: Command{Path: bin, Args: f.args}, Root: dir})
+			lib, _, err := c.Sync(ctx, filepath.Join(dir, f.lib), f.languageID, f.files[f.lib])
+			if err != nil {
+				t.Fatal(err)
+			}
+			use, v, err := c.Sync(ctx, filepath.Join(dir, f.use), f.languageID, f.files[f.use])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := c.WaitSettled(ctx, use, v); s != Settled {
+				t.Fatalf("%s: %v", f.use, s)
+			}
+			if errs := errorsOf(c.Diagnostics(use)); len(errs) != 0 {
+				t.Fatalf("the fixture has errors: %+v", errs)
+			}
+			locs, err := c.Definition(ctx, use, f.call)
+			if err != nil || len(locs) != 1 || locs[0].URI != lib || locs[0].Range.Start != f.def {
+				t.Fatalf("definition: %+v %v, want %s %+v", locs, err, lib, f.def)
+			}
+			refs, err := c.References(ctx, lib, f.def, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inLib, atCall bool
+			for _, r := range refs {
+				inLib = inLib || (r.URI == lib && r.Range.Start == f.def)
+				atCall = atCall || (r.URI == use && r.Range.Start == f.call)
+			}
+			if !inLib || !atCall {
+				t.Fatalf("references: %+v, want the declaration and the call", refs)
+			}
+		})
+	}
+}
