@@ -85,7 +85,7 @@ func TestClientGopls(t *testing.T) {
 	if st.State != StateStopped || !strings.Contains(st.Reason, "exit status 0") {
 		t.Fatalf("after shutdown: %+v", st)
 	}
-	gone(t, st.PID)
+	servertest.Gone(t, st.PID)
 	if err := c.Shutdown(ctx); err != nil { // idempotent
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestClientTypeScript7(t *testing.T) {
 	if st := c.Status(); st.State != StateStopped {
 		t.Fatalf("after shutdown: %+v", st)
 	}
-	gone(t, c.Status().PID)
+	servertest.Gone(t, c.Status().PID)
 }
 
 // TestClientCrash: a server that dies in the middle of a request fails that
@@ -202,12 +202,12 @@ func TestClientShutdownGrandchild(t *testing.T) {
 			time.Sleep(10 * time.Millisecond) // polling the ring; the copy has no event
 		}
 	}
-	if child == 0 || !alive(child) {
+	if child == 0 || !servertest.Alive(child) {
 		t.Fatalf("no grandchild (stderr %q)", c.proc.StderrTail())
 	}
 	if err := c.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, c.Status().PID)
-	gone(t, child)
+	servertest.Gone(t, c.Status().PID)
+	servertest.Gone(t, child)
 }

@@ -188,3 +188,14 @@ func minimalEdit(old, new string, enc protocol.PositionEncodingKind) (start, end
 	}
 	return position(old, p, enc), position(old, len(old)-s, enc), new[p : len(new)-s]
 }
+
+// DocumentText returns the text the server has for an open document.
+func (c *Client) DocumentText(uri protocol.DocumentURI) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.docs[uri]
+	if !ok {
+		return "", false
+	}
+	return d.text, true
+}

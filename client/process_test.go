@@ -120,30 +120,6 @@ func block() {
 	}
 }
 
-// alive reports whether pid is a live (not zombie) process.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
-// gone waits, up to a deadline, for pid to leave the process table.
-func gone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d is still alive", pid)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the process table: there is no event for another process's death
-	}
-}
-
 func fake(t *testing.T, mode string) *Process {
 	t.Helper()
 	p, err := StartProcess(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=" + mode}})
@@ -191,19 +167,19 @@ func TestProcessStopEscalates(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Fatalf("Stop took %v", time.Since(start))
 	}
-	gone(t, p.PID())
+	servertest.Gone(t, p.PID())
 }
 
 // TestProcessGroup: a child the server leaves behind dies with the group.
 func TestProcessGroup(t *testing.T) {
 	p := fake(t, "grandchild")
 	child, err := strconv.Atoi(firstLine(t, p))
-	if err != nil || !alive(child) {
+	if err != nil || !servertest.Alive(child) {
 		t.Fatalf("no grandchild: %v", err)
 	}
 	p.Stop(200 * time.Millisecond)
-	gone(t, p.PID())
-	gone(t, child)
+	servertest.Gone(t, p.PID())
+	servertest.Gone(t, child)
 }
 
 // TestPdeathsig: when the process that started a server is killed with
@@ -211,14 +187,14 @@ func TestProcessGroup(t *testing.T) {
 func TestPdeathsig(t *testing.T) {
 	parent := fake(t, "parent")
 	server, err := strconv.Atoi(firstLine(t, parent))
-	if err != nil || !alive(server) {
+	if err != nil || !servertest.Alive(server) {
 		t.Fatalf("no server: %v", err)
 	}
 	if err := syscall.Kill(parent.PID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-parent.Done()
-	gone(t, server)
+	servertest.Gone(t, server)
 }
 
 func TestStartMissing(t *testing.T) {
@@ -256,5 +232,5 @@ func TestProcessGopls(t *testing.T) {
 	if es.Signal != syscall.SIGTERM && es.Code != 0 {
 		t.Fatalf("gopls ended with %s", es)
 	}
-	gone(t, p.PID())
+	servertest.Gone(t, p.PID())
 }

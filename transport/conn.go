@@ -59,7 +59,14 @@ type Request struct {
 	Notification bool
 	Method       string
 	Params       jsontext.Value // raw params (owned by the Request); nil when absent
+
+	afterReply func()
 }
+
+// AfterReply registers fn to run once the response to this request has been
+// written (or could not be): a handler that ends the connection, such as a
+// shutdown request, answers first and closes in fn.
+func (r *Request) AfterReply(fn func()) { r.afterReply = fn }
 
 // A Handler handles incoming requests and notifications. For a request, the
 // result is encoded as the response's result (nil encodes as null; a
@@ -618,6 +625,9 @@ func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, req
 		return
 	}
 	result, err := c.call(ctx, req)
+	if req.afterReply != nil {
+		defer req.afterReply()
+	}
 	select {
 	case <-c.done:
 		return // nobody to answer

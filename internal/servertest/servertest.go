@@ -3,9 +3,12 @@
 package servertest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Binary returns the path of an installed server binary (a name in the
@@ -31,4 +34,28 @@ func Binary(t testing.TB, name string) string {
 		t.Skipf("%s is not installed: run conformance/servers/install.sh", name)
 	}
 	return path
+}
+
+// Alive reports whether pid is a live (not zombie) process.
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// Gone waits, up to a deadline, for pid to leave the process table.
+func Gone(t testing.TB, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for Alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still alive", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the process table: there is no event for another process's death
+	}
 }

@@ -1,0 +1,359 @@
+// Command lspkit is the lspkit daemon and its one-shot tools.
+//
+//	lspkit serve  [--root DIR] [--config FILE] [--log-level LEVEL]
+//	lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] FILE...
+//	lspkit status [--root DIR] [--config FILE] [--json]
+//	lspkit --version | --help
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/service"
+)
+
+const usage = `lspkit gives coding agents the language server's diagnostics and navigation.
+
+Usage:
+  lspkit serve  [--root DIR] [--config FILE] [--log-level LEVEL]
+        the daemon: JSON-RPC with LSP framing on stdin/stdout (see the service contract)
+  lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] [--timeout MS] FILE...
+        start the servers FILE needs, print its diagnostics, stop them;
+        exit 1 if there is an error, 0 if clean, 2 on usage errors
+  lspkit status [--root DIR] [--config FILE] [--json]
+        what would run for the root: servers, binaries, configuration problems
+  lspkit --version
+
+Logs go to stderr; --log-level or LSPKIT_LOG sets debug, info, warn or error.
+`
+
+// exitUsage is the exit status for usage and configuration errors.
+const exitUsage = 2
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// version is the module version the binary was built from.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "--version", "-version", "version":
+		fmt.Fprintln(stdout, "lspkit", version())
+		return 0
+	case "--help", "-help", "-h", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "serve":
+		return serve(ctx, args[1:], stdin, stdout, stderr)
+	case "check":
+		return check(ctx, args[1:], stdout, stderr)
+	case "status":
+		return status(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, check or status; see lspkit --help)\n", args[0])
+	return exitUsage
+}
+
+// common holds the flags every command has.
+type common struct {
+	root, config, logLevel string
+}
+
+func flags(name string, c *common) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.root, "root", "", "the workspace root (default: the working directory)")
+	fs.StringVar(&c.config, "config", "", "the configuration file (default: ROOT/lspkit.json, else ROOT/opencode.json)")
+	fs.StringVar(&c.logLevel, "log-level", os.Getenv("LSPKIT_LOG"), "log level: debug, info, warn, error")
+	return fs
+}
+
+// parse parses flags, printing help or one line about the problem.
+func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0, false
+		}
+		fmt.Fprintf(stderr, "lspkit %s: %v (see lspkit --help)\n", fs.Name(), err)
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+func logger(level string, def slog.Level, stderr io.Writer) (*slog.Logger, error) {
+	l := def
+	if level != "" {
+		if err := l.UnmarshalText([]byte(level)); err != nil {
+			return nil, fmt.Errorf("log level %q: expected debug, info, warn or error", level)
+		}
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+// orchestrator sets up the root, configuration and orchestrator the
+// commands share; LSPKIT_BOOTSTRAP may give the root and configuration.
+func (c *common) orchestrator(log *slog.Logger, progress func(string), grace time.Duration) (*service.Orchestrator, error) {
+	oneShot := progress != nil
+	var bootCfg jsontext.Value
+	if raw := os.Getenv("LSPKIT_BOOTSTRAP"); raw != "" {
+		b, err := service.ParseBootstrap(raw)
+		if err != nil {
+			return nil, err
+		}
+		if c.root == "" {
+			c.root = b.WorkspaceRoot
+		}
+		bootCfg = b.Config
+	}
+	if c.root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		c.root = wd
+	}
+	info, err := os.Stat(c.root)
+	if err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("root %s: not a directory", c.root)
+	}
+	if len(bootCfg) > 0 && string(bootCfg) != "null" {
+		// The bootstrap's config is the document's lsp value or the whole document.
+		var probe map[string]jsontext.Value
+		if json.Unmarshal(bootCfg, &probe) == nil {
+			if _, ok := probe["lsp"]; !ok {
+				bootCfg = jsontext.Value(`{"lsp":` + string(bootCfg) + `}`)
+			}
+		}
+	}
+	cfg, err := service.LoadConfig(c.root, c.config, bootCfg)
+	if err != nil {
+		return nil, err
+	}
+	return service.New(service.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, WaitForInstall: oneShot})
+}
+
+// stdio is the daemon's stream: stdin and stdout.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (s stdio) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var c common
+	fs := flags("serve", &c)
+	mcpFDs := fs.String("mcp-fds", "", "serve MCP on these file descriptors too (R,W)")
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lspkit serve: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *mcpFDs != "" {
+		fmt.Fprintln(stderr, "lspkit serve: --mcp-fds: MCP is not served yet")
+		return exitUsage
+	}
+	log, err := logger(c.logLevel, slog.LevelInfo, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
+		return exitUsage
+	}
+	o, err := c.orchestrator(log, nil, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := service.Serve(ctx, o, stdio{stdin, stdout}, service.ServeOptions{Version: version(), Logger: log}); err != nil {
+		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := flags("check", &c)
+	asJSON := fs.Bool("json", false, "print JSON")
+	severity := fs.String("severity", "", "severities to report, comma-separated (default: the configuration's, error)")
+	timeoutMS := fs.Int("timeout", 0, "per-server timeout in milliseconds (default: the configuration's)")
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "lspkit check: no FILE given (see lspkit --help)")
+		return exitUsage
+	}
+	if *timeoutMS < 0 {
+		fmt.Fprintln(stderr, "lspkit check: --timeout: must be ≥ 0")
+		return exitUsage
+	}
+	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
+		return exitUsage
+	}
+	// A one-shot check does not wait long for servers to exit politely.
+	o, err := c.orchestrator(log, func(line string) { fmt.Fprintln(stderr, line) }, 200*time.Millisecond)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
+		return exitUsage
+	}
+	severities := o.Config().IncludeSeverities
+	if *severity != "" {
+		severities = strings.Split(*severity, ",")
+		for _, s := range severities {
+			switch s {
+			case "error", "warning", "info", "hint":
+			default:
+				fmt.Fprintf(stderr, "lspkit check: --severity: unknown severity %q (expected error, warning, info or hint)\n", s)
+				return exitUsage
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		o.Shutdown(sctx)
+	}()
+	wd, _ := os.Getwd()
+	var all []service.Diagnostic
+	failed := false
+	for _, file := range fs.Args() {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "lspkit check: %s: %v\n", file, err)
+			return exitUsage
+		}
+		res, err := o.CheckFile(ctx, abs, nil, time.Duration(*timeoutMS)*time.Millisecond)
+		if err != nil {
+			fmt.Fprintf(stderr, "lspkit check: %v\n", err)
+			failed = true
+			continue
+		}
+		if len(res.Servers) == 0 {
+			fmt.Fprintf(stderr, "lspkit check: %s: no language server for this file (or it is outside %s)\n", file, o.Root())
+		}
+		for _, s := range res.Servers {
+			if s.Verdict != service.VerdictSettled {
+				fmt.Fprintf(stderr, "lspkit check: %s: %s %s after %d ms %s\n", file, s.ID, s.Verdict, s.MS, s.Reason)
+			}
+		}
+		for _, d := range res.Diagnostics {
+			if contains(severities, d.Severity) {
+				all = append(all, d)
+			}
+		}
+	}
+	if *asJSON {
+		if all == nil {
+			all = []service.Diagnostic{}
+		}
+		out, _ := json.Marshal(all, jsontext.WithIndent("  "))
+		fmt.Fprintf(stdout, "%s\n", out)
+	} else {
+		for _, d := range all {
+			path := filepath.Join(o.Root(), filepath.FromSlash(d.File))
+			if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
+				path = r
+			}
+			source := d.Source
+			if source == "" {
+				source = d.Server
+			}
+			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s [%s]\n", path, d.Line, d.Character, d.Severity, d.Message, source)
+		}
+	}
+	for _, d := range all {
+		if d.Severity == "error" {
+			return 1
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func status(args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := flags("status", &c)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit status: %v\n", err)
+		return exitUsage
+	}
+	o, err := c.orchestrator(log, nil, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit status: %v\n", err)
+		return exitUsage
+	}
+	sts := o.Status()
+	if *asJSON {
+		out, _ := json.Marshal(sts, jsontext.WithIndent("  "))
+		fmt.Fprintf(stdout, "%s\n", out)
+		return 0
+	}
+	fmt.Fprintf(stdout, "root: %s\nconfig: %s\n", o.Root(), o.Config().Source)
+	if o.Config().Disabled {
+		fmt.Fprintln(stdout, "LSP disabled by configuration")
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tLANGUAGE\tSTATUS\tDETAIL")
+	for _, s := range sts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.Language, s.Status, s.Reason)
+	}
+	tw.Flush()
+	return 0
+}

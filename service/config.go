@@ -1,0 +1,439 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Config is the daemon's configuration: the `lsp` object of lspkit.json
+// (or of LSPKIT_BOOTSTRAP's config, or of opencode.json), with defaults.
+type Config struct {
+	// Disabled is set by "lsp": false: no server runs.
+	Disabled bool
+	// Servers adds servers or overrides built-ins, by id.
+	Servers map[string]ServerConfig
+	// DiagnosticTimeout bounds a check's wait on a server that has seen a
+	// file before; FirstTouchTimeout on a server's first file (it may still
+	// be starting and indexing).
+	DiagnosticTimeout time.Duration
+	FirstTouchTimeout time.Duration
+	// IncludeSeverities are the severities checks and reports keep.
+	IncludeSeverities []string
+	// MaxDiagnosticsPerFile and MaxProjectDiagnosticsFiles bound lsp/report.
+	MaxDiagnosticsPerFile      int
+	MaxProjectDiagnosticsFiles int
+	// NavigationTools shows the MCP navigation tools.
+	NavigationTools bool
+	// AutoInstall installs missing built-in servers into the user cache.
+	AutoInstall bool
+	// Restart is the crash policy.
+	Restart RestartPolicy
+	// Source names where the configuration came from, for status and errors.
+	Source string
+}
+
+// RestartPolicy says how often a crashed server is restarted: at most
+// MaxRestarts times within Window, then it is broken for the session.
+type RestartPolicy struct {
+	MaxRestarts int
+	Window      time.Duration
+}
+
+// ServerConfig is one server's entry in the configuration. Unset fields
+// keep the built-in's values.
+type ServerConfig struct {
+	Enabled               *bool
+	Command               string
+	Args                  []string
+	Extensions            []string
+	RootMarkers           []string
+	Env                   map[string]string
+	InitializationOptions jsontext.Value
+	Settings              jsontext.Value
+	Language              string
+}
+
+// DefaultConfig is the configuration when none is given.
+func DefaultConfig() Config {
+	return Config{
+		Servers:                    map[string]ServerConfig{},
+		DiagnosticTimeout:          3 * time.Second,
+		FirstTouchTimeout:          10 * time.Second,
+		IncludeSeverities:          []string{"error"},
+		MaxDiagnosticsPerFile:      20,
+		MaxProjectDiagnosticsFiles: 5,
+		NavigationTools:            true,
+		AutoInstall:                true,
+		Restart:                    RestartPolicy{MaxRestarts: 3, Window: 5 * time.Minute},
+		Source:                     "defaults",
+	}
+}
+
+// ConfigError is a problem in a configuration file: where, which key, and
+// what was expected.
+type ConfigError struct {
+	Source string // the file, or LSPKIT_BOOTSTRAP
+	Key    string // dotted path, e.g. lsp.servers.gopls.args
+	Msg    string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %s", e.Source, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Source, e.Key, e.Msg)
+}
+
+// Bootstrap is the LSPKIT_BOOTSTRAP environment variable's content.
+type Bootstrap struct {
+	WorkspaceRoot string         `json:"workspaceRoot"`
+	Config        jsontext.Value `json:"config"`
+}
+
+// ParseBootstrap reads LSPKIT_BOOTSTRAP.
+func ParseBootstrap(data string) (Bootstrap, error) {
+	var b Bootstrap
+	if err := json.Unmarshal([]byte(data), &b); err != nil {
+		return b, &ConfigError{Source: "LSPKIT_BOOTSTRAP", Msg: "not a JSON object with workspaceRoot and config: " + err.Error()}
+	}
+	return b, nil
+}
+
+// LoadConfig finds the configuration for root: file when given (it must
+// exist), else bootstrap's config when given, else root/lspkit.json, else
+// the lsp key of root/opencode.json, else the defaults.
+func LoadConfig(root, file string, bootstrap jsontext.Value) (Config, error) {
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return Config{}, &ConfigError{Source: file, Msg: fmt.Sprintf("cannot read: %v", errors.Unwrap(err))}
+		}
+		return ParseConfig(data, file)
+	}
+	if len(bootstrap) > 0 && string(bootstrap) != "null" {
+		return ParseConfig(bootstrap, "LSPKIT_BOOTSTRAP")
+	}
+	path := filepath.Join(root, "lspkit.json")
+	if data, err := os.ReadFile(path); err == nil {
+		return ParseConfig(data, path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Config{}, &ConfigError{Source: path, Msg: fmt.Sprintf("cannot read: %v", err)}
+	}
+	path = filepath.Join(root, "opencode.json")
+	if data, err := os.ReadFile(path); err == nil {
+		return ParseOpencodeConfig(data, path)
+	}
+	return DefaultConfig(), nil
+}
+
+// object decodes raw as a JSON object, or says what it is instead.
+func object(raw jsontext.Value, source, key string) (map[string]jsontext.Value, error) {
+	var m map[string]jsontext.Value
+	if raw.Kind() != '{' || json.Unmarshal(raw, &m) != nil {
+		return nil, &ConfigError{Source: source, Key: key, Msg: "expected an object, got " + describe(raw)}
+	}
+	return m, nil
+}
+
+// describe names a JSON value's kind for error messages.
+func describe(raw jsontext.Value) string {
+	switch raw.Kind() {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string " + string(raw)
+	case '0':
+		return "the number " + string(raw)
+	case 't', 'f':
+		return "the boolean " + string(raw)
+	case 'n':
+		return "null"
+	}
+	return "invalid JSON"
+}
+
+// sortedKeys returns m's keys in order, so errors are deterministic.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ParseConfig parses an lspkit configuration document ({"lsp": ...}).
+func ParseConfig(data []byte, source string) (Config, error) {
+	cfg := DefaultConfig()
+	cfg.Source = source
+	raw := jsontext.Value(data)
+	if err := raw.Compact(); err != nil {
+		return cfg, &ConfigError{Source: source, Msg: "not valid JSON: " + err.Error()}
+	}
+	top, err := object(raw, source, "")
+	if err != nil {
+		return cfg, err
+	}
+	lsp, ok := top["lsp"]
+	if !ok {
+		return cfg, nil
+	}
+	switch lsp.Kind() {
+	case 'f':
+		cfg.Disabled = true
+		return cfg, nil
+	case 't':
+		return cfg, nil
+	}
+	opts, err := object(lsp, source, "lsp")
+	if err != nil {
+		return cfg, &ConfigError{Source: source, Key: "lsp", Msg: "expected false or an object, got " + describe(lsp)}
+	}
+	p := parser{source: source}
+	for _, k := range sortedKeys(opts) {
+		v, key := opts[k], "lsp."+k
+		switch k {
+		case "servers":
+			servers, err := object(v, source, key)
+			if err != nil {
+				return cfg, err
+			}
+			for _, id := range sortedKeys(servers) {
+				sc, err := p.server(servers[id], key+"."+id)
+				if err != nil {
+					return cfg, err
+				}
+				cfg.Servers[id] = sc
+			}
+		case "diagnosticTimeout":
+			p.millis(v, key, &cfg.DiagnosticTimeout)
+		case "firstTouchTimeout":
+			p.millis(v, key, &cfg.FirstTouchTimeout)
+		case "includeSeverities":
+			p.strings(v, key, &cfg.IncludeSeverities)
+			for _, s := range cfg.IncludeSeverities {
+				if !slices.Contains([]string{"error", "warning", "info", "hint"}, s) && p.err == nil {
+					p.fail(key, fmt.Sprintf("unknown severity %q (expected error, warning, info or hint)", s))
+				}
+			}
+		case "maxDiagnosticsPerFile":
+			p.count(v, key, &cfg.MaxDiagnosticsPerFile)
+		case "maxProjectDiagnosticsFiles":
+			p.count(v, key, &cfg.MaxProjectDiagnosticsFiles)
+		case "navigationTools":
+			p.boolean(v, key, &cfg.NavigationTools)
+		case "autoInstall":
+			p.boolean(v, key, &cfg.AutoInstall)
+		case "restart":
+			r, err := object(v, source, key)
+			if err != nil {
+				return cfg, err
+			}
+			for _, rk := range sortedKeys(r) {
+				switch rk {
+				case "maxRestarts":
+					p.count(r[rk], key+"."+rk, &cfg.Restart.MaxRestarts)
+				case "windowMs":
+					p.millis(r[rk], key+"."+rk, &cfg.Restart.Window)
+				default:
+					p.fail(key+"."+rk, "unknown key (expected maxRestarts or windowMs)")
+				}
+			}
+		default:
+			p.fail(key, "unknown key")
+		}
+		if p.err != nil {
+			return cfg, p.err
+		}
+	}
+	return cfg, nil
+}
+
+// ParseOpencodeConfig reads the lsp key of an opencode.json: "lsp": false,
+// or servers by id with command (an array), extensions, env,
+// initialization and disabled.
+func ParseOpencodeConfig(data []byte, source string) (Config, error) {
+	cfg := DefaultConfig()
+	cfg.Source = source
+	raw := jsontext.Value(data)
+	if err := raw.Compact(); err != nil {
+		return cfg, &ConfigError{Source: source, Msg: "not valid JSON: " + err.Error()}
+	}
+	top, err := object(raw, source, "")
+	if err != nil {
+		return cfg, err
+	}
+	lsp, ok := top["lsp"]
+	if !ok {
+		return cfg, nil
+	}
+	if lsp.Kind() == 'f' {
+		cfg.Disabled = true
+		return cfg, nil
+	}
+	servers, err := object(lsp, source, "lsp")
+	if err != nil {
+		return cfg, err
+	}
+	p := parser{source: source}
+	for _, id := range sortedKeys(servers) {
+		key := "lsp." + id
+		entry, err := object(servers[id], source, key)
+		if err != nil {
+			return cfg, err
+		}
+		var sc ServerConfig
+		for _, k := range sortedKeys(entry) {
+			v := entry[k]
+			switch k {
+			case "command":
+				var argv []string
+				p.strings(v, key+".command", &argv)
+				if p.err == nil && len(argv) == 0 {
+					p.fail(key+".command", "expected a non-empty array of strings")
+				}
+				if p.err == nil {
+					sc.Command, sc.Args = argv[0], argv[1:]
+				}
+			case "extensions":
+				p.strings(v, key+"."+k, &sc.Extensions)
+			case "env":
+				p.env(v, key+"."+k, &sc.Env)
+			case "initialization":
+				p.obj(v, key+"."+k, &sc.InitializationOptions)
+			case "disabled":
+				var d bool
+				p.boolean(v, key+"."+k, &d)
+				sc.Enabled = new(!d)
+			default:
+				// opencode keys lspkit has no use for are ignored.
+			}
+			if p.err != nil {
+				return cfg, p.err
+			}
+		}
+		cfg.Servers[id] = sc
+	}
+	return cfg, nil
+}
+
+// parser checks configuration values' types, keeping the first error.
+type parser struct {
+	source string
+	err    error
+}
+
+func (p *parser) fail(key, msg string) {
+	if p.err == nil {
+		p.err = &ConfigError{Source: p.source, Key: key, Msg: msg}
+	}
+}
+
+func (p *parser) millis(v jsontext.Value, key string, out *time.Duration) {
+	var n float64
+	if v.Kind() != '0' || json.Unmarshal(v, &n) != nil || n < 0 || n != float64(int64(n)) {
+		p.fail(key, "expected a whole number of milliseconds ≥ 0, got "+describe(v))
+		return
+	}
+	*out = time.Duration(n) * time.Millisecond
+}
+
+func (p *parser) count(v jsontext.Value, key string, out *int) {
+	var n float64
+	if v.Kind() != '0' || json.Unmarshal(v, &n) != nil || n < 0 || n != float64(int(n)) {
+		p.fail(key, "expected a whole number ≥ 0, got "+describe(v))
+		return
+	}
+	*out = int(n)
+}
+
+func (p *parser) boolean(v jsontext.Value, key string, out *bool) {
+	if k := v.Kind(); k != 't' && k != 'f' {
+		p.fail(key, "expected true or false, got "+describe(v))
+		return
+	}
+	*out = v.Kind() == 't'
+}
+
+func (p *parser) str(v jsontext.Value, key string, out *string) {
+	if v.Kind() != '"' || json.Unmarshal(v, out) != nil {
+		p.fail(key, "expected a string, got "+describe(v))
+	}
+}
+
+func (p *parser) strings(v jsontext.Value, key string, out *[]string) {
+	if v.Kind() != '[' || json.Unmarshal(v, out) != nil {
+		p.fail(key, "expected an array of strings, got "+describe(v))
+	}
+}
+
+func (p *parser) env(v jsontext.Value, key string, out *map[string]string) {
+	if v.Kind() != '{' || json.Unmarshal(v, out) != nil {
+		p.fail(key, "expected an object of string values, got "+describe(v))
+	}
+}
+
+func (p *parser) obj(v jsontext.Value, key string, out *jsontext.Value) {
+	if v.Kind() != '{' {
+		p.fail(key, "expected an object, got "+describe(v))
+		return
+	}
+	*out = slices.Clone(v)
+}
+
+// server parses one entry of lsp.servers.
+func (p *parser) server(raw jsontext.Value, key string) (ServerConfig, error) {
+	var sc ServerConfig
+	m, err := object(raw, p.source, key)
+	if err != nil {
+		return sc, err
+	}
+	for _, k := range sortedKeys(m) {
+		v, sub := m[k], key+"."+k
+		switch k {
+		case "enabled":
+			var b bool
+			p.boolean(v, sub, &b)
+			sc.Enabled = &b
+		case "command":
+			p.str(v, sub, &sc.Command)
+		case "args":
+			p.strings(v, sub, &sc.Args)
+		case "extensions":
+			p.strings(v, sub, &sc.Extensions)
+			for _, e := range sc.Extensions {
+				if !strings.HasPrefix(e, ".") && p.err == nil {
+					p.fail(sub, fmt.Sprintf("extension %q must start with a dot", e))
+				}
+			}
+		case "rootMarkers":
+			p.strings(v, sub, &sc.RootMarkers)
+		case "env":
+			p.env(v, sub, &sc.Env)
+		case "initializationOptions":
+			p.obj(v, sub, &sc.InitializationOptions)
+		case "settings":
+			p.obj(v, sub, &sc.Settings)
+		case "language":
+			p.str(v, sub, &sc.Language)
+		default:
+			p.fail(sub, "unknown key (expected enabled, command, args, extensions, rootMarkers, env, initializationOptions, settings or language)")
+		}
+		if p.err != nil {
+			return sc, p.err
+		}
+	}
+	return sc, nil
+}

@@ -1,0 +1,121 @@
+package service
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"lsp": {
+		"servers": {"eslint": {"enabled": false},
+			"luau": {"command": "luau-lsp", "args": ["lsp"], "extensions": [".luau"], "rootMarkers": ["default.project.json"], "env": {"A": "b"}, "initializationOptions": {"x": 1}, "settings": {"y": 2}}},
+		"diagnosticTimeout": 3000, "firstTouchTimeout": 10000,
+		"includeSeverities": ["error", "warning"], "maxDiagnosticsPerFile": 20, "maxProjectDiagnosticsFiles": 5,
+		"navigationTools": false, "autoInstall": false,
+		"restart": {"maxRestarts": 0, "windowMs": 300000}}}`), "lspkit.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Disabled || cfg.DiagnosticTimeout != 3*time.Second || cfg.FirstTouchTimeout != 10*time.Second ||
+		strings.Join(cfg.IncludeSeverities, ",") != "error,warning" || cfg.NavigationTools || cfg.AutoInstall ||
+		cfg.Restart.MaxRestarts != 0 || cfg.Restart.Window != 5*time.Minute {
+		t.Fatalf("%+v", cfg)
+	}
+	specs := servers(cfg)
+	if specs["eslint"].Enabled {
+		t.Error("eslint still enabled")
+	}
+	luau := specs["luau"]
+	if luau.Command != "luau-lsp" || strings.Join(luau.Args, " ") != "lsp" || luau.Env["A"] != "b" || string(luau.Settings) != `{"y":2}` || !luau.serves("/x/a.luau") {
+		t.Fatalf("luau: %+v", luau)
+	}
+	if off, _ := ParseConfig([]byte(`{"lsp": false}`), "f"); !off.Disabled {
+		t.Error(`"lsp": false did not disable`)
+	}
+	if def, _ := ParseConfig([]byte(`{"other": 1}`), "f"); def.Disabled || def.DiagnosticTimeout != 3*time.Second {
+		t.Error("absent lsp key is not the defaults")
+	}
+}
+
+// TestConfigErrors: one clear line naming the file, the key and what was
+// expected.
+func TestConfigErrors(t *testing.T) {
+	cases := []struct{ doc, want string }{
+		{`{"lsp": {"diagnosticTimeout": "3s"}}`, `cfg.json: lsp.diagnosticTimeout: expected a whole number of milliseconds ≥ 0, got a string "3s"`},
+		{`{"lsp": {"servers": {"gopls": {"args": "x"}}}}`, `cfg.json: lsp.servers.gopls.args: expected an array of strings, got a string "x"`},
+		{`{"lsp": {"servers": {"gopls": {"enabled": 1}}}}`, `cfg.json: lsp.servers.gopls.enabled: expected true or false, got the number 1`},
+		{`{"lsp": {"servers": {"x": {"extensions": ["go"]}}}}`, `cfg.json: lsp.servers.x.extensions: extension "go" must start with a dot`},
+		{`{"lsp": {"includeSeverities": ["fatal"]}}`, `cfg.json: lsp.includeSeverities: unknown severity "fatal"`},
+		{`{"lsp": {"restart": {"max": 1}}}`, `cfg.json: lsp.restart.max: unknown key`},
+		{`{"lsp": {"colour": true}}`, `cfg.json: lsp.colour: unknown key`},
+		{`{"lsp": 3}`, `cfg.json: lsp: expected false or an object, got the number 3`},
+		{`{"lsp": {`, `cfg.json: not valid JSON`},
+		{`[]`, `cfg.json: expected an object, got an array`},
+	}
+	for _, tc := range cases {
+		_, err := ParseConfig([]byte(tc.doc), "cfg.json")
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s:\n got %v\nwant %s", tc.doc, err, tc.want)
+		}
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	root := t.TempDir()
+	if cfg, err := LoadConfig(root, "", nil); err != nil || cfg.Source != "defaults" {
+		t.Fatalf("no config: %+v %v", cfg, err)
+	}
+	// opencode.json's lsp key, when there is no lspkit.json.
+	oc := `{"lsp": {"gopls": {"disabled": true}, "mine": {"command": ["my-ls", "--stdio"], "extensions": [".my"], "env": {"K": "v"}, "initialization": {"a": 1}}}}`
+	if err := os.WriteFile(filepath.Join(root, "opencode.json"), []byte(oc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(root, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := servers(cfg)
+	if specs["gopls"].Enabled || specs["mine"].Command != "my-ls" || specs["mine"].Args[0] != "--stdio" || specs["mine"].Env["K"] != "v" || !specs["mine"].serves("a.my") {
+		t.Fatalf("opencode config: gopls %+v mine %+v", specs["gopls"], specs["mine"])
+	}
+	// lspkit.json wins over opencode.json; the bootstrap over both; --config over all.
+	if err := os.WriteFile(filepath.Join(root, "lspkit.json"), []byte(`{"lsp": false}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := LoadConfig(root, "", nil); !cfg.Disabled {
+		t.Fatal("lspkit.json ignored")
+	}
+	if cfg, _ := LoadConfig(root, "", []byte(`{"lsp": {"autoInstall": false}}`)); cfg.Disabled || cfg.AutoInstall {
+		t.Fatalf("bootstrap ignored: %+v", cfg)
+	}
+	if _, err := LoadConfig(root, filepath.Join(root, "missing.json"), nil); err == nil || !strings.Contains(err.Error(), "missing.json: cannot read") {
+		t.Fatalf("missing --config: %v", err)
+	}
+}
+
+// TestBuiltins: at least 20 built-in servers, each complete.
+func TestBuiltins(t *testing.T) {
+	specs := builtinServers()
+	if len(specs) < 20 {
+		t.Fatalf("%d built-in servers", len(specs))
+	}
+	for id, s := range specs {
+		if s.ID != id || s.Language == "" || s.Command == "" || len(s.Extensions)+len(s.FileNames) == 0 {
+			t.Errorf("%s: incomplete: %+v", id, s)
+		}
+		if s.Install != nil && (len(s.Install.Packages) == 0 || !strings.Contains(s.Install.Packages[0], "@") || s.Install.Bin == "") {
+			t.Errorf("%s: install recipe not pinned: %+v", id, s.Install)
+		}
+	}
+	for _, id := range []string{"gopls", "typescript", "typescript7", "eslint", "pyright", "basedpyright", "clangd", "rust-analyzer", "bash", "yaml", "json", "css", "html", "lua", "luau", "jdtls", "zls", "ruby-lsp", "intelephense", "dockerfile", "terraform-ls"} {
+		if specs[id] == nil {
+			t.Errorf("no built-in %s", id)
+		}
+	}
+	if !specs["dockerfile"].serves("/w/Dockerfile") || specs["typescript"].languageID("/w/a.tsx") != "typescriptreact" || specs["clangd"].languageID("a.cpp") != "cpp" {
+		t.Error("file names or language ids")
+	}
+}

@@ -1,0 +1,103 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ReportResult is lsp/report's answer: the feedback block for the model and
+// the diagnostics it was made from, by file.
+type ReportResult struct {
+	Text        string                  `json:"text"`
+	Diagnostics map[string][]Diagnostic `json:"diagnostics"`
+}
+
+// maxReportLines bounds the diagnostic lines of one report across files.
+const maxReportLines = 50
+
+// Report checks a file and formats what the servers found for the model:
+// the file itself ("edit"), or the file and then up to
+// MaxProjectDiagnosticsFiles other files its change broke ("write",
+// waiting as DiagnosticsAfter does). Nothing to report is empty text.
+func (o *Orchestrator) Report(ctx context.Context, path string, text *string, mode string) (ReportResult, error) {
+	before := o.Epoch()
+	res, err := o.CheckFile(ctx, path, text, 0)
+	if err != nil {
+		return ReportResult{}, err
+	}
+	out := ReportResult{Diagnostics: map[string][]Diagnostic{}}
+	file := ""
+	if abs, ok := o.resolve(path); ok {
+		file = o.rel(abs)
+	}
+	if len(res.Diagnostics) > 0 {
+		out.Diagnostics[file] = res.Diagnostics
+	}
+	var others []string
+	if mode == "write" {
+		all := o.DiagnosticsAfter(ctx, before, time.Second)
+		for _, f := range sortedKeys(all) {
+			if f == file || len(others) == o.cfg.MaxProjectDiagnosticsFiles {
+				continue
+			}
+			others = append(others, f)
+			out.Diagnostics[f] = all[f]
+		}
+	}
+	out.Text = o.format(file, others, out.Diagnostics)
+	return out, nil
+}
+
+// format renders the report: the file's own block ("in this file"), then
+// the other files' blocks, within the per-file and total line limits.
+func (o *Orchestrator) format(file string, others []string, diags map[string][]Diagnostic) string {
+	budget := maxReportLines
+	var b strings.Builder
+	if ds := diags[file]; len(ds) > 0 {
+		b.WriteString("LSP errors detected in this file, please fix:\n")
+		budget = o.block(&b, file, ds, budget)
+	}
+	if len(others) > 0 && budget > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("LSP errors detected in other files:\n")
+		for _, f := range others {
+			if budget <= 0 {
+				break
+			}
+			budget = o.block(&b, f, diags[f], budget)
+		}
+	}
+	return b.String()
+}
+
+// block writes one file's <diagnostics> block, at most
+// MaxDiagnosticsPerFile lines and the remaining budget, and returns what is
+// left of the budget.
+func (o *Orchestrator) block(b *strings.Builder, file string, ds []Diagnostic, budget int) int {
+	fmt.Fprintf(b, "<diagnostics file=\"%s\">\n", escapeAttr(file))
+	n := min(len(ds), o.cfg.MaxDiagnosticsPerFile, budget)
+	for _, d := range ds[:n] {
+		fmt.Fprintf(b, "%s [%d:%d] %s", strings.ToUpper(d.Severity), d.Line, d.Character, escape(d.Message))
+		if d.Code != nil {
+			fmt.Fprintf(b, " (%s)", escape(fmt.Sprint(d.Code)))
+		}
+		b.WriteString("\n")
+	}
+	if more := len(ds) - n; more > 0 {
+		fmt.Fprintf(b, "... and %d more\n", more)
+	}
+	b.WriteString("</diagnostics>\n")
+	return budget - n
+}
+
+// escape makes text safe inside the pseudo-XML block: <, > and &.
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// escapeAttr also escapes the quote that ends an attribute.
+func escapeAttr(s string) string { return strings.ReplaceAll(escape(s), `"`, "&quot;") }

@@ -1,0 +1,331 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+)
+
+// Session states, as lsp/status reports them.
+const (
+	StatusStarting    = "starting"
+	StatusActive      = "active"
+	StatusBroken      = "broken"
+	StatusDisabled    = "disabled"
+	StatusUnavailable = "unavailable"
+)
+
+// initializeTimeout bounds a server's start (spawn + initialize), whatever
+// the caller waits: a check that gives up earlier leaves the start running
+// for the next one.
+const initializeTimeout = 60 * time.Second
+
+// session is one server for one root: its current client, restarts and the
+// documents it was sent.
+type session struct {
+	o    *Orchestrator
+	spec *ServerSpec
+	root string
+
+	mu         sync.Mutex
+	client     *client.Client
+	state      string
+	reason     string
+	ready      chan struct{} // closed when the current start attempt ends
+	touched    bool
+	installing bool
+	crashes    []time.Time
+	restarts   int
+	changes    map[protocol.DocumentURI]change // what was sent, for diagnosticsAfter
+	stopping   bool
+}
+
+// change is the last change sent for a document: the daemon epoch then and
+// its version.
+type change struct {
+	epoch   uint64
+	version int32
+}
+
+func newSession(o *Orchestrator, t target) *session {
+	s := &session{o: o, spec: t.spec, root: t.root, state: StatusStarting, ready: make(chan struct{}), changes: map[protocol.DocumentURI]change{}}
+	if _, found := o.lookup(t.spec.Command); !found && t.spec.Install != nil && o.cfg.AutoInstall {
+		s.installing, s.reason = true, "installing "+strings.Join(t.spec.Install.Packages, " ")
+	}
+	return s
+}
+
+// touch marks the session touched and reports whether this was the first.
+func (s *session) touch() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.touched
+	s.touched = true
+	return first
+}
+
+// waitInstalled waits while the session's server is being installed.
+func (s *session) waitInstalled(ctx context.Context) {
+	for {
+		s.mu.Lock()
+		installing, ready := s.installing, s.ready
+		s.mu.Unlock()
+		if !installing {
+			return
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// current returns the active client, or nil.
+func (s *session) current() *client.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StatusActive {
+		return nil
+	}
+	return s.client
+}
+
+// await waits for an active client; without one it says why.
+func (s *session) await(ctx context.Context) (*client.Client, Verdict, string) {
+	for {
+		s.mu.Lock()
+		state, c, reason, ready := s.state, s.client, s.reason, s.ready
+		s.mu.Unlock()
+		switch state {
+		case StatusActive:
+			return c, "", ""
+		case StatusBroken:
+			return nil, VerdictBroken, reason
+		case StatusUnavailable:
+			return nil, VerdictUnavailable, reason
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return nil, VerdictTimedOut, "server still starting"
+		}
+	}
+}
+
+// sync sends the text and records the change.
+func (s *session) sync(ctx context.Context, c *client.Client, path, languageID, text string) (protocol.DocumentURI, int32, error) {
+	uri, version, err := c.Sync(ctx, path, languageID, text)
+	if err != nil {
+		return uri, version, err
+	}
+	epoch := s.o.Epoch()
+	s.mu.Lock()
+	if s.client == c {
+		s.changes[uri] = change{epoch: epoch, version: version}
+	}
+	s.mu.Unlock()
+	return uri, version, nil
+}
+
+// quietSpell is how long a server must report nothing new, after the
+// changed documents settled, before diagnosticsAfter trusts that the
+// reports on other files are in.
+const quietSpell = 150 * time.Millisecond
+
+// settleAfter waits until the documents changed after epoch have settled,
+// then for a quiet spell, within ctx.
+func (s *session) settleAfter(ctx context.Context, epoch uint64) {
+	s.mu.Lock()
+	c := s.client
+	var pending []struct {
+		uri     protocol.DocumentURI
+		version int32
+	}
+	for uri, ch := range s.changes {
+		if ch.epoch > epoch {
+			pending = append(pending, struct {
+				uri     protocol.DocumentURI
+				version int32
+			}{uri, ch.version})
+		}
+	}
+	active := s.state == StatusActive
+	s.mu.Unlock()
+	if !active || len(pending) == 0 {
+		return
+	}
+	for _, p := range pending {
+		if c.WaitSettled(ctx, p.uri, p.version) != client.Settled {
+			return
+		}
+	}
+	for {
+		before := c.Epoch()
+		changed := c.Changed()
+		t := time.NewTimer(quietSpell)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+			if c.Epoch() == before && !c.Busy() {
+				return
+			}
+		case <-changed:
+			t.Stop()
+		}
+	}
+}
+
+// supervise starts the server, watches it, and restarts it after a crash
+// within the restart policy; it returns when the session stops, is broken,
+// or its server is unavailable.
+func (s *session) supervise() {
+	o := s.o
+	for {
+		c, err := s.start()
+		s.mu.Lock()
+		if s.stopping || o.life.Err() != nil {
+			s.state, s.reason = StatusBroken, "the daemon is shutting down"
+			close(s.ready)
+			s.mu.Unlock()
+			if c != nil {
+				c.Shutdown(context.Background())
+			}
+			return
+		}
+		if err != nil && c == nil && s.state == StatusUnavailable {
+			close(s.ready)
+			s.mu.Unlock()
+			return
+		}
+		var reason string
+		if err == nil {
+			s.client, s.state, s.reason = c, StatusActive, ""
+			close(s.ready)
+			s.mu.Unlock()
+			o.log.Info("server started", "server", s.spec.ID, "root", s.root, "pid", c.Status().PID)
+			reason = s.watch(c)
+			if reason == "" {
+				return // stopped
+			}
+			s.mu.Lock()
+			s.ready = make(chan struct{})
+		} else {
+			reason = err.Error()
+			close(s.ready)
+			s.ready = make(chan struct{})
+		}
+		// A crash: the client's documents and diagnostics go with it.
+		s.client = nil
+		s.changes = map[protocol.DocumentURI]change{}
+		now := time.Now()
+		s.crashes = append(s.crashes, now)
+		for len(s.crashes) > 0 && now.Sub(s.crashes[0]) > o.cfg.Restart.Window {
+			s.crashes = s.crashes[1:]
+		}
+		if len(s.crashes) > o.cfg.Restart.MaxRestarts {
+			s.state = StatusBroken
+			s.reason = fmt.Sprintf("crashed %d times within %s, not restarted (restarts %d): %s", len(s.crashes), o.cfg.Restart.Window, s.restarts, reason)
+			close(s.ready)
+			s.mu.Unlock()
+			o.log.Error("server broken", "server", s.spec.ID, "root", s.root, "reason", s.reason)
+			o.bump()
+			return
+		}
+		s.restarts++
+		s.state, s.reason = StatusStarting, "restarting after: "+reason
+		backoff := time.Duration(250<<min(len(s.crashes)-1, 5)) * time.Millisecond
+		s.mu.Unlock()
+		o.log.Warn("server crashed; restarting", "server", s.spec.ID, "root", s.root, "restarts", s.restarts, "backoff", backoff, "reason", reason)
+		o.bump()
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-o.life.Done():
+			t.Stop()
+			s.mu.Lock()
+			close(s.ready)
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
+// start resolves the server's binary (installing it if allowed) and starts
+// a client. A missing binary leaves the session unavailable.
+func (s *session) start() (*client.Client, error) {
+	o := s.o
+	path, err := o.command(o.life, s.spec)
+	s.mu.Lock()
+	s.installing = false
+	s.mu.Unlock()
+	if err != nil {
+		s.mu.Lock()
+		s.state, s.reason = StatusUnavailable, err.Error()
+		s.mu.Unlock()
+		o.log.Warn("server unavailable", "server", s.spec.ID, "reason", err)
+		return nil, err
+	}
+	env := os.Environ()
+	for k, v := range s.spec.Env {
+		env = append(env, k+"="+v)
+	}
+	ctx, cancel := context.WithTimeout(o.life, initializeTimeout)
+	defer cancel()
+	c, err := client.Start(ctx, client.Config{
+		Name:                  s.spec.ID,
+		Command:               client.Command{Path: path, Args: s.spec.Args, Env: env, Dir: s.root},
+		Root:                  s.root,
+		InitializationOptions: o.expand(s.spec.InitializationOptions),
+		Settings:              o.expand(s.spec.Settings),
+		Logger:                o.log,
+		StopGrace:             o.grace,
+	})
+	if err != nil {
+		o.log.Error("server failed to start", "server", s.spec.ID, "err", err)
+		return nil, err
+	}
+	return c, nil
+}
+
+// watch follows an active client until it stops (""), or breaks (the
+// reason), advancing the daemon epoch whenever its diagnostics change.
+func (s *session) watch(c *client.Client) string {
+	last := c.Epoch()
+	for {
+		changed := c.Changed()
+		if e := c.Epoch(); e != last {
+			last = e
+			s.o.bump()
+		}
+		st := c.Status()
+		switch st.State {
+		case client.StateStopped:
+			return ""
+		case client.StateBroken:
+			return st.Reason
+		}
+		<-changed
+	}
+}
+
+// stop shuts the session's server down and ends its supervisor.
+func (s *session) stop(ctx context.Context) {
+	s.mu.Lock()
+	s.stopping = true
+	c := s.client
+	s.mu.Unlock()
+	if c != nil {
+		if err := c.Shutdown(ctx); err != nil {
+			s.o.log.Warn("server shutdown", "server", s.spec.ID, "err", err)
+		}
+	}
+}
