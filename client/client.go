@@ -324,6 +324,16 @@ func (c *Client) Shutdown(ctx context.Context) error {
 	return nil
 }
 
+// Kill ends the server at once: SIGKILL to its process group, without the
+// shutdown handshake and without waiting. It is for callers about to exit
+// (a one-shot check); others use Shutdown.
+func (c *Client) Kill() {
+	c.mu.Lock()
+	c.stopping = true
+	c.mu.Unlock()
+	c.proc.Kill()
+}
+
 // stopProcess stops the process group and the connection.
 func (c *Client) stopProcess() ExitStatus {
 	c.mu.Lock()

@@ -130,6 +130,11 @@ func (p *Process) Stop(grace time.Duration) ExitStatus {
 	return p.Exit()
 }
 
+// Kill sends SIGKILL to the server's whole process group and returns at
+// once, without waiting for it to be reaped: for a caller about to exit,
+// which has nothing to wait for (SIGKILL cannot be caught or ignored).
+func (p *Process) Kill() { p.signal(syscall.SIGKILL) }
+
 // signal sends sig to the server's process group, or to the server alone
 // if the group cannot be signalled.
 func (p *Process) signal(sig syscall.Signal) {

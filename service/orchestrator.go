@@ -476,6 +476,28 @@ func (o *Orchestrator) Shutdown(ctx context.Context) {
 	o.bg.WaitAndRecover()
 }
 
+// Kill ends every server at once (SIGKILL to each process group) without
+// waiting: for a one-shot command that exits next. Use Shutdown otherwise.
+func (o *Orchestrator) Kill() {
+	o.mu.Lock()
+	o.closed = true
+	o.end()
+	sessions := make([]*session, 0, len(o.sessions))
+	for _, s := range o.sessions {
+		sessions = append(sessions, s)
+	}
+	o.mu.Unlock()
+	for _, s := range sessions {
+		s.mu.Lock()
+		s.stopping = true
+		c := s.client
+		s.mu.Unlock()
+		if c != nil {
+			c.Kill()
+		}
+	}
+}
+
 // convertPosition turns an LSP position into 1-based line and code-point
 // column, given the line's text.
 func convertPosition(lines []string, p protocol.Position, enc protocol.PositionEncodingKind) (int, int) {

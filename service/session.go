@@ -325,7 +325,7 @@ func (s *session) stop(ctx context.Context) {
 	s.mu.Unlock()
 	if c != nil {
 		if err := c.Shutdown(ctx); err != nil {
-			s.o.log.Warn("server shutdown", "server", s.spec.ID, "err", err)
+			s.o.log.Info("server shutdown", "server", s.spec.ID, "err", err)
 		}
 	}
 }

@@ -26,7 +26,12 @@ import (
 var lspkitBin string
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv("LSPKIT_FAKE"); mode != "" {
+	switch mode := os.Getenv("LSPKIT_FAKE"); mode {
+	case "":
+	case "raw-client":
+		rawClient()
+		return
+	default:
 		fakeServer(mode)
 		return
 	}
@@ -53,7 +58,7 @@ func TestMain(m *testing.M) {
 
 // daemon is a running `lspkit serve` driven over its stdio.
 type daemon struct {
-	t     *testing.T
+	t     testing.TB
 	proc  *client.Process
 	conn  *transport.Conn
 	ready chan map[string]any
@@ -130,7 +135,7 @@ func (d *daemon) running() []string {
 	return ids
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, text := range files {
 		path := filepath.Join(dir, name)
@@ -145,7 +150,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 
 // serversEnv points the daemon at the installed servers (no auto-install
 // in tests: a missing server must fail, not download).
-func serversEnv(t *testing.T) []string {
+func serversEnv(t testing.TB) []string {
 	servertest.Binary(t, "gopls") // fails early under LSPKIT_REQUIRE_SERVERS
 	return nil
 }
@@ -530,6 +535,102 @@ func TestInitializeHang(t *testing.T) {
 		t.Fatalf("check took %s with a 500 ms first-touch timeout", el)
 	}
 	if st := d.status()["hangs"]; st.Status != "starting" {
+		t.Fatalf("status: %+v", st)
+	}
+}
+
+// TestSingleFlight: eight concurrent first checks of files of one module
+// start one gopls.
+func TestSingleFlight(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"go.mod": goMod, "lspkit.json": noInstall("")}
+	for i := range 8 {
+		files[fmt.Sprintf("f%d.go", i)] = fmt.Sprintf("package demo\n\nvar V%d int = \"s\"\n", i)
+	}
+	writeFiles(t, root, files)
+	d := startDaemon(t, root, serversEnv(t)...)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			var diags []service.Diagnostic
+			err := d.call("lsp/checkFile", map[string]any{"filePath": fmt.Sprintf("f%d.go", i)}, &diags)
+			if err == nil && len(diags) != 1 {
+				err = fmt.Errorf("f%d.go: %+v", i, diags)
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sts []service.ServerStatus
+	d.must("lsp/status", nil, &sts)
+	var gopls []service.ServerStatus
+	for _, s := range sts {
+		if s.ID == "gopls" {
+			gopls = append(gopls, s)
+		}
+	}
+	if len(gopls) != 1 || gopls[0].ServerPID <= 0 || gopls[0].Restarts != 0 {
+		t.Fatalf("gopls sessions: %+v", gopls)
+	}
+	n := 0
+	for _, pid := range processesIn(root) {
+		if exe, _ := os.Readlink("/proc/" + pid + "/exe"); filepath.Base(exe) == "gopls" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d gopls processes", n)
+	}
+}
+
+// TestSlowServerDoesNotDelay: a server that never initializes shares .go
+// with gopls; gopls's verdict and diagnostics come in its own time, the
+// check ends at the slow one's deadline.
+func TestSlowServerDoesNotDelay(t *testing.T) {
+	root := t.TempDir()
+	exe, _ := os.Executable()
+	cfg := fmt.Sprintf(`{"lsp":{"autoInstall":false,"firstTouchTimeout":3000,"servers":{"hangs":{"command":%q,"extensions":[".go"],"env":{"LSPKIT_FAKE":"hang-initialize"}}}}}`, exe)
+	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n", "lspkit.json": cfg})
+	d := startDaemon(t, root, serversEnv(t)...)
+	start := time.Now()
+	var res service.CheckResult
+	d.must("lsp/check", map[string]any{"filePath": "a.go"}, &res)
+	wall := time.Since(start)
+	verdicts := map[string]service.ServerResult{}
+	for _, s := range res.Servers {
+		verdicts[s.ID] = s
+	}
+	if verdicts["gopls"].Verdict != service.VerdictSettled || verdicts["hangs"].Verdict != service.VerdictTimedOut || len(res.Diagnostics) != 1 {
+		t.Fatalf("check: %+v", res)
+	}
+	if verdicts["gopls"].MS >= 3000 || wall > 6*time.Second {
+		t.Fatalf("gopls took %d ms, the check %s, with a 3 s first-touch timeout", verdicts["gopls"].MS, wall)
+	}
+}
+
+// TestNoRestarts: maxRestarts 0 makes the first crash final.
+func TestNoRestarts(t *testing.T) {
+	root := t.TempDir()
+	exe, _ := os.Executable()
+	cfg := fmt.Sprintf(`{"lsp":{"autoInstall":false,"restart":{"maxRestarts":0},"servers":{"crashy":{"command":%q,"extensions":[".crash"],"env":{"LSPKIT_FAKE":"crash-on-open"}}}}}`, exe)
+	writeFiles(t, root, map[string]string{"a.crash": "boom\n", "lspkit.json": cfg})
+	d := startDaemon(t, root)
+	var res service.CheckResult
+	d.must("lsp/check", map[string]any{"filePath": "a.crash", "timeoutMs": 5000}, &res)
+	if len(res.Servers) != 1 || res.Servers[0].Verdict != service.VerdictBroken {
+		t.Fatalf("first check: %+v", res.Servers)
+	}
+	for range 2 {
+		d.must("lsp/check", map[string]any{"filePath": "a.crash", "timeoutMs": 5000}, &res)
+		if res.Servers[0].Verdict != service.VerdictBroken {
+			t.Fatalf("later check: %+v", res.Servers)
+		}
+	}
+	if st := d.status()["crashy"]; st.Status != "broken" || st.Restarts != 0 {
 		t.Fatalf("status: %+v", st)
 	}
 }

@@ -229,8 +229,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
 		return exitUsage
 	}
-	// A one-shot check does not wait long for servers to exit politely.
-	o, err := c.orchestrator(log, func(line string) { fmt.Fprintln(stderr, line) }, 200*time.Millisecond)
+	o, err := c.orchestrator(log, func(line string) { fmt.Fprintln(stderr, line) }, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
 		return exitUsage
@@ -249,11 +248,10 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		o.Shutdown(sctx)
-	}()
+	// A one-shot check has nothing for its servers to save: it kills them
+	// (SIGKILL to each process group) as it exits instead of waiting for a
+	// polite shutdown.
+	defer o.Kill()
 	wd, _ := os.Getwd()
 	var all []service.Diagnostic
 	failed := false

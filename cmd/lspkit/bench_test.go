@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// median of durations, in milliseconds.
+func medianMS(ds []time.Duration) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
+}
+
+// BenchmarkCheckVsRawClient: whole-process `lspkit check` on a one-file Go
+// module with a type error, against a minimal raw LSP client (initialize →
+// didOpen → first diagnostics) on the same gopls, alternating run by run.
+// Target: ratio ≤ 1.15.
+func BenchmarkCheckVsRawClient(b *testing.B) {
+	gopls := servertest.Binary(b, "gopls")
+	root := b.TempDir()
+	writeFiles(b, root, map[string]string{"go.mod": goMod, "main.go": "package demo\n\nvar X int = \"s\"\n"})
+	file := filepath.Join(root, "main.go")
+	run := func(cmd *exec.Cmd, want int) time.Duration {
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		start := time.Now()
+		cmd.Run()
+		el := time.Since(start)
+		if code := cmd.ProcessState.ExitCode(); code != want {
+			b.Fatalf("%s: exit %d, want %d: %s", cmd, code, want, errb.String())
+		}
+		return el
+	}
+	exe, _ := os.Executable()
+	var raw, check []time.Duration
+	for b.Loop() {
+		rc := exec.Command(exe)
+		rc.Env = append(os.Environ(), "LSPKIT_FAKE=raw-client", "LSPKIT_RAW="+gopls+" "+file)
+		raw = append(raw, run(rc, 0))
+		lc := exec.Command(lspkitBin, "check", "--root", root, file)
+		lc.Env = append(os.Environ(), "PATH="+filepath.Dir(gopls)+":"+os.Getenv("PATH"))
+		check = append(check, run(lc, 1))
+	}
+	b.ReportMetric(medianMS(raw), "raw-ms")
+	b.ReportMetric(medianMS(check), "check-ms")
+	b.ReportMetric(medianMS(check)/medianMS(raw), "ratio")
+}
+
+// rawSession drives gopls directly for the overhead benchmark: didChange,
+// then the publishDiagnostics carrying that version.
+type rawSession struct {
+	conn      *transport.Conn
+	published chan int
+	proc      *client.Process
+}
+
+func newRawSession(b *testing.B, gopls, root string) *rawSession {
+	proc, err := client.StartProcess(client.Command{Path: gopls, Dir: root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &rawSession{published: make(chan int, 16), proc: proc}
+	s.conn = transport.NewConn(proc.Stdio(), transport.Options{Handler: transport.HandlerFunc(func(_ context.Context, req *transport.Request) (any, error) {
+		if req.Method == "textDocument/publishDiagnostics" {
+			i := bytes.Index(req.Params, []byte(`"version":`))
+			if i >= 0 {
+				rest := req.Params[i+len(`"version":`):]
+				end := bytes.IndexAny(rest, ",}")
+				if v, err := strconv.Atoi(string(rest[:end])); err == nil {
+					s.published <- v
+				}
+			}
+		}
+		return nil, nil
+	})})
+	b.Cleanup(func() { s.conn.Close(); proc.Stop(time.Second) })
+	ctx := context.Background()
+	init := fmt.Sprintf(`{"processId":%d,"rootUri":"file://%s","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true}}},"workspaceFolders":[{"uri":"file://%s","name":"ws"}]}`, os.Getpid(), root, root)
+	if err := s.conn.Call(ctx, "initialize", []byte(init), nil); err != nil {
+		b.Fatal(err)
+	}
+	s.conn.Notify(ctx, "initialized", []byte(`{}`))
+	return s
+}
+
+// BenchmarkWarmCheckOverhead: warm lsp/checkFile through the daemon against
+// the same gopls's own didChange → publishDiagnostics latency on the same
+// edits. Target: overhead (median difference) ≤ 2 ms.
+func BenchmarkWarmCheckOverhead(b *testing.B) {
+	gopls := servertest.Binary(b, "gopls")
+	texts := []string{"package demo\n\nvar X int = \"s\"\n", "package demo\n\nvar X int = 1\n"}
+	rootA, rootB := b.TempDir(), b.TempDir()
+	for _, r := range []string{rootA, rootB} {
+		writeFiles(b, r, map[string]string{"go.mod": goMod, "a.go": texts[0], "lspkit.json": noInstall("")})
+	}
+	d := startDaemonB(b, rootA)
+	raw := newRawSession(b, gopls, rootB)
+	uri := "file://" + filepath.Join(rootB, "a.go")
+	ctx := context.Background()
+	raw.conn.Notify(ctx, "textDocument/didOpen", []byte(fmt.Sprintf(`{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%q}}`, uri, texts[0])))
+	version := 1
+	waitVersion := func(v int) {
+		for got := range raw.published {
+			if got >= v {
+				return
+			}
+		}
+	}
+	waitVersion(1)
+	var diags []service.Diagnostic
+	d.must("lsp/checkFile", map[string]any{"filePath": "a.go", "text": texts[0]}, &diags) // warm
+	var viaDaemon, direct []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		text := texts[i%2]
+		start := time.Now()
+		d.must("lsp/checkFile", map[string]any{"filePath": "a.go", "text": text}, &diags)
+		viaDaemon = append(viaDaemon, time.Since(start))
+		version++
+		start = time.Now()
+		raw.conn.Notify(ctx, "textDocument/didChange", []byte(fmt.Sprintf(`{"textDocument":{"uri":%q,"version":%d},"contentChanges":[{"text":%q}]}`, uri, version, text)))
+		waitVersion(version)
+		direct = append(direct, time.Since(start))
+	}
+	b.ReportMetric(medianMS(viaDaemon), "checkFile-ms")
+	b.ReportMetric(medianMS(direct), "server-ms")
+	b.ReportMetric(medianMS(viaDaemon)-medianMS(direct), "overhead-ms")
+}
+
+// startDaemonB starts a daemon for a benchmark.
+func startDaemonB(b *testing.B, root string) *daemon {
+	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: []string{"serve", "--root", root}, Env: []string{"LSPKIT_LOG=error"}, Dir: root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := &daemon{t: b, proc: proc, ready: make(chan map[string]any, 1)}
+	d.conn = transport.NewConn(proc.Stdio(), transport.Options{Handler: transport.HandlerFunc(func(_ context.Context, req *transport.Request) (any, error) {
+		if req.Method == "lsp/ready" {
+			d.ready <- nil
+		}
+		return nil, nil
+	})})
+	b.Cleanup(func() { d.conn.Close(); proc.Stop(5 * time.Second) })
+	select {
+	case <-d.ready:
+	case <-time.After(10 * time.Second):
+		b.Fatal("no lsp/ready")
+	}
+	return d
+}
+
+// BenchmarkTwoServers: a .ts file served by typescript-language-server and
+// eslint, edited warm: the check's wall time against its slower server and
+// the sum of both. Target: wall ≈ slowest, well under the sum.
+func BenchmarkTwoServers(b *testing.B) {
+	servertest.Binary(b, "typescript-language-server")
+	servertest.Binary(b, "vscode-eslint-language-server")
+	root := b.TempDir()
+	texts := []string{"const n = 1;\nn = 2;\ndebugger;\nexport {};\n", "const n = 1;\nconsole.log(n);\ndebugger;\nexport {};\n"}
+	writeFiles(b, root, map[string]string{
+		"tsconfig.json":     `{"compilerOptions":{"strict":true}}`,
+		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"no-debugger\": \"error\" } }];\n",
+		"a.ts":              texts[0],
+		"lspkit.json":       noInstall(""),
+	})
+	d := startDaemonB(b, root)
+	var res service.CheckResult
+	d.must("lsp/check", map[string]any{"filePath": "a.ts"}, &res) // cold start of both
+	var wall, slowest, sum []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		d.must("lsp/check", map[string]any{"filePath": "a.ts", "text": texts[i%2]}, &res)
+		wall = append(wall, time.Since(start))
+		var mx, total int64
+		for _, s := range res.Servers {
+			if s.Verdict != service.VerdictSettled {
+				b.Fatalf("servers: %+v", res.Servers)
+			}
+			mx, total = max(mx, s.MS), total+s.MS
+		}
+		slowest = append(slowest, time.Duration(mx)*time.Millisecond)
+		sum = append(sum, time.Duration(total)*time.Millisecond)
+	}
+	b.ReportMetric(medianMS(wall), "wall-ms")
+	b.ReportMetric(medianMS(slowest), "slowest-ms")
+	b.ReportMetric(medianMS(sum), "sum-ms")
+}
+
+// BenchmarkReady: spawn → lsp/ready, and the idle daemon's resident memory.
+// Target: ready ≤ 100 ms.
+func BenchmarkReady(b *testing.B) {
+	root := b.TempDir()
+	var ready []time.Duration
+	var rss int64
+	for b.Loop() {
+		start := time.Now()
+		d := startDaemonB(b, root)
+		ready = append(ready, time.Since(start))
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.proc.PID()))
+		for line := range strings.Lines(string(status)) {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+				rss, _ = strconv.ParseInt(f[1], 10, 64)
+			}
+		}
+		d.conn.Close()
+		<-d.proc.Done()
+	}
+	b.ReportMetric(medianMS(ready), "ready-ms")
+	b.ReportMetric(float64(rss), "idle-rss-KiB")
+}
+
+// BenchmarkTwoServersCold: a fresh daemon's first check of a .go file
+// served by gopls twice (the built-in and a second id on the same binary):
+// two cold starts side by side. Target: wall ≈ the slower, not the sum.
+func BenchmarkTwoServersCold(b *testing.B) {
+	gopls := servertest.Binary(b, "gopls")
+	root := b.TempDir()
+	writeFiles(b, root, map[string]string{
+		"go.mod":      goMod,
+		"a.go":        "package demo\n\nvar X int = \"s\"\n",
+		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"servers":{"gopls2":{"command":%q,"extensions":[".go"],"rootMarkers":["go.mod"]}}}}`, gopls),
+	})
+	var wall, slowest, sum []time.Duration
+	for b.Loop() {
+		d := startDaemonB(b, root)
+		var res service.CheckResult
+		start := time.Now()
+		d.must("lsp/check", map[string]any{"filePath": "a.go"}, &res)
+		wall = append(wall, time.Since(start))
+		var mx, total int64
+		for _, s := range res.Servers {
+			if s.Verdict != service.VerdictSettled {
+				b.Fatalf("servers: %+v", res.Servers)
+			}
+			mx, total = max(mx, s.MS), total+s.MS
+		}
+		if len(res.Servers) != 2 || len(res.Diagnostics) != 1 {
+			b.Fatalf("check: %+v", res)
+		}
+		slowest = append(slowest, time.Duration(mx)*time.Millisecond)
+		sum = append(sum, time.Duration(total)*time.Millisecond)
+		d.conn.Close()
+		<-d.proc.Done()
+	}
+	b.ReportMetric(medianMS(wall), "wall-ms")
+	b.ReportMetric(medianMS(slowest), "slowest-ms")
+	b.ReportMetric(medianMS(sum), "sum-ms")
+}
