@@ -174,28 +174,32 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ParseConfig parses an lspkit configuration document ({"lsp": ...}).
-func ParseConfig(data []byte, source string) (Config, error) {
+// lspValue reads a configuration document's "lsp" value: nil when absent,
+// and cfg.Disabled set for false. The defaults come with it.
+func lspValue(data []byte, source string) (Config, jsontext.Value, error) {
 	cfg := DefaultConfig()
 	cfg.Source = source
 	raw := jsontext.Value(data)
 	if err := raw.Compact(); err != nil {
-		return cfg, &ConfigError{Source: source, Msg: "not valid JSON: " + err.Error()}
+		return cfg, nil, &ConfigError{Source: source, Msg: "not valid JSON: " + err.Error()}
 	}
 	top, err := object(raw, source, "")
 	if err != nil {
-		return cfg, err
+		return cfg, nil, err
 	}
-	lsp, ok := top["lsp"]
-	if !ok {
-		return cfg, nil
-	}
-	switch lsp.Kind() {
-	case 'f':
+	lsp := top["lsp"]
+	if lsp.Kind() == 'f' {
 		cfg.Disabled = true
-		return cfg, nil
-	case 't':
-		return cfg, nil
+		return cfg, nil, nil
+	}
+	return cfg, lsp, nil
+}
+
+// ParseConfig parses an lspkit configuration document ({"lsp": ...}).
+func ParseConfig(data []byte, source string) (Config, error) {
+	cfg, lsp, err := lspValue(data, source)
+	if err != nil || lsp == nil || lsp.Kind() == 't' {
+		return cfg, err
 	}
 	opts, err := object(lsp, source, "lsp")
 	if err != nil {
@@ -265,23 +269,9 @@ func ParseConfig(data []byte, source string) (Config, error) {
 // or servers by id with command (an array), extensions, env,
 // initialization and disabled.
 func ParseOpencodeConfig(data []byte, source string) (Config, error) {
-	cfg := DefaultConfig()
-	cfg.Source = source
-	raw := jsontext.Value(data)
-	if err := raw.Compact(); err != nil {
-		return cfg, &ConfigError{Source: source, Msg: "not valid JSON: " + err.Error()}
-	}
-	top, err := object(raw, source, "")
-	if err != nil {
+	cfg, lsp, err := lspValue(data, source)
+	if err != nil || lsp == nil {
 		return cfg, err
-	}
-	lsp, ok := top["lsp"]
-	if !ok {
-		return cfg, nil
-	}
-	if lsp.Kind() == 'f' {
-		cfg.Disabled = true
-		return cfg, nil
 	}
 	servers, err := object(lsp, source, "lsp")
 	if err != nil {

@@ -55,6 +55,7 @@ type Orchestrator struct {
 	mu       sync.Mutex
 	sessions map[string]*session // by server id + "\x00" + root
 	closed   bool
+	stopOnce sync.Once
 	epoch    uint64
 	changed  chan struct{} // closed and replaced when epoch advances
 	life     context.Context
@@ -453,41 +454,36 @@ func (o *Orchestrator) merge(in []Diagnostic) []Diagnostic {
 	return out
 }
 
-// Shutdown stops every server (shutdown, exit, SIGTERM, SIGKILL) in
-// parallel and waits for them.
-func (o *Orchestrator) Shutdown(ctx context.Context) {
+// close stops new sessions, ends background work and returns the sessions.
+func (o *Orchestrator) close() []*session {
 	o.mu.Lock()
-	if o.closed {
-		o.mu.Unlock()
-		return
-	}
+	defer o.mu.Unlock()
 	o.closed = true
 	o.end()
 	sessions := make([]*session, 0, len(o.sessions))
 	for _, s := range o.sessions {
 		sessions = append(sessions, s)
 	}
-	o.mu.Unlock()
-	var wg conc.WaitGroup
-	for _, s := range sessions {
-		wg.Go(func() { s.stop(ctx) })
-	}
-	wg.WaitAndRecover()
-	o.bg.WaitAndRecover()
+	return sessions
+}
+
+// Shutdown stops every server (shutdown, exit, SIGTERM, SIGKILL) in
+// parallel and waits for them; concurrent calls all wait for the one stop.
+func (o *Orchestrator) Shutdown(ctx context.Context) {
+	o.stopOnce.Do(func() {
+		var wg conc.WaitGroup
+		for _, s := range o.close() {
+			wg.Go(func() { s.stop(ctx) })
+		}
+		wg.WaitAndRecover()
+		o.bg.WaitAndRecover()
+	})
 }
 
 // Kill ends every server at once (SIGKILL to each process group) without
 // waiting: for a one-shot command that exits next. Use Shutdown otherwise.
 func (o *Orchestrator) Kill() {
-	o.mu.Lock()
-	o.closed = true
-	o.end()
-	sessions := make([]*session, 0, len(o.sessions))
-	for _, s := range o.sessions {
-		sessions = append(sessions, s)
-	}
-	o.mu.Unlock()
-	for _, s := range sessions {
+	for _, s := range o.close() {
 		s.mu.Lock()
 		s.stopping = true
 		c := s.client

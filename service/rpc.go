@@ -116,6 +116,16 @@ func (p params) integer(name string, required bool, min int64) (*int64, error) {
 	return &n, nil
 }
 
+// fileText reads the filePath (required) and text (optional) params.
+func (p params) fileText() (*string, *string, error) {
+	file, err := p.str("filePath", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, err := p.str("text", false)
+	return file, text, err
+}
+
 // Handle dispatches a request to the orchestrator.
 func (h *rpcHandler) Handle(ctx context.Context, req *transport.Request) (any, error) {
 	if req.Notification {
@@ -130,11 +140,7 @@ func (h *rpcHandler) Handle(ctx context.Context, req *transport.Request) (any, e
 	}
 	switch req.Method {
 	case "lsp/checkFile", "lsp/check":
-		file, err := p.str("filePath", true)
-		if err != nil {
-			return nil, err
-		}
-		text, err := p.str("text", false)
+		file, text, err := p.fileText()
 		if err != nil {
 			return nil, err
 		}
@@ -173,11 +179,7 @@ func (h *rpcHandler) Handle(ctx context.Context, req *transport.Request) (any, e
 		}
 		return h.o.DiagnosticsAfter(ctx, uint64(*after), d), nil
 	case "lsp/report":
-		file, err := p.str("filePath", true)
-		if err != nil {
-			return nil, err
-		}
-		text, err := p.str("text", false)
+		file, text, err := p.fileText()
 		if err != nil {
 			return nil, err
 		}

@@ -189,15 +189,8 @@ func BenchmarkTwoServers(b *testing.B) {
 		start := time.Now()
 		d.must("lsp/check", map[string]any{"filePath": "a.ts", "text": texts[i%2]}, &res)
 		wall = append(wall, time.Since(start))
-		var mx, total int64
-		for _, s := range res.Servers {
-			if s.Verdict != service.VerdictSettled {
-				b.Fatalf("servers: %+v", res.Servers)
-			}
-			mx, total = max(mx, s.MS), total+s.MS
-		}
-		slowest = append(slowest, time.Duration(mx)*time.Millisecond)
-		sum = append(sum, time.Duration(total)*time.Millisecond)
+		mx, total := serverTimes(b, res)
+		slowest, sum = append(slowest, mx), append(sum, total)
 	}
 	b.ReportMetric(medianMS(wall), "wall-ms")
 	b.ReportMetric(medianMS(slowest), "slowest-ms")
@@ -245,22 +238,28 @@ func BenchmarkTwoServersCold(b *testing.B) {
 		start := time.Now()
 		d.must("lsp/check", map[string]any{"filePath": "a.go"}, &res)
 		wall = append(wall, time.Since(start))
-		var mx, total int64
-		for _, s := range res.Servers {
-			if s.Verdict != service.VerdictSettled {
-				b.Fatalf("servers: %+v", res.Servers)
-			}
-			mx, total = max(mx, s.MS), total+s.MS
-		}
+		mx, total := serverTimes(b, res)
 		if len(res.Servers) != 2 || len(res.Diagnostics) != 1 {
 			b.Fatalf("check: %+v", res)
 		}
-		slowest = append(slowest, time.Duration(mx)*time.Millisecond)
-		sum = append(sum, time.Duration(total)*time.Millisecond)
+		slowest, sum = append(slowest, mx), append(sum, total)
 		d.conn.Close()
 		<-d.proc.Done()
 	}
 	b.ReportMetric(medianMS(wall), "wall-ms")
 	b.ReportMetric(medianMS(slowest), "slowest-ms")
 	b.ReportMetric(medianMS(sum), "sum-ms")
+}
+
+// serverTimes returns the slowest server's time in a check and the sum of
+// all, requiring every server to have settled.
+func serverTimes(b *testing.B, res service.CheckResult) (slowest, sum time.Duration) {
+	for _, s := range res.Servers {
+		if s.Verdict != service.VerdictSettled {
+			b.Fatalf("servers: %+v", res.Servers)
+		}
+		d := time.Duration(s.MS) * time.Millisecond
+		slowest, sum = max(slowest, d), sum+d
+	}
+	return slowest, sum
 }
