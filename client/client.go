@@ -35,6 +35,10 @@ type Config struct {
 	ApplyEdit func(context.Context, *protocol.ApplyWorkspaceEditParams) (protocol.ApplyWorkspaceEditResult, error)
 	// Logger receives the server's log messages and lifecycle events.
 	Logger *slog.Logger
+	// NoFileWatcher leaves workspace/didChangeWatchedFiles out of the
+	// capabilities: for one-shot uses, where files do not change while the
+	// server runs.
+	NoFileWatcher bool
 	// StopGrace is how long Shutdown waits for the server to exit before
 	// SIGTERM, and then before SIGKILL (2 s).
 	StopGrace time.Duration
@@ -162,7 +166,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	params := protocol.InitializeParams{
 		ProcessID:             protocol.NewNullable(int32(os.Getpid())),
 		ClientInfo:            &protocol.ClientInfo{Name: "lspkit"},
-		Capabilities:          capabilities(c.cfg.ApplyEdit != nil),
+		Capabilities:          capabilities(c.cfg.ApplyEdit != nil, !c.cfg.NoFileWatcher),
 		InitializationOptions: c.cfg.InitializationOptions,
 		WorkspaceFolders:      protocol.Ptr(protocol.NewNullable([]protocol.WorkspaceFolder{c.folder(root)})),
 	}
@@ -190,8 +194,8 @@ func (c *Client) folder(root protocol.DocumentURI) protocol.WorkspaceFolder {
 }
 
 // capabilities is what this client implements — and nothing it does not.
-func capabilities(applyEdit bool) protocol.ClientCapabilities {
-	return protocol.ClientCapabilities{
+func capabilities(applyEdit, watchFiles bool) protocol.ClientCapabilities {
+	caps := protocol.ClientCapabilities{
 		Workspace: &protocol.WorkspaceClientCapabilities{
 			ApplyEdit:              protocol.Ptr(applyEdit),
 			Configuration:          protocol.Ptr(true),
@@ -228,6 +232,10 @@ func capabilities(applyEdit bool) protocol.ClientCapabilities {
 			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF32, protocol.PositionEncodingKindUTF16},
 		},
 	}
+	if !watchFiles {
+		caps.Workspace.DidChangeWatchedFiles = nil
+	}
+	return caps
 }
 
 // Status returns the client's state, its server's pid and the reason it

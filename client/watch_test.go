@@ -313,3 +313,26 @@ func TestWatchedFilesGopls(t *testing.T) {
 	write(t, filepath.Join(dir, "helper.go"), "package demo\n\nfunc Helper() int { return 1 }\n")
 	waitFor(ctx, t, c, "the error to clear", func() bool { return len(c.Diagnostics(uri)) == 0 })
 }
+
+// TestNoFileWatcherGopls: without the capability gopls registers no
+// watchers, and no watcher runs.
+func TestNoFileWatcherGopls(t *testing.T) {
+	gopls := servertest.Binary(t, "gopls")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := goModule(t)
+	c := startClient(ctx, t, Config{Name: "gopls", Command: Command{Path: gopls}, Root: dir, NoFileWatcher: true})
+	uri, v, err := c.Sync(ctx, filepath.Join(dir, "use.go"), "go", "package demo\n\nfunc Use() int { return Answer() }\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.WaitSettled(ctx, uri, v); s != Settled {
+		t.Fatal(s)
+	}
+	c.watchMu.Lock()
+	w := c.watcher
+	c.watchMu.Unlock()
+	if n := len(c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)); n != 0 || w != nil {
+		t.Fatalf("%d watched-files registrations, watcher %v", n, w)
+	}
+}

@@ -28,10 +28,13 @@ type Options struct {
 	// Progress receives auto-install progress lines (the CLI's stderr); nil
 	// logs them.
 	Progress func(line string)
-	// WaitForInstall lets a check wait for a server's auto-install before
-	// its timeout starts (the one-shot CLI); the daemon does not, and
-	// reports the server as starting meanwhile.
-	WaitForInstall bool
+	// OneShot is for a command that checks and exits (lspkit check): a
+	// check waits for a server's auto-install before its timeout starts
+	// (the daemon does not, and reports the server as starting meanwhile),
+	// and servers are not offered file watching (nothing changes on disk
+	// during a one-shot check, and gopls starts slower when it sets up
+	// watches).
+	OneShot bool
 	// StopGrace is how long a stopping server gets to exit after
 	// shutdown/exit before SIGTERM, and after SIGTERM before SIGKILL
 	// (default 2 s; one-shot checks use less).
@@ -50,7 +53,7 @@ type Orchestrator struct {
 	progress func(string)
 	installs *installer
 	grace    time.Duration
-	waitInst bool
+	oneShot  bool
 
 	mu       sync.Mutex
 	sessions map[string]*session // by server id + "\x00" + root
@@ -93,7 +96,7 @@ func New(opts Options) (*Orchestrator, error) {
 		cacheDir: opts.CacheDir,
 		progress: opts.Progress,
 		grace:    opts.StopGrace,
-		waitInst: opts.WaitForInstall,
+		oneShot:  opts.OneShot,
 		sessions: map[string]*session{},
 		changed:  make(chan struct{}),
 	}
@@ -332,7 +335,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string,
 		return done(VerdictBroken, err.Error())
 	}
 	first := s.touch()
-	if o.waitInst {
+	if o.oneShot {
 		s.waitInstalled(ctx)
 	}
 	if timeout <= 0 {

@@ -288,6 +288,7 @@ func (s *session) start() (*client.Client, error) {
 		Settings:              o.expand(s.spec.Settings),
 		Logger:                o.log,
 		StopGrace:             o.grace,
+		NoFileWatcher:         o.oneShot,
 	})
 	if err != nil {
 		o.log.Error("server failed to start", "server", s.spec.ID, "err", err)

@@ -157,7 +157,7 @@ func (c *common) orchestrator(log *slog.Logger, progress func(string), grace tim
 	if err != nil {
 		return nil, err
 	}
-	return service.New(service.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, WaitForInstall: oneShot})
+	return service.New(service.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot})
 }
 
 // stdio is the daemon's stream: stdin and stdout.
