@@ -4,6 +4,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 )
@@ -21,6 +24,26 @@ type Diagnostic struct {
 	Code         any    `json:"code,omitzero"` // string or integer
 	Source       string `json:"source,omitempty"`
 	Server       string `json:"server"`
+}
+
+// FileDiagnostics are diagnostics by file (relative to the root). They
+// encode as a JSON object with the files in ascending order.
+type FileDiagnostics map[string][]Diagnostic
+
+// MarshalJSONTo writes the object with sorted keys.
+func (f FileDiagnostics) MarshalJSONTo(enc *jsontext.Encoder) error {
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return err
+	}
+	for _, k := range sortedKeys(f) {
+		if err := enc.WriteToken(jsontext.String(k)); err != nil {
+			return err
+		}
+		if err := json.MarshalEncode(enc, f[k]); err != nil {
+			return err
+		}
+	}
+	return enc.WriteToken(jsontext.EndObject)
 }
 
 // severityName is the contract's name for an LSP severity; a diagnostic

@@ -80,10 +80,34 @@ func (o *Orchestrator) expand(v jsontext.Value) jsontext.Value {
 	return jsontext.Value(strings.ReplaceAll(string(v), "${servers}", quoted[1:len(quoted)-1]))
 }
 
+// InstallProgress is one report from an auto-install: its start (Elapsed
+// 0, with What), a tick about once a second, and its end (Done, with Err on
+// failure).
+type InstallProgress struct {
+	Server  string
+	What    string // the packages and where they go
+	Elapsed time.Duration
+	Done    bool
+	Err     error
+}
+
+// String renders the report as one line.
+func (p InstallProgress) String() string {
+	switch {
+	case p.Done && p.Err != nil:
+		return fmt.Sprintf("lspkit: installing %s failed after %.0f s: %v", p.Server, p.Elapsed.Seconds(), p.Err)
+	case p.Done:
+		return fmt.Sprintf("lspkit: installed %s in %.0f s", p.Server, p.Elapsed.Seconds())
+	case p.Elapsed == 0:
+		return fmt.Sprintf("lspkit: installing %s (%s)", p.Server, p.What)
+	}
+	return fmt.Sprintf("lspkit: installing %s … %.0f s", p.Server, p.Elapsed.Seconds())
+}
+
 // installer installs servers, one install per server at a time: concurrent
 // needs share it.
 type installer struct {
-	progress func(string)
+	progress func(InstallProgress)
 	mu       sync.Mutex
 	running  map[string]*installCall
 }
@@ -93,7 +117,7 @@ type installCall struct {
 	err  error
 }
 
-func newInstaller(_ string, progress func(string)) *installer {
+func newInstaller(progress func(InstallProgress)) *installer {
 	return &installer{progress: progress, running: map[string]*installCall{}}
 }
 
@@ -150,14 +174,27 @@ func (i *installer) run(ctx context.Context, dir string, spec *ServerSpec) error
 	}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
-	i.progress(fmt.Sprintf("lspkit: installing %s (%s) into %s", spec.ID, strings.Join(in.Packages, " "), dir))
+	i.progress(InstallProgress{Server: spec.ID, What: strings.Join(in.Packages, " ") + " into " + dir})
 	start := time.Now()
+	err := i.wait(cmd, spec.ID, start, &out)
+	if err == nil && in.Kind == "npm" {
+		target := filepath.Join(dir, "npm", in.Group, "node_modules", ".bin", in.Bin)
+		link := filepath.Join(bin, spec.Command)
+		os.Remove(link)
+		err = os.Symlink(target, link)
+	}
+	i.progress(InstallProgress{Server: spec.ID, Elapsed: time.Since(start), Done: true, Err: err})
+	return err
+}
+
+// wait runs the install command, ticking progress about once a second.
+func (i *installer) wait(cmd *exec.Cmd, id string, start time.Time, out *strings.Builder) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(5 * time.Second)
+	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
 		select {
@@ -165,18 +202,9 @@ func (i *installer) run(ctx context.Context, dir string, spec *ServerSpec) error
 			if err != nil {
 				return fmt.Errorf("%s: %w: %s", cmd, err, lastLines(out.String(), 5))
 			}
-			if in.Kind == "npm" {
-				target := filepath.Join(dir, "npm", in.Group, "node_modules", ".bin", in.Bin)
-				link := filepath.Join(bin, spec.Command)
-				os.Remove(link)
-				if err := os.Symlink(target, link); err != nil {
-					return err
-				}
-			}
-			i.progress(fmt.Sprintf("lspkit: installed %s in %.0f s", spec.ID, time.Since(start).Seconds()))
 			return nil
 		case <-tick.C:
-			i.progress(fmt.Sprintf("lspkit: installing %s … %.0f s", spec.ID, time.Since(start).Seconds()))
+			i.progress(InstallProgress{Server: id, Elapsed: time.Since(start)})
 		}
 	}
 }

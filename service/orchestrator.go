@@ -25,9 +25,9 @@ type Options struct {
 	Config   Config
 	Logger   *slog.Logger
 	CacheDir string // the user cache ($XDG_CACHE_HOME/lspkit); servers live in CacheDir/servers
-	// Progress receives auto-install progress lines (the CLI's stderr); nil
-	// logs them.
-	Progress func(line string)
+	// Progress receives auto-install progress (the CLI draws it on
+	// stderr); nil logs the start and end.
+	Progress func(InstallProgress)
 	// OneShot is for a command that checks and exits (lspkit check): a
 	// check waits for a server's auto-install before its timeout starts
 	// (the daemon does not, and reports the server as starting meanwhile),
@@ -50,7 +50,7 @@ type Orchestrator struct {
 	log      *slog.Logger
 	specs    map[string]*ServerSpec
 	cacheDir string
-	progress func(string)
+	progress func(InstallProgress)
 	installs *installer
 	grace    time.Duration
 	oneShot  bool
@@ -101,9 +101,13 @@ func New(opts Options) (*Orchestrator, error) {
 		changed:  make(chan struct{}),
 	}
 	if o.progress == nil {
-		o.progress = func(line string) { o.log.Info("install", "progress", line) }
+		o.progress = func(p InstallProgress) {
+			if p.Elapsed == 0 || p.Done {
+				o.log.Info("install", "progress", p.String())
+			}
+		}
 	}
-	o.installs = newInstaller(o.cacheDir, o.progress)
+	o.installs = newInstaller(o.progress)
 	o.life, o.end = context.WithCancel(context.Background())
 	return o, nil
 }
@@ -378,7 +382,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string,
 
 // Diagnostics returns every known file's diagnostics (severity-filtered,
 // files with none left out), keyed by path relative to the root.
-func (o *Orchestrator) Diagnostics() map[string][]Diagnostic {
+func (o *Orchestrator) Diagnostics() FileDiagnostics {
 	var all []Diagnostic
 	for _, s := range o.liveSessions() {
 		c := s.current()
@@ -389,7 +393,7 @@ func (o *Orchestrator) Diagnostics() map[string][]Diagnostic {
 			all = append(all, o.convert(s.spec.ID, c, uri, "")...)
 		}
 	}
-	out := map[string][]Diagnostic{}
+	out := FileDiagnostics{}
 	for _, d := range o.merge(all) {
 		out[d.File] = append(out[d.File], d)
 	}
@@ -400,7 +404,7 @@ func (o *Orchestrator) Diagnostics() map[string][]Diagnostic {
 // change after epoch has settled — the changed documents' versions, then a
 // brief quiet spell for the reports on other files (importers) that follow —
 // and returns Diagnostics.
-func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, epoch uint64, wait time.Duration) map[string][]Diagnostic {
+func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, epoch uint64, wait time.Duration) FileDiagnostics {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var wg conc.WaitGroup

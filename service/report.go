@@ -10,8 +10,8 @@ import (
 // ReportResult is lsp/report's answer: the feedback block for the model and
 // the diagnostics it was made from, by file.
 type ReportResult struct {
-	Text        string                  `json:"text"`
-	Diagnostics map[string][]Diagnostic `json:"diagnostics"`
+	Text        string          `json:"text"`
+	Diagnostics FileDiagnostics `json:"diagnostics"`
 }
 
 // maxReportLines bounds the diagnostic lines of one report across files.
@@ -27,7 +27,7 @@ func (o *Orchestrator) Report(ctx context.Context, path string, text *string, mo
 	if err != nil {
 		return ReportResult{}, err
 	}
-	out := ReportResult{Diagnostics: map[string][]Diagnostic{}}
+	out := ReportResult{Diagnostics: FileDiagnostics{}}
 	file := ""
 	if abs, ok := o.resolve(path); ok {
 		file = o.rel(abs)

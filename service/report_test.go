@@ -1,10 +1,15 @@
 package service
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func diag(file string, line int, msg string, code any) Diagnostic {
@@ -72,5 +77,31 @@ func TestResolve(t *testing.T) {
 	}
 	if !within("/ws", "/ws") || within("/ws", "/ws2") || within("/ws", "/") || !within("/ws", "/ws/a/b") {
 		t.Error("within is not segment-safe")
+	}
+}
+
+// TestFileDiagnosticsOrder: lsp/diagnostics keys come in ascending order.
+func TestFileDiagnosticsOrder(t *testing.T) {
+	f := FileDiagnostics{}
+	for _, name := range []string{"z.go", "a.go", "m/b.go", "m/a.go", "b.go", "c.go"} {
+		f[name] = []Diagnostic{diag(name, 1, "x", nil)}
+	}
+	want := `{"a.go":`
+	for range 20 {
+		out, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		dec := jsontext.NewDecoder(bytes.NewReader(out))
+		dec.ReadToken()
+		for dec.PeekKind() == '"' {
+			tok, _ := dec.ReadToken()
+			keys = append(keys, tok.String())
+			dec.SkipValue()
+		}
+		if !slices.IsSorted(keys) || len(keys) != 6 || !strings.HasPrefix(string(out), want) {
+			t.Fatalf("keys %v in %s", keys, out)
+		}
 	}
 }

@@ -154,7 +154,7 @@ func TestAutoInstall(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != 1 || !strings.HasPrefix(out.String(), "a.yaml:2:1: error: ") {
 		t.Fatalf("exit %d\n%s\n%s", cmd.ProcessState.ExitCode(), out.String(), errb.String())
 	}
-	if !strings.Contains(errb.String(), "lspkit: installing yaml (yaml-language-server@1.25.0)") || !strings.Contains(errb.String(), "lspkit: installed yaml") {
+	if !strings.Contains(errb.String(), "lspkit: installing yaml (yaml-language-server@1.25.0 into ") || !strings.Contains(errb.String(), "lspkit: installed yaml") {
 		t.Fatalf("no progress on stderr:\n%s", errb.String())
 	}
 	if _, err := os.Stat(filepath.Join(cache, "lspkit", "servers", "bin", "yaml-language-server")); err != nil {

@@ -393,9 +393,11 @@ func TestGoCrossFile(t *testing.T) {
 func TestNavigation(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
-		"go.mod":      goMod,
-		"lib.go":      "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n",
-		"use.go":      "package demo\n\nfunc Use() string { _ = \"é🙂\"; return Greeting(\"x\") }\n",
+		"go.mod": goMod,
+		"lib.go": "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n\n" +
+			"// Greeter greets.\ntype Greeter interface{ Greet() string }\n\n// English says hello.\ntype English struct{}\n\n" +
+			"// Greet greets in English.\nfunc (English) Greet() string { return \"hello\" }\n",
+		"use.go":      "package demo\n\nfunc Use() string { _ = \"é🙂\"; return Greeting(\"x\") }\n\nvar g Greeter = English{}\n",
 		"lspkit.json": noInstall(""),
 	})
 	d := startDaemon(t, root, serversEnv(t)...)
@@ -410,6 +412,14 @@ func TestNavigation(t *testing.T) {
 	d.must("lsp/references", map[string]any{"file": "lib.go", "line": 4, "character": 6}, &res)
 	if len(res.Locations) != 2 || !slices.Contains(res.Locations, service.Location{File: "use.go", Line: 3, Character: 38, EndLine: 3, EndCharacter: 46}) {
 		t.Fatalf("references: %+v", res.Locations)
+	}
+	d.must("lsp/typeDefinition", map[string]any{"file": "use.go", "line": 5, "character": 5}, &res)
+	if len(res.Locations) != 1 || res.Locations[0] != (service.Location{File: "lib.go", Line: 7, Character: 6, EndLine: 7, EndCharacter: 13}) {
+		t.Fatalf("type definition: %+v", res.Locations)
+	}
+	d.must("lsp/implementation", map[string]any{"file": "lib.go", "line": 7, "character": 6}, &res)
+	if len(res.Locations) != 1 || res.Locations[0] != (service.Location{File: "lib.go", Line: 10, Character: 6, EndLine: 10, EndCharacter: 13}) {
+		t.Fatalf("implementation: %+v", res.Locations)
 	}
 	var hover struct {
 		Content *string `json:"content"`
@@ -426,7 +436,10 @@ func TestNavigation(t *testing.T) {
 		Symbols []service.Symbol `json:"symbols"`
 	}
 	d.must("lsp/documentSymbols", map[string]any{"file": "lib.go"}, &syms)
-	if len(syms.Symbols) != 1 || syms.Symbols[0].Name != "Greeting" || syms.Symbols[0].Kind != "function" || syms.Symbols[0].Range.StartLine != 4 {
+	if !slices.ContainsFunc(syms.Symbols, func(s service.Symbol) bool {
+		return s.Name == "Greeting" && s.Kind == "function" && s.Range.StartLine == 4
+	}) ||
+		!slices.ContainsFunc(syms.Symbols, func(s service.Symbol) bool { return s.Name == "Greeter" && s.Kind == "interface" }) {
 		t.Fatalf("document symbols: %+v", syms.Symbols)
 	}
 	var ws struct {
@@ -536,6 +549,30 @@ func TestInitializeHang(t *testing.T) {
 	}
 	if st := d.status()["hangs"]; st.Status != "starting" {
 		t.Fatalf("status: %+v", st)
+	}
+}
+
+// TestBootstrap: the root and configuration from LSPKIT_BOOTSTRAP, as
+// agents spawn the daemon (no --root, another working directory).
+func TestBootstrap(t *testing.T) {
+	serversEnv(t)
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"})
+	boot := fmt.Sprintf(`{"workspaceRoot": %q, "config": {"lsp": {"autoInstall": false, "servers": {"mine": {"command": "no-such-ls", "extensions": [".mine"]}}}}}`, root)
+	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: []string{"serve"}, Env: []string{"LSPKIT_BOOTSTRAP=" + boot}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{t: t, proc: proc, ready: make(chan map[string]any, 1)}
+	d.conn = transport.NewConn(proc.Stdio(), transport.Options{})
+	t.Cleanup(func() { d.conn.Close(); proc.Stop(5 * time.Second) })
+	if st := d.status()["mine"]; st.Status != "unavailable" || !strings.Contains(st.Reason, "no-such-ls") {
+		t.Fatalf("bootstrap config not applied: %+v", st)
+	}
+	var diags []service.Diagnostic
+	d.must("lsp/checkFile", map[string]any{"filePath": "a.go"}, &diags) // relative to the bootstrap root
+	if len(diags) != 1 || diags[0].File != "a.go" {
+		t.Fatalf("diagnostics: %+v", diags)
 	}
 }
 

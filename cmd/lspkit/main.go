@@ -120,7 +120,7 @@ func logger(level string, def slog.Level, stderr io.Writer) (*slog.Logger, error
 
 // orchestrator sets up the root, configuration and orchestrator the
 // commands share; LSPKIT_BOOTSTRAP may give the root and configuration.
-func (c *common) orchestrator(log *slog.Logger, progress func(string), grace time.Duration) (*service.Orchestrator, error) {
+func (c *common) orchestrator(log *slog.Logger, progress func(service.InstallProgress), grace time.Duration) (*service.Orchestrator, error) {
 	oneShot := progress != nil
 	var bootCfg jsontext.Value
 	if raw := os.Getenv("LSPKIT_BOOTSTRAP"); raw != "" {
@@ -229,7 +229,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
 		return exitUsage
 	}
-	o, err := c.orchestrator(log, func(line string) { fmt.Fprintln(stderr, line) }, 0)
+	o, err := c.orchestrator(log, progressBar(stderr), 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
 		return exitUsage
@@ -309,6 +309,35 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// progressBar draws auto-install progress on stderr: on a terminal one
+// line redrawn each second with a moving bar; elsewhere (logs, pipes) the
+// start, every tenth second and the end.
+func progressBar(w io.Writer) func(service.InstallProgress) {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return func(p service.InstallProgress) {
+		switch {
+		case !tty:
+			if p.Done || p.Elapsed == 0 || int(p.Elapsed.Seconds())%10 == 0 {
+				fmt.Fprintln(w, p.String())
+			}
+		case p.Done:
+			fmt.Fprintf(w, "\r\033[K%s\n", p)
+		case p.Elapsed == 0:
+			fmt.Fprintln(w, p.String())
+		default:
+			const width = 20
+			pos := int(p.Elapsed.Seconds()) % width
+			bar := strings.Repeat(" ", pos) + "=" + strings.Repeat(" ", width-pos-1)
+			fmt.Fprintf(w, "\r\033[Klspkit: installing %s [%s] %.0f s", p.Server, bar, p.Elapsed.Seconds())
+		}
+	}
 }
 
 func contains(ss []string, s string) bool {
