@@ -212,6 +212,28 @@ func TestStdinEOF(t *testing.T) {
 	servertest.Gone(t, pid)
 }
 
+// TestSIGTERM: the daemon stops its servers and exits 0.
+func TestSIGTERM(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n", "lspkit.json": noInstall("")})
+	d := startDaemon(t, root, serversEnv(t)...)
+	var diags []service.Diagnostic
+	d.must("lsp/checkFile", map[string]any{"filePath": "a.go"}, &diags)
+	pid := d.status()["gopls"].ServerPID
+	if err := syscall.Kill(d.proc.PID(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.proc.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon did not exit on SIGTERM")
+	}
+	if es := d.proc.Exit(); es.Code != 0 || es.Signal != 0 {
+		t.Fatalf("daemon exit: %s", es)
+	}
+	servertest.Gone(t, pid)
+}
+
 func TestDaemonSIGKILL(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n", "lspkit.json": noInstall("")})
