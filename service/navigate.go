@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
@@ -20,6 +23,43 @@ func (e *OutsideRootError) Error() string {
 
 // ErrNoServer is returned when no server that can answer serves the file.
 var ErrNoServer = errors.New("no language server answers this for the file")
+
+// NoServerError says why no server could answer for a file, in words a
+// model can act on.
+type NoServerError struct {
+	File    string
+	Reasons []string // per server tried: still starting, unavailable, does not offer …
+	Known   string   // when no server serves the file type: the configured ones
+}
+
+func (e *NoServerError) Error() string {
+	if len(e.Reasons) == 0 {
+		ext := filepath.Ext(e.File)
+		if ext == "" {
+			ext = filepath.Base(e.File)
+		}
+		return fmt.Sprintf("no language server for %s files; configured servers: %s", ext, e.Known)
+	}
+	return e.File + ": " + strings.Join(e.Reasons, "; ")
+}
+
+// Unwrap makes a NoServerError an ErrNoServer.
+func (e *NoServerError) Unwrap() error { return ErrNoServer }
+
+// knownServers lists the enabled servers with their extensions.
+func (o *Orchestrator) knownServers() string {
+	var parts []string
+	for _, id := range sortedKeys(o.specs) {
+		s := o.specs[id]
+		if s.Enabled && !o.cfg.Disabled {
+			parts = append(parts, fmt.Sprintf("%s (%s)", id, strings.Join(append(slices.Clone(s.Extensions), s.FileNames...), " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "none (LSP is disabled by configuration)"
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Location is a place in a file: 1-based lines and code-point columns.
 type Location struct {
@@ -101,16 +141,29 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 	if !ok {
 		return opened{}, &OutsideRootError{Path: file}
 	}
-	for _, t := range o.serversFor(abs) {
+	targets := o.serversFor(abs)
+	if len(targets) == 0 {
+		return opened{}, &NoServerError{File: o.rel(abs), Known: o.knownServers()}
+	}
+	var reasons []string
+	for _, t := range targets {
 		s, err := o.session(t)
 		if err != nil {
 			return opened{}, err
 		}
 		s.touch()
 		wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
-		c, _, _ := s.await(wctx)
+		c, verdict, why := s.await(wctx)
 		cancel()
-		if c == nil || !capability(c.ServerCapabilities(), method) {
+		switch {
+		case c == nil && verdict == VerdictTimedOut:
+			reasons = append(reasons, t.spec.ID+" is still starting; retry in a moment")
+			continue
+		case c == nil:
+			reasons = append(reasons, fmt.Sprintf("%s is %s: %s", t.spec.ID, verdict, why))
+			continue
+		case !capability(c.ServerCapabilities(), method):
+			reasons = append(reasons, fmt.Sprintf("%s does not offer %s", t.spec.ID, method))
 			continue
 		}
 		uri, err := protocol.FileURI(abs)
@@ -130,32 +183,61 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		}
 		return opened{c: c, uri: uri, lines: strings.Split(text, "\n")}, nil
 	}
-	return opened{}, fmt.Errorf("%s: %w", o.rel(abs), ErrNoServer)
+	return opened{}, &NoServerError{File: o.rel(abs), Reasons: reasons}
 }
 
-// position converts a 1-based line and code-point column into the server's.
-func (op opened) position(line, character int) protocol.Position {
-	if line < 1 {
-		line = 1
+// PositionError is a position that does not exist in the file.
+type PositionError struct{ Msg string }
+
+func (e *PositionError) Error() string { return e.Msg }
+
+// Pos is a position as agents give it: a 1-based line and a 1-based column
+// in code points, or instead of the column a symbol name on that line (its
+// first occurrence).
+type Pos struct {
+	Line      int
+	Character int
+	Symbol    string
+}
+
+// position converts a Pos into the server's position in the file.
+func (op opened) position(file string, p Pos) (protocol.Position, error) {
+	lines := len(op.lines)
+	if lines > 0 && op.lines[lines-1] == "" {
+		lines-- // the text ends with a newline
 	}
-	if character < 1 {
-		character = 1
+	if p.Line < 1 || p.Line > max(lines, 1) {
+		return protocol.Position{}, &PositionError{fmt.Sprintf("line %d is past the end of %s (%d lines)", p.Line, file, lines)}
 	}
 	text := ""
-	if line-1 < len(op.lines) {
-		text = op.lines[line-1]
+	if p.Line-1 < len(op.lines) {
+		text = op.lines[p.Line-1]
 	}
-	return protocol.Position{Line: uint32(line - 1), Character: client.EncodedColumn(text, character-1, op.c.PositionEncoding())}
+	col := p.Character - 1
+	if p.Symbol != "" {
+		i := strings.Index(text, p.Symbol)
+		if i < 0 {
+			return protocol.Position{}, &PositionError{fmt.Sprintf("%q does not occur on line %d of %s: %q", p.Symbol, p.Line, file, strings.TrimSpace(text))}
+		}
+		col = utf8.RuneCountInString(text[:i])
+	}
+	if col < 0 {
+		return protocol.Position{}, &PositionError{fmt.Sprintf("give a character (1-based column) or a symbol on line %d", p.Line)}
+	}
+	return protocol.Position{Line: uint32(p.Line - 1), Character: client.EncodedColumn(text, col, op.c.PositionEncoding())}, nil
 }
 
 // Navigate runs definition, typeDefinition, implementation or references
 // at a 1-based position.
-func (o *Orchestrator) Navigate(ctx context.Context, method, file string, line, character int) ([]Location, error) {
+func (o *Orchestrator) Navigate(ctx context.Context, method, file string, at Pos) ([]Location, error) {
 	op, err := o.open(ctx, file, method)
 	if err != nil {
 		return nil, err
 	}
-	pos := op.position(line, character)
+	pos, err := op.position(file, at)
+	if err != nil {
+		return nil, err
+	}
 	var locs []protocol.Location
 	switch method {
 	case protocol.MethodTextDocumentDefinition:
@@ -207,12 +289,16 @@ func (o *Orchestrator) linesOf(c *client.Client, uri protocol.DocumentURI) []str
 
 // Hover returns the hover text at a 1-based position; ok is false when the
 // server has nothing there.
-func (o *Orchestrator) Hover(ctx context.Context, file string, line, character int) (string, bool, error) {
+func (o *Orchestrator) Hover(ctx context.Context, file string, at Pos) (string, bool, error) {
 	op, err := o.open(ctx, file, protocol.MethodTextDocumentHover)
 	if err != nil {
 		return "", false, err
 	}
-	return op.c.Hover(ctx, op.uri, op.position(line, character))
+	pos, err := op.position(file, at)
+	if err != nil {
+		return "", false, err
+	}
+	return op.c.Hover(ctx, op.uri, pos)
 }
 
 // DocumentSymbols returns a file's symbols as a tree.

@@ -207,7 +207,7 @@ func (h *rpcHandler) Handle(ctx context.Context, req *transport.Request) (any, e
 			return nil, err
 		}
 		if req.Method == "lsp/hover" {
-			text, ok, err := h.o.Hover(ctx, *file, int(*line), int(*char))
+			text, ok, err := h.o.Hover(ctx, *file, Pos{Line: int(*line), Character: int(*char)})
 			if err != nil {
 				return nil, navError(err)
 			}
@@ -222,7 +222,7 @@ func (h *rpcHandler) Handle(ctx context.Context, req *transport.Request) (any, e
 			"lsp/implementation": protocol.MethodTextDocumentImplementation,
 			"lsp/references":     protocol.MethodTextDocumentReferences,
 		}[req.Method]
-		locs, err := h.o.Navigate(ctx, method, *file, int(*line), int(*char))
+		locs, err := h.o.Navigate(ctx, method, *file, Pos{Line: int(*line), Character: int(*char)})
 		if err != nil {
 			return nil, navError(err)
 		}
@@ -255,11 +255,16 @@ func (h *rpcHandler) Handle(ctx context.Context, req *transport.Request) (any, e
 	return nil, transport.ErrMethodNotFound
 }
 
-// navError gives paths outside the root their own code.
+// navError gives paths outside the root their own code, and positions
+// that do not exist -32602.
 func navError(err error) error {
 	var out *OutsideRootError
 	if errors.As(err, &out) {
 		return &transport.Error{Code: CodeOutsideRoot, Message: out.Error()}
+	}
+	var pos *PositionError
+	if errors.As(err, &pos) {
+		return &transport.Error{Code: transport.CodeInvalidParams, Message: pos.Error()}
 	}
 	return err
 }

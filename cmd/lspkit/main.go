@@ -1,6 +1,7 @@
 // Command lspkit is the lspkit daemon and its one-shot tools.
 //
-//	lspkit serve  [--root DIR] [--config FILE] [--log-level LEVEL]
+//	lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--log-level LEVEL]
+//	lspkit mcp    [--root DIR] [--config FILE] [--log-level LEVEL]
 //	lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] FILE...
 //	lspkit status [--root DIR] [--config FILE] [--json]
 //	lspkit --version | --help
@@ -17,6 +18,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspkit/lspkit/service"
 )
@@ -31,8 +34,11 @@ import (
 const usage = `lspkit gives coding agents the language server's diagnostics and navigation.
 
 Usage:
-  lspkit serve  [--root DIR] [--config FILE] [--log-level LEVEL]
-        the daemon: JSON-RPC with LSP framing on stdin/stdout (see the service contract)
+  lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--log-level LEVEL]
+        the daemon: JSON-RPC with LSP framing on stdin/stdout (see the service contract);
+        with --mcp-fds, MCP too on those file descriptors, sharing the servers
+  lspkit mcp    [--root DIR] [--config FILE] [--log-level LEVEL]
+        an MCP server (stdio transport) with the lsp_* tools
   lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] [--timeout MS] FILE...
         start the servers FILE needs, print its diagnostics, stop them;
         exit 1 if there is an error, 0 if clean, 2 on usage errors
@@ -76,8 +82,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return check(ctx, args[1:], stdout, stderr)
 	case "status":
 		return status(args[1:], stdout, stderr)
+	case "mcp":
+		return mcpCommand(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, check or status; see lspkit --help)\n", args[0])
+	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check or status; see lspkit --help)\n", args[0])
 	return exitUsage
 }
 
@@ -184,9 +192,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "lspkit serve: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
 		return exitUsage
 	}
+	var mcpIn, mcpOut *os.File
 	if *mcpFDs != "" {
-		fmt.Fprintln(stderr, "lspkit serve: --mcp-fds: MCP is not served yet")
-		return exitUsage
+		var err error
+		if mcpIn, mcpOut, err = parseFDs(*mcpFDs); err != nil {
+			fmt.Fprintf(stderr, "lspkit serve: --mcp-fds: %v\n", err)
+			return exitUsage
+		}
 	}
 	log, err := logger(c.logLevel, slog.LevelInfo, stderr)
 	if err != nil {
@@ -200,10 +212,70 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if mcpIn != nil {
+		server := service.NewMCPServer(o, version())
+		go func() {
+			if err := server.Run(ctx, &mcp.IOTransport{Reader: mcpIn, Writer: mcpOut}); err != nil && ctx.Err() == nil {
+				log.Warn("mcp session ended", "err", err)
+			}
+		}()
+	}
 	if err := service.Serve(ctx, o, stdio{stdin, stdout}, service.ServeOptions{Version: version(), Logger: log}); err != nil {
 		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
 		return 1
 	}
+	return 0
+}
+
+// parseFDs reads "R,W": the descriptors MCP reads from and writes to.
+func parseFDs(s string) (*os.File, *os.File, error) {
+	r, w, ok := strings.Cut(s, ",")
+	rfd, err1 := strconv.Atoi(r)
+	wfd, err2 := strconv.Atoi(w)
+	if !ok || err1 != nil || err2 != nil || rfd < 3 || wfd < 3 {
+		return nil, nil, fmt.Errorf("expected two descriptors ≥ 3 as R,W (e.g. 3,4), got %q", s)
+	}
+	in, out := os.NewFile(uintptr(rfd), "mcp-in"), os.NewFile(uintptr(wfd), "mcp-out")
+	for _, f := range []*os.File{in, out} {
+		if _, err := f.Stat(); err != nil {
+			return nil, nil, fmt.Errorf("descriptor %s is not open: %v", f.Name(), err)
+		}
+	}
+	return in, out, nil
+}
+
+// mcpCommand serves MCP on stdin/stdout until the client hangs up.
+func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := flags("mcp", &c)
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lspkit mcp: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+		return exitUsage
+	}
+	o, err := c.orchestrator(log, nil, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- service.NewMCPServer(o, version()).Run(ctx, &mcp.StdioTransport{}) }()
+	select {
+	case err := <-done:
+		log.Debug("mcp session ended", "err", err) // the client hung up
+	case <-ctx.Done():
+		// A blocked read of stdin cannot be interrupted: stop without it.
+	}
+	o.Shutdown(context.Background())
 	return 0
 }
 
