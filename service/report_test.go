@@ -105,3 +105,21 @@ func TestFileDiagnosticsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCapSymbols: the tree is cut depth first at the budget, and what was
+// cut is counted.
+func TestCapSymbols(t *testing.T) {
+	var tree []Symbol
+	for i := range 3 {
+		s := Symbol{Name: fmt.Sprint("t", i)}
+		for j := range 4 {
+			s.Children = append(s.Children, Symbol{Name: fmt.Sprint("c", i, j)})
+		}
+		tree = append(tree, s)
+	}
+	budget := 7
+	got := capSymbols(tree, &budget)
+	if countSymbols(tree) != 15 || countSymbols(got) != 7 || len(got) != 2 || len(got[1].Children) != 1 || len(tree[1].Children) != 4 {
+		t.Fatalf("capped: %+v (input %+v)", got, tree)
+	}
+}

@@ -185,6 +185,20 @@ func TestMCPTools(t *testing.T) {
 	}
 }
 
+// TestMCPStarting: a server that has not finished starting is a tool error
+// that says to retry.
+func TestMCPStarting(t *testing.T) {
+	exe, _ := os.Executable()
+	cfg := fmt.Sprintf(`{"lsp":{"autoInstall":false,"firstTouchTimeout":300,"servers":{"hangs":{"command":%q,"extensions":[".hang"],"env":{"LSPKIT_FAKE":"hang-initialize"}}}}}`, exe)
+	root := mcpFixture(t, cfg)
+	writeFiles(t, root, map[string]string{"a.hang": "x\n"})
+	s := connect(t, root)
+	res := call(t, s, "lsp_hover", map[string]any{"file": "a.hang", "line": 1, "character": 1}, nil)
+	if !res.IsError || !strings.Contains(textOf(res), "hangs is still starting; retry in a moment") {
+		t.Fatalf("hover: %v %q", res.IsError, textOf(res))
+	}
+}
+
 func TestMCPDisabled(t *testing.T) {
 	s := connect(t, mcpFixture(t, `{"lsp": false}`))
 	tools := toolNames(t, s)
