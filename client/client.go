@@ -95,6 +95,8 @@ type Client struct {
 	watchMu sync.Mutex
 	watcher *fileWatcher // nil until the server registers watched files
 
+	watchClosing sync.WaitGroup // watchers being closed after an unregistration
+
 	life    context.Context // cancelled by Shutdown: background pulls end with it
 	endLife context.CancelFunc
 	pulls   sync.WaitGroup
@@ -354,6 +356,7 @@ func (c *Client) stopProcess() ExitStatus {
 		c.watcher = nil
 	}
 	c.watchMu.Unlock()
+	c.watchClosing.Wait()
 	es := c.proc.Stop(c.cfg.StopGrace)
 	c.conn.Close()
 	c.conn.Wait()

@@ -21,6 +21,8 @@ type fileDiagnostics struct {
 	pulled       bool
 	pullVersion  int32
 	pullResultID string
+	pulling      bool  // a pull is in flight
+	again        int32 // the version to pull when it is answered, or 0
 }
 
 // quietWindow is how long a server that publishes without versions must stay
@@ -183,48 +185,78 @@ func (c *Client) publish(p *protocol.PublishDiagnosticsParams) {
 // pull asks a pull-capable server for uri's diagnostics at version, in the
 // background; the answer lands in the store (an older version's answer never
 // replaces a newer one's), with those of the related documents it names.
+// One pull per document is in flight at a time: a pull asked for meanwhile
+// goes out when it is answered, with the result id it brought.
 func (c *Client) pull(uri protocol.DocumentURI, version int32) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	provider := c.pullProviderLocked()
 	if !provider.ok || c.stopping {
-		c.mu.Unlock()
 		return
 	}
+	d := c.diags[uri]
+	if d == nil {
+		d = &fileDiagnostics{}
+		c.diags[uri] = d
+	}
+	if d.pulling {
+		d.again = max(d.again, version)
+		return
+	}
+	d.pulling = true
+	c.pulls.Add(1)
+	go func() {
+		defer c.pulls.Done()
+		for version > 0 {
+			version = c.pullOnce(uri, version, provider.identifier)
+		}
+	}()
+}
+
+// pullOnce makes one pull and stores its answer; it returns the version to
+// pull next (asked for while it ran), or 0.
+func (c *Client) pullOnce(uri protocol.DocumentURI, version int32, identifier *string) int32 {
+	c.mu.Lock()
+	d := c.diags[uri]
 	var prev *string
-	if d := c.diags[uri]; d != nil && d.pullResultID != "" {
+	if d.pullResultID != "" {
 		prev = protocol.Ptr(d.pullResultID)
 	}
 	versions := c.sentVersionsLocked() // for related documents
-	c.pulls.Add(1)
 	c.mu.Unlock()
-	go func() {
-		defer c.pulls.Done()
-		var report protocol.DocumentDiagnosticReport
-		params := protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Identifier: provider.identifier, PreviousResultID: prev}
-		if err := c.conn.Call(c.life, protocol.MethodTextDocumentDiagnostic, params, &report); err != nil {
-			c.log.Warn("diagnostic pull failed", "uri", uri, "err", err)
-			return
+	var report protocol.DocumentDiagnosticReport
+	params := protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Identifier: identifier, PreviousResultID: prev}
+	err := c.conn.Call(c.life, protocol.MethodTextDocumentDiagnostic, params, &report)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	next := d.again
+	d.again = 0
+	if next == 0 || c.stopping {
+		d.pulling = false
+		next = 0
+	}
+	if err != nil {
+		c.log.Warn("diagnostic pull failed", "uri", uri, "err", err)
+		return next
+	}
+	var related map[protocol.DocumentURI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
+	if full, ok := report.AsRelatedFullDocumentDiagnosticReport(); ok {
+		c.storePullLocked(uri, version, &full.Items, full.ResultID)
+		related = full.RelatedDocuments
+	} else if unchanged, ok := report.AsRelatedUnchangedDocumentDiagnosticReport(); ok {
+		c.storePullLocked(uri, version, nil, &unchanged.ResultID)
+		related = unchanged.RelatedDocuments
+	}
+	for ruri, r := range related {
+		if full, ok := r.AsFullDocumentDiagnosticReport(); ok {
+			c.storePullLocked(ruri, versions[ruri], &full.Items, full.ResultID)
+		} else if unchanged, ok := r.AsUnchangedDocumentDiagnosticReport(); ok {
+			c.storePullLocked(ruri, versions[ruri], nil, &unchanged.ResultID)
 		}
-		var related map[protocol.DocumentURI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if full, ok := report.AsRelatedFullDocumentDiagnosticReport(); ok {
-			c.storePullLocked(uri, version, &full.Items, full.ResultID)
-			related = full.RelatedDocuments
-		} else if unchanged, ok := report.AsRelatedUnchangedDocumentDiagnosticReport(); ok {
-			c.storePullLocked(uri, version, nil, &unchanged.ResultID)
-			related = unchanged.RelatedDocuments
-		}
-		for ruri, r := range related {
-			if full, ok := r.AsFullDocumentDiagnosticReport(); ok {
-				c.storePullLocked(ruri, versions[ruri], &full.Items, full.ResultID)
-			} else if unchanged, ok := r.AsUnchangedDocumentDiagnosticReport(); ok {
-				c.storePullLocked(ruri, versions[ruri], nil, &unchanged.ResultID)
-			}
-		}
-		c.epoch++
-		c.changedLocked()
-	}()
+	}
+	c.epoch++
+	c.changedLocked()
+	return next
 }
 
 // sentVersionsLocked returns the version of each open document the server

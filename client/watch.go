@@ -125,32 +125,17 @@ func newFileWatcher(root string, log *slog.Logger, send func([]protocol.FileEven
 	return w, nil
 }
 
-// setPatterns replaces the registered patterns and watches every directory
-// they may need (root, bases outside it, skipped directories they name)
-// before it returns.
+// setPatterns replaces the registered patterns and watches the root's
+// directories they may need (skipped ones they name included) before it
+// returns. Only the workspace root is watched: servers also register
+// library trees outside it (pyright: the whole Python standard library),
+// which would cost thousands of watches and a long walk on every
+// registration, for files that do not change during a session.
 func (w *fileWatcher) setPatterns(patterns []watchPattern) {
 	w.mu.Lock()
 	w.patterns = patterns
 	w.mu.Unlock()
-	for _, dir := range w.roots(patterns) {
-		w.addTree(dir)
-	}
-}
-
-// roots are the directory trees the patterns may match files in.
-func (w *fileWatcher) roots(patterns []watchPattern) []string {
-	roots := []string{w.root}
-	for _, p := range patterns {
-		base := p.base
-		if base == "" {
-			dir, _ := doublestar.SplitPattern(p.glob)
-			base = filepath.FromSlash(dir)
-		}
-		if !within(w.root, base) {
-			roots = append(roots, base)
-		}
-	}
-	return roots
+	w.addTree(w.root)
 }
 
 // within reports whether path is dir or inside it.
@@ -378,9 +363,16 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 	c.watchMu.Lock()
 	defer c.watchMu.Unlock()
 	if len(patterns) == 0 {
-		if c.watcher != nil {
-			c.watcher.close()
+		if w := c.watcher; w != nil {
+			// Closing an fsnotify watcher can take a few hundred
+			// milliseconds; the server's unregistration is not kept
+			// waiting for it (Shutdown is).
 			c.watcher = nil
+			c.watchClosing.Add(1)
+			go func() {
+				defer c.watchClosing.Done()
+				w.close()
+			}()
 		}
 		return
 	}

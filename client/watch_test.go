@@ -278,6 +278,7 @@ func TestWatchUnregister(t *testing.T) {
 	if c.watcher != nil {
 		t.Fatal("watcher still set after the unregistration")
 	}
+	c.watchClosing.Wait()
 	select {
 	case <-w.done:
 	default:
@@ -334,5 +335,21 @@ func TestNoFileWatcherGopls(t *testing.T) {
 	c.watchMu.Unlock()
 	if n := len(c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)); n != 0 || w != nil {
 		t.Fatalf("%d watched-files registrations, watcher %v", n, w)
+	}
+}
+
+// TestWatchOnlyRoot: a pattern based outside the root (pyright registers the
+// Python standard library) adds no watches there.
+func TestWatchOnlyRoot(t *testing.T) {
+	root, lib := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(lib, "a", "b", "x.py"), "x = 1\n")
+	libURI, _ := protocol.FileURI(lib)
+	c := &Client{cfg: Config{Root: root}, log: slog.New(slog.DiscardHandler), registrations: map[string]protocol.Registration{}, changed: make(chan struct{})}
+	c.register(func(regs map[string]protocol.Registration) {
+		regs["w"] = registration("w", fmt.Sprintf(`{"watchers":[{"globPattern":"**"},{"globPattern":{"baseUri":%q,"pattern":"**"}}]}`, libURI))
+	})
+	defer c.watcher.close()
+	if got := c.watcher.fs.WatchList(); len(got) != 1 || got[0] != root {
+		t.Fatalf("watching %v, want only %s", got, root)
 	}
 }

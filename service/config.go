@@ -139,8 +139,11 @@ func LoadConfig(root, file string, bootstrap jsontext.Value) (Config, error) {
 // object decodes raw as a JSON object, or says what it is instead.
 func object(raw jsontext.Value, source, key string) (map[string]jsontext.Value, error) {
 	var m map[string]jsontext.Value
-	if raw.Kind() != '{' || json.Unmarshal(raw, &m) != nil {
+	if raw.Kind() != '{' {
 		return nil, &ConfigError{Source: source, Key: key, Msg: "expected an object, got " + describe(raw)}
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &ConfigError{Source: source, Key: key, Msg: "bad object: " + err.Error()}
 	}
 	return m, nil
 }

@@ -54,6 +54,7 @@ func TestConfigErrors(t *testing.T) {
 		{`{"lsp": 3}`, `cfg.json: lsp: expected false or an object, got the number 3`},
 		{`{"lsp": {`, `cfg.json: not valid JSON`},
 		{`[]`, `cfg.json: expected an object, got an array`},
+		{`{"lsp": {"servers": {"a": {}, "a": {}}}}`, "cfg.json: bad object: jsontext: duplicate object member name \"a\" within \"/lsp/servers\""},
 	}
 	for _, tc := range cases {
 		_, err := ParseConfig([]byte(tc.doc), "cfg.json")

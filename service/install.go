@@ -13,7 +13,13 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/client"
 )
+
+// ServersDir is where installed servers live: $LSPKIT_SERVERS, or
+// CacheDir/servers.
+func (o *Orchestrator) ServersDir() string { return o.serversDir() }
 
 // serversDir is where installed servers live: $LSPKIT_SERVERS, or
 // CacheDir/servers (the layout conformance/servers/install.sh uses).
@@ -61,6 +67,39 @@ func (o *Orchestrator) command(ctx context.Context, spec *ServerSpec) (string, e
 		return p, nil
 	}
 	return "", fmt.Errorf("%s even after installing it", missing)
+}
+
+// clientConfig is how a session starts its server's client.
+func (o *Orchestrator) clientConfig(spec *ServerSpec, path, root string) client.Config {
+	var env []string
+	for _, k := range sortedKeys(spec.Env) {
+		env = append(env, k+"="+spec.Env[k])
+	}
+	return client.Config{
+		Name:                  spec.ID,
+		Command:               client.Command{Path: path, Args: spec.Args, Env: env, Dir: root},
+		Root:                  root,
+		InitializationOptions: o.expand(spec.InitializationOptions),
+		Settings:              o.expand(spec.Settings),
+		Logger:                o.log,
+		StopGrace:             o.grace,
+		NoFileWatcher:         o.oneShot,
+	}
+}
+
+// ClientConfig returns the client configuration the orchestrator would
+// start server id with in root (its command looked up, not installed): for
+// tools and tests that drive a client directly.
+func (o *Orchestrator) ClientConfig(id, root string) (client.Config, error) {
+	spec, ok := o.specs[id]
+	if !ok {
+		return client.Config{}, fmt.Errorf("no server %q", id)
+	}
+	path, ok := o.lookup(spec.Command)
+	if !ok {
+		return client.Config{}, fmt.Errorf("%s: %s not found", id, spec.Command)
+	}
+	return o.clientConfig(spec, path, root), nil
 }
 
 // describe is the command a person would run to install it.

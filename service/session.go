@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -274,22 +273,9 @@ func (s *session) start() (*client.Client, error) {
 		o.log.Warn("server unavailable", "server", s.spec.ID, "reason", err)
 		return nil, err
 	}
-	env := os.Environ()
-	for k, v := range s.spec.Env {
-		env = append(env, k+"="+v)
-	}
 	ctx, cancel := context.WithTimeout(o.life, initializeTimeout)
 	defer cancel()
-	c, err := client.Start(ctx, client.Config{
-		Name:                  s.spec.ID,
-		Command:               client.Command{Path: path, Args: s.spec.Args, Env: env, Dir: s.root},
-		Root:                  s.root,
-		InitializationOptions: o.expand(s.spec.InitializationOptions),
-		Settings:              o.expand(s.spec.Settings),
-		Logger:                o.log,
-		StopGrace:             o.grace,
-		NoFileWatcher:         o.oneShot,
-	})
+	c, err := client.Start(ctx, o.clientConfig(s.spec, path, s.root))
 	if err != nil {
 		o.log.Error("server failed to start", "server", s.spec.ID, "err", err)
 		return nil, err

@@ -2,6 +2,7 @@
 //
 //	lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--log-level LEVEL]
 //	lspkit mcp    [--root DIR] [--config FILE] [--log-level LEVEL]
+//	lspkit record [--out FILE] -- SERVER ARGS...
 //	lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] FILE...
 //	lspkit status [--root DIR] [--config FILE] [--json]
 //	lspkit --version | --help
@@ -15,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -28,6 +30,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lspkit/lspkit/conformance"
 	"github.com/lspkit/lspkit/service"
 )
 
@@ -39,6 +42,9 @@ Usage:
         with --mcp-fds, MCP too on those file descriptors, sharing the servers
   lspkit mcp    [--root DIR] [--config FILE] [--log-level LEVEL]
         an MCP server (stdio transport) with the lsp_* tools
+  lspkit record [--out FILE] -- SERVER ARGS...
+        run SERVER between a client on stdin/stdout and itself, unchanged,
+        recording both directions as a transcript (JSON Lines) in FILE
   lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] [--timeout MS] FILE...
         start the servers FILE needs, print its diagnostics, stop them;
         exit 1 if there is an error, 0 if clean, 2 on usage errors
@@ -84,8 +90,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return status(args[1:], stdout, stderr)
 	case "mcp":
 		return mcpCommand(ctx, args[1:], stdout, stderr)
+	case "record":
+		return record(ctx, args[1:], stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check or status; see lspkit --help)\n", args[0])
+	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status or record; see lspkit --help)\n", args[0])
 	return exitUsage
 }
 
@@ -242,6 +250,36 @@ func parseFDs(s string) (*os.File, *os.File, error) {
 		}
 	}
 	return in, out, nil
+}
+
+// record runs a server behind a recording proxy.
+func record(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "transcript.jsonl", "the transcript file to write")
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "lspkit record: no server command after -- (see lspkit --help)")
+		return exitUsage
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit record: %v\n", err)
+		return exitUsage
+	}
+	defer f.Close()
+	err = conformance.Record(ctx, conformance.NewWriter(f), stdin, stdout, stderr, fs.Args())
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode()
+	case err != nil:
+		fmt.Fprintf(stderr, "lspkit record: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // mcpCommand serves MCP on stdin/stdout until the client hangs up.

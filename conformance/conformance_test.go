@@ -1,0 +1,448 @@
+package conformance
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service"
+	"github.com/lspkit/lspkit/transport"
+)
+
+var recordFlag = flag.Bool("record", false, "re-record the transcripts in testdata/ from the installed servers")
+
+func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv("LSPKIT_REPLAY") != "":
+		os.Exit(replayMain())
+	case os.Getenv("LSPKIT_RECORD") != "":
+		os.Exit(recordMain())
+	}
+	code := m.Run()
+	printSummary()
+	os.Exit(code)
+}
+
+// replayMain is the replayed server: LSPKIT_REPLAY names the transcript,
+// LSPKIT_REPLAY_REPORT where divergences go, LSPKIT_REPLAY_SERVERS what
+// $SERVERS stands for.
+func replayMain() int {
+	t, err := ReadTranscript(os.Getenv("LSPKIT_REPLAY"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replay:", err)
+		return 2
+	}
+	report, err := os.Create(os.Getenv("LSPKIT_REPLAY_REPORT"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replay:", err)
+		return 2
+	}
+	defer report.Close()
+	r := NewReplayer(t, os.Getenv("LSPKIT_REPLAY_SERVERS"))
+	r.OnDivergence = func(d string) { fmt.Fprintf(report, "%s\n\n", d) }
+	r.Serve(os.Stdin, os.Stdout)
+	fmt.Fprintln(report, "(replay ended)")
+	return 0
+}
+
+// recordMain is the recording proxy: LSPKIT_RECORD names the transcript,
+// the arguments after the test binary's are the server.
+func recordMain() int {
+	f, err := os.Create(os.Getenv("LSPKIT_RECORD"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "record:", err)
+		return 2
+	}
+	defer f.Close()
+	var argv []string
+	json.Unmarshal([]byte(os.Getenv("LSPKIT_RECORD_ARGV")), &argv)
+	if err := Record(context.Background(), NewWriter(f), os.Stdin, os.Stdout, os.Stderr, argv); err != nil {
+		fmt.Fprintln(os.Stderr, "record:", err)
+	}
+	return 0
+}
+
+// outcome is what a scenario's steps saw, as the daemon reports it.
+type outcome struct {
+	Error      []service.Diagnostic `json:"error"`
+	Fixed      []service.Diagnostic `json:"fixed"`
+	Definition []service.Location   `json:"definition"`
+	Hover      string               `json:"hover"`
+}
+
+// run drives a scenario through an orchestrator whose server for it is
+// command (with env), and returns what each step saw.
+func run(t *testing.T, sc scenario, root string, command string, args []string, env map[string]string) (outcome, time.Duration) {
+	t.Helper()
+	fatal := func(format string, args ...any) {
+		t.Helper()
+		if report := env["LSPKIT_REPLAY_REPORT"]; report != "" {
+			data, _ := os.ReadFile(report)
+			format += "\nreplay divergences so far:\n%s"
+			args = append(args, data)
+		}
+		t.Fatalf(format, args...)
+	}
+	cmdJSON, _ := json.Marshal(command)
+	argsJSON, _ := json.Marshal(args)
+	envJSON, _ := json.Marshal(env)
+	servers := fmt.Sprintf(`%q: {"command": %s, "args": %s, "env": %s}`, sc.server, cmdJSON, argsJSON, envJSON)
+	if sc.config != "" {
+		servers += ", " + sc.config
+	}
+	cfg, err := service.ParseConfig([]byte(`{"lsp": {"autoInstall": false, "firstTouchTimeout": 30000, "diagnosticTimeout": 20000, "servers": {`+servers+`}}}`), "scenario")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := service.New(service.Options{Root: root, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	var out outcome
+	check := func(text string) []service.Diagnostic {
+		res, err := o.CheckFile(ctx, sc.file, &text, 0)
+		if err != nil {
+			fatal("%v", err)
+		}
+		for _, s := range res.Servers {
+			if s.Verdict != service.VerdictSettled {
+				fatal("%s: %s %s %s", sc.name, s.ID, s.Verdict, s.Reason)
+			}
+		}
+		return res.Diagnostics
+	}
+	out.Error = check(sc.broken)
+	out.Fixed = check(sc.fixed)
+	if sc.def.Line > 0 {
+		out.Definition, err = o.Navigate(ctx, "textDocument/definition", sc.file, sc.def)
+		if err != nil {
+			fatal("definition: %v", err)
+		}
+	}
+	if sc.hov.Line > 0 {
+		out.Hover, _, err = o.Hover(ctx, sc.file, sc.hov)
+		if err != nil {
+			fatal("hover: %v", err)
+		}
+	}
+	o.Shutdown(ctx)
+	return out, time.Since(start)
+}
+
+// project writes a scenario's files into a new root.
+func project(t *testing.T, sc scenario) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "ws") // one name in every run: workspace folders carry it
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range sc.files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// checkOutcome holds a live run to what a correct client must see.
+func checkOutcome(t *testing.T, sc scenario, out outcome) {
+	t.Helper()
+	if len(out.Error) == 0 {
+		t.Fatalf("%s: no error reported for the broken text", sc.name)
+	}
+	if sc.errAt[0] > 0 && (out.Error[0].Line != sc.errAt[0] || out.Error[0].Character != sc.errAt[1]) {
+		t.Fatalf("%s: error at %d:%d, want %d:%d: %+v", sc.name, out.Error[0].Line, out.Error[0].Character, sc.errAt[0], sc.errAt[1], out.Error)
+	}
+	if len(out.Fixed) != 0 {
+		t.Fatalf("%s: errors after the fix: %+v", sc.name, out.Fixed)
+	}
+}
+
+// summary rows for the table printed after the run.
+var summary []string
+
+// printSummary prints the live suite's table to stdout, and to the file
+// LSPKIT_CONFORMANCE_SUMMARY names (the test script shows it after a quiet
+// go test).
+func printSummary() {
+	if len(summary) == 0 {
+		return
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SERVER\tVERSION\tSCENARIO\tRESULT\tTIME")
+	for _, row := range summary {
+		fmt.Fprintln(w, row)
+	}
+	w.Flush()
+	fmt.Print(b.String())
+	if path := os.Getenv("LSPKIT_CONFORMANCE_SUMMARY"); path != "" {
+		os.WriteFile(path, []byte(b.String()), 0o644)
+	}
+}
+
+// TestLive runs every scenario against the installed real servers through
+// the daemon's orchestrator (recording transcripts with -record).
+func TestLive(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			bin := servertest.Binary(t, sc.binary)
+			root := project(t, sc)
+			result := "FAIL"
+			var took time.Duration
+			defer func() {
+				summary = append(summary, fmt.Sprintf("%s\t%s\terror → fix → definition → hover\t%s\t%s", sc.name, sc.version, result, took.Round(time.Millisecond)))
+			}()
+			args := serverArgs(t, sc.server)
+			var out outcome
+			if !*recordFlag {
+				out, took = run(t, sc, root, bin, args, nil)
+				checkOutcome(t, sc, out)
+				result = "ok"
+				return
+			}
+			exe, _ := os.Executable()
+			raw := filepath.Join(t.TempDir(), "raw.jsonl")
+			argv, _ := json.Marshal(append([]string{bin}, args...))
+			out, took = run(t, sc, root, exe, nil, map[string]string{"LSPKIT_RECORD": raw, "LSPKIT_RECORD_ARGV": string(argv)})
+			checkOutcome(t, sc, out)
+			f, err := os.OpenFile(raw, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			NewWriter(f).Expect("outcome", out)
+			f.Close()
+			data, _ := os.ReadFile(raw)
+			data = Normalize(data, root, RootPlaceholder, filepath.Dir(root), RootPlaceholder+"/..", serversDir(t), ServersPlaceholder)
+			if err := os.WriteFile(filepath.Join("testdata", sc.name+".jsonl"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			result = "ok (recorded)"
+		})
+	}
+}
+
+// serverArgs returns the built-in server's arguments.
+func serverArgs(t *testing.T, id string) []string {
+	o, err := service.New(service.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := o.ClientConfig(id, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Command.Args
+}
+
+// serversDir is the install script's directory, which $SERVERS stands for.
+func serversDir(t *testing.T) string {
+	o, err := service.New(service.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.ServersDir()
+}
+
+// replay runs a scenario against its transcript, returning the outcome and
+// the replayer's divergences.
+func replay(t *testing.T, sc scenario, transcript string) (outcome, string) {
+	t.Helper()
+	exe, _ := os.Executable()
+	transcript, _ = filepath.Abs(transcript)
+	report := filepath.Join(t.TempDir(), "report.txt")
+	out, _ := run(t, sc, project(t, sc), exe, nil, map[string]string{
+		"LSPKIT_REPLAY": transcript, "LSPKIT_REPLAY_REPORT": report, "LSPKIT_REPLAY_SERVERS": serversDir(t),
+	})
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("the replayed server wrote no report: %v", err)
+	}
+	// Compare as JSON says it: a code is a number, whatever Go type held it.
+	raw, _ := json.Marshal(out)
+	var round outcome
+	json.Unmarshal(raw, &round)
+	return round, strings.TrimSuffix(strings.TrimSpace(string(data)), "(replay ended)")
+}
+
+// recorded returns the outcome the live run recorded in a transcript.
+func recorded(t *testing.T, tr *Transcript) outcome {
+	t.Helper()
+	raw, ok := tr.Expectation("outcome")
+	if !ok {
+		t.Fatal("the transcript has no recorded outcome")
+	}
+	var want outcome
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// TestReplay runs the daemon against every transcript offline: it must send
+// what the recording's client sent and see what the live run saw.
+func TestReplay(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			if problem := replayProblem(t, sc, filepath.Join("testdata", sc.name+".jsonl")); problem != "" {
+				t.Fatal(problem)
+			}
+		})
+	}
+}
+
+// replayProblem replays a transcript and says what went wrong, if anything:
+// the replayer's divergences, or an outcome that differs from the live
+// run's, with the server messages that carried the file's diagnostics.
+func replayProblem(t *testing.T, sc scenario, path string) string {
+	tr, err := ReadTranscript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, divergences := replay(t, sc, path)
+	if divergences != "" {
+		return "replay diverged:\n" + divergences
+	}
+	want := recorded(t, tr)
+	if diff := cmp.Diff(want, got); diff != "" {
+		return fmt.Sprintf("outcome differs from the live run (-recorded +replayed):\n%s\nthe server messages that carried %s's diagnostics: %s",
+			diff, sc.file, strings.Join(diagnosticSources(tr, sc.file, novel(want, got)), ", "))
+	}
+	return ""
+}
+
+// novel returns the diagnostic messages the replay saw that the live run
+// did not.
+func novel(want, got outcome) []string {
+	seen := map[string]bool{}
+	for _, d := range append(want.Error, want.Fixed...) {
+		seen[d.Message] = true
+	}
+	var out []string
+	for _, d := range append(got.Error, got.Fixed...) {
+		if !seen[d.Message] {
+			out = append(out, d.Message)
+		}
+	}
+	return out
+}
+
+// diagnosticSources names the recorded server messages that carried
+// diagnostics for file (publishes and pull results), marking those that
+// hold one of the messages in suspects.
+func diagnosticSources(tr *Transcript, file string, suspects []string) []string {
+	uri := "file://" + RootPlaceholder + "/" + file
+	pulls := map[string]bool{} // request ids of pulls for file
+	var out []string
+	for _, e := range tr.Entries {
+		m, text := method(e.Msg), string(e.Msg)
+		switch {
+		case e.Dir == ClientToServer && m == "textDocument/diagnostic" && strings.Contains(text, uri):
+			id, _ := idOf(e.Msg)
+			pulls[string(id)] = true
+		case e.Dir == ServerToClient && m == "textDocument/publishDiagnostics" && strings.Contains(text, uri):
+			out = append(out, fmt.Sprintf("line %d (textDocument/publishDiagnostics)%s", e.Line, mark(text, suspects)))
+		case e.Dir == ServerToClient && m == "":
+			if id, ok := idOf(e.Msg); ok && pulls[string(id)] {
+				out = append(out, fmt.Sprintf("line %d (textDocument/diagnostic result)%s", e.Line, mark(text, suspects)))
+			}
+		}
+	}
+	return out
+}
+
+// mark flags a message that holds one of the suspect texts.
+func mark(msg string, suspects []string) string {
+	for _, s := range suspects {
+		quoted, _ := json.Marshal(s)
+		if strings.Contains(msg, strings.Trim(string(quoted), `"`)) {
+			return " ← holds what the replay saw instead"
+		}
+	}
+	return ""
+}
+
+// TestReplayCorruptedServerMessage: a recorded server message changed (its
+// diagnostic's message) makes the replay fail with a diff that names it.
+func TestReplayCorruptedServerMessage(t *testing.T) {
+	sc := scenarios[0] // gopls
+	data, err := os.ReadFile(filepath.Join("testdata", sc.name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := ParseTranscript(data)
+	target := -1
+	for _, e := range tr.Entries {
+		if e.Dir == ServerToClient && method(e.Msg) == "textDocument/publishDiagnostics" && strings.Contains(string(e.Msg), "cannot use") {
+			target = e.Line // the last one: what the client holds when the error step settles
+		}
+	}
+	if target < 0 {
+		t.Fatal("no publishDiagnostics with the error in the gopls transcript")
+	}
+	lines := strings.Split(string(data), "\n")
+	lines[target-1] = strings.Replace(lines[target-1], "cannot use", "CORRUPTED", 1)
+	path := filepath.Join(t.TempDir(), "corrupted.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	problem := replayProblem(t, sc, path)
+	if !strings.Contains(problem, "CORRUPTED") || !strings.Contains(problem, fmt.Sprintf("line %d (textDocument/publishDiagnostics) ← holds what the replay saw instead", target)) {
+		t.Fatalf("the corrupted line %d is not named:\n%s", target, problem)
+	}
+	t.Logf("reported:\n%s", problem)
+}
+
+// TestReplayUnansweredConfiguration: a client that does not answer
+// workspace/configuration fails the replay, which names the request.
+func TestReplayUnansweredConfiguration(t *testing.T) {
+	tr, err := ReadTranscript(filepath.Join("testdata", "gopls.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReplayer(tr, "")
+	toServer, fromClient := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		r.Serve(toServer, io.Discard)
+		close(done)
+	}()
+	// The client plays its recorded part, except the configuration answers.
+	w := transport.NewWriter(fromClient)
+	asked := map[string]bool{}
+	skipped := 0
+	for _, e := range tr.Entries {
+		if e.Dir == ServerToClient && method(e.Msg) == "workspace/configuration" {
+			id, _ := idOf(e.Msg)
+			asked[string(id)] = true
+		}
+		if e.Dir != ClientToServer {
+			continue
+		}
+		if id, ok := idOf(e.Msg); ok && method(e.Msg) == "" && asked[string(id)] {
+			skipped++
+			continue
+		}
+		w.WriteFrame([]byte(strings.ReplaceAll(string(e.Msg), RootPlaceholder, "/ws")))
+	}
+	fromClient.Close()
+	<-done
+	report := strings.Join(r.Divergences(), "\n")
+	if skipped == 0 || !strings.Contains(report, "the client never sent the response to workspace/configuration") {
+		t.Fatalf("%d answers skipped; report:\n%s", skipped, report)
+	}
+}
