@@ -28,7 +28,14 @@ echo "== staticcheck"
 go tool staticcheck ./...
 
 echo "== go test -race"
-go test -race -count=1 -timeout 10m ./...
+# The conformance live suite (every scenario against the installed servers,
+# through the daemon) writes its table here; it is shown below.
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+LSPKIT_CONFORMANCE_SUMMARY=$summary go test -race -count=1 -timeout 10m ./...
+
+echo "== conformance live suite"
+cat "$summary"
 
 echo "== bench module (peers read every message of every corpus)"
 (cd bench && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
