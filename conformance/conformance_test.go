@@ -7,15 +7,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -444,5 +448,101 @@ func TestReplayUnansweredConfiguration(t *testing.T) {
 	report := strings.Join(r.Divergences(), "\n")
 	if skipped == 0 || !strings.Contains(report, "the client never sent the response to workspace/configuration") {
 		t.Fatalf("%d answers skipped; report:\n%s", skipped, report)
+	}
+}
+
+// TestReplayClient drives the client package directly (no orchestrator)
+// through each transcript with the configuration the daemon gives that
+// server: the same messages must go out, and the diagnostics, definition
+// and hover must be the live run's.
+func TestReplayClient(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			path, _ := filepath.Abs(filepath.Join("testdata", sc.name+".jsonl"))
+			tr, err := ReadTranscript(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := recorded(t, tr)
+			root := project(t, sc)
+			exe, _ := os.Executable()
+			report := filepath.Join(t.TempDir(), "report.txt")
+			cfgJSON := fmt.Sprintf(`{"lsp": {"servers": {%q: {"command": %q, "env": {"LSPKIT_REPLAY": %q, "LSPKIT_REPLAY_REPORT": %q, "LSPKIT_REPLAY_SERVERS": %q}}}}}`,
+				sc.server, exe, path, report, serversDir(t))
+			cfg, err := service.ParseConfig([]byte(cfgJSON), "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := service.New(service.Options{Root: root, Config: cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ccfg, err := o.ClientConfig(sc.server, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c, err := client.Start(ctx, ccfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(root, sc.file)
+			messages := func(text string) []string {
+				uri, v, err := c.Sync(ctx, file, sc.lang, text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := c.WaitSettled(ctx, uri, v); s != client.Settled {
+					data, _ := os.ReadFile(report)
+					t.Fatalf("%v\n%s", s, data)
+				}
+				var out []string
+				for _, d := range c.Diagnostics(uri) {
+					if d.Severity == nil || *d.Severity == 1 {
+						out = append(out, client.MessageText(d))
+					}
+				}
+				return out
+			}
+			texts := func(ds []service.Diagnostic) []string {
+				var out []string
+				for _, d := range ds {
+					out = append(out, d.Message)
+				}
+				return out
+			}
+			if got := messages(sc.broken); !slices.Equal(got, texts(want.Error)) {
+				t.Fatalf("errors %q, live run %q", got, texts(want.Error))
+			}
+			if got := messages(sc.fixed); !slices.Equal(got, texts(want.Fixed)) {
+				t.Fatalf("after the fix %q, live run %q", got, texts(want.Fixed))
+			}
+			uri, _ := protocol.FileURI(file)
+			at := func(p service.Pos) protocol.Position {
+				line := strings.Split(sc.fixed, "\n")[p.Line-1]
+				col := strings.Index(line, p.Symbol)
+				return protocol.Position{Line: uint32(p.Line - 1), Character: client.EncodedColumn(line, utf8.RuneCountInString(line[:col]), c.PositionEncoding())}
+			}
+			if sc.def.Line > 0 {
+				locs, err := c.Definition(ctx, uri, at(sc.def))
+				if err != nil || len(locs) != len(want.Definition) || (len(locs) > 0 && int(locs[0].Range.Start.Line)+1 != want.Definition[0].Line) {
+					t.Fatalf("definition %+v %v, live run %+v", locs, err, want.Definition)
+				}
+			}
+			if sc.hov.Line > 0 {
+				text, _, err := c.Hover(ctx, uri, at(sc.hov))
+				if err != nil || text != want.Hover {
+					t.Fatalf("hover %q %v, live run %q", text, err, want.Hover)
+				}
+			}
+			if err := c.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(report)
+			if d := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(data)), "(replay ended)")); d != "" {
+				t.Fatalf("replay diverged:\n%s", d)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ type scenario struct {
 	config   string            // extra lsp.servers entries (enabling it, disabling rivals)
 	files    map[string]string // the project on disk; file holds broken
 	file     string
+	lang     string // its language id
 	broken   string
 	fixed    string
 	errAt    [2]int      // 1-based line and column of the error in broken
@@ -44,7 +45,7 @@ var scenarios = []scenario{
 			"lib.go": "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n",
 			"a.go":   "package demo\n\nfunc Use() int { return Greeting(\"x\") }\n",
 		},
-		file:   "a.go",
+		file: "a.go", lang: "go",
 		broken: "package demo\n\nfunc Use() int { return Greeting(\"x\") }\n",
 		fixed:  "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n",
 		errAt:  [2]int{3, 25},
@@ -52,14 +53,14 @@ var scenarios = []scenario{
 	},
 	{
 		name: "typescript", server: "typescript", binary: "typescript-language-server", version: "5.3.0 + typescript 6.0.3",
-		files: withFile(tsFiles, "a.ts", tsBroken), file: "a.ts", broken: tsBroken, fixed: tsFixed,
+		files: withFile(tsFiles, "a.ts", tsBroken), file: "a.ts", lang: "typescript", broken: tsBroken, fixed: tsFixed,
 		errAt: [2]int{2, 14},
 		def:   service.Pos{Line: 2, Symbol: "greeting"}, hov: service.Pos{Line: 2, Symbol: "greeting"},
 	},
 	{
 		name: "typescript7", server: "typescript7", binary: "tsc7", version: "7.0.2",
 		config: `"typescript": {"enabled": false}`,
-		files:  withFile(tsFiles, "a.ts", tsBroken), file: "a.ts", broken: tsBroken, fixed: tsFixed,
+		files:  withFile(tsFiles, "a.ts", tsBroken), file: "a.ts", lang: "typescript", broken: tsBroken, fixed: tsFixed,
 		errAt: [2]int{2, 14},
 		def:   service.Pos{Line: 2, Symbol: "greeting"}, hov: service.Pos{Line: 2, Symbol: "greeting"},
 	},
@@ -69,7 +70,7 @@ var scenarios = []scenario{
 			"lib.py": "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
 			"a.py":   "from lib import greeting\n\nn: int = greeting(\"x\")\n",
 		},
-		file: "a.py", broken: "from lib import greeting\n\nn: int = greeting(\"x\")\n", fixed: "from lib import greeting\n\nn: str = greeting(\"x\")\n",
+		file: "a.py", lang: "python", broken: "from lib import greeting\n\nn: int = greeting(\"x\")\n", fixed: "from lib import greeting\n\nn: str = greeting(\"x\")\n",
 		errAt: [2]int{3, 10},
 		def:   service.Pos{Line: 3, Symbol: "greeting"}, hov: service.Pos{Line: 3, Symbol: "greeting"},
 	},
@@ -80,38 +81,38 @@ var scenarios = []scenario{
 			"lib.h":             "int greeting(int x);\n",
 			"a.c":               "#include \"lib.h\"\n\nint use(void) { return greetin(1); }\n",
 		},
-		file: "a.c", broken: "#include \"lib.h\"\n\nint use(void) { return greetin(1); }\n", fixed: "#include \"lib.h\"\n\nint use(void) { return greeting(1); }\n",
+		file: "a.c", lang: "c", broken: "#include \"lib.h\"\n\nint use(void) { return greetin(1); }\n", fixed: "#include \"lib.h\"\n\nint use(void) { return greeting(1); }\n",
 		errAt: [2]int{3, 24},
 		def:   service.Pos{Line: 3, Symbol: "greeting"}, hov: service.Pos{Line: 3, Symbol: "greeting"},
 	},
 	{
 		name: "bash", server: "bash", binary: "bash-language-server", version: "5.8.1",
 		files: map[string]string{"a.sh": "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]\n  greet you\nfi\n"},
-		file:  "a.sh", broken: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]\n  greet you\nfi\n", fixed: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]; then\n  greet you\nfi\n",
+		file:  "a.sh", lang: "shellscript", broken: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]\n  greet you\nfi\n", fixed: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]; then\n  greet you\nfi\n",
 		def: service.Pos{Line: 4, Symbol: "greet"}, hov: service.Pos{Line: 4, Symbol: "greet"},
 	},
 	{
 		name: "yaml", server: "yaml", binary: "yaml-language-server", version: "1.25.0",
 		files: map[string]string{"a.yaml": "base: &base 1\nother: *base\nlist: [1\n"},
-		file:  "a.yaml", broken: "base: &base 1\nother: *base\nlist: [1\n", fixed: "base: &base 1\nother: *base\nlist: [1]\n",
+		file:  "a.yaml", lang: "yaml", broken: "base: &base 1\nother: *base\nlist: [1\n", fixed: "base: &base 1\nother: *base\nlist: [1]\n",
 		def: service.Pos{Line: 2, Symbol: "base"}, hov: service.Pos{Line: 1, Symbol: "base"},
 	},
 	{
 		name: "json", server: "json", binary: "vscode-json-language-server", version: "4.10.0",
 		files: map[string]string{"a.json": "{\n  \"name\": \"demo\",\n}\n"},
-		file:  "a.json", broken: "{\n  \"name\": \"demo\",\n}\n", fixed: "{\n  \"name\": \"demo\"\n}\n",
+		file:  "a.json", lang: "json", broken: "{\n  \"name\": \"demo\",\n}\n", fixed: "{\n  \"name\": \"demo\"\n}\n",
 		hov: service.Pos{Line: 2, Symbol: "name"}, // the json server has no definition
 	},
 	{
 		name: "css", server: "css", binary: "vscode-css-language-server", version: "4.10.0",
 		files: map[string]string{"a.css": ":root { --main: red; }\na { color: var(--main) \n"},
-		file:  "a.css", broken: ":root { --main: red; }\na { color: var(--main) \n", fixed: ":root { --main: red; }\na { color: var(--main); }\n",
+		file:  "a.css", lang: "css", broken: ":root { --main: red; }\na { color: var(--main) \n", fixed: ":root { --main: red; }\na { color: var(--main); }\n",
 		def: service.Pos{Line: 2, Symbol: "--main"}, hov: service.Pos{Line: 2, Symbol: "color"},
 	},
 	{
 		name: "html", server: "html", binary: "vscode-html-language-server", version: "4.10.0",
-		files:  map[string]string{"a.html": "<!DOCTYPE html>\n<html><head><style>a { color: red; </style></head><body><div>hi</div></body></html>\n"},
-		file:   "a.html",
+		files: map[string]string{"a.html": "<!DOCTYPE html>\n<html><head><style>a { color: red; </style></head><body><div>hi</div></body></html>\n"},
+		file:  "a.html", lang: "html",
 		broken: "<!DOCTYPE html>\n<html><head><style>a { color: red; </style></head><body><div>hi</div></body></html>\n",
 		fixed:  "<!DOCTYPE html>\n<html><head><style>a { color: red; }</style></head><body><div>hi</div></body></html>\n",
 		def:    service.Pos{Line: 2, Symbol: "div"}, hov: service.Pos{Line: 2, Symbol: "div"},
@@ -123,7 +124,7 @@ var scenarios = []scenario{
 			"eslint.config.mjs": "export default [{ rules: { \"no-debugger\": \"error\" } }];\n",
 			"a.js":              "const x = 1;\ndebugger;\nexport { x };\n",
 		},
-		file: "a.js", broken: "const x = 1;\ndebugger;\nexport { x };\n", fixed: "const x = 1;\nexport { x };\n",
+		file: "a.js", lang: "javascript", broken: "const x = 1;\ndebugger;\nexport { x };\n", fixed: "const x = 1;\nexport { x };\n",
 		errAt: [2]int{2, 1},
 	},
 }
