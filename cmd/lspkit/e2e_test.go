@@ -193,62 +193,42 @@ func TestReadyAndShutdown(t *testing.T) {
 	servertest.Gone(t, pid)
 }
 
-func TestStdinEOF(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n", "lspkit.json": noInstall("")})
-	d := startDaemon(t, root, serversEnv(t)...)
-	var diags []service.Diagnostic
-	d.must("lsp/checkFile", map[string]any{"filePath": "a.go"}, &diags)
-	pid := d.status()["gopls"].ServerPID
-	d.conn.Close() // stdin EOF
-	select {
-	case <-d.proc.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the daemon did not exit at stdin EOF")
+// TestDaemonExits: stdin EOF and SIGTERM stop the servers and exit 0;
+// SIGKILL of the daemon takes its servers with it (Pdeathsig).
+func TestDaemonExits(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		end   func(d *daemon) error
+		clean bool // exit status 0 expected
+	}{
+		{"stdin EOF", func(d *daemon) error { return d.conn.Close() }, true},
+		{"SIGTERM", func(d *daemon) error { return syscall.Kill(d.proc.PID(), syscall.SIGTERM) }, true},
+		{"SIGKILL", func(d *daemon) error { return syscall.Kill(d.proc.PID(), syscall.SIGKILL) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n", "lspkit.json": noInstall("")})
+			d := startDaemon(t, root, serversEnv(t)...)
+			var diags []service.Diagnostic
+			d.must("lsp/checkFile", map[string]any{"filePath": "a.go"}, &diags)
+			pid := d.status()["gopls"].ServerPID
+			if pid <= 0 {
+				t.Fatal("gopls not running")
+			}
+			if err := tc.end(d); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-d.proc.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the daemon did not exit after %s", tc.name)
+			}
+			if es := d.proc.Exit(); tc.clean && (es.Code != 0 || es.Signal != 0) {
+				t.Fatalf("daemon exit: %s", es)
+			}
+			servertest.Gone(t, pid)
+		})
 	}
-	if es := d.proc.Exit(); es.Code != 0 || es.Signal != 0 {
-		t.Fatalf("daemon exit: %s", es)
-	}
-	servertest.Gone(t, pid)
-}
-
-// TestSIGTERM: the daemon stops its servers and exits 0.
-func TestSIGTERM(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n", "lspkit.json": noInstall("")})
-	d := startDaemon(t, root, serversEnv(t)...)
-	var diags []service.Diagnostic
-	d.must("lsp/checkFile", map[string]any{"filePath": "a.go"}, &diags)
-	pid := d.status()["gopls"].ServerPID
-	if err := syscall.Kill(d.proc.PID(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-d.proc.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the daemon did not exit on SIGTERM")
-	}
-	if es := d.proc.Exit(); es.Code != 0 || es.Signal != 0 {
-		t.Fatalf("daemon exit: %s", es)
-	}
-	servertest.Gone(t, pid)
-}
-
-func TestDaemonSIGKILL(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n", "lspkit.json": noInstall("")})
-	d := startDaemon(t, root, serversEnv(t)...)
-	var diags []service.Diagnostic
-	d.must("lsp/checkFile", map[string]any{"filePath": "a.go"}, &diags)
-	pid := d.status()["gopls"].ServerPID
-	if pid <= 0 {
-		t.Fatal("gopls not running")
-	}
-	if err := syscall.Kill(d.proc.PID(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-d.proc.Done()
-	servertest.Gone(t, pid)
 }
 
 func TestErrors(t *testing.T) {
