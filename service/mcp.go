@@ -310,8 +310,9 @@ func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in D
 	return text(b.String()), DiagnosticsOutput{Files: files}, nil
 }
 
-// refreshFromDisk re-checks the documents open in a server whose file on
-// disk now differs from what the server has (edited outside lspkit).
+// refreshFromDisk re-checks the documents open in a server from their file
+// on disk whose file now differs from what the server has (edited outside
+// lspkit). Documents checked with text from the caller keep that text.
 func (o *Orchestrator) refreshFromDisk(ctx context.Context) {
 	seen := map[string]bool{}
 	for _, s := range o.liveSessions() {
@@ -321,8 +322,10 @@ func (o *Orchestrator) refreshFromDisk(ctx context.Context) {
 		}
 		s.mu.Lock()
 		var uris []protocol.DocumentURI
-		for uri := range s.changes {
-			uris = append(uris, uri)
+		for uri, ch := range s.changes {
+			if ch.disk {
+				uris = append(uris, uri)
+			}
 		}
 		s.mu.Unlock()
 		for _, uri := range uris {

@@ -177,7 +177,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 				return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
 			}
 			text = string(data)
-			if _, _, err := s.sync(ctx, c, abs, t.spec.languageID(abs), text); err != nil {
+			if _, _, err := s.sync(ctx, c, abs, t.spec.languageID(abs), text, true); err != nil {
 				return opened{}, err
 			}
 		}

@@ -313,7 +313,7 @@ func (o *Orchestrator) CheckFile(ctx context.Context, path string, text *string,
 	var wg conc.WaitGroup
 	for i, t := range targets {
 		wg.Go(func() {
-			results[i], diags[i] = o.checkOn(ctx, t, abs, content, timeout)
+			results[i], diags[i] = o.checkOn(ctx, t, abs, content, text == nil, timeout)
 		})
 	}
 	if p := wg.WaitAndRecover(); p != nil {
@@ -326,7 +326,7 @@ func (o *Orchestrator) CheckFile(ctx context.Context, path string, text *string,
 }
 
 // checkOn runs one server's part of a check.
-func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string, timeout time.Duration) (ServerResult, []Diagnostic) {
+func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string, disk bool, timeout time.Duration) (ServerResult, []Diagnostic) {
 	start := time.Now()
 	res := ServerResult{ID: t.spec.ID}
 	done := func(v Verdict, reason string) (ServerResult, []Diagnostic) {
@@ -354,7 +354,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string,
 	if c == nil {
 		return done(verdict, reason)
 	}
-	uri, version, err := s.sync(ctx, c, path, t.spec.languageID(path), text)
+	uri, version, err := s.sync(ctx, c, path, t.spec.languageID(path), text, disk)
 	if err != nil {
 		if ctx.Err() != nil {
 			return done(VerdictTimedOut, "")

@@ -50,6 +50,7 @@ type session struct {
 type change struct {
 	epoch   uint64
 	version int32
+	disk    bool // the text came from the file on disk, not from the caller
 }
 
 func newSession(o *Orchestrator, t target) *session {
@@ -119,7 +120,7 @@ func (s *session) await(ctx context.Context) (*client.Client, Verdict, string) {
 }
 
 // sync sends the text and records the change.
-func (s *session) sync(ctx context.Context, c *client.Client, path, languageID, text string) (protocol.DocumentURI, int32, error) {
+func (s *session) sync(ctx context.Context, c *client.Client, path, languageID, text string, disk bool) (protocol.DocumentURI, int32, error) {
 	uri, version, err := c.Sync(ctx, path, languageID, text)
 	if err != nil {
 		return uri, version, err
@@ -127,7 +128,7 @@ func (s *session) sync(ctx context.Context, c *client.Client, path, languageID, 
 	epoch := s.o.Epoch()
 	s.mu.Lock()
 	if s.client == c {
-		s.changes[uri] = change{epoch: epoch, version: version}
+		s.changes[uri] = change{epoch: epoch, version: version, disk: disk}
 	}
 	s.mu.Unlock()
 	return uri, version, nil

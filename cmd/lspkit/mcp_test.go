@@ -159,6 +159,13 @@ func TestMCPTools(t *testing.T) {
 	if res.IsError || len(check.Diagnostics) != 0 || len(check.Servers) != 1 || check.Servers[0].Verdict != service.VerdictSettled {
 		t.Fatalf("check_file: %+v %q", check, textOf(res))
 	}
+	// Text given by the caller stands: lsp_diagnostics does not re-read the
+	// file (which still has the error) over it.
+	diags = service.DiagnosticsOutput{}
+	call(t, s, "lsp_diagnostics", nil, &diags)
+	if len(diags.Files["use.go"]) != 0 {
+		t.Fatalf("lsp_diagnostics replaced the caller's text with the disk's: %+v", diags)
+	}
 
 	// Errors the model can act on.
 	for _, tc := range []struct {
