@@ -81,6 +81,7 @@ type Client struct {
 	stopping      bool
 	capabilities  protocol.ServerCapabilities
 	registrations map[string]protocol.Registration // by id
+	provider      pullProvider                     // read from capabilities and registrations when they change
 	progress      map[string]bool                  // token -> begun and not ended
 	changed       chan struct{}                    // closed and replaced on every change
 	docs          map[protocol.DocumentURI]*document
@@ -180,6 +181,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.capabilities = res.Capabilities
+	c.provider = readPullProvider(c.capabilities, c.registrations)
 	c.mu.Unlock()
 	if err := c.conn.Notify(ctx, protocol.MethodInitialized, protocol.InitializedParams{}); err != nil {
 		return err
@@ -446,6 +448,7 @@ func (c *Client) register(change func(map[string]protocol.Registration)) {
 	}
 	c.mu.Lock()
 	c.registrations = regs
+	c.provider = readPullProvider(c.capabilities, regs)
 	c.startWorkspacePullsLocked()
 	c.changedLocked()
 	c.mu.Unlock()

@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -141,16 +143,22 @@ type pullProvider struct {
 	workspace  bool
 }
 
-// pullProviderLocked reads the server's diagnostic provider, static or by
-// dynamic registration (a registration offering workspace diagnostics wins).
-func (c *Client) pullProviderLocked() pullProvider {
+// pullProviderLocked returns the server's diagnostic provider, as read when
+// the capabilities or registrations last changed.
+func (c *Client) pullProviderLocked() pullProvider { return c.provider }
+
+// readPullProvider reads the server's diagnostic provider, static or by
+// dynamic registration (a registration offering workspace diagnostics wins),
+// from caps and regs.
+func readPullProvider(caps protocol.ServerCapabilities, regs map[string]protocol.Registration) pullProvider {
 	var p pullProvider
-	if o, ok := c.capabilities.DiagnosticProvider.AsDiagnosticOptions(); ok {
+	if o, ok := caps.DiagnosticProvider.AsDiagnosticOptions(); ok {
 		p = pullProvider{ok: true, identifier: o.Identifier, workspace: o.WorkspaceDiagnostics}
-	} else if o, ok := c.capabilities.DiagnosticProvider.AsDiagnosticRegistrationOptions(); ok {
+	} else if o, ok := caps.DiagnosticProvider.AsDiagnosticRegistrationOptions(); ok {
 		p = pullProvider{ok: true, identifier: o.Identifier, workspace: o.WorkspaceDiagnostics}
 	}
-	for _, r := range c.registrations {
+	for _, id := range slices.Sorted(maps.Keys(regs)) {
+		r := regs[id]
 		if r.Method != protocol.MethodTextDocumentDiagnostic || p.workspace {
 			continue
 		}

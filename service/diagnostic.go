@@ -66,12 +66,11 @@ func severityName(s *protocol.DiagnosticSeverity) string {
 // convert turns a client's diagnostics for uri into the contract's shape.
 // Columns need the line text: text when given, else the open document's,
 // else the file on disk. Files outside the root are left out.
-func (o *Orchestrator) convert(server string, c *client.Client, uri protocol.DocumentURI, text string) []Diagnostic {
+func (o *Orchestrator) convert(server string, c *client.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic, text string) []Diagnostic {
 	path, err := uri.Path()
 	if err != nil || !within(o.root, path) {
 		return nil
 	}
-	diags := c.Diagnostics(uri)
 	if len(diags) == 0 {
 		return nil
 	}

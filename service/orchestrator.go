@@ -362,7 +362,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string,
 		return done(VerdictBroken, err.Error())
 	}
 	settle := c.WaitSettled(ctx, uri, version)
-	diags := o.convert(t.spec.ID, c, uri, text)
+	diags := o.convert(t.spec.ID, c, uri, c.Diagnostics(uri), text)
 	res.MS = time.Since(start).Milliseconds()
 	switch settle {
 	case client.Settled:
@@ -389,8 +389,8 @@ func (o *Orchestrator) Diagnostics() FileDiagnostics {
 		if c == nil {
 			continue
 		}
-		for uri := range c.AllDiagnostics() {
-			all = append(all, o.convert(s.spec.ID, c, uri, "")...)
+		for uri, ds := range c.AllDiagnostics() {
+			all = append(all, o.convert(s.spec.ID, c, uri, ds, "")...)
 		}
 	}
 	out := FileDiagnostics{}
