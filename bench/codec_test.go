@@ -1,3 +1,6 @@
+// Package bench compares lspkit's wire layer with other Go JSON-RPC 2.0
+// implementations on identical LSP traffic. It is its own module so that the
+// peers never enter lspkit's dependencies.
 package bench
 
 import (
@@ -14,6 +17,7 @@ import (
 	lspdev "go.lsp.dev/jsonrpc2"
 	xjsonrpc2 "golang.org/x/exp/jsonrpc2"
 
+	"github.com/lspkit/lspkit/bench/corpus"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -179,7 +183,7 @@ var readers = []struct {
 
 // TestReadersAgree: every implementation reads every message of every corpus.
 func TestReadersAgree(t *testing.T) {
-	for _, c := range Corpora() {
+	for _, c := range corpus.Corpora() {
 		for _, r := range readers {
 			n, err := r.make()(c.Stream)
 			if err != nil || n != c.Messages {
@@ -192,7 +196,7 @@ func TestReadersAgree(t *testing.T) {
 // BenchmarkRead reads each corpus whole per op and reports ns/msg,
 // allocs/msg and MB/s.
 func BenchmarkRead(b *testing.B) {
-	for _, c := range Corpora() {
+	for _, c := range corpus.Corpora() {
 		for _, r := range readers {
 			b.Run(c.Name+"/"+r.name, func(b *testing.B) {
 				read := r.make()

@@ -12,6 +12,7 @@ require (
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3 // indirect
+	github.com/lspkit/lspkit/bench/corpus v0.0.0
 	golang.org/x/exp/event v0.0.0-20260611194520-c48552f49976 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20260611194520-c48552f49976 // indirect
 	golang.org/x/mod v0.38.0 // indirect
@@ -24,3 +25,5 @@ require (
 replace github.com/lspkit/lspkit => ../
 
 tool honnef.co/go/tools/cmd/staticcheck
+
+replace github.com/lspkit/lspkit/bench/corpus => ./corpus

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // TestProtocol decodes every message of every transcript into the
@@ -89,7 +90,7 @@ func checkProtocol(t *testing.T, tr *Transcript) (checked, extensions int, unkno
 				continue
 			}
 			if env.Error != nil {
-				part, raw, target = method+" error", env.Error, &protocol.ResponseError{}
+				part, raw, target = method+" error", env.Error, &transport.Error{}
 				break
 			}
 			info, _ := protocol.LookupMethod(method)

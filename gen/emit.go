@@ -38,6 +38,7 @@ func generate(m *model, dir, pkg string) error {
 		"aliases_gen.go":      e.aliases,
 		"methods_gen.go":      e.methods,
 		"dispatch_gen.go":     e.dispatch,
+		"capabilities_gen.go": e.capabilities,
 	}
 	for name, fn := range files {
 		f := jen.NewFile(pkg)
@@ -180,8 +181,6 @@ func goType(g *gtype) *jen.Statement {
 	panic(fmt.Sprintf("gen: unknown type kind %d", g.kind))
 }
 
-var readers = map[string]string{"string": "readString", "bool": "readBool", "int32": "readInt32", "uint32": "readUint32", "float64": "readFloat64"}
-
 // basicOf returns the predeclared type under a named type decoded as a
 // scalar (open enums, base aliases, URIs), or "".
 func basicOf(g *gtype) string {
@@ -206,53 +205,6 @@ func basicOf(g *gtype) string {
 	return ""
 }
 
-// hasDecoder reports whether the generated type g has its own UnmarshalJSONFrom.
-func hasDecoder(g *gtype) bool {
-	if g.kind != gkNamed {
-		return false
-	}
-	switch d := g.decl; d.kind {
-	case dStruct, dUnion, dLiteral:
-		return true
-	case dEnum:
-		return !d.enum.SupportsCustomValues
-	case dAlias:
-		return !d.raw && hasDecoder(d.under)
-	}
-	return false
-}
-
-// decodeInto emits statements that decode the next value of dec into dst,
-// a value of type g. Errors are wrapped with the struct and member names.
-func decodeInto(dst *jen.Statement, g *gtype, typ, member string) []jen.Code {
-	fail := func() jen.Code {
-		return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Id("fieldError").Call(jen.Lit(typ), jen.Lit(member), jen.Err())))
-	}
-	if b := basicOf(g); b != "" {
-		val := jen.Id("v")
-		var assign jen.Code = jen.Add(dst).Op("=").Add(val)
-		if g.kind != gkBasic {
-			assign = jen.Add(dst).Op("=").Add(goType(g)).Call(val)
-		}
-		return []jen.Code{
-			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id(readers[b]).Call(jen.Id("dec")),
-			fail(),
-			assign,
-		}
-	}
-	if hasDecoder(g) {
-		return []jen.Code{jen.Err().Op("=").Add(dst).Dot("UnmarshalJSONFrom").Call(jen.Id("dec")), fail()}
-	}
-	if g.kind == gkPointer {
-		stmts := []jen.Code{jen.Add(dst).Op("=").New(goType(g.elem))}
-		if basicOf(g.elem) == "" && !hasDecoder(g.elem) {
-			return append(stmts, jen.Err().Op("=").Qual(jsonPkg, "UnmarshalDecode").Call(jen.Id("dec"), dst), fail())
-		}
-		return append(stmts, decodeInto(jen.Parens(jen.Op("*").Add(dst)), g.elem, typ, member)...)
-	}
-	return []jen.Code{jen.Err().Op("=").Qual(jsonPkg, "UnmarshalDecode").Call(jen.Id("dec"), jen.Op("&").Add(dst)), fail()}
-}
-
 func (e *emitter) structures(f *jen.File) error {
 	for _, d := range e.r.sortedDecls(dStruct) {
 		addComment(f, declComment(d, "structure", usedBy(d)...))
@@ -272,9 +224,9 @@ func (e *emitter) structures(f *jen.File) error {
 	return nil
 }
 
-// structDecoder emits UnmarshalJSONFrom for a struct: a streaming loop over
-// the members that checks required ones are present and not null, and skips
-// unknown ones.
+// structDecoder emits decodeFrom for a struct: a loop over the members
+// that checks required ones are present and not null, and skips (and
+// validates) unknown ones.
 func (e *emitter) structDecoder(f *jen.File, d *decl) {
 	var cases []jen.Code
 	var required []*field
@@ -290,42 +242,42 @@ func (e *emitter) structDecoder(f *jen.File, d *decl) {
 		case fd.optional && !optionalNullable:
 			if !raw {
 				// null for an optional member means absent.
-				body = append(body, jen.If(jen.Id("dec").Dot("PeekKind").Call().Op("==").LitRune('n')).Block(
-					jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("dec").Dot("ReadToken").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-					jen.Continue(),
-				))
+				body = append(body,
+					jen.List(jen.Id("isNull"), jen.Err()).Op(":=").Id("d").Dot("null").Call(),
+					returnIfErr(),
+					jen.If(jen.Id("isNull")).Block(jen.Continue()))
 			}
 		case !fd.optional && !fd.nullable && !raw:
-			body = append(body, jen.If(jen.Id("dec").Dot("PeekKind").Call().Op("==").LitRune('n')).Block(
+			body = append(body, jen.If(jen.Id("d").Dot("peek").Call().Op("==").LitRune('n')).Block(
 				jen.Return(jen.Id("nullField").Call(jen.Lit(d.name), jen.Lit(fd.jsonName))),
 			))
 		}
-		body = append(body, decodeInto(jen.Id("s").Dot(fd.goName), fd.typ, d.name, fd.jsonName)...)
+		body = append(body, decodeStmts(jen.Id("s").Dot(fd.goName), fd.typ, d.name, fd.jsonName)...)
 		cases = append(cases, jen.Case(jen.Lit(fd.jsonName)).Block(body...))
 	}
 	cases = append(cases, jen.Default().Block(
-		jen.If(jen.Err().Op(":=").Id("dec").Dot("SkipValue").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("d").Dot("skip").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	))
 	body := []jen.Code{
-		jen.If(jen.Err().Op(":=").Id("readObjectStart").Call(jen.Id("dec"), jen.Lit(d.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("d").Dot("openObject").Call(jen.Lit(d.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Op("*").Id("s").Op("=").Id(d.name).Values(),
 	}
 	if len(required) > 0 {
 		body = append(body, jen.Var().Id("seen").Uint64())
 	}
 	loop := []jen.Code{
-		jen.List(jen.Id("name"), jen.Err()).Op(":=").Id("readName").Call(jen.Id("dec")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.List(jen.Id("name"), jen.Id("ok"), jen.Err()).Op(":=").Id("d").Dot("member").Call(jen.Id("first")),
+		returnIfErr(),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
 	}
 	if len(d.fields) > 0 {
 		loop = append(loop, jen.Switch(jen.String().Call(jen.Id("name"))).Block(cases...))
 	} else {
 		loop = append(loop, jen.Id("_").Op("=").Id("name"),
-			jen.If(jen.Err().Op(":=").Id("dec").Dot("SkipValue").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+			jen.If(jen.Err().Op(":=").Id("d").Dot("skip").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 	}
 	body = append(body,
-		jen.For(jen.Id("dec").Dot("PeekKind").Call().Op("!=").LitRune('}')).Block(loop...),
-		jen.If(jen.Err().Op(":=").Id("readObjectEnd").Call(jen.Id("dec")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.For(jen.Id("first").Op(":=").True(), jen.Empty(), jen.Id("first").Op("=").False()).Block(loop...),
 	)
 	if len(required) > 64 {
 		panic("gen: more than 64 required members in " + d.name)
@@ -340,10 +292,7 @@ func (e *emitter) structDecoder(f *jen.File, d *decl) {
 		body = append(body, jen.If(jen.Id("seen").Op("!=").Lit(all)).Block(checks...))
 	}
 	body = append(body, jen.Return(jen.Nil()))
-	f.Comment(fmt.Sprintf("UnmarshalJSONFrom decodes a %s, rejecting missing or null required members.", d.name))
-	f.Func().Params(jen.Id("s").Op("*").Id(d.name)).Id("UnmarshalJSONFrom").
-		Params(jen.Id("dec").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(body...)
-	f.Line()
+	decodeMethod(f, d.name, "s", body, true)
 }
 
 func (e *emitter) enumerations(f *jen.File) error {
@@ -403,23 +352,21 @@ func (e *emitter) enumerations(f *jen.File) error {
 			jen.Switch(jen.Id("e")).Block(jen.Case(knownVals...).Block(jen.Return(jen.True()))),
 			jen.Return(jen.False()))
 		f.Line()
-		if !en.SupportsCustomValues {
-			f.Comment(fmt.Sprintf("UnmarshalJSONFrom decodes a %s, rejecting values the closed enumeration does not define.", d.name))
-			f.Func().Params(jen.Id("e").Op("*").Id(d.name)).Id("UnmarshalJSONFrom").
-				Params(jen.Id("dec").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(
-				jen.List(jen.Id("v"), jen.Err()).Op(":=").Id(readers[under]).Call(jen.Id("dec")),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Op("&").Id("DecodeError").Values(jen.Dict{
-					jen.Id("Type"): jen.Lit(d.name), jen.Id("Msg"): jen.Lit("invalid value"), jen.Id("Err"): jen.Err()}))),
-				jen.If(jen.Op("!").Id(d.name).Call(jen.Id("v")).Dot("IsKnown").Call()).Block(
-					jen.Return(jen.Op("&").Id("DecodeError").Values(jen.Dict{
-						jen.Id("Type"): jen.Lit(d.name),
-						jen.Id("Msg"):  jen.Qual("fmt", "Sprintf").Call(jen.Lit("%v is not a value of the closed enumeration"), jen.Id("v")),
-					}))),
-				jen.Op("*").Id("e").Op("=").Id(d.name).Call(jen.Id("v")),
-				jen.Return(jen.Nil()),
-			)
-			f.Line()
+		body := []jen.Code{
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("d").Dot(scalarReaders[under]).Call(jen.Lit(d.name)),
+			returnIfErr(),
 		}
+		if !en.SupportsCustomValues {
+			body = append(body, jen.If(jen.Op("!").Id(d.name).Call(jen.Id("v")).Dot("IsKnown").Call()).Block(
+				jen.Return(jen.Op("&").Id("DecodeError").Values(jen.Dict{
+					jen.Id("Type"): jen.Lit(d.name),
+					jen.Id("Msg"):  jen.Qual("fmt", "Sprintf").Call(jen.Lit("%v is not a value of the closed enumeration"), jen.Id("v")),
+				}))))
+		}
+		body = append(body, jen.Op("*").Id("e").Op("=").Id(d.name).Call(jen.Id("v")), jen.Return(jen.Nil()))
+		// Open enumerations decode as their base type under encoding/json/v2;
+		// closed ones reject unknown values there too.
+		decodeMethod(f, d.name, "e", body, !en.SupportsCustomValues)
 	}
 	return nil
 }
@@ -443,22 +390,26 @@ func (e *emitter) literal(f *jen.File, d *decl) {
 	f.Func().Params(jen.Id(d.name)).Id("MarshalJSONTo").Params(jen.Id("enc").Op("*").Qual(jsontextPkg, "Encoder")).Error().Block(
 		jen.Return(jen.Id("enc").Dot("WriteValue").Call(jen.Qual(jsontextPkg, "Value").Call(jen.Lit(d.lit)))))
 	f.Line()
-	f.Comment("UnmarshalJSONFrom accepts only the literal.")
 	var body []jen.Code
 	if d.lit[0] == '"' {
 		v, _ := strconv.Unquote(d.lit)
-		body = []jen.Code{jen.Return(jen.Id("readStringLiteral").Call(jen.Id("dec"), jen.Lit(d.name), jen.Lit(v)))}
+		body = []jen.Code{
+			jen.List(jen.Id("s"), jen.Err()).Op(":=").Id("d").Dot("readString").Call(jen.Lit(d.name)),
+			returnIfErr(),
+			jen.If(jen.Id("s").Op("!=").Lit(v)).Block(jen.Return(jen.Op("&").Id("DecodeError").Values(jen.Dict{
+				jen.Id("Type"): jen.Lit(d.name), jen.Id("Msg"): jen.Qual("strconv", "Quote").Call(jen.Id("s")).Op("+").Lit(" is not the literal " + d.lit)}))),
+			jen.Return(jen.Nil()),
+		}
 	} else {
 		body = []jen.Code{
-			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("dec").Dot("ReadValue").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("d").Dot("raw").Call(),
+			returnIfErr(),
 			jen.If(jen.String().Call(jen.Id("v")).Op("!=").Lit(d.lit)).Block(jen.Return(jen.Op("&").Id("DecodeError").Values(jen.Dict{
 				jen.Id("Type"): jen.Lit(d.name), jen.Id("Msg"): jen.Lit("expected the literal " + d.lit)}))),
 			jen.Return(jen.Nil()),
 		}
 	}
-	f.Func().Params(jen.Op("*").Id(d.name)).Id("UnmarshalJSONFrom").Params(jen.Id("dec").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(body...)
-	f.Line()
+	decodeMethod(f, d.name, "l", body, true)
 }
 
 func (e *emitter) aliases(f *jen.File) error {
@@ -470,10 +421,13 @@ func (e *emitter) aliases(f *jen.File) error {
 		addComment(f, declComment(d, "type alias", extra...))
 		if d.kind == dAlias {
 			f.Type().Id(d.name).Op("=").Add(goType(d.under))
-		} else {
-			f.Type().Id(d.name).Add(goType(d.under))
+			f.Line()
+			continue
 		}
+		f.Type().Id(d.name).Add(goType(d.under))
 		f.Line()
+		decodeMethod(f, d.name, "t", []jen.Code{
+			jen.Return(decodeFunc(d.under).Call(jen.Parens(jen.Op("*").Add(goType(d.under))).Call(jen.Id("t")), jen.Id("d")))}, false)
 	}
 	return nil
 }

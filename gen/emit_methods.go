@@ -37,6 +37,21 @@ func resultType(p mpart) *jen.Statement {
 	return goType(p.result)
 }
 
+// paramsDecoder and resultDecoder decode a method's params and result.
+func paramsDecoder(p mpart) *jen.Statement {
+	if p.params == nil {
+		return jen.Parens(jen.Op("*").Id("NoParams")).Dot("decodeFrom")
+	}
+	return decodeFunc(p.params)
+}
+
+func resultDecoder(p mpart) *jen.Statement {
+	if p.result == nil || isNullResult(p.result) {
+		return jen.Parens(jen.Op("*").Id("NullResult")).Dot("decodeFrom")
+	}
+	return decodeFunc(p.result)
+}
+
 func typeOf(g *gtype) jen.Code {
 	return jen.Qual("reflect", "TypeFor").Types(goType(g)).Call()
 }
@@ -82,13 +97,15 @@ func (e *emitter) methods(f *jen.File) error {
 		}
 		infos = append(infos, jen.Values(d))
 		var typ *jen.Statement
+		fields := jen.Dict{jen.Id("info"): jen.Id("methodList").Index(jen.Lit(i)), jen.Id("params"): paramsDecoder(p)}
 		if me.notification {
 			typ = jen.Id("NotificationType").Types(paramsType(p))
 		} else {
 			typ = jen.Id("RequestType").Types(paramsType(p), resultType(p))
+			fields[jen.Id("result")] = resultDecoder(p)
 		}
 		descs = append(descs, append(commentLines(comment(me.docs, fmt.Sprintf("%s describes the %s %q.", me.descriptorName(), kind, me.Method))),
-			jen.Id(me.descriptorName()).Op("=").Add(typ).Values(jen.Dict{jen.Id("info"): jen.Id("methodList").Index(jen.Lit(i))}))...)
+			jen.Id(me.descriptorName()).Op("=").Add(typ).Values(fields))...)
 	}
 	f.Const().Defs(consts...)
 	f.Line()
@@ -128,13 +145,13 @@ func (e *emitter) methods(f *jen.File) error {
 }
 
 // dispatch emits the Server and Client interfaces, their MethodNotFound
-// bases, and the functions that route raw params to them.
+// bases, and the functions that decode params for them and call them.
 func (e *emitter) dispatch(f *jen.File) error {
 	for _, side := range []struct{ iface, dir, doc string }{
 		{"Server", "clientToServer", "Server is a language server: every request and notification a client sends it."},
 		{"Client", "serverToClient", "Client is a language client: every request and notification a server sends it."},
 	} {
-		var sigs, cases []jen.Code
+		var sigs, decodeCases, callCases []jen.Code
 		unimpl := "Unimplemented" + side.iface
 		var bases []jen.Code
 		for _, me := range e.allMethods() {
@@ -147,7 +164,7 @@ func (e *emitter) dispatch(f *jen.File) error {
 			call := []jen.Code{jen.Id("ctx")}
 			if p.params != nil {
 				args = append(args, jen.Id("params").Op("*").Add(goType(p.params)))
-				call = append(call, jen.Op("&").Id("p"))
+				call = append(call, jen.Id("p"))
 			}
 			hasResult := !me.notification && !isNullResult(p.result)
 			var results jen.Code = jen.Error()
@@ -169,11 +186,14 @@ func (e *emitter) dispatch(f *jen.File) error {
 			bases = append(bases, jen.Comment(name+" answers MethodNotFound.").Line().
 				Func().Params(jen.Id(unimpl)).Id(name).Params(uargs...).Add(results).Block(jen.Return(ret...)).Line())
 
+			decodeCases = append(decodeCases, jen.Case(jen.Id("Method"+name)).Block(
+				jen.Return(jen.Id(me.descriptorName()).Dot("decodeParamsAny").Call(jen.Id("params")))))
+
 			var body []jen.Code
 			if p.params != nil {
 				body = append(body,
-					jen.Var().Id("p").Add(goType(p.params)),
-					jen.If(jen.Err().Op(":=").Id("decodeParams").Call(jen.Id("method"), jen.Id("params"), jen.Op("&").Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+					jen.List(jen.Id("p"), jen.Id("ok")).Op(":=").Id("params").Assert(jen.Op("*").Add(goType(p.params))),
+					jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.Id("paramsTypeError").Call(jen.Id("method"), jen.Id("params")))))
 			}
 			switch {
 			case me.notification:
@@ -188,7 +208,7 @@ func (e *emitter) dispatch(f *jen.File) error {
 					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 					jen.Return(jen.Id("encodeResult").Call(jen.Id("method"), jen.Id("r"))))
 			}
-			cases = append(cases, jen.Case(jen.Id("Method"+name)).Block(body...))
+			callCases = append(callCases, jen.Case(jen.Id("Method"+name)).Block(body...))
 		}
 		f.Comment(side.doc)
 		f.Type().Id(side.iface).Interface(sigs...)
@@ -199,13 +219,29 @@ func (e *emitter) dispatch(f *jen.File) error {
 		for _, b := range bases {
 			f.Add(b)
 		}
-		fn := "Dispatch" + side.iface
-		f.Comment(fmt.Sprintf("%s decodes params for method, calls the matching method of h and returns its encoded result (nil for notifications). Missing, null or invalid params are an InvalidParams *ResponseError naming the method; an unknown method is MethodNotFound.", fn))
+		decode, callFn, fn := "Decode"+side.iface+"Params", "Call"+side.iface, "Dispatch"+side.iface
+		f.Comment(fmt.Sprintf("%s decodes the params of a method a %s receives: a pointer to its params type, or NoParams{} for a method without params (whatever params arrived are validated and ignored). Missing, null or invalid params are an InvalidParams *transport.Error naming the method (wrapping the *SyntaxError of invalid JSON); an unknown method is MethodNotFound.", decode, side.iface))
+		f.Func().Id(decode).Params(jen.Id("method").String(), jen.Id("params").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
+			jen.Switch(jen.Id("method")).Block(decodeCases...),
+			jen.Return(jen.Nil(), jen.Id("methodNotFound").Call(jen.Id("method"))))
+		f.Line()
+		f.Comment(fmt.Sprintf("%s calls the method of h for method with params as %s returned them and returns its encoded result (nil for notifications); an unknown method is MethodNotFound.", callFn, decode))
+		f.Func().Id(callFn).Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("h").Id(side.iface), jen.Id("method").String(), jen.Id("params").Any()).
+			Params(jen.Qual(jsontextPkg, "Value"), jen.Error()).Block(
+			jen.Switch(jen.Id("method")).Block(callCases...),
+			jen.Return(jen.Nil(), jen.Id("methodNotFound").Call(jen.Id("method"))))
+		f.Line()
+		f.Comment(fmt.Sprintf("%s decodes params for method (%s) and calls the matching method of h (%s).", fn, decode, callFn))
 		f.Func().Id(fn).Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("h").Id(side.iface), jen.Id("method").String(), jen.Id("params").Qual(jsontextPkg, "Value")).
 			Params(jen.Qual(jsontextPkg, "Value"), jen.Error()).Block(
-			jen.Switch(jen.Id("method")).Block(cases...),
-			jen.Return(jen.Nil(), jen.Id("methodNotFound").Call(jen.Id("method"))))
+			jen.List(jen.Id("p"), jen.Err()).Op(":=").Id(decode).Call(jen.Id("method"), jen.Id("params")),
+			returnNilErr(),
+			jen.Return(jen.Id(callFn).Call(jen.Id("ctx"), jen.Id("h"), jen.Id("method"), jen.Id("p"))))
 		f.Line()
 	}
 	return nil
+}
+
+func returnNilErr() jen.Code {
+	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 }

@@ -97,9 +97,10 @@ func (e *emitter) union(f *jen.File, d *decl) error {
 	return e.unionDecoder(f, d)
 }
 
-// unionDecoder emits UnmarshalJSONFrom: one case per JSON kind. A kind only
-// one alternative can take is decoded straight from the stream; a contested
-// kind is read whole and handed to the generated pick function.
+// unionDecoder emits decodeFrom: one case per JSON kind. A kind only one
+// alternative can take is decoded straight from the input; a contested kind
+// is read whole (and validated) and handed to the generated pick function,
+// then decoded from those bytes.
 func (e *emitter) unionDecoder(f *jen.File, d *decl) error {
 	leaves := unionLeaves(d)
 	var cases []jen.Code
@@ -112,7 +113,7 @@ func (e *emitter) unionDecoder(f *jen.File, d *decl) error {
 		case len(alts) == 1:
 			a := d.alts[alts[0]]
 			body := []jen.Code{jen.Op("*").Id("u").Op("=").Id(d.name).Values(), jen.Var().Err().Error()}
-			body = append(body, decodeInto(jen.Id("u").Dot(altField(a)), altStorage(a), d.name, a.suffix)...)
+			body = append(body, decodeStmts(jen.Id("u").Dot(altField(a)), altStorage(a), d.name, a.suffix)...)
 			body = append(body, jen.Id("u").Dot("kind").Op("=").Id(d.kindName+a.suffix), jen.Return(jen.Nil()))
 			cases = append(cases, jen.Case(kindCase(k)...).Block(body...))
 		default:
@@ -121,36 +122,27 @@ func (e *emitter) unionDecoder(f *jen.File, d *decl) error {
 	}
 	if len(contested) > 0 {
 		cases = append(cases, jen.Case(contested...).Block(
-			jen.List(jen.Id("raw"), jen.Err()).Op(":=").Id("dec").Dot("ReadValue").Call(),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Return(jen.Id("u").Dot("fromRaw").Call(jen.Id("raw"), jen.Id("k")))))
+			jen.Return(jen.Id("u").Dot("decodePicked").Call(jen.Id("d"), jen.Id("k")))))
 	}
 	cases = append(cases,
-		jen.Case(jen.Lit(0)).Block(jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("dec").Dot("ReadToken").Call(), jen.Return(jen.Err())),
+		jen.Case(jen.Lit(0)).Block(jen.Return(jen.Id("d").Dot("unexpected").Call(jen.Lit("a value")))),
 		jen.Default().Block(jen.Return(jen.Id("unionMismatch").Call(jen.Lit(d.name), jen.Id("k")))))
-	f.Comment(fmt.Sprintf("UnmarshalJSONFrom decodes a %s, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.", d.name))
-	f.Func().Params(jen.Id("u").Op("*").Id(d.name)).Id("UnmarshalJSONFrom").Params(jen.Id("dec").Op("*").Qual(jsontextPkg, "Decoder")).Error().Block(
-		jen.Switch(jen.Id("k").Op(":=").Id("dec").Dot("PeekKind").Call(), jen.Id("k")).Block(cases...))
-	f.Line()
+	decodeMethod(f, d.name, "u", []jen.Code{
+		jen.Switch(jen.Id("k").Op(":=").Id("d").Dot("peek").Call(), jen.Id("k")).Block(cases...)}, true)
 	if len(contested) == 0 {
 		return nil
 	}
 	var altCases []jen.Code
 	for i, a := range d.alts {
-		target := jen.Op("&").Id("u").Dot(altField(a))
-		var alloc []jen.Code
-		if altStorage(a).kind == gkPointer {
-			alloc = append(alloc, jen.Id("u").Dot(altField(a)).Op("=").New(goType(a.typ)))
-			target = jen.Id("u").Dot(altField(a))
-		}
-		altCases = append(altCases, jen.Case(jen.Lit(i)).Block(append(append([]jen.Code{jen.Op("*").Id("u").Op("=").Id(d.name).Values()}, alloc...),
-			jen.If(jen.Err().Op(":=").Qual(jsonPkg, "Unmarshal").Call(jen.Id("raw"), target), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Id("fieldError").Call(jen.Lit(d.name), jen.Lit(a.suffix), jen.Err()))),
-			jen.Id("u").Dot("kind").Op("=").Id(d.kindName+a.suffix),
-			jen.Return(jen.Nil()))...))
+		body := []jen.Code{jen.Op("*").Id("u").Op("=").Id(d.name).Values(), jen.Var().Err().Error()}
+		body = append(body, decodeStmts(jen.Id("u").Dot(altField(a)), altStorage(a), d.name, a.suffix)...)
+		body = append(body, jen.Id("u").Dot("kind").Op("=").Id(d.kindName+a.suffix), jen.Return(jen.Nil()))
+		altCases = append(altCases, jen.Case(jen.Lit(i)).Block(body...))
 	}
-	f.Func().Params(jen.Id("u").Op("*").Id(d.name)).Id("fromRaw").Params(jen.Id("raw").Index().Byte(), jen.Id("k").Qual(jsontextPkg, "Kind")).Error().Block(
-		jen.Switch(jen.Id("pick"+d.name).Call(jen.Id("raw"))).Block(altCases...),
+	f.Comment("decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.")
+	f.Func().Params(jen.Id("u").Op("*").Id(d.name)).Id("decodePicked").Params(jen.Id("d").Op("*").Id("decoder"), jen.Id("k").Qual(jsontextPkg, "Kind")).Error().Block(
+		jen.Switch(jen.Id("pick"+d.name).Call(jen.Id("d").Dot("pickSpan").Call(jen.Id("k")))).Block(altCases...),
+		jen.If(jen.Err().Op(":=").Id("d").Dot("skip").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Return(jen.Id("unionMismatch").Call(jen.Lit(d.name), jen.Id("k"))))
 	f.Line()
 	p := &picker{f: f, union: d.name}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,7 +76,14 @@ func tempModule(t *testing.T, model string) string {
 			t.Fatal(err)
 		}
 		if f == "go.mod" {
+			// The generated package uses lspkit's transport (its error type):
+			// require this module from its directory.
+			root, err := filepath.Abs("..")
+			if err != nil {
+				t.Fatal(err)
+			}
 			b = bytes.Replace(b, []byte("module github.com/lspkit/lspkit"), []byte("module example.com/generated"), 1)
+			b = append(b, fmt.Sprintf("\nrequire github.com/lspkit/lspkit v0.0.0\n\nreplace github.com/lspkit/lspkit => %s\n", root)...)
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)

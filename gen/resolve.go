@@ -11,11 +11,12 @@ import (
 // files; generated names must not collide with them.
 var handWritten = []string{
 	"Nullable", "NewNullable", "Null", "NullResult", "NoParams", "Ptr", "DecodeError",
-	"ResponseError", "NewResponseError", "URI", "DocumentURI", "FileURI", "MessageDirection",
+	"URI", "DocumentURI", "FileURI", "MessageDirection",
 	"ClientToServer", "ServerToClient", "BothDirections", "MethodInfo", "RequestType",
 	"NotificationType", "LookupMethod", "Methods", "LookupType", "ModelTypeNames",
 	"Server", "Client", "UnimplementedServer", "UnimplementedClient", "DispatchServer",
-	"DispatchClient", "ModelVersion",
+	"DispatchClient", "DecodeServerParams", "DecodeClientParams", "CallServer", "CallClient",
+	"ModelVersion", "Conn", "SyntaxError",
 }
 
 // rawNames are the model aliases that stay raw JSON (jsontext.Value).

@@ -7,6 +7,11 @@ import "github.com/go-json-experiment/json/jsontext"
 // An identifier to refer to a change annotation stored with a workspace edit.
 type ChangeAnnotationIdentifier string
 
+// decodeFrom decodes a ChangeAnnotationIdentifier from d, validating what it reads.
+func (t *ChangeAnnotationIdentifier) decodeFrom(d *decoder) error {
+	return decodeStringInto((*string)(t), d)
+}
+
 // Information about where a symbol is declared.
 //
 // Provides additional metadata over normal location declarations, including the range of
@@ -30,6 +35,13 @@ type DefinitionLink = LocationLink
 //
 // Since: 3.16.0.
 type DocumentSelector []DocumentFilter
+
+// decodeFrom decodes a DocumentSelector from d, validating what it reads.
+func (t *DocumentSelector) decodeFrom(d *decoder) error {
+	return func(v *[]DocumentFilter, d *decoder) error {
+		return decodeSliceInto(v, d, "DocumentFilter[]", (*DocumentFilter).decodeFrom)
+	}((*[]DocumentFilter)(t), d)
+}
 
 // The LSP any type.
 // Please note that strictly speaking a property with the value `undefined`
@@ -67,5 +79,15 @@ type LSPObject = jsontext.Value
 // Since: 3.17.0
 type Pattern string
 
+// decodeFrom decodes a Pattern from d, validating what it reads.
+func (t *Pattern) decodeFrom(d *decoder) error {
+	return decodeStringInto((*string)(t), d)
+}
+
 // RegularExpressionEngineKind is the type alias RegularExpressionEngineKind of the LSP meta model.
 type RegularExpressionEngineKind string
+
+// decodeFrom decodes a RegularExpressionEngineKind from d, validating what it reads.
+func (t *RegularExpressionEngineKind) decodeFrom(d *decoder) error {
+	return decodeStringInto((*string)(t), d)
+}

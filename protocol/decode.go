@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -67,35 +66,6 @@ func unionMismatch(typ string, k jsontext.Kind) error {
 	return &DecodeError{Type: typ, Msg: "no alternative of the union accepts this " + kindName(k)}
 }
 
-// readObjectStart consumes the '{' that starts an object of type typ.
-func readObjectStart(dec *jsontext.Decoder, typ string) error {
-	if k := dec.PeekKind(); k != '{' {
-		if k == 0 {
-			_, err := dec.ReadToken()
-			return err
-		}
-		return &DecodeError{Type: typ, Msg: "expected object, got " + kindName(k)}
-	}
-	_, err := dec.ReadToken()
-	return err
-}
-
-// readObjectEnd consumes the '}' that ends an object.
-func readObjectEnd(dec *jsontext.Decoder) error {
-	_, err := dec.ReadToken()
-	return err
-}
-
-// readName reads an object member name and returns it unquoted. The slice is
-// valid until the next call on dec.
-func readName(dec *jsontext.Decoder) ([]byte, error) {
-	v, err := dec.ReadValue()
-	if err != nil {
-		return nil, err
-	}
-	return unquote(v)
-}
-
 // unquote returns the contents of a valid JSON string literal, without
 // allocating unless it contains escapes.
 func unquote(v []byte) ([]byte, error) {
@@ -103,78 +73,6 @@ func unquote(v []byte) ([]byte, error) {
 		return v[1 : len(v)-1], nil
 	}
 	return jsontext.AppendUnquote(nil, v)
-}
-
-func expectKind(dec *jsontext.Decoder, want jsontext.Kind, what string) (jsontext.Token, error) {
-	if k := dec.PeekKind(); k != want && !(want == 't' && k == 'f') {
-		if k == 0 {
-			_, err := dec.ReadToken()
-			return jsontext.Token{}, err
-		}
-		return jsontext.Token{}, &DecodeError{Type: what, Msg: "expected " + kindName(want) + ", got " + kindName(k)}
-	}
-	return dec.ReadToken()
-}
-
-func readString(dec *jsontext.Decoder) (string, error) {
-	tok, err := expectKind(dec, '"', "string")
-	if err != nil {
-		return "", err
-	}
-	return tok.String(), nil
-}
-
-func readBool(dec *jsontext.Decoder) (bool, error) {
-	tok, err := expectKind(dec, 't', "boolean")
-	if err != nil {
-		return false, err
-	}
-	return tok.Bool(), nil
-}
-
-func readInt32(dec *jsontext.Decoder) (int32, error) {
-	tok, err := expectKind(dec, '0', "integer")
-	if err != nil {
-		return 0, err
-	}
-	v, err := tok.Int()
-	if err != nil || v < -1<<31 || v > 1<<31-1 {
-		return 0, &DecodeError{Type: "integer", Msg: tok.String() + " is not a 32-bit integer"}
-	}
-	return int32(v), nil
-}
-
-func readUint32(dec *jsontext.Decoder) (uint32, error) {
-	tok, err := expectKind(dec, '0', "uinteger")
-	if err != nil {
-		return 0, err
-	}
-	v, err := tok.Uint()
-	if err != nil || v > 1<<31-1 {
-		// The LSP uinteger range is 0 to 2^31-1.
-		return 0, &DecodeError{Type: "uinteger", Msg: tok.String() + " is not an unsigned integer in 0..2^31-1"}
-	}
-	return uint32(v), nil
-}
-
-func readFloat64(dec *jsontext.Decoder) (float64, error) {
-	tok, err := expectKind(dec, '0', "decimal")
-	if err != nil {
-		return 0, err
-	}
-	return tok.Float()
-}
-
-// readStringLiteral consumes a string that must equal want.
-func readStringLiteral(dec *jsontext.Decoder, typ, want string) error {
-	tok, err := expectKind(dec, '"', typ)
-	if err != nil {
-		return err
-	}
-	if got := tok.String(); got != want {
-		return &DecodeError{Type: typ, Msg: strconv.Quote(got) + " is not the literal " + strconv.Quote(want)}
-	}
-	return nil
 }
 
 // The functions below inspect a complete, already validated JSON value (as

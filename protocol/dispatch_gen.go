@@ -849,295 +849,452 @@ func (UnimplementedServer) Progress(context.Context, *ProgressParams) error {
 	return methodNotFound("$/progress")
 }
 
-// DispatchServer decodes params for method, calls the matching method of h and returns its encoded result (nil for notifications). Missing, null or invalid params are an InvalidParams *ResponseError naming the method; an unknown method is MethodNotFound.
-func DispatchServer(ctx context.Context, h Server, method string, params jsontext.Value) (jsontext.Value, error) {
+// DecodeServerParams decodes the params of a method a Server receives: a pointer to its params type, or NoParams{} for a method without params (whatever params arrived are validated and ignored). Missing, null or invalid params are an InvalidParams *transport.Error naming the method (wrapping the *SyntaxError of invalid JSON); an unknown method is MethodNotFound.
+func DecodeServerParams(method string, params []byte) (any, error) {
 	switch method {
 	case MethodTextDocumentImplementation:
-		var p ImplementationParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		return ImplementationRequest.decodeParamsAny(params)
+	case MethodTextDocumentTypeDefinition:
+		return TypeDefinitionRequest.decodeParamsAny(params)
+	case MethodTextDocumentDocumentColor:
+		return DocumentColorRequest.decodeParamsAny(params)
+	case MethodTextDocumentColorPresentation:
+		return ColorPresentationRequest.decodeParamsAny(params)
+	case MethodTextDocumentFoldingRange:
+		return FoldingRangeRequest.decodeParamsAny(params)
+	case MethodTextDocumentDeclaration:
+		return DeclarationRequest.decodeParamsAny(params)
+	case MethodTextDocumentSelectionRange:
+		return SelectionRangeRequest.decodeParamsAny(params)
+	case MethodTextDocumentPrepareCallHierarchy:
+		return CallHierarchyPrepareRequest.decodeParamsAny(params)
+	case MethodCallHierarchyIncomingCalls:
+		return CallHierarchyIncomingCallsRequest.decodeParamsAny(params)
+	case MethodCallHierarchyOutgoingCalls:
+		return CallHierarchyOutgoingCallsRequest.decodeParamsAny(params)
+	case MethodTextDocumentSemanticTokensFull:
+		return SemanticTokensRequest.decodeParamsAny(params)
+	case MethodTextDocumentSemanticTokensFullDelta:
+		return SemanticTokensDeltaRequest.decodeParamsAny(params)
+	case MethodTextDocumentSemanticTokensRange:
+		return SemanticTokensRangeRequest.decodeParamsAny(params)
+	case MethodTextDocumentLinkedEditingRange:
+		return LinkedEditingRangeRequest.decodeParamsAny(params)
+	case MethodWorkspaceWillCreateFiles:
+		return WillCreateFilesRequest.decodeParamsAny(params)
+	case MethodWorkspaceWillRenameFiles:
+		return WillRenameFilesRequest.decodeParamsAny(params)
+	case MethodWorkspaceWillDeleteFiles:
+		return WillDeleteFilesRequest.decodeParamsAny(params)
+	case MethodTextDocumentMoniker:
+		return MonikerRequest.decodeParamsAny(params)
+	case MethodTextDocumentPrepareTypeHierarchy:
+		return TypeHierarchyPrepareRequest.decodeParamsAny(params)
+	case MethodTypeHierarchySupertypes:
+		return TypeHierarchySupertypesRequest.decodeParamsAny(params)
+	case MethodTypeHierarchySubtypes:
+		return TypeHierarchySubtypesRequest.decodeParamsAny(params)
+	case MethodTextDocumentInlineValue:
+		return InlineValueRequest.decodeParamsAny(params)
+	case MethodTextDocumentInlayHint:
+		return InlayHintRequest.decodeParamsAny(params)
+	case MethodInlayHintResolve:
+		return InlayHintResolveRequest.decodeParamsAny(params)
+	case MethodTextDocumentDiagnostic:
+		return DocumentDiagnosticRequest.decodeParamsAny(params)
+	case MethodWorkspaceDiagnostic:
+		return WorkspaceDiagnosticRequest.decodeParamsAny(params)
+	case MethodTextDocumentInlineCompletion:
+		return InlineCompletionRequest.decodeParamsAny(params)
+	case MethodWorkspaceTextDocumentContent:
+		return TextDocumentContentRequest.decodeParamsAny(params)
+	case MethodInitialize:
+		return InitializeRequest.decodeParamsAny(params)
+	case MethodShutdown:
+		return ShutdownRequest.decodeParamsAny(params)
+	case MethodTextDocumentWillSaveWaitUntil:
+		return WillSaveTextDocumentWaitUntilRequest.decodeParamsAny(params)
+	case MethodTextDocumentCompletion:
+		return CompletionRequest.decodeParamsAny(params)
+	case MethodCompletionItemResolve:
+		return CompletionResolveRequest.decodeParamsAny(params)
+	case MethodTextDocumentHover:
+		return HoverRequest.decodeParamsAny(params)
+	case MethodTextDocumentSignatureHelp:
+		return SignatureHelpRequest.decodeParamsAny(params)
+	case MethodTextDocumentDefinition:
+		return DefinitionRequest.decodeParamsAny(params)
+	case MethodTextDocumentReferences:
+		return ReferencesRequest.decodeParamsAny(params)
+	case MethodTextDocumentDocumentHighlight:
+		return DocumentHighlightRequest.decodeParamsAny(params)
+	case MethodTextDocumentDocumentSymbol:
+		return DocumentSymbolRequest.decodeParamsAny(params)
+	case MethodTextDocumentCodeAction:
+		return CodeActionRequest.decodeParamsAny(params)
+	case MethodCodeActionResolve:
+		return CodeActionResolveRequest.decodeParamsAny(params)
+	case MethodWorkspaceSymbol:
+		return WorkspaceSymbolRequest.decodeParamsAny(params)
+	case MethodWorkspaceSymbolResolve:
+		return WorkspaceSymbolResolveRequest.decodeParamsAny(params)
+	case MethodTextDocumentCodeLens:
+		return CodeLensRequest.decodeParamsAny(params)
+	case MethodCodeLensResolve:
+		return CodeLensResolveRequest.decodeParamsAny(params)
+	case MethodTextDocumentDocumentLink:
+		return DocumentLinkRequest.decodeParamsAny(params)
+	case MethodDocumentLinkResolve:
+		return DocumentLinkResolveRequest.decodeParamsAny(params)
+	case MethodTextDocumentFormatting:
+		return DocumentFormattingRequest.decodeParamsAny(params)
+	case MethodTextDocumentRangeFormatting:
+		return DocumentRangeFormattingRequest.decodeParamsAny(params)
+	case MethodTextDocumentRangesFormatting:
+		return DocumentRangesFormattingRequest.decodeParamsAny(params)
+	case MethodTextDocumentOnTypeFormatting:
+		return DocumentOnTypeFormattingRequest.decodeParamsAny(params)
+	case MethodTextDocumentRename:
+		return RenameRequest.decodeParamsAny(params)
+	case MethodTextDocumentPrepareRename:
+		return PrepareRenameRequest.decodeParamsAny(params)
+	case MethodWorkspaceExecuteCommand:
+		return ExecuteCommandRequest.decodeParamsAny(params)
+	case MethodWorkspaceDidChangeWorkspaceFolders:
+		return DidChangeWorkspaceFoldersNotification.decodeParamsAny(params)
+	case MethodWindowWorkDoneProgressCancel:
+		return WorkDoneProgressCancelNotification.decodeParamsAny(params)
+	case MethodWorkspaceDidCreateFiles:
+		return DidCreateFilesNotification.decodeParamsAny(params)
+	case MethodWorkspaceDidRenameFiles:
+		return DidRenameFilesNotification.decodeParamsAny(params)
+	case MethodWorkspaceDidDeleteFiles:
+		return DidDeleteFilesNotification.decodeParamsAny(params)
+	case MethodNotebookDocumentDidOpen:
+		return DidOpenNotebookDocumentNotification.decodeParamsAny(params)
+	case MethodNotebookDocumentDidChange:
+		return DidChangeNotebookDocumentNotification.decodeParamsAny(params)
+	case MethodNotebookDocumentDidSave:
+		return DidSaveNotebookDocumentNotification.decodeParamsAny(params)
+	case MethodNotebookDocumentDidClose:
+		return DidCloseNotebookDocumentNotification.decodeParamsAny(params)
+	case MethodInitialized:
+		return InitializedNotification.decodeParamsAny(params)
+	case MethodExit:
+		return ExitNotification.decodeParamsAny(params)
+	case MethodWorkspaceDidChangeConfiguration:
+		return DidChangeConfigurationNotification.decodeParamsAny(params)
+	case MethodTextDocumentDidOpen:
+		return DidOpenTextDocumentNotification.decodeParamsAny(params)
+	case MethodTextDocumentDidChange:
+		return DidChangeTextDocumentNotification.decodeParamsAny(params)
+	case MethodTextDocumentDidClose:
+		return DidCloseTextDocumentNotification.decodeParamsAny(params)
+	case MethodTextDocumentDidSave:
+		return DidSaveTextDocumentNotification.decodeParamsAny(params)
+	case MethodTextDocumentWillSave:
+		return WillSaveTextDocumentNotification.decodeParamsAny(params)
+	case MethodWorkspaceDidChangeWatchedFiles:
+		return DidChangeWatchedFilesNotification.decodeParamsAny(params)
+	case MethodSetTrace:
+		return SetTraceNotification.decodeParamsAny(params)
+	case MethodCancelRequest:
+		return CancelNotification.decodeParamsAny(params)
+	case MethodProgress:
+		return ProgressNotification.decodeParamsAny(params)
+	}
+	return nil, methodNotFound(method)
+}
+
+// CallServer calls the method of h for method with params as DecodeServerParams returned them and returns its encoded result (nil for notifications); an unknown method is MethodNotFound.
+func CallServer(ctx context.Context, h Server, method string, params any) (jsontext.Value, error) {
+	switch method {
+	case MethodTextDocumentImplementation:
+		p, ok := params.(*ImplementationParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentImplementation(ctx, &p)
+		r, err := h.TextDocumentImplementation(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentTypeDefinition:
-		var p TypeDefinitionParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*TypeDefinitionParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentTypeDefinition(ctx, &p)
+		r, err := h.TextDocumentTypeDefinition(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentDocumentColor:
-		var p DocumentColorParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentColorParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentDocumentColor(ctx, &p)
+		r, err := h.TextDocumentDocumentColor(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentColorPresentation:
-		var p ColorPresentationParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ColorPresentationParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentColorPresentation(ctx, &p)
+		r, err := h.TextDocumentColorPresentation(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentFoldingRange:
-		var p FoldingRangeParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*FoldingRangeParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentFoldingRange(ctx, &p)
+		r, err := h.TextDocumentFoldingRange(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentDeclaration:
-		var p DeclarationParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DeclarationParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentDeclaration(ctx, &p)
+		r, err := h.TextDocumentDeclaration(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentSelectionRange:
-		var p SelectionRangeParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*SelectionRangeParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentSelectionRange(ctx, &p)
+		r, err := h.TextDocumentSelectionRange(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentPrepareCallHierarchy:
-		var p CallHierarchyPrepareParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CallHierarchyPrepareParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentPrepareCallHierarchy(ctx, &p)
+		r, err := h.TextDocumentPrepareCallHierarchy(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodCallHierarchyIncomingCalls:
-		var p CallHierarchyIncomingCallsParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CallHierarchyIncomingCallsParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.CallHierarchyIncomingCalls(ctx, &p)
+		r, err := h.CallHierarchyIncomingCalls(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodCallHierarchyOutgoingCalls:
-		var p CallHierarchyOutgoingCallsParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CallHierarchyOutgoingCallsParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.CallHierarchyOutgoingCalls(ctx, &p)
+		r, err := h.CallHierarchyOutgoingCalls(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentSemanticTokensFull:
-		var p SemanticTokensParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*SemanticTokensParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentSemanticTokensFull(ctx, &p)
+		r, err := h.TextDocumentSemanticTokensFull(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentSemanticTokensFullDelta:
-		var p SemanticTokensDeltaParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*SemanticTokensDeltaParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentSemanticTokensFullDelta(ctx, &p)
+		r, err := h.TextDocumentSemanticTokensFullDelta(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentSemanticTokensRange:
-		var p SemanticTokensRangeParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*SemanticTokensRangeParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentSemanticTokensRange(ctx, &p)
+		r, err := h.TextDocumentSemanticTokensRange(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentLinkedEditingRange:
-		var p LinkedEditingRangeParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*LinkedEditingRangeParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentLinkedEditingRange(ctx, &p)
+		r, err := h.TextDocumentLinkedEditingRange(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceWillCreateFiles:
-		var p CreateFilesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CreateFilesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceWillCreateFiles(ctx, &p)
+		r, err := h.WorkspaceWillCreateFiles(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceWillRenameFiles:
-		var p RenameFilesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*RenameFilesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceWillRenameFiles(ctx, &p)
+		r, err := h.WorkspaceWillRenameFiles(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceWillDeleteFiles:
-		var p DeleteFilesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DeleteFilesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceWillDeleteFiles(ctx, &p)
+		r, err := h.WorkspaceWillDeleteFiles(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentMoniker:
-		var p MonikerParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*MonikerParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentMoniker(ctx, &p)
+		r, err := h.TextDocumentMoniker(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentPrepareTypeHierarchy:
-		var p TypeHierarchyPrepareParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*TypeHierarchyPrepareParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentPrepareTypeHierarchy(ctx, &p)
+		r, err := h.TextDocumentPrepareTypeHierarchy(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTypeHierarchySupertypes:
-		var p TypeHierarchySupertypesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*TypeHierarchySupertypesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TypeHierarchySupertypes(ctx, &p)
+		r, err := h.TypeHierarchySupertypes(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTypeHierarchySubtypes:
-		var p TypeHierarchySubtypesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*TypeHierarchySubtypesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TypeHierarchySubtypes(ctx, &p)
+		r, err := h.TypeHierarchySubtypes(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentInlineValue:
-		var p InlineValueParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*InlineValueParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentInlineValue(ctx, &p)
+		r, err := h.TextDocumentInlineValue(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentInlayHint:
-		var p InlayHintParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*InlayHintParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentInlayHint(ctx, &p)
+		r, err := h.TextDocumentInlayHint(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodInlayHintResolve:
-		var p InlayHint
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*InlayHint)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.InlayHintResolve(ctx, &p)
+		r, err := h.InlayHintResolve(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentDiagnostic:
-		var p DocumentDiagnosticParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentDiagnosticParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentDiagnostic(ctx, &p)
+		r, err := h.TextDocumentDiagnostic(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceDiagnostic:
-		var p WorkspaceDiagnosticParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*WorkspaceDiagnosticParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceDiagnostic(ctx, &p)
+		r, err := h.WorkspaceDiagnostic(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentInlineCompletion:
-		var p InlineCompletionParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*InlineCompletionParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentInlineCompletion(ctx, &p)
+		r, err := h.TextDocumentInlineCompletion(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceTextDocumentContent:
-		var p TextDocumentContentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*TextDocumentContentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceTextDocumentContent(ctx, &p)
+		r, err := h.WorkspaceTextDocumentContent(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodInitialize:
-		var p InitializeParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*InitializeParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.Initialize(ctx, &p)
+		r, err := h.Initialize(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -1148,369 +1305,378 @@ func DispatchServer(ctx context.Context, h Server, method string, params jsontex
 		}
 		return jsontext.Value("null"), nil
 	case MethodTextDocumentWillSaveWaitUntil:
-		var p WillSaveTextDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*WillSaveTextDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentWillSaveWaitUntil(ctx, &p)
+		r, err := h.TextDocumentWillSaveWaitUntil(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentCompletion:
-		var p CompletionParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CompletionParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentCompletion(ctx, &p)
+		r, err := h.TextDocumentCompletion(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodCompletionItemResolve:
-		var p CompletionItem
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CompletionItem)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.CompletionItemResolve(ctx, &p)
+		r, err := h.CompletionItemResolve(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentHover:
-		var p HoverParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*HoverParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentHover(ctx, &p)
+		r, err := h.TextDocumentHover(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentSignatureHelp:
-		var p SignatureHelpParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*SignatureHelpParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentSignatureHelp(ctx, &p)
+		r, err := h.TextDocumentSignatureHelp(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentDefinition:
-		var p DefinitionParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DefinitionParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentDefinition(ctx, &p)
+		r, err := h.TextDocumentDefinition(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentReferences:
-		var p ReferenceParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ReferenceParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentReferences(ctx, &p)
+		r, err := h.TextDocumentReferences(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentDocumentHighlight:
-		var p DocumentHighlightParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentHighlightParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentDocumentHighlight(ctx, &p)
+		r, err := h.TextDocumentDocumentHighlight(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentDocumentSymbol:
-		var p DocumentSymbolParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentSymbolParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentDocumentSymbol(ctx, &p)
+		r, err := h.TextDocumentDocumentSymbol(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentCodeAction:
-		var p CodeActionParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CodeActionParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentCodeAction(ctx, &p)
+		r, err := h.TextDocumentCodeAction(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodCodeActionResolve:
-		var p CodeAction
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CodeAction)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.CodeActionResolve(ctx, &p)
+		r, err := h.CodeActionResolve(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceSymbol:
-		var p WorkspaceSymbolParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*WorkspaceSymbolParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceSymbol(ctx, &p)
+		r, err := h.WorkspaceSymbol(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceSymbolResolve:
-		var p WorkspaceSymbol
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*WorkspaceSymbol)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceSymbolResolve(ctx, &p)
+		r, err := h.WorkspaceSymbolResolve(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentCodeLens:
-		var p CodeLensParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CodeLensParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentCodeLens(ctx, &p)
+		r, err := h.TextDocumentCodeLens(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodCodeLensResolve:
-		var p CodeLens
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CodeLens)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.CodeLensResolve(ctx, &p)
+		r, err := h.CodeLensResolve(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentDocumentLink:
-		var p DocumentLinkParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentLinkParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentDocumentLink(ctx, &p)
+		r, err := h.TextDocumentDocumentLink(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodDocumentLinkResolve:
-		var p DocumentLink
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentLink)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.DocumentLinkResolve(ctx, &p)
+		r, err := h.DocumentLinkResolve(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentFormatting:
-		var p DocumentFormattingParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentFormattingParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentFormatting(ctx, &p)
+		r, err := h.TextDocumentFormatting(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentRangeFormatting:
-		var p DocumentRangeFormattingParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentRangeFormattingParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentRangeFormatting(ctx, &p)
+		r, err := h.TextDocumentRangeFormatting(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentRangesFormatting:
-		var p DocumentRangesFormattingParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentRangesFormattingParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentRangesFormatting(ctx, &p)
+		r, err := h.TextDocumentRangesFormatting(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentOnTypeFormatting:
-		var p DocumentOnTypeFormattingParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DocumentOnTypeFormattingParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentOnTypeFormatting(ctx, &p)
+		r, err := h.TextDocumentOnTypeFormatting(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentRename:
-		var p RenameParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*RenameParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentRename(ctx, &p)
+		r, err := h.TextDocumentRename(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodTextDocumentPrepareRename:
-		var p PrepareRenameParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*PrepareRenameParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.TextDocumentPrepareRename(ctx, &p)
+		r, err := h.TextDocumentPrepareRename(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceExecuteCommand:
-		var p ExecuteCommandParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ExecuteCommandParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceExecuteCommand(ctx, &p)
+		r, err := h.WorkspaceExecuteCommand(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceDidChangeWorkspaceFolders:
-		var p DidChangeWorkspaceFoldersParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidChangeWorkspaceFoldersParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WorkspaceDidChangeWorkspaceFolders(ctx, &p)
+		return nil, h.WorkspaceDidChangeWorkspaceFolders(ctx, p)
 	case MethodWindowWorkDoneProgressCancel:
-		var p WorkDoneProgressCancelParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*WorkDoneProgressCancelParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WindowWorkDoneProgressCancel(ctx, &p)
+		return nil, h.WindowWorkDoneProgressCancel(ctx, p)
 	case MethodWorkspaceDidCreateFiles:
-		var p CreateFilesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CreateFilesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WorkspaceDidCreateFiles(ctx, &p)
+		return nil, h.WorkspaceDidCreateFiles(ctx, p)
 	case MethodWorkspaceDidRenameFiles:
-		var p RenameFilesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*RenameFilesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WorkspaceDidRenameFiles(ctx, &p)
+		return nil, h.WorkspaceDidRenameFiles(ctx, p)
 	case MethodWorkspaceDidDeleteFiles:
-		var p DeleteFilesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DeleteFilesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WorkspaceDidDeleteFiles(ctx, &p)
+		return nil, h.WorkspaceDidDeleteFiles(ctx, p)
 	case MethodNotebookDocumentDidOpen:
-		var p DidOpenNotebookDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidOpenNotebookDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.NotebookDocumentDidOpen(ctx, &p)
+		return nil, h.NotebookDocumentDidOpen(ctx, p)
 	case MethodNotebookDocumentDidChange:
-		var p DidChangeNotebookDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidChangeNotebookDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.NotebookDocumentDidChange(ctx, &p)
+		return nil, h.NotebookDocumentDidChange(ctx, p)
 	case MethodNotebookDocumentDidSave:
-		var p DidSaveNotebookDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidSaveNotebookDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.NotebookDocumentDidSave(ctx, &p)
+		return nil, h.NotebookDocumentDidSave(ctx, p)
 	case MethodNotebookDocumentDidClose:
-		var p DidCloseNotebookDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidCloseNotebookDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.NotebookDocumentDidClose(ctx, &p)
+		return nil, h.NotebookDocumentDidClose(ctx, p)
 	case MethodInitialized:
-		var p InitializedParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*InitializedParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.Initialized(ctx, &p)
+		return nil, h.Initialized(ctx, p)
 	case MethodExit:
 		return nil, h.Exit(ctx)
 	case MethodWorkspaceDidChangeConfiguration:
-		var p DidChangeConfigurationParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidChangeConfigurationParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WorkspaceDidChangeConfiguration(ctx, &p)
+		return nil, h.WorkspaceDidChangeConfiguration(ctx, p)
 	case MethodTextDocumentDidOpen:
-		var p DidOpenTextDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidOpenTextDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.TextDocumentDidOpen(ctx, &p)
+		return nil, h.TextDocumentDidOpen(ctx, p)
 	case MethodTextDocumentDidChange:
-		var p DidChangeTextDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidChangeTextDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.TextDocumentDidChange(ctx, &p)
+		return nil, h.TextDocumentDidChange(ctx, p)
 	case MethodTextDocumentDidClose:
-		var p DidCloseTextDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidCloseTextDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.TextDocumentDidClose(ctx, &p)
+		return nil, h.TextDocumentDidClose(ctx, p)
 	case MethodTextDocumentDidSave:
-		var p DidSaveTextDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidSaveTextDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.TextDocumentDidSave(ctx, &p)
+		return nil, h.TextDocumentDidSave(ctx, p)
 	case MethodTextDocumentWillSave:
-		var p WillSaveTextDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*WillSaveTextDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.TextDocumentWillSave(ctx, &p)
+		return nil, h.TextDocumentWillSave(ctx, p)
 	case MethodWorkspaceDidChangeWatchedFiles:
-		var p DidChangeWatchedFilesParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*DidChangeWatchedFilesParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WorkspaceDidChangeWatchedFiles(ctx, &p)
+		return nil, h.WorkspaceDidChangeWatchedFiles(ctx, p)
 	case MethodSetTrace:
-		var p SetTraceParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*SetTraceParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.SetTrace(ctx, &p)
+		return nil, h.SetTrace(ctx, p)
 	case MethodCancelRequest:
-		var p CancelParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CancelParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.CancelRequest(ctx, &p)
+		return nil, h.CancelRequest(ctx, p)
 	case MethodProgress:
-		var p ProgressParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ProgressParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.Progress(ctx, &p)
+		return nil, h.Progress(ctx, p)
 	}
 	return nil, methodNotFound(method)
+}
+
+// DispatchServer decodes params for method (DecodeServerParams) and calls the matching method of h (CallServer).
+func DispatchServer(ctx context.Context, h Server, method string, params jsontext.Value) (jsontext.Value, error) {
+	p, err := DecodeServerParams(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return CallServer(ctx, h, method, p)
 }
 
 // Client is a language client: every request and notification a server sends it.
@@ -1740,8 +1906,59 @@ func (UnimplementedClient) Progress(context.Context, *ProgressParams) error {
 	return methodNotFound("$/progress")
 }
 
-// DispatchClient decodes params for method, calls the matching method of h and returns its encoded result (nil for notifications). Missing, null or invalid params are an InvalidParams *ResponseError naming the method; an unknown method is MethodNotFound.
-func DispatchClient(ctx context.Context, h Client, method string, params jsontext.Value) (jsontext.Value, error) {
+// DecodeClientParams decodes the params of a method a Client receives: a pointer to its params type, or NoParams{} for a method without params (whatever params arrived are validated and ignored). Missing, null or invalid params are an InvalidParams *transport.Error naming the method (wrapping the *SyntaxError of invalid JSON); an unknown method is MethodNotFound.
+func DecodeClientParams(method string, params []byte) (any, error) {
+	switch method {
+	case MethodWorkspaceWorkspaceFolders:
+		return WorkspaceFoldersRequest.decodeParamsAny(params)
+	case MethodWorkspaceConfiguration:
+		return ConfigurationRequest.decodeParamsAny(params)
+	case MethodWorkspaceFoldingRangeRefresh:
+		return FoldingRangeRefreshRequest.decodeParamsAny(params)
+	case MethodWindowWorkDoneProgressCreate:
+		return WorkDoneProgressCreateRequest.decodeParamsAny(params)
+	case MethodWorkspaceSemanticTokensRefresh:
+		return SemanticTokensRefreshRequest.decodeParamsAny(params)
+	case MethodWindowShowDocument:
+		return ShowDocumentRequest.decodeParamsAny(params)
+	case MethodWorkspaceInlineValueRefresh:
+		return InlineValueRefreshRequest.decodeParamsAny(params)
+	case MethodWorkspaceInlayHintRefresh:
+		return InlayHintRefreshRequest.decodeParamsAny(params)
+	case MethodWorkspaceDiagnosticRefresh:
+		return DiagnosticRefreshRequest.decodeParamsAny(params)
+	case MethodWorkspaceTextDocumentContentRefresh:
+		return TextDocumentContentRefreshRequest.decodeParamsAny(params)
+	case MethodClientRegisterCapability:
+		return RegistrationRequest.decodeParamsAny(params)
+	case MethodClientUnregisterCapability:
+		return UnregistrationRequest.decodeParamsAny(params)
+	case MethodWindowShowMessageRequest:
+		return ShowMessageRequest.decodeParamsAny(params)
+	case MethodWorkspaceCodeLensRefresh:
+		return CodeLensRefreshRequest.decodeParamsAny(params)
+	case MethodWorkspaceApplyEdit:
+		return ApplyWorkspaceEditRequest.decodeParamsAny(params)
+	case MethodWindowShowMessage:
+		return ShowMessageNotification.decodeParamsAny(params)
+	case MethodWindowLogMessage:
+		return LogMessageNotification.decodeParamsAny(params)
+	case MethodTelemetryEvent:
+		return TelemetryEventNotification.decodeParamsAny(params)
+	case MethodTextDocumentPublishDiagnostics:
+		return PublishDiagnosticsNotification.decodeParamsAny(params)
+	case MethodLogTrace:
+		return LogTraceNotification.decodeParamsAny(params)
+	case MethodCancelRequest:
+		return CancelNotification.decodeParamsAny(params)
+	case MethodProgress:
+		return ProgressNotification.decodeParamsAny(params)
+	}
+	return nil, methodNotFound(method)
+}
+
+// CallClient calls the method of h for method with params as DecodeClientParams returned them and returns its encoded result (nil for notifications); an unknown method is MethodNotFound.
+func CallClient(ctx context.Context, h Client, method string, params any) (jsontext.Value, error) {
 	switch method {
 	case MethodWorkspaceWorkspaceFolders:
 		r, err := h.WorkspaceWorkspaceFolders(ctx)
@@ -1750,11 +1967,11 @@ func DispatchClient(ctx context.Context, h Client, method string, params jsontex
 		}
 		return encodeResult(method, r)
 	case MethodWorkspaceConfiguration:
-		var p ConfigurationParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ConfigurationParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceConfiguration(ctx, &p)
+		r, err := h.WorkspaceConfiguration(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -1765,11 +1982,11 @@ func DispatchClient(ctx context.Context, h Client, method string, params jsontex
 		}
 		return jsontext.Value("null"), nil
 	case MethodWindowWorkDoneProgressCreate:
-		var p WorkDoneProgressCreateParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*WorkDoneProgressCreateParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		if err := h.WindowWorkDoneProgressCreate(ctx, &p); err != nil {
+		if err := h.WindowWorkDoneProgressCreate(ctx, p); err != nil {
 			return nil, err
 		}
 		return jsontext.Value("null"), nil
@@ -1779,11 +1996,11 @@ func DispatchClient(ctx context.Context, h Client, method string, params jsontex
 		}
 		return jsontext.Value("null"), nil
 	case MethodWindowShowDocument:
-		var p ShowDocumentParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ShowDocumentParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WindowShowDocument(ctx, &p)
+		r, err := h.WindowShowDocument(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -1804,38 +2021,38 @@ func DispatchClient(ctx context.Context, h Client, method string, params jsontex
 		}
 		return jsontext.Value("null"), nil
 	case MethodWorkspaceTextDocumentContentRefresh:
-		var p TextDocumentContentRefreshParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*TextDocumentContentRefreshParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		if err := h.WorkspaceTextDocumentContentRefresh(ctx, &p); err != nil {
+		if err := h.WorkspaceTextDocumentContentRefresh(ctx, p); err != nil {
 			return nil, err
 		}
 		return jsontext.Value("null"), nil
 	case MethodClientRegisterCapability:
-		var p RegistrationParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*RegistrationParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		if err := h.ClientRegisterCapability(ctx, &p); err != nil {
+		if err := h.ClientRegisterCapability(ctx, p); err != nil {
 			return nil, err
 		}
 		return jsontext.Value("null"), nil
 	case MethodClientUnregisterCapability:
-		var p UnregistrationParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*UnregistrationParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		if err := h.ClientUnregisterCapability(ctx, &p); err != nil {
+		if err := h.ClientUnregisterCapability(ctx, p); err != nil {
 			return nil, err
 		}
 		return jsontext.Value("null"), nil
 	case MethodWindowShowMessageRequest:
-		var p ShowMessageRequestParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ShowMessageRequestParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WindowShowMessageRequest(ctx, &p)
+		r, err := h.WindowShowMessageRequest(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -1846,57 +2063,66 @@ func DispatchClient(ctx context.Context, h Client, method string, params jsontex
 		}
 		return jsontext.Value("null"), nil
 	case MethodWorkspaceApplyEdit:
-		var p ApplyWorkspaceEditParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ApplyWorkspaceEditParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		r, err := h.WorkspaceApplyEdit(ctx, &p)
+		r, err := h.WorkspaceApplyEdit(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		return encodeResult(method, r)
 	case MethodWindowShowMessage:
-		var p ShowMessageParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ShowMessageParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WindowShowMessage(ctx, &p)
+		return nil, h.WindowShowMessage(ctx, p)
 	case MethodWindowLogMessage:
-		var p LogMessageParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*LogMessageParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.WindowLogMessage(ctx, &p)
+		return nil, h.WindowLogMessage(ctx, p)
 	case MethodTelemetryEvent:
-		var p jsontext.Value
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*jsontext.Value)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.TelemetryEvent(ctx, &p)
+		return nil, h.TelemetryEvent(ctx, p)
 	case MethodTextDocumentPublishDiagnostics:
-		var p PublishDiagnosticsParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*PublishDiagnosticsParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.TextDocumentPublishDiagnostics(ctx, &p)
+		return nil, h.TextDocumentPublishDiagnostics(ctx, p)
 	case MethodLogTrace:
-		var p LogTraceParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*LogTraceParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.LogTrace(ctx, &p)
+		return nil, h.LogTrace(ctx, p)
 	case MethodCancelRequest:
-		var p CancelParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*CancelParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.CancelRequest(ctx, &p)
+		return nil, h.CancelRequest(ctx, p)
 	case MethodProgress:
-		var p ProgressParams
-		if err := decodeParams(method, params, &p); err != nil {
-			return nil, err
+		p, ok := params.(*ProgressParams)
+		if !ok {
+			return nil, paramsTypeError(method, params)
 		}
-		return nil, h.Progress(ctx, &p)
+		return nil, h.Progress(ctx, p)
 	}
 	return nil, methodNotFound(method)
+}
+
+// DispatchClient decodes params for method (DecodeClientParams) and calls the matching method of h (CallClient).
+func DispatchClient(ctx context.Context, h Client, method string, params jsontext.Value) (jsontext.Value, error) {
+	p, err := DecodeClientParams(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return CallClient(ctx, h, method, p)
 }

@@ -45,15 +45,11 @@ func (e ApplyKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a ApplyKind, rejecting values the closed enumeration does not define.
-func (e *ApplyKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a ApplyKind from d, validating what it reads.
+func (e *ApplyKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("ApplyKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "ApplyKind",
-		}
+		return err
 	}
 	if !ApplyKind(v).IsKnown() {
 		return &DecodeError{
@@ -63,6 +59,11 @@ func (e *ApplyKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = ApplyKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a ApplyKind with the generated decoder.
+func (e *ApplyKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A set of predefined code action kinds
@@ -176,6 +177,16 @@ func (e CodeActionKind) IsKnown() bool {
 	return false
 }
 
+// decodeFrom decodes a CodeActionKind from d, validating what it reads.
+func (e *CodeActionKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("CodeActionKind")
+	if err != nil {
+		return err
+	}
+	*e = CodeActionKind(v)
+	return nil
+}
+
 // Code action tags are extra annotations that tweak the behavior of a code action.
 //
 // Since: 3.18.0 - proposed
@@ -204,15 +215,11 @@ func (e CodeActionTag) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a CodeActionTag, rejecting values the closed enumeration does not define.
-func (e *CodeActionTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a CodeActionTag from d, validating what it reads.
+func (e *CodeActionTag) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("CodeActionTag")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "CodeActionTag",
-		}
+		return err
 	}
 	if !CodeActionTag(v).IsKnown() {
 		return &DecodeError{
@@ -222,6 +229,11 @@ func (e *CodeActionTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = CodeActionTag(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a CodeActionTag with the generated decoder.
+func (e *CodeActionTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The reason why code actions were requested.
@@ -259,15 +271,11 @@ func (e CodeActionTriggerKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a CodeActionTriggerKind, rejecting values the closed enumeration does not define.
-func (e *CodeActionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a CodeActionTriggerKind from d, validating what it reads.
+func (e *CodeActionTriggerKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("CodeActionTriggerKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "CodeActionTriggerKind",
-		}
+		return err
 	}
 	if !CodeActionTriggerKind(v).IsKnown() {
 		return &DecodeError{
@@ -277,6 +285,11 @@ func (e *CodeActionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = CodeActionTriggerKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a CodeActionTriggerKind with the generated decoder.
+func (e *CodeActionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The kind of a completion entry.
@@ -401,15 +414,11 @@ func (e CompletionItemKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a CompletionItemKind, rejecting values the closed enumeration does not define.
-func (e *CompletionItemKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a CompletionItemKind from d, validating what it reads.
+func (e *CompletionItemKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("CompletionItemKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "CompletionItemKind",
-		}
+		return err
 	}
 	if !CompletionItemKind(v).IsKnown() {
 		return &DecodeError{
@@ -419,6 +428,11 @@ func (e *CompletionItemKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = CompletionItemKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a CompletionItemKind with the generated decoder.
+func (e *CompletionItemKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Completion item tags are extra annotations that tweak the rendering of a completion
@@ -450,15 +464,11 @@ func (e CompletionItemTag) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a CompletionItemTag, rejecting values the closed enumeration does not define.
-func (e *CompletionItemTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a CompletionItemTag from d, validating what it reads.
+func (e *CompletionItemTag) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("CompletionItemTag")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "CompletionItemTag",
-		}
+		return err
 	}
 	if !CompletionItemTag(v).IsKnown() {
 		return &DecodeError{
@@ -468,6 +478,11 @@ func (e *CompletionItemTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = CompletionItemTag(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a CompletionItemTag with the generated decoder.
+func (e *CompletionItemTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // How a completion was triggered
@@ -506,15 +521,11 @@ func (e CompletionTriggerKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a CompletionTriggerKind, rejecting values the closed enumeration does not define.
-func (e *CompletionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a CompletionTriggerKind from d, validating what it reads.
+func (e *CompletionTriggerKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("CompletionTriggerKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "CompletionTriggerKind",
-		}
+		return err
 	}
 	if !CompletionTriggerKind(v).IsKnown() {
 		return &DecodeError{
@@ -524,6 +535,11 @@ func (e *CompletionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = CompletionTriggerKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a CompletionTriggerKind with the generated decoder.
+func (e *CompletionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The diagnostic's severity.
@@ -564,15 +580,11 @@ func (e DiagnosticSeverity) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a DiagnosticSeverity, rejecting values the closed enumeration does not define.
-func (e *DiagnosticSeverity) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a DiagnosticSeverity from d, validating what it reads.
+func (e *DiagnosticSeverity) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("DiagnosticSeverity")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "DiagnosticSeverity",
-		}
+		return err
 	}
 	if !DiagnosticSeverity(v).IsKnown() {
 		return &DecodeError{
@@ -582,6 +594,11 @@ func (e *DiagnosticSeverity) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = DiagnosticSeverity(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a DiagnosticSeverity with the generated decoder.
+func (e *DiagnosticSeverity) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The diagnostic tags.
@@ -621,15 +638,11 @@ func (e DiagnosticTag) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a DiagnosticTag, rejecting values the closed enumeration does not define.
-func (e *DiagnosticTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a DiagnosticTag from d, validating what it reads.
+func (e *DiagnosticTag) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("DiagnosticTag")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "DiagnosticTag",
-		}
+		return err
 	}
 	if !DiagnosticTag(v).IsKnown() {
 		return &DecodeError{
@@ -639,6 +652,11 @@ func (e *DiagnosticTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = DiagnosticTag(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a DiagnosticTag with the generated decoder.
+func (e *DiagnosticTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The document diagnostic report kinds.
@@ -675,15 +693,11 @@ func (e DocumentDiagnosticReportKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a DocumentDiagnosticReportKind, rejecting values the closed enumeration does not define.
-func (e *DocumentDiagnosticReportKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a DocumentDiagnosticReportKind from d, validating what it reads.
+func (e *DocumentDiagnosticReportKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("DocumentDiagnosticReportKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "DocumentDiagnosticReportKind",
-		}
+		return err
 	}
 	if !DocumentDiagnosticReportKind(v).IsKnown() {
 		return &DecodeError{
@@ -693,6 +707,11 @@ func (e *DocumentDiagnosticReportKind) UnmarshalJSONFrom(dec *jsontext.Decoder) 
 	}
 	*e = DocumentDiagnosticReportKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a DocumentDiagnosticReportKind with the generated decoder.
+func (e *DocumentDiagnosticReportKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A document highlight kind.
@@ -729,15 +748,11 @@ func (e DocumentHighlightKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a DocumentHighlightKind, rejecting values the closed enumeration does not define.
-func (e *DocumentHighlightKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a DocumentHighlightKind from d, validating what it reads.
+func (e *DocumentHighlightKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("DocumentHighlightKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "DocumentHighlightKind",
-		}
+		return err
 	}
 	if !DocumentHighlightKind(v).IsKnown() {
 		return &DecodeError{
@@ -747,6 +762,11 @@ func (e *DocumentHighlightKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = DocumentHighlightKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a DocumentHighlightKind with the generated decoder.
+func (e *DocumentHighlightKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Predefined error codes.
@@ -802,6 +822,16 @@ func (e ErrorCodes) IsKnown() bool {
 	return false
 }
 
+// decodeFrom decodes a ErrorCodes from d, validating what it reads.
+func (e *ErrorCodes) decodeFrom(d *decoder) error {
+	v, err := d.readInt32("ErrorCodes")
+	if err != nil {
+		return err
+	}
+	*e = ErrorCodes(v)
+	return nil
+}
+
 // FailureHandlingKind is the enumeration FailureHandlingKind of the LSP meta model.
 type FailureHandlingKind string
 
@@ -845,15 +875,11 @@ func (e FailureHandlingKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a FailureHandlingKind, rejecting values the closed enumeration does not define.
-func (e *FailureHandlingKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a FailureHandlingKind from d, validating what it reads.
+func (e *FailureHandlingKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("FailureHandlingKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "FailureHandlingKind",
-		}
+		return err
 	}
 	if !FailureHandlingKind(v).IsKnown() {
 		return &DecodeError{
@@ -863,6 +889,11 @@ func (e *FailureHandlingKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = FailureHandlingKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a FailureHandlingKind with the generated decoder.
+func (e *FailureHandlingKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The file event type
@@ -899,15 +930,11 @@ func (e FileChangeType) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a FileChangeType, rejecting values the closed enumeration does not define.
-func (e *FileChangeType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a FileChangeType from d, validating what it reads.
+func (e *FileChangeType) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("FileChangeType")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "FileChangeType",
-		}
+		return err
 	}
 	if !FileChangeType(v).IsKnown() {
 		return &DecodeError{
@@ -917,6 +944,11 @@ func (e *FileChangeType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = FileChangeType(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a FileChangeType with the generated decoder.
+func (e *FileChangeType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A pattern kind describing if a glob pattern matches a file a folder or
@@ -952,15 +984,11 @@ func (e FileOperationPatternKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a FileOperationPatternKind, rejecting values the closed enumeration does not define.
-func (e *FileOperationPatternKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a FileOperationPatternKind from d, validating what it reads.
+func (e *FileOperationPatternKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("FileOperationPatternKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "FileOperationPatternKind",
-		}
+		return err
 	}
 	if !FileOperationPatternKind(v).IsKnown() {
 		return &DecodeError{
@@ -970,6 +998,11 @@ func (e *FileOperationPatternKind) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	}
 	*e = FileOperationPatternKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a FileOperationPatternKind with the generated decoder.
+func (e *FileOperationPatternKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A set of predefined range kinds.
@@ -1008,6 +1041,16 @@ func (e FoldingRangeKind) IsKnown() bool {
 	return false
 }
 
+// decodeFrom decodes a FoldingRangeKind from d, validating what it reads.
+func (e *FoldingRangeKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("FoldingRangeKind")
+	if err != nil {
+		return err
+	}
+	*e = FoldingRangeKind(v)
+	return nil
+}
+
 // Inlay hint kinds.
 //
 // Since: 3.17.0
@@ -1040,15 +1083,11 @@ func (e InlayHintKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a InlayHintKind, rejecting values the closed enumeration does not define.
-func (e *InlayHintKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a InlayHintKind from d, validating what it reads.
+func (e *InlayHintKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("InlayHintKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "InlayHintKind",
-		}
+		return err
 	}
 	if !InlayHintKind(v).IsKnown() {
 		return &DecodeError{
@@ -1058,6 +1097,11 @@ func (e *InlayHintKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = InlayHintKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a InlayHintKind with the generated decoder.
+func (e *InlayHintKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Describes how an inline completion provider was triggered.
@@ -1092,15 +1136,11 @@ func (e InlineCompletionTriggerKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a InlineCompletionTriggerKind, rejecting values the closed enumeration does not define.
-func (e *InlineCompletionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a InlineCompletionTriggerKind from d, validating what it reads.
+func (e *InlineCompletionTriggerKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("InlineCompletionTriggerKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "InlineCompletionTriggerKind",
-		}
+		return err
 	}
 	if !InlineCompletionTriggerKind(v).IsKnown() {
 		return &DecodeError{
@@ -1110,6 +1150,11 @@ func (e *InlineCompletionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 	}
 	*e = InlineCompletionTriggerKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a InlineCompletionTriggerKind with the generated decoder.
+func (e *InlineCompletionTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Defines whether the insert text in a completion item should be interpreted as
@@ -1150,15 +1195,11 @@ func (e InsertTextFormat) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a InsertTextFormat, rejecting values the closed enumeration does not define.
-func (e *InsertTextFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a InsertTextFormat from d, validating what it reads.
+func (e *InsertTextFormat) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("InsertTextFormat")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "InsertTextFormat",
-		}
+		return err
 	}
 	if !InsertTextFormat(v).IsKnown() {
 		return &DecodeError{
@@ -1168,6 +1209,11 @@ func (e *InsertTextFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = InsertTextFormat(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a InsertTextFormat with the generated decoder.
+func (e *InsertTextFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // How whitespace and indentation is handled during completion
@@ -1213,15 +1259,11 @@ func (e InsertTextMode) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a InsertTextMode, rejecting values the closed enumeration does not define.
-func (e *InsertTextMode) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a InsertTextMode from d, validating what it reads.
+func (e *InsertTextMode) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("InsertTextMode")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "InsertTextMode",
-		}
+		return err
 	}
 	if !InsertTextMode(v).IsKnown() {
 		return &DecodeError{
@@ -1231,6 +1273,11 @@ func (e *InsertTextMode) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = InsertTextMode(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a InsertTextMode with the generated decoder.
+func (e *InsertTextMode) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // LSPErrorCodes is the enumeration LSPErrorCodes of the LSP meta model.
@@ -1288,6 +1335,16 @@ func (e LSPErrorCodes) IsKnown() bool {
 		return true
 	}
 	return false
+}
+
+// decodeFrom decodes a LSPErrorCodes from d, validating what it reads.
+func (e *LSPErrorCodes) decodeFrom(d *decoder) error {
+	v, err := d.readInt32("LSPErrorCodes")
+	if err != nil {
+		return err
+	}
+	*e = LSPErrorCodes(v)
+	return nil
 }
 
 // Predefined Language kinds
@@ -1562,6 +1619,16 @@ func (e LanguageKind) IsKnown() bool {
 	return false
 }
 
+// decodeFrom decodes a LanguageKind from d, validating what it reads.
+func (e *LanguageKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("LanguageKind")
+	if err != nil {
+		return err
+	}
+	*e = LanguageKind(v)
+	return nil
+}
+
 // The literal "begin": it encodes as that value and decodes only from it.
 type LiteralBegin struct{}
 
@@ -1570,9 +1637,24 @@ func (LiteralBegin) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"begin\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralBegin) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralBegin", "begin")
+// decodeFrom decodes a LiteralBegin from d, validating what it reads.
+func (l *LiteralBegin) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralBegin")
+	if err != nil {
+		return err
+	}
+	if s != "begin" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"begin\"",
+			Type: "LiteralBegin",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralBegin with the generated decoder.
+func (l *LiteralBegin) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "create": it encodes as that value and decodes only from it.
@@ -1583,9 +1665,24 @@ func (LiteralCreate) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"create\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralCreate) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralCreate", "create")
+// decodeFrom decodes a LiteralCreate from d, validating what it reads.
+func (l *LiteralCreate) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralCreate")
+	if err != nil {
+		return err
+	}
+	if s != "create" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"create\"",
+			Type: "LiteralCreate",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralCreate with the generated decoder.
+func (l *LiteralCreate) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "delete": it encodes as that value and decodes only from it.
@@ -1596,9 +1693,24 @@ func (LiteralDelete) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"delete\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralDelete) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralDelete", "delete")
+// decodeFrom decodes a LiteralDelete from d, validating what it reads.
+func (l *LiteralDelete) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralDelete")
+	if err != nil {
+		return err
+	}
+	if s != "delete" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"delete\"",
+			Type: "LiteralDelete",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralDelete with the generated decoder.
+func (l *LiteralDelete) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "end": it encodes as that value and decodes only from it.
@@ -1609,9 +1721,24 @@ func (LiteralEnd) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"end\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralEnd) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralEnd", "end")
+// decodeFrom decodes a LiteralEnd from d, validating what it reads.
+func (l *LiteralEnd) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralEnd")
+	if err != nil {
+		return err
+	}
+	if s != "end" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"end\"",
+			Type: "LiteralEnd",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralEnd with the generated decoder.
+func (l *LiteralEnd) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "full": it encodes as that value and decodes only from it.
@@ -1622,9 +1749,24 @@ func (LiteralFull) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"full\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralFull", "full")
+// decodeFrom decodes a LiteralFull from d, validating what it reads.
+func (l *LiteralFull) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralFull")
+	if err != nil {
+		return err
+	}
+	if s != "full" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"full\"",
+			Type: "LiteralFull",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralFull with the generated decoder.
+func (l *LiteralFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "rename": it encodes as that value and decodes only from it.
@@ -1635,9 +1777,24 @@ func (LiteralRename) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"rename\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralRename) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralRename", "rename")
+// decodeFrom decodes a LiteralRename from d, validating what it reads.
+func (l *LiteralRename) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralRename")
+	if err != nil {
+		return err
+	}
+	if s != "rename" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"rename\"",
+			Type: "LiteralRename",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralRename with the generated decoder.
+func (l *LiteralRename) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "report": it encodes as that value and decodes only from it.
@@ -1648,9 +1805,24 @@ func (LiteralReport) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"report\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralReport", "report")
+// decodeFrom decodes a LiteralReport from d, validating what it reads.
+func (l *LiteralReport) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralReport")
+	if err != nil {
+		return err
+	}
+	if s != "report" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"report\"",
+			Type: "LiteralReport",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralReport with the generated decoder.
+func (l *LiteralReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "snippet": it encodes as that value and decodes only from it.
@@ -1661,9 +1833,24 @@ func (LiteralSnippet) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"snippet\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralSnippet) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralSnippet", "snippet")
+// decodeFrom decodes a LiteralSnippet from d, validating what it reads.
+func (l *LiteralSnippet) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralSnippet")
+	if err != nil {
+		return err
+	}
+	if s != "snippet" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"snippet\"",
+			Type: "LiteralSnippet",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralSnippet with the generated decoder.
+func (l *LiteralSnippet) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // The literal "unchanged": it encodes as that value and decodes only from it.
@@ -1674,9 +1861,24 @@ func (LiteralUnchanged) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return enc.WriteValue(jsontext.Value("\"unchanged\""))
 }
 
-// UnmarshalJSONFrom accepts only the literal.
-func (*LiteralUnchanged) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return readStringLiteral(dec, "LiteralUnchanged", "unchanged")
+// decodeFrom decodes a LiteralUnchanged from d, validating what it reads.
+func (l *LiteralUnchanged) decodeFrom(d *decoder) error {
+	s, err := d.readString("LiteralUnchanged")
+	if err != nil {
+		return err
+	}
+	if s != "unchanged" {
+		return &DecodeError{
+			Msg:  strconv.Quote(s) + " is not the literal \"unchanged\"",
+			Type: "LiteralUnchanged",
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSONFrom decodes a LiteralUnchanged with the generated decoder.
+func (l *LiteralUnchanged) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, l)
 }
 
 // Describes the content type that a client supports in various
@@ -1713,15 +1915,11 @@ func (e MarkupKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a MarkupKind, rejecting values the closed enumeration does not define.
-func (e *MarkupKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a MarkupKind from d, validating what it reads.
+func (e *MarkupKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("MarkupKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "MarkupKind",
-		}
+		return err
 	}
 	if !MarkupKind(v).IsKnown() {
 		return &DecodeError{
@@ -1731,6 +1929,11 @@ func (e *MarkupKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = MarkupKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a MarkupKind with the generated decoder.
+func (e *MarkupKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The message type
@@ -1777,15 +1980,11 @@ func (e MessageType) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a MessageType, rejecting values the closed enumeration does not define.
-func (e *MessageType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a MessageType from d, validating what it reads.
+func (e *MessageType) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("MessageType")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "MessageType",
-		}
+		return err
 	}
 	if !MessageType(v).IsKnown() {
 		return &DecodeError{
@@ -1795,6 +1994,11 @@ func (e *MessageType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = MessageType(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a MessageType with the generated decoder.
+func (e *MessageType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // The moniker kind.
@@ -1834,15 +2038,11 @@ func (e MonikerKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a MonikerKind, rejecting values the closed enumeration does not define.
-func (e *MonikerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a MonikerKind from d, validating what it reads.
+func (e *MonikerKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("MonikerKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "MonikerKind",
-		}
+		return err
 	}
 	if !MonikerKind(v).IsKnown() {
 		return &DecodeError{
@@ -1852,6 +2052,11 @@ func (e *MonikerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = MonikerKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a MonikerKind with the generated decoder.
+func (e *MonikerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A notebook cell kind.
@@ -1886,15 +2091,11 @@ func (e NotebookCellKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a NotebookCellKind, rejecting values the closed enumeration does not define.
-func (e *NotebookCellKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a NotebookCellKind from d, validating what it reads.
+func (e *NotebookCellKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("NotebookCellKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "NotebookCellKind",
-		}
+		return err
 	}
 	if !NotebookCellKind(v).IsKnown() {
 		return &DecodeError{
@@ -1904,6 +2105,11 @@ func (e *NotebookCellKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = NotebookCellKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a NotebookCellKind with the generated decoder.
+func (e *NotebookCellKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A set of predefined position encoding kinds.
@@ -1951,6 +2157,16 @@ func (e PositionEncodingKind) IsKnown() bool {
 	return false
 }
 
+// decodeFrom decodes a PositionEncodingKind from d, validating what it reads.
+func (e *PositionEncodingKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("PositionEncodingKind")
+	if err != nil {
+		return err
+	}
+	*e = PositionEncodingKind(v)
+	return nil
+}
+
 // PrepareSupportDefaultBehavior is the enumeration PrepareSupportDefaultBehavior of the LSP meta model.
 type PrepareSupportDefaultBehavior uint32
 
@@ -1978,15 +2194,11 @@ func (e PrepareSupportDefaultBehavior) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a PrepareSupportDefaultBehavior, rejecting values the closed enumeration does not define.
-func (e *PrepareSupportDefaultBehavior) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a PrepareSupportDefaultBehavior from d, validating what it reads.
+func (e *PrepareSupportDefaultBehavior) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("PrepareSupportDefaultBehavior")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "PrepareSupportDefaultBehavior",
-		}
+		return err
 	}
 	if !PrepareSupportDefaultBehavior(v).IsKnown() {
 		return &DecodeError{
@@ -1996,6 +2208,11 @@ func (e *PrepareSupportDefaultBehavior) UnmarshalJSONFrom(dec *jsontext.Decoder)
 	}
 	*e = PrepareSupportDefaultBehavior(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a PrepareSupportDefaultBehavior with the generated decoder.
+func (e *PrepareSupportDefaultBehavior) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // ResourceOperationKind is the enumeration ResourceOperationKind of the LSP meta model.
@@ -2032,15 +2249,11 @@ func (e ResourceOperationKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a ResourceOperationKind, rejecting values the closed enumeration does not define.
-func (e *ResourceOperationKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a ResourceOperationKind from d, validating what it reads.
+func (e *ResourceOperationKind) decodeFrom(d *decoder) error {
+	v, err := d.readString("ResourceOperationKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "ResourceOperationKind",
-		}
+		return err
 	}
 	if !ResourceOperationKind(v).IsKnown() {
 		return &DecodeError{
@@ -2050,6 +2263,11 @@ func (e *ResourceOperationKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = ResourceOperationKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a ResourceOperationKind with the generated decoder.
+func (e *ResourceOperationKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A set of predefined token modifiers. This set is not fixed
@@ -2118,6 +2336,16 @@ func (e SemanticTokenModifiers) IsKnown() bool {
 		return true
 	}
 	return false
+}
+
+// decodeFrom decodes a SemanticTokenModifiers from d, validating what it reads.
+func (e *SemanticTokenModifiers) decodeFrom(d *decoder) error {
+	v, err := d.readString("SemanticTokenModifiers")
+	if err != nil {
+		return err
+	}
+	*e = SemanticTokenModifiers(v)
+	return nil
 }
 
 // A set of predefined token types. This set is not fixed
@@ -2245,6 +2473,16 @@ func (e SemanticTokenTypes) IsKnown() bool {
 	return false
 }
 
+// decodeFrom decodes a SemanticTokenTypes from d, validating what it reads.
+func (e *SemanticTokenTypes) decodeFrom(d *decoder) error {
+	v, err := d.readString("SemanticTokenTypes")
+	if err != nil {
+		return err
+	}
+	*e = SemanticTokenTypes(v)
+	return nil
+}
+
 // How a signature help was triggered.
 //
 // Since: 3.15.0
@@ -2281,15 +2519,11 @@ func (e SignatureHelpTriggerKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a SignatureHelpTriggerKind, rejecting values the closed enumeration does not define.
-func (e *SignatureHelpTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a SignatureHelpTriggerKind from d, validating what it reads.
+func (e *SignatureHelpTriggerKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("SignatureHelpTriggerKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "SignatureHelpTriggerKind",
-		}
+		return err
 	}
 	if !SignatureHelpTriggerKind(v).IsKnown() {
 		return &DecodeError{
@@ -2299,6 +2533,11 @@ func (e *SignatureHelpTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) erro
 	}
 	*e = SignatureHelpTriggerKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a SignatureHelpTriggerKind with the generated decoder.
+func (e *SignatureHelpTriggerKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // A symbol kind.
@@ -2427,15 +2666,11 @@ func (e SymbolKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a SymbolKind, rejecting values the closed enumeration does not define.
-func (e *SymbolKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a SymbolKind from d, validating what it reads.
+func (e *SymbolKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("SymbolKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "SymbolKind",
-		}
+		return err
 	}
 	if !SymbolKind(v).IsKnown() {
 		return &DecodeError{
@@ -2445,6 +2680,11 @@ func (e *SymbolKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = SymbolKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a SymbolKind with the generated decoder.
+func (e *SymbolKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Symbol tags are extra annotations that tweak the rendering of a symbol.
@@ -2475,15 +2715,11 @@ func (e SymbolTag) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a SymbolTag, rejecting values the closed enumeration does not define.
-func (e *SymbolTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a SymbolTag from d, validating what it reads.
+func (e *SymbolTag) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("SymbolTag")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "SymbolTag",
-		}
+		return err
 	}
 	if !SymbolTag(v).IsKnown() {
 		return &DecodeError{
@@ -2493,6 +2729,11 @@ func (e *SymbolTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = SymbolTag(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a SymbolTag with the generated decoder.
+func (e *SymbolTag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Represents reasons why a text document is saved.
@@ -2530,15 +2771,11 @@ func (e TextDocumentSaveReason) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a TextDocumentSaveReason, rejecting values the closed enumeration does not define.
-func (e *TextDocumentSaveReason) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a TextDocumentSaveReason from d, validating what it reads.
+func (e *TextDocumentSaveReason) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("TextDocumentSaveReason")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "TextDocumentSaveReason",
-		}
+		return err
 	}
 	if !TextDocumentSaveReason(v).IsKnown() {
 		return &DecodeError{
@@ -2548,6 +2785,11 @@ func (e *TextDocumentSaveReason) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	}
 	*e = TextDocumentSaveReason(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a TextDocumentSaveReason with the generated decoder.
+func (e *TextDocumentSaveReason) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Defines how the host (editor) should sync
@@ -2588,15 +2830,11 @@ func (e TextDocumentSyncKind) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a TextDocumentSyncKind, rejecting values the closed enumeration does not define.
-func (e *TextDocumentSyncKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readUint32(dec)
+// decodeFrom decodes a TextDocumentSyncKind from d, validating what it reads.
+func (e *TextDocumentSyncKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("TextDocumentSyncKind")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "TextDocumentSyncKind",
-		}
+		return err
 	}
 	if !TextDocumentSyncKind(v).IsKnown() {
 		return &DecodeError{
@@ -2606,6 +2844,11 @@ func (e *TextDocumentSyncKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = TextDocumentSyncKind(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a TextDocumentSyncKind with the generated decoder.
+func (e *TextDocumentSyncKind) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // TokenFormat is the enumeration TokenFormat of the LSP meta model.
@@ -2634,15 +2877,11 @@ func (e TokenFormat) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a TokenFormat, rejecting values the closed enumeration does not define.
-func (e *TokenFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a TokenFormat from d, validating what it reads.
+func (e *TokenFormat) decodeFrom(d *decoder) error {
+	v, err := d.readString("TokenFormat")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "TokenFormat",
-		}
+		return err
 	}
 	if !TokenFormat(v).IsKnown() {
 		return &DecodeError{
@@ -2652,6 +2891,11 @@ func (e *TokenFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = TokenFormat(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a TokenFormat with the generated decoder.
+func (e *TokenFormat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // TraceValue is the enumeration TraceValue of the LSP meta model.
@@ -2688,15 +2932,11 @@ func (e TraceValue) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a TraceValue, rejecting values the closed enumeration does not define.
-func (e *TraceValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a TraceValue from d, validating what it reads.
+func (e *TraceValue) decodeFrom(d *decoder) error {
+	v, err := d.readString("TraceValue")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "TraceValue",
-		}
+		return err
 	}
 	if !TraceValue(v).IsKnown() {
 		return &DecodeError{
@@ -2706,6 +2946,11 @@ func (e *TraceValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = TraceValue(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a TraceValue with the generated decoder.
+func (e *TraceValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // Moniker uniqueness level to define scope of the moniker.
@@ -2752,15 +2997,11 @@ func (e UniquenessLevel) IsKnown() bool {
 	return false
 }
 
-// UnmarshalJSONFrom decodes a UniquenessLevel, rejecting values the closed enumeration does not define.
-func (e *UniquenessLevel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	v, err := readString(dec)
+// decodeFrom decodes a UniquenessLevel from d, validating what it reads.
+func (e *UniquenessLevel) decodeFrom(d *decoder) error {
+	v, err := d.readString("UniquenessLevel")
 	if err != nil {
-		return &DecodeError{
-			Err:  err,
-			Msg:  "invalid value",
-			Type: "UniquenessLevel",
-		}
+		return err
 	}
 	if !UniquenessLevel(v).IsKnown() {
 		return &DecodeError{
@@ -2770,6 +3011,11 @@ func (e *UniquenessLevel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	}
 	*e = UniquenessLevel(v)
 	return nil
+}
+
+// UnmarshalJSONFrom decodes a UniquenessLevel with the generated decoder.
+func (e *UniquenessLevel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, e)
 }
 
 // WatchKind is the enumeration WatchKind of the LSP meta model.
@@ -2806,4 +3052,14 @@ func (e WatchKind) IsKnown() bool {
 		return true
 	}
 	return false
+}
+
+// decodeFrom decodes a WatchKind from d, validating what it reads.
+func (e *WatchKind) decodeFrom(d *decoder) error {
+	v, err := d.readUint32("WatchKind")
+	if err != nil {
+		return err
+	}
+	*e = WatchKind(v)
+	return nil
 }

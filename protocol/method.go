@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"reflect"
 	"strconv"
 
@@ -75,23 +76,150 @@ func newOf(t reflect.Type) any {
 	return reflect.New(t).Interface()
 }
 
-// RequestType is the typed descriptor of a request with params P and result R.
-type RequestType[P, R any] struct{ info *MethodInfo }
+// RequestType is the typed descriptor of a request with params P and result
+// R. Its methods send the request and decode its parts with the generated
+// decoders, so every call site is checked by the compiler:
+//
+//	locs, err := protocol.DefinitionRequest.Call(ctx, conn, params)
+type RequestType[P, R any] struct {
+	info   *MethodInfo
+	params func(*P, *decoder) error
+	result func(*R, *decoder) error
+}
 
 // Info returns the method's description.
-func (d RequestType[P, R]) Info() *MethodInfo { return d.info }
+func (t RequestType[P, R]) Info() *MethodInfo { return t.info }
 
 // Method returns the JSON-RPC method name.
-func (d RequestType[P, R]) Method() string { return d.info.Method }
+func (t RequestType[P, R]) Method() string { return t.info.Method }
+
+// Call sends the request over c and returns its decoded result. A request
+// without params (P is NoParams) is sent without a params member. A peer's
+// error answer is returned as c returns it; a result that does not decode as
+// R is a *DecodeError or *SyntaxError.
+func (t RequestType[P, R]) Call(ctx context.Context, c Conn, params P) (R, error) {
+	var r R
+	err := c.CallRaw(ctx, t.info.Method, paramsValue(params), func(raw []byte) error {
+		return decodeAll(raw, &r, t.result)
+	})
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return r, nil
+}
+
+// DecodeParams decodes the request's params from raw JSON, rejecting missing
+// or null params (InvalidParams) and invalid JSON.
+func (t RequestType[P, R]) DecodeParams(raw []byte) (P, error) {
+	var p P
+	err := decodeParams(t.info.Method, raw, &p, t.params)
+	return p, err
+}
+
+// DecodeResult decodes the request's result from raw JSON.
+func (t RequestType[P, R]) DecodeResult(raw []byte) (R, error) {
+	var r R
+	err := decodeAll(raw, &r, t.result)
+	return r, err
+}
+
+// decodeParamsAny decodes params into a fresh *P, or NoParams{}.
+func (t RequestType[P, R]) decodeParamsAny(raw []byte) (any, error) {
+	return decodeParamsAny(t.info.Method, raw, t.params)
+}
 
 // NotificationType is the typed descriptor of a notification with params P.
-type NotificationType[P any] struct{ info *MethodInfo }
+type NotificationType[P any] struct {
+	info   *MethodInfo
+	params func(*P, *decoder) error
+}
 
 // Info returns the method's description.
-func (d NotificationType[P]) Info() *MethodInfo { return d.info }
+func (t NotificationType[P]) Info() *MethodInfo { return t.info }
 
 // Method returns the JSON-RPC method name.
-func (d NotificationType[P]) Method() string { return d.info.Method }
+func (t NotificationType[P]) Method() string { return t.info.Method }
+
+// Notify sends the notification over c (without a params member when P is
+// NoParams).
+func (t NotificationType[P]) Notify(ctx context.Context, c Conn, params P) error {
+	return c.Notify(ctx, t.info.Method, paramsValue(params))
+}
+
+// DecodeParams decodes the notification's params from raw JSON.
+func (t NotificationType[P]) DecodeParams(raw []byte) (P, error) {
+	var p P
+	err := decodeParams(t.info.Method, raw, &p, t.params)
+	return p, err
+}
+
+func (t NotificationType[P]) decodeParamsAny(raw []byte) (any, error) {
+	return decodeParamsAny(t.info.Method, raw, t.params)
+}
+
+// Conn is what typed calls need from a JSON-RPC connection;
+// *transport.Conn implements it.
+type Conn interface {
+	// CallRaw sends a request and passes the raw JSON result to decode
+	// before it returns (a peer's error answer is returned instead).
+	CallRaw(ctx context.Context, method string, params any, decode func(result []byte) error) error
+	// Notify sends a notification; nil params sends none.
+	Notify(ctx context.Context, method string, params any) error
+}
+
+// paramsValue is what a descriptor sends as params: nil (no member) for
+// NoParams.
+func paramsValue[P any](p P) any {
+	if _, none := any(p).(NoParams); none {
+		return nil
+	}
+	return p
+}
+
+// decodeAll decodes raw, one complete JSON value, into v.
+func decodeAll[T any](raw []byte, v *T, dec func(*T, *decoder) error) error {
+	d := decoder{data: raw}
+	if err := dec(v, &d); err != nil {
+		return err
+	}
+	return d.end()
+}
+
+// decodeParams decodes the params of method into p. Missing or null params
+// of a method that has them are an InvalidParams error naming the method;
+// for a method without params (NoParams) whatever arrived is validated and
+// ignored.
+func decodeParams[P any](method string, raw []byte, p *P, dec func(*P, *decoder) error) error {
+	if _, none := any(p).(*NoParams); none {
+		if len(raw) == 0 {
+			return nil
+		}
+	} else if len(raw) == 0 || string(raw) == "null" {
+		return invalidParams(method, nil)
+	}
+	if err := decodeAll(raw, p, dec); err != nil {
+		return invalidParams(method, err)
+	}
+	return nil
+}
+
+func decodeParamsAny[P any](method string, raw []byte, dec func(*P, *decoder) error) (any, error) {
+	p := new(P)
+	if err := decodeParams(method, raw, p, dec); err != nil {
+		return nil, err
+	}
+	if _, none := any(p).(*NoParams); none {
+		return NoParams{}, nil
+	}
+	return p, nil
+}
+
+// paramsTypeError is the error for Call{Server,Client} given params that
+// are not what Decode{Server,Client}Params returns for the method.
+func paramsTypeError(method string, params any) error {
+	return internalError("%s: params of type %T, not decoded for this method", method, params)
+}
 
 // LookupMethod returns the description of the named method of the meta
 // model, or false.
@@ -106,23 +234,11 @@ func Methods() []*MethodInfo {
 	return append([]*MethodInfo(nil), methodList...)
 }
 
-// decodeParams decodes the params of method into p. Missing or null params
-// of a method that has them are an InvalidParams error naming the method.
-func decodeParams(method string, params jsontext.Value, p any) error {
-	if len(params) == 0 || string(params) == "null" {
-		return NewResponseError(codeInvalidParams, "%s: params are required", method)
-	}
-	if err := json.Unmarshal(params, p); err != nil {
-		return &ResponseError{Code: codeInvalidParams, Message: method + ": invalid params: " + err.Error()}
-	}
-	return nil
-}
-
 // encodeResult encodes a method's result.
 func encodeResult(method string, r any) (jsontext.Value, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return nil, NewResponseError(codeInternalError, "%s: encode result: %v", method, err)
+		return nil, internalError("%s: encode result: %v", method, err)
 	}
 	return b, nil
 }

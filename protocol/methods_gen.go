@@ -960,17 +960,37 @@ var (
 	// the response is of type Definition or a Thenable that resolves to such.
 	//
 	// ImplementationRequest describes the request "textDocument/implementation".
-	ImplementationRequest = RequestType[ImplementationParams, Nullable[DefinitionOrDefinitionLinkSlice]]{info: methodList[0]}
+	ImplementationRequest = RequestType[ImplementationParams, Nullable[DefinitionOrDefinitionLinkSlice]]{
+		info:   methodList[0],
+		params: (*ImplementationParams).decodeFrom,
+		result: func(v *Nullable[DefinitionOrDefinitionLinkSlice], d *decoder) error {
+			return decodeNullableInto(v, d, (*DefinitionOrDefinitionLinkSlice).decodeFrom)
+		},
+	}
 	// A request to resolve the type definition locations of a symbol at a given text
 	// document position. The request's parameter is of type TextDocumentPositionParams
 	// the response is of type Definition or a Thenable that resolves to such.
 	//
 	// TypeDefinitionRequest describes the request "textDocument/typeDefinition".
-	TypeDefinitionRequest = RequestType[TypeDefinitionParams, Nullable[DefinitionOrDefinitionLinkSlice]]{info: methodList[1]}
+	TypeDefinitionRequest = RequestType[TypeDefinitionParams, Nullable[DefinitionOrDefinitionLinkSlice]]{
+		info:   methodList[1],
+		params: (*TypeDefinitionParams).decodeFrom,
+		result: func(v *Nullable[DefinitionOrDefinitionLinkSlice], d *decoder) error {
+			return decodeNullableInto(v, d, (*DefinitionOrDefinitionLinkSlice).decodeFrom)
+		},
+	}
 	// The `workspace/workspaceFolders` is sent from the server to the client to fetch the open workspace folders.
 	//
 	// WorkspaceFoldersRequest describes the request "workspace/workspaceFolders".
-	WorkspaceFoldersRequest = RequestType[NoParams, Nullable[[]WorkspaceFolder]]{info: methodList[2]}
+	WorkspaceFoldersRequest = RequestType[NoParams, Nullable[[]WorkspaceFolder]]{
+		info:   methodList[2],
+		params: (*NoParams).decodeFrom,
+		result: func(v *Nullable[[]WorkspaceFolder], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]WorkspaceFolder, d *decoder) error {
+				return decodeSliceInto(v, d, "WorkspaceFolder[]", (*WorkspaceFolder).decodeFrom)
+			})
+		},
+	}
 	// The 'workspace/configuration' request is sent from the server to the client to fetch a certain
 	// configuration setting.
 	//
@@ -980,88 +1000,182 @@ var (
 	// change event and empty the cache if such an event is received.
 	//
 	// ConfigurationRequest describes the request "workspace/configuration".
-	ConfigurationRequest = RequestType[ConfigurationParams, []jsontext.Value]{info: methodList[3]}
+	ConfigurationRequest = RequestType[ConfigurationParams, []jsontext.Value]{
+		info:   methodList[3],
+		params: (*ConfigurationParams).decodeFrom,
+		result: func(v *[]jsontext.Value, d *decoder) error {
+			return decodeSliceInto(v, d, "LSPAny[]", decodeRawInto)
+		},
+	}
 	// A request to list all color symbols found in a given text document. The request's
 	// parameter is of type DocumentColorParams the
 	// response is of type ColorInformation[] or a Thenable
 	// that resolves to such.
 	//
 	// DocumentColorRequest describes the request "textDocument/documentColor".
-	DocumentColorRequest = RequestType[DocumentColorParams, []ColorInformation]{info: methodList[4]}
+	DocumentColorRequest = RequestType[DocumentColorParams, []ColorInformation]{
+		info:   methodList[4],
+		params: (*DocumentColorParams).decodeFrom,
+		result: func(v *[]ColorInformation, d *decoder) error {
+			return decodeSliceInto(v, d, "ColorInformation[]", (*ColorInformation).decodeFrom)
+		},
+	}
 	// A request to list all presentation for a color. The request's
 	// parameter is of type ColorPresentationParams the
 	// response is of type ColorPresentation[] or a Thenable
 	// that resolves to such.
 	//
 	// ColorPresentationRequest describes the request "textDocument/colorPresentation".
-	ColorPresentationRequest = RequestType[ColorPresentationParams, []ColorPresentation]{info: methodList[5]}
+	ColorPresentationRequest = RequestType[ColorPresentationParams, []ColorPresentation]{
+		info:   methodList[5],
+		params: (*ColorPresentationParams).decodeFrom,
+		result: func(v *[]ColorPresentation, d *decoder) error {
+			return decodeSliceInto(v, d, "ColorPresentation[]", (*ColorPresentation).decodeFrom)
+		},
+	}
 	// A request to provide folding ranges in a document. The request's
 	// parameter is of type FoldingRangeParams, the
 	// response is of type FoldingRangeList or a Thenable
 	// that resolves to such.
 	//
 	// FoldingRangeRequest describes the request "textDocument/foldingRange".
-	FoldingRangeRequest = RequestType[FoldingRangeParams, Nullable[[]FoldingRange]]{info: methodList[6]}
+	FoldingRangeRequest = RequestType[FoldingRangeParams, Nullable[[]FoldingRange]]{
+		info:   methodList[6],
+		params: (*FoldingRangeParams).decodeFrom,
+		result: func(v *Nullable[[]FoldingRange], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]FoldingRange, d *decoder) error {
+				return decodeSliceInto(v, d, "FoldingRange[]", (*FoldingRange).decodeFrom)
+			})
+		},
+	}
 	// A request to refresh the folding ranges in a document.
 	//
 	// FoldingRangeRefreshRequest describes the request "workspace/foldingRange/refresh".
 	//
 	// Since: 3.18.0
-	FoldingRangeRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[7]}
+	FoldingRangeRefreshRequest = RequestType[NoParams, NullResult]{
+		info:   methodList[7],
+		params: (*NoParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// A request to resolve the type definition locations of a symbol at a given text
 	// document position. The request's parameter is of type TextDocumentPositionParams
 	// the response is of type Declaration or a typed array of DeclarationLink
 	// or a Thenable that resolves to such.
 	//
 	// DeclarationRequest describes the request "textDocument/declaration".
-	DeclarationRequest = RequestType[DeclarationParams, Nullable[DeclarationResult]]{info: methodList[8]}
+	DeclarationRequest = RequestType[DeclarationParams, Nullable[DeclarationResult]]{
+		info:   methodList[8],
+		params: (*DeclarationParams).decodeFrom,
+		result: func(v *Nullable[DeclarationResult], d *decoder) error {
+			return decodeNullableInto(v, d, (*DeclarationResult).decodeFrom)
+		},
+	}
 	// A request to provide selection ranges in a document. The request's
 	// parameter is of type SelectionRangeParams, the
 	// response is of type SelectionRange[] or a Thenable
 	// that resolves to such.
 	//
 	// SelectionRangeRequest describes the request "textDocument/selectionRange".
-	SelectionRangeRequest = RequestType[SelectionRangeParams, Nullable[[]SelectionRange]]{info: methodList[9]}
+	SelectionRangeRequest = RequestType[SelectionRangeParams, Nullable[[]SelectionRange]]{
+		info:   methodList[9],
+		params: (*SelectionRangeParams).decodeFrom,
+		result: func(v *Nullable[[]SelectionRange], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]SelectionRange, d *decoder) error {
+				return decodeSliceInto(v, d, "SelectionRange[]", (*SelectionRange).decodeFrom)
+			})
+		},
+	}
 	// The `window/workDoneProgress/create` request is sent from the server to the client to initiate progress
 	// reporting from the server.
 	//
 	// WorkDoneProgressCreateRequest describes the request "window/workDoneProgress/create".
-	WorkDoneProgressCreateRequest = RequestType[WorkDoneProgressCreateParams, NullResult]{info: methodList[10]}
+	WorkDoneProgressCreateRequest = RequestType[WorkDoneProgressCreateParams, NullResult]{
+		info:   methodList[10],
+		params: (*WorkDoneProgressCreateParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// A request to result a `CallHierarchyItem` in a document at a given position.
 	// Can be used as an input to an incoming or outgoing call hierarchy.
 	//
 	// CallHierarchyPrepareRequest describes the request "textDocument/prepareCallHierarchy".
 	//
 	// Since: 3.16.0
-	CallHierarchyPrepareRequest = RequestType[CallHierarchyPrepareParams, Nullable[[]CallHierarchyItem]]{info: methodList[11]}
+	CallHierarchyPrepareRequest = RequestType[CallHierarchyPrepareParams, Nullable[[]CallHierarchyItem]]{
+		info:   methodList[11],
+		params: (*CallHierarchyPrepareParams).decodeFrom,
+		result: func(v *Nullable[[]CallHierarchyItem], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]CallHierarchyItem, d *decoder) error {
+				return decodeSliceInto(v, d, "CallHierarchyItem[]", (*CallHierarchyItem).decodeFrom)
+			})
+		},
+	}
 	// A request to resolve the incoming calls for a given `CallHierarchyItem`.
 	//
 	// CallHierarchyIncomingCallsRequest describes the request "callHierarchy/incomingCalls".
 	//
 	// Since: 3.16.0
-	CallHierarchyIncomingCallsRequest = RequestType[CallHierarchyIncomingCallsParams, Nullable[[]CallHierarchyIncomingCall]]{info: methodList[12]}
+	CallHierarchyIncomingCallsRequest = RequestType[CallHierarchyIncomingCallsParams, Nullable[[]CallHierarchyIncomingCall]]{
+		info:   methodList[12],
+		params: (*CallHierarchyIncomingCallsParams).decodeFrom,
+		result: func(v *Nullable[[]CallHierarchyIncomingCall], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]CallHierarchyIncomingCall, d *decoder) error {
+				return decodeSliceInto(v, d, "CallHierarchyIncomingCall[]", (*CallHierarchyIncomingCall).decodeFrom)
+			})
+		},
+	}
 	// A request to resolve the outgoing calls for a given `CallHierarchyItem`.
 	//
 	// CallHierarchyOutgoingCallsRequest describes the request "callHierarchy/outgoingCalls".
 	//
 	// Since: 3.16.0
-	CallHierarchyOutgoingCallsRequest = RequestType[CallHierarchyOutgoingCallsParams, Nullable[[]CallHierarchyOutgoingCall]]{info: methodList[13]}
+	CallHierarchyOutgoingCallsRequest = RequestType[CallHierarchyOutgoingCallsParams, Nullable[[]CallHierarchyOutgoingCall]]{
+		info:   methodList[13],
+		params: (*CallHierarchyOutgoingCallsParams).decodeFrom,
+		result: func(v *Nullable[[]CallHierarchyOutgoingCall], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]CallHierarchyOutgoingCall, d *decoder) error {
+				return decodeSliceInto(v, d, "CallHierarchyOutgoingCall[]", (*CallHierarchyOutgoingCall).decodeFrom)
+			})
+		},
+	}
 	// SemanticTokensRequest describes the request "textDocument/semanticTokens/full".
 	//
 	// Since: 3.16.0
-	SemanticTokensRequest = RequestType[SemanticTokensParams, Nullable[SemanticTokens]]{info: methodList[14]}
+	SemanticTokensRequest = RequestType[SemanticTokensParams, Nullable[SemanticTokens]]{
+		info:   methodList[14],
+		params: (*SemanticTokensParams).decodeFrom,
+		result: func(v *Nullable[SemanticTokens], d *decoder) error {
+			return decodeNullableInto(v, d, (*SemanticTokens).decodeFrom)
+		},
+	}
 	// SemanticTokensDeltaRequest describes the request "textDocument/semanticTokens/full/delta".
 	//
 	// Since: 3.16.0
-	SemanticTokensDeltaRequest = RequestType[SemanticTokensDeltaParams, Nullable[SemanticTokensDeltaResult]]{info: methodList[15]}
+	SemanticTokensDeltaRequest = RequestType[SemanticTokensDeltaParams, Nullable[SemanticTokensDeltaResult]]{
+		info:   methodList[15],
+		params: (*SemanticTokensDeltaParams).decodeFrom,
+		result: func(v *Nullable[SemanticTokensDeltaResult], d *decoder) error {
+			return decodeNullableInto(v, d, (*SemanticTokensDeltaResult).decodeFrom)
+		},
+	}
 	// SemanticTokensRangeRequest describes the request "textDocument/semanticTokens/range".
 	//
 	// Since: 3.16.0
-	SemanticTokensRangeRequest = RequestType[SemanticTokensRangeParams, Nullable[SemanticTokens]]{info: methodList[16]}
+	SemanticTokensRangeRequest = RequestType[SemanticTokensRangeParams, Nullable[SemanticTokens]]{
+		info:   methodList[16],
+		params: (*SemanticTokensRangeParams).decodeFrom,
+		result: func(v *Nullable[SemanticTokens], d *decoder) error {
+			return decodeNullableInto(v, d, (*SemanticTokens).decodeFrom)
+		},
+	}
 	// SemanticTokensRefreshRequest describes the request "workspace/semanticTokens/refresh".
 	//
 	// Since: 3.16.0
-	SemanticTokensRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[17]}
+	SemanticTokensRefreshRequest = RequestType[NoParams, NullResult]{
+		info:   methodList[17],
+		params: (*NoParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// A request to show a document. This request might open an
 	// external program depending on the value of the URI to open.
 	// For example a request to open `https://code.visualstudio.com/`
@@ -1070,13 +1184,23 @@ var (
 	// ShowDocumentRequest describes the request "window/showDocument".
 	//
 	// Since: 3.16.0
-	ShowDocumentRequest = RequestType[ShowDocumentParams, ShowDocumentResult]{info: methodList[18]}
+	ShowDocumentRequest = RequestType[ShowDocumentParams, ShowDocumentResult]{
+		info:   methodList[18],
+		params: (*ShowDocumentParams).decodeFrom,
+		result: (*ShowDocumentResult).decodeFrom,
+	}
 	// A request to provide ranges that can be edited together.
 	//
 	// LinkedEditingRangeRequest describes the request "textDocument/linkedEditingRange".
 	//
 	// Since: 3.16.0
-	LinkedEditingRangeRequest = RequestType[LinkedEditingRangeParams, Nullable[LinkedEditingRanges]]{info: methodList[19]}
+	LinkedEditingRangeRequest = RequestType[LinkedEditingRangeParams, Nullable[LinkedEditingRanges]]{
+		info:   methodList[19],
+		params: (*LinkedEditingRangeParams).decodeFrom,
+		result: func(v *Nullable[LinkedEditingRanges], d *decoder) error {
+			return decodeNullableInto(v, d, (*LinkedEditingRanges).decodeFrom)
+		},
+	}
 	// The will create files request is sent from the client to the server before files are actually
 	// created as long as the creation is triggered from within the client.
 	//
@@ -1087,46 +1211,96 @@ var (
 	// WillCreateFilesRequest describes the request "workspace/willCreateFiles".
 	//
 	// Since: 3.16.0
-	WillCreateFilesRequest = RequestType[CreateFilesParams, Nullable[WorkspaceEdit]]{info: methodList[20]}
+	WillCreateFilesRequest = RequestType[CreateFilesParams, Nullable[WorkspaceEdit]]{
+		info:   methodList[20],
+		params: (*CreateFilesParams).decodeFrom,
+		result: func(v *Nullable[WorkspaceEdit], d *decoder) error {
+			return decodeNullableInto(v, d, (*WorkspaceEdit).decodeFrom)
+		},
+	}
 	// The will rename files request is sent from the client to the server before files are actually
 	// renamed as long as the rename is triggered from within the client.
 	//
 	// WillRenameFilesRequest describes the request "workspace/willRenameFiles".
 	//
 	// Since: 3.16.0
-	WillRenameFilesRequest = RequestType[RenameFilesParams, Nullable[WorkspaceEdit]]{info: methodList[21]}
+	WillRenameFilesRequest = RequestType[RenameFilesParams, Nullable[WorkspaceEdit]]{
+		info:   methodList[21],
+		params: (*RenameFilesParams).decodeFrom,
+		result: func(v *Nullable[WorkspaceEdit], d *decoder) error {
+			return decodeNullableInto(v, d, (*WorkspaceEdit).decodeFrom)
+		},
+	}
 	// The did delete files notification is sent from the client to the server when
 	// files were deleted from within the client.
 	//
 	// WillDeleteFilesRequest describes the request "workspace/willDeleteFiles".
 	//
 	// Since: 3.16.0
-	WillDeleteFilesRequest = RequestType[DeleteFilesParams, Nullable[WorkspaceEdit]]{info: methodList[22]}
+	WillDeleteFilesRequest = RequestType[DeleteFilesParams, Nullable[WorkspaceEdit]]{
+		info:   methodList[22],
+		params: (*DeleteFilesParams).decodeFrom,
+		result: func(v *Nullable[WorkspaceEdit], d *decoder) error {
+			return decodeNullableInto(v, d, (*WorkspaceEdit).decodeFrom)
+		},
+	}
 	// A request to get the moniker of a symbol at a given text document position.
 	// The request parameter is of type TextDocumentPositionParams.
 	// The response is of type Moniker[] or `null`.
 	//
 	// MonikerRequest describes the request "textDocument/moniker".
-	MonikerRequest = RequestType[MonikerParams, Nullable[[]Moniker]]{info: methodList[23]}
+	MonikerRequest = RequestType[MonikerParams, Nullable[[]Moniker]]{
+		info:   methodList[23],
+		params: (*MonikerParams).decodeFrom,
+		result: func(v *Nullable[[]Moniker], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]Moniker, d *decoder) error {
+				return decodeSliceInto(v, d, "Moniker[]", (*Moniker).decodeFrom)
+			})
+		},
+	}
 	// A request to result a `TypeHierarchyItem` in a document at a given position.
 	// Can be used as an input to a subtypes or supertypes type hierarchy.
 	//
 	// TypeHierarchyPrepareRequest describes the request "textDocument/prepareTypeHierarchy".
 	//
 	// Since: 3.17.0
-	TypeHierarchyPrepareRequest = RequestType[TypeHierarchyPrepareParams, Nullable[[]TypeHierarchyItem]]{info: methodList[24]}
+	TypeHierarchyPrepareRequest = RequestType[TypeHierarchyPrepareParams, Nullable[[]TypeHierarchyItem]]{
+		info:   methodList[24],
+		params: (*TypeHierarchyPrepareParams).decodeFrom,
+		result: func(v *Nullable[[]TypeHierarchyItem], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TypeHierarchyItem, d *decoder) error {
+				return decodeSliceInto(v, d, "TypeHierarchyItem[]", (*TypeHierarchyItem).decodeFrom)
+			})
+		},
+	}
 	// A request to resolve the supertypes for a given `TypeHierarchyItem`.
 	//
 	// TypeHierarchySupertypesRequest describes the request "typeHierarchy/supertypes".
 	//
 	// Since: 3.17.0
-	TypeHierarchySupertypesRequest = RequestType[TypeHierarchySupertypesParams, Nullable[[]TypeHierarchyItem]]{info: methodList[25]}
+	TypeHierarchySupertypesRequest = RequestType[TypeHierarchySupertypesParams, Nullable[[]TypeHierarchyItem]]{
+		info:   methodList[25],
+		params: (*TypeHierarchySupertypesParams).decodeFrom,
+		result: func(v *Nullable[[]TypeHierarchyItem], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TypeHierarchyItem, d *decoder) error {
+				return decodeSliceInto(v, d, "TypeHierarchyItem[]", (*TypeHierarchyItem).decodeFrom)
+			})
+		},
+	}
 	// A request to resolve the subtypes for a given `TypeHierarchyItem`.
 	//
 	// TypeHierarchySubtypesRequest describes the request "typeHierarchy/subtypes".
 	//
 	// Since: 3.17.0
-	TypeHierarchySubtypesRequest = RequestType[TypeHierarchySubtypesParams, Nullable[[]TypeHierarchyItem]]{info: methodList[26]}
+	TypeHierarchySubtypesRequest = RequestType[TypeHierarchySubtypesParams, Nullable[[]TypeHierarchyItem]]{
+		info:   methodList[26],
+		params: (*TypeHierarchySubtypesParams).decodeFrom,
+		result: func(v *Nullable[[]TypeHierarchyItem], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TypeHierarchyItem, d *decoder) error {
+				return decodeSliceInto(v, d, "TypeHierarchyItem[]", (*TypeHierarchyItem).decodeFrom)
+			})
+		},
+	}
 	// A request to provide inline values in a document. The request's parameter is of
 	// type InlineValueParams, the response is of type
 	// InlineValue[] or a Thenable that resolves to such.
@@ -1134,11 +1308,23 @@ var (
 	// InlineValueRequest describes the request "textDocument/inlineValue".
 	//
 	// Since: 3.17.0
-	InlineValueRequest = RequestType[InlineValueParams, Nullable[[]InlineValue]]{info: methodList[27]}
+	InlineValueRequest = RequestType[InlineValueParams, Nullable[[]InlineValue]]{
+		info:   methodList[27],
+		params: (*InlineValueParams).decodeFrom,
+		result: func(v *Nullable[[]InlineValue], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]InlineValue, d *decoder) error {
+				return decodeSliceInto(v, d, "InlineValue[]", (*InlineValue).decodeFrom)
+			})
+		},
+	}
 	// InlineValueRefreshRequest describes the request "workspace/inlineValue/refresh".
 	//
 	// Since: 3.17.0
-	InlineValueRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[28]}
+	InlineValueRefreshRequest = RequestType[NoParams, NullResult]{
+		info:   methodList[28],
+		params: (*NoParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// A request to provide inlay hints in a document. The request's parameter is of
 	// type InlayHintsParams, the response is of type
 	// InlayHint[] or a Thenable that resolves to such.
@@ -1146,7 +1332,15 @@ var (
 	// InlayHintRequest describes the request "textDocument/inlayHint".
 	//
 	// Since: 3.17.0
-	InlayHintRequest = RequestType[InlayHintParams, Nullable[[]InlayHint]]{info: methodList[29]}
+	InlayHintRequest = RequestType[InlayHintParams, Nullable[[]InlayHint]]{
+		info:   methodList[29],
+		params: (*InlayHintParams).decodeFrom,
+		result: func(v *Nullable[[]InlayHint], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]InlayHint, d *decoder) error {
+				return decodeSliceInto(v, d, "InlayHint[]", (*InlayHint).decodeFrom)
+			})
+		},
+	}
 	// A request to resolve additional properties for an inlay hint.
 	// The request's parameter is of type InlayHint, the response is
 	// of type InlayHint or a Thenable that resolves to such.
@@ -1154,29 +1348,49 @@ var (
 	// InlayHintResolveRequest describes the request "inlayHint/resolve".
 	//
 	// Since: 3.17.0
-	InlayHintResolveRequest = RequestType[InlayHint, InlayHint]{info: methodList[30]}
+	InlayHintResolveRequest = RequestType[InlayHint, InlayHint]{
+		info:   methodList[30],
+		params: (*InlayHint).decodeFrom,
+		result: (*InlayHint).decodeFrom,
+	}
 	// InlayHintRefreshRequest describes the request "workspace/inlayHint/refresh".
 	//
 	// Since: 3.17.0
-	InlayHintRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[31]}
+	InlayHintRefreshRequest = RequestType[NoParams, NullResult]{
+		info:   methodList[31],
+		params: (*NoParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// The document diagnostic request definition.
 	//
 	// DocumentDiagnosticRequest describes the request "textDocument/diagnostic".
 	//
 	// Since: 3.17.0
-	DocumentDiagnosticRequest = RequestType[DocumentDiagnosticParams, DocumentDiagnosticReport]{info: methodList[32]}
+	DocumentDiagnosticRequest = RequestType[DocumentDiagnosticParams, DocumentDiagnosticReport]{
+		info:   methodList[32],
+		params: (*DocumentDiagnosticParams).decodeFrom,
+		result: (*DocumentDiagnosticReport).decodeFrom,
+	}
 	// The workspace diagnostic request definition.
 	//
 	// WorkspaceDiagnosticRequest describes the request "workspace/diagnostic".
 	//
 	// Since: 3.17.0
-	WorkspaceDiagnosticRequest = RequestType[WorkspaceDiagnosticParams, WorkspaceDiagnosticReport]{info: methodList[33]}
+	WorkspaceDiagnosticRequest = RequestType[WorkspaceDiagnosticParams, WorkspaceDiagnosticReport]{
+		info:   methodList[33],
+		params: (*WorkspaceDiagnosticParams).decodeFrom,
+		result: (*WorkspaceDiagnosticReport).decodeFrom,
+	}
 	// The diagnostic refresh request definition.
 	//
 	// DiagnosticRefreshRequest describes the request "workspace/diagnostic/refresh".
 	//
 	// Since: 3.17.0
-	DiagnosticRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[34]}
+	DiagnosticRefreshRequest = RequestType[NoParams, NullResult]{
+		info:   methodList[34],
+		params: (*NoParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// A request to provide inline completions in a document. The request's parameter is of
 	// type InlineCompletionParams, the response is of type
 	// InlineCompletion[] or a Thenable that resolves to such.
@@ -1184,31 +1398,53 @@ var (
 	// InlineCompletionRequest describes the request "textDocument/inlineCompletion".
 	//
 	// Since: 3.18.0
-	InlineCompletionRequest = RequestType[InlineCompletionParams, Nullable[InlineCompletionResult]]{info: methodList[35]}
+	InlineCompletionRequest = RequestType[InlineCompletionParams, Nullable[InlineCompletionResult]]{
+		info:   methodList[35],
+		params: (*InlineCompletionParams).decodeFrom,
+		result: func(v *Nullable[InlineCompletionResult], d *decoder) error {
+			return decodeNullableInto(v, d, (*InlineCompletionResult).decodeFrom)
+		},
+	}
 	// The `workspace/textDocumentContent` request is sent from the client to the
 	// server to request the content of a text document.
 	//
 	// TextDocumentContentRequest describes the request "workspace/textDocumentContent".
 	//
 	// Since: 3.18.0
-	TextDocumentContentRequest = RequestType[TextDocumentContentParams, TextDocumentContentResult]{info: methodList[36]}
+	TextDocumentContentRequest = RequestType[TextDocumentContentParams, TextDocumentContentResult]{
+		info:   methodList[36],
+		params: (*TextDocumentContentParams).decodeFrom,
+		result: (*TextDocumentContentResult).decodeFrom,
+	}
 	// The `workspace/textDocumentContent` request is sent from the server to the client to refresh
 	// the content of a specific text document.
 	//
 	// TextDocumentContentRefreshRequest describes the request "workspace/textDocumentContent/refresh".
 	//
 	// Since: 3.18.0
-	TextDocumentContentRefreshRequest = RequestType[TextDocumentContentRefreshParams, NullResult]{info: methodList[37]}
+	TextDocumentContentRefreshRequest = RequestType[TextDocumentContentRefreshParams, NullResult]{
+		info:   methodList[37],
+		params: (*TextDocumentContentRefreshParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// The `client/registerCapability` request is sent from the server to the client to register a new capability
 	// handler on the client side.
 	//
 	// RegistrationRequest describes the request "client/registerCapability".
-	RegistrationRequest = RequestType[RegistrationParams, NullResult]{info: methodList[38]}
+	RegistrationRequest = RequestType[RegistrationParams, NullResult]{
+		info:   methodList[38],
+		params: (*RegistrationParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// The `client/unregisterCapability` request is sent from the server to the client to unregister a previously registered capability
 	// handler on the client side.
 	//
 	// UnregistrationRequest describes the request "client/unregisterCapability".
-	UnregistrationRequest = RequestType[UnregistrationParams, NullResult]{info: methodList[39]}
+	UnregistrationRequest = RequestType[UnregistrationParams, NullResult]{
+		info:   methodList[39],
+		params: (*UnregistrationParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// The initialize request is sent from the client to the server.
 	// It is sent once as the request after starting up the server.
 	// The requests parameter is of type InitializeParams
@@ -1216,19 +1452,33 @@ var (
 	// resolves to such.
 	//
 	// InitializeRequest describes the request "initialize".
-	InitializeRequest = RequestType[InitializeParams, InitializeResult]{info: methodList[40]}
+	InitializeRequest = RequestType[InitializeParams, InitializeResult]{
+		info:   methodList[40],
+		params: (*InitializeParams).decodeFrom,
+		result: (*InitializeResult).decodeFrom,
+	}
 	// A shutdown request is sent from the client to the server.
 	// It is sent once when the client decides to shutdown the
 	// server. The only notification that is sent after a shutdown request
 	// is the exit event.
 	//
 	// ShutdownRequest describes the request "shutdown".
-	ShutdownRequest = RequestType[NoParams, NullResult]{info: methodList[41]}
+	ShutdownRequest = RequestType[NoParams, NullResult]{
+		info:   methodList[41],
+		params: (*NoParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// The show message request is sent from the server to the client to show a message
 	// and a set of options actions to the user.
 	//
 	// ShowMessageRequest describes the request "window/showMessageRequest".
-	ShowMessageRequest = RequestType[ShowMessageRequestParams, Nullable[MessageActionItem]]{info: methodList[42]}
+	ShowMessageRequest = RequestType[ShowMessageRequestParams, Nullable[MessageActionItem]]{
+		info:   methodList[42],
+		params: (*ShowMessageRequestParams).decodeFrom,
+		result: func(v *Nullable[MessageActionItem], d *decoder) error {
+			return decodeNullableInto(v, d, (*MessageActionItem).decodeFrom)
+		},
+	}
 	// A document will save request is sent from the client to the server before
 	// the document is actually saved. The request can return an array of TextEdits
 	// which will be applied to the text document before it is saved. Please note that
@@ -1237,7 +1487,15 @@ var (
 	// reliable.
 	//
 	// WillSaveTextDocumentWaitUntilRequest describes the request "textDocument/willSaveWaitUntil".
-	WillSaveTextDocumentWaitUntilRequest = RequestType[WillSaveTextDocumentParams, Nullable[[]TextEdit]]{info: methodList[43]}
+	WillSaveTextDocumentWaitUntilRequest = RequestType[WillSaveTextDocumentParams, Nullable[[]TextEdit]]{
+		info:   methodList[43],
+		params: (*WillSaveTextDocumentParams).decodeFrom,
+		result: func(v *Nullable[[]TextEdit], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TextEdit, d *decoder) error {
+				return decodeSliceInto(v, d, "TextEdit[]", (*TextEdit).decodeFrom)
+			})
+		},
+	}
 	// Request to request completion at a given text document position. The request's
 	// parameter is of type TextDocumentPosition the response
 	// is of type CompletionItem[] or CompletionList
@@ -1249,59 +1507,121 @@ var (
 	// `filterText`, `insertText`, and `textEdit`, must not be changed during resolve.
 	//
 	// CompletionRequest describes the request "textDocument/completion".
-	CompletionRequest = RequestType[CompletionParams, Nullable[CompletionResult]]{info: methodList[44]}
+	CompletionRequest = RequestType[CompletionParams, Nullable[CompletionResult]]{
+		info:   methodList[44],
+		params: (*CompletionParams).decodeFrom,
+		result: func(v *Nullable[CompletionResult], d *decoder) error {
+			return decodeNullableInto(v, d, (*CompletionResult).decodeFrom)
+		},
+	}
 	// Request to resolve additional information for a given completion item.The request's
 	// parameter is of type CompletionItem the response
 	// is of type CompletionItem or a Thenable that resolves to such.
 	//
 	// CompletionResolveRequest describes the request "completionItem/resolve".
-	CompletionResolveRequest = RequestType[CompletionItem, CompletionItem]{info: methodList[45]}
+	CompletionResolveRequest = RequestType[CompletionItem, CompletionItem]{
+		info:   methodList[45],
+		params: (*CompletionItem).decodeFrom,
+		result: (*CompletionItem).decodeFrom,
+	}
 	// Request to request hover information at a given text document position. The request's
 	// parameter is of type TextDocumentPosition the response is of
 	// type Hover or a Thenable that resolves to such.
 	//
 	// HoverRequest describes the request "textDocument/hover".
-	HoverRequest = RequestType[HoverParams, Nullable[Hover]]{info: methodList[46]}
+	HoverRequest = RequestType[HoverParams, Nullable[Hover]]{
+		info:   methodList[46],
+		params: (*HoverParams).decodeFrom,
+		result: func(v *Nullable[Hover], d *decoder) error {
+			return decodeNullableInto(v, d, (*Hover).decodeFrom)
+		},
+	}
 	// SignatureHelpRequest describes the request "textDocument/signatureHelp".
-	SignatureHelpRequest = RequestType[SignatureHelpParams, Nullable[SignatureHelp]]{info: methodList[47]}
+	SignatureHelpRequest = RequestType[SignatureHelpParams, Nullable[SignatureHelp]]{
+		info:   methodList[47],
+		params: (*SignatureHelpParams).decodeFrom,
+		result: func(v *Nullable[SignatureHelp], d *decoder) error {
+			return decodeNullableInto(v, d, (*SignatureHelp).decodeFrom)
+		},
+	}
 	// A request to resolve the definition location of a symbol at a given text
 	// document position. The request's parameter is of type TextDocumentPosition
 	// the response is of either type Definition or a typed array of
 	// DefinitionLink or a Thenable that resolves to such.
 	//
 	// DefinitionRequest describes the request "textDocument/definition".
-	DefinitionRequest = RequestType[DefinitionParams, Nullable[DefinitionOrDefinitionLinkSlice]]{info: methodList[48]}
+	DefinitionRequest = RequestType[DefinitionParams, Nullable[DefinitionOrDefinitionLinkSlice]]{
+		info:   methodList[48],
+		params: (*DefinitionParams).decodeFrom,
+		result: func(v *Nullable[DefinitionOrDefinitionLinkSlice], d *decoder) error {
+			return decodeNullableInto(v, d, (*DefinitionOrDefinitionLinkSlice).decodeFrom)
+		},
+	}
 	// A request to resolve project-wide references for the symbol denoted
 	// by the given text document position. The request's parameter is of
 	// type ReferenceParams the response is of type
 	// Location[] or a Thenable that resolves to such.
 	//
 	// ReferencesRequest describes the request "textDocument/references".
-	ReferencesRequest = RequestType[ReferenceParams, Nullable[[]Location]]{info: methodList[49]}
+	ReferencesRequest = RequestType[ReferenceParams, Nullable[[]Location]]{
+		info:   methodList[49],
+		params: (*ReferenceParams).decodeFrom,
+		result: func(v *Nullable[[]Location], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]Location, d *decoder) error {
+				return decodeSliceInto(v, d, "Location[]", (*Location).decodeFrom)
+			})
+		},
+	}
 	// Request to resolve a DocumentHighlight for a given
 	// text document position. The request's parameter is of type TextDocumentPosition
 	// the request response is an array of type DocumentHighlight
 	// or a Thenable that resolves to such.
 	//
 	// DocumentHighlightRequest describes the request "textDocument/documentHighlight".
-	DocumentHighlightRequest = RequestType[DocumentHighlightParams, Nullable[[]DocumentHighlight]]{info: methodList[50]}
+	DocumentHighlightRequest = RequestType[DocumentHighlightParams, Nullable[[]DocumentHighlight]]{
+		info:   methodList[50],
+		params: (*DocumentHighlightParams).decodeFrom,
+		result: func(v *Nullable[[]DocumentHighlight], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]DocumentHighlight, d *decoder) error {
+				return decodeSliceInto(v, d, "DocumentHighlight[]", (*DocumentHighlight).decodeFrom)
+			})
+		},
+	}
 	// A request to list all symbols found in a given text document. The request's
 	// parameter is of type TextDocumentIdentifier the
 	// response is of type SymbolInformation[] or a Thenable
 	// that resolves to such.
 	//
 	// DocumentSymbolRequest describes the request "textDocument/documentSymbol".
-	DocumentSymbolRequest = RequestType[DocumentSymbolParams, Nullable[SymbolInformationSliceOrDocumentSymbolSlice]]{info: methodList[51]}
+	DocumentSymbolRequest = RequestType[DocumentSymbolParams, Nullable[SymbolInformationSliceOrDocumentSymbolSlice]]{
+		info:   methodList[51],
+		params: (*DocumentSymbolParams).decodeFrom,
+		result: func(v *Nullable[SymbolInformationSliceOrDocumentSymbolSlice], d *decoder) error {
+			return decodeNullableInto(v, d, (*SymbolInformationSliceOrDocumentSymbolSlice).decodeFrom)
+		},
+	}
 	// A request to provide commands for the given text document and range.
 	//
 	// CodeActionRequest describes the request "textDocument/codeAction".
-	CodeActionRequest = RequestType[CodeActionParams, Nullable[[]CommandOrCodeAction]]{info: methodList[52]}
+	CodeActionRequest = RequestType[CodeActionParams, Nullable[[]CommandOrCodeAction]]{
+		info:   methodList[52],
+		params: (*CodeActionParams).decodeFrom,
+		result: func(v *Nullable[[]CommandOrCodeAction], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]CommandOrCodeAction, d *decoder) error {
+				return decodeSliceInto(v, d, "CommandOrCodeAction[]", (*CommandOrCodeAction).decodeFrom)
+			})
+		},
+	}
 	// Request to resolve additional information for a given code action.The request's
 	// parameter is of type CodeAction the response
 	// is of type CodeAction or a Thenable that resolves to such.
 	//
 	// CodeActionResolveRequest describes the request "codeAction/resolve".
-	CodeActionResolveRequest = RequestType[CodeAction, CodeAction]{info: methodList[53]}
+	CodeActionResolveRequest = RequestType[CodeAction, CodeAction]{
+		info:   methodList[53],
+		params: (*CodeAction).decodeFrom,
+		result: (*CodeAction).decodeFrom,
+	}
 	// A request to list project-wide symbols matching the query string given
 	// by the WorkspaceSymbolParams. The response is
 	// of type SymbolInformation[] or a Thenable that
@@ -1315,158 +1635,293 @@ var (
 	// Since: 3.17.0 - support for WorkspaceSymbol in the returned data. Clients
 	// need to advertise support for WorkspaceSymbols via the client capability
 	// `workspace.symbol.resolveSupport`.
-	WorkspaceSymbolRequest = RequestType[WorkspaceSymbolParams, Nullable[SymbolInformationSliceOrWorkspaceSymbolSlice]]{info: methodList[54]}
+	WorkspaceSymbolRequest = RequestType[WorkspaceSymbolParams, Nullable[SymbolInformationSliceOrWorkspaceSymbolSlice]]{
+		info:   methodList[54],
+		params: (*WorkspaceSymbolParams).decodeFrom,
+		result: func(v *Nullable[SymbolInformationSliceOrWorkspaceSymbolSlice], d *decoder) error {
+			return decodeNullableInto(v, d, (*SymbolInformationSliceOrWorkspaceSymbolSlice).decodeFrom)
+		},
+	}
 	// A request to resolve the range inside the workspace
 	// symbol's location.
 	//
 	// WorkspaceSymbolResolveRequest describes the request "workspaceSymbol/resolve".
 	//
 	// Since: 3.17.0
-	WorkspaceSymbolResolveRequest = RequestType[WorkspaceSymbol, WorkspaceSymbol]{info: methodList[55]}
+	WorkspaceSymbolResolveRequest = RequestType[WorkspaceSymbol, WorkspaceSymbol]{
+		info:   methodList[55],
+		params: (*WorkspaceSymbol).decodeFrom,
+		result: (*WorkspaceSymbol).decodeFrom,
+	}
 	// A request to provide code lens for the given text document.
 	//
 	// CodeLensRequest describes the request "textDocument/codeLens".
-	CodeLensRequest = RequestType[CodeLensParams, Nullable[[]CodeLens]]{info: methodList[56]}
+	CodeLensRequest = RequestType[CodeLensParams, Nullable[[]CodeLens]]{
+		info:   methodList[56],
+		params: (*CodeLensParams).decodeFrom,
+		result: func(v *Nullable[[]CodeLens], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]CodeLens, d *decoder) error {
+				return decodeSliceInto(v, d, "CodeLens[]", (*CodeLens).decodeFrom)
+			})
+		},
+	}
 	// A request to resolve a command for a given code lens.
 	//
 	// CodeLensResolveRequest describes the request "codeLens/resolve".
-	CodeLensResolveRequest = RequestType[CodeLens, CodeLens]{info: methodList[57]}
+	CodeLensResolveRequest = RequestType[CodeLens, CodeLens]{
+		info:   methodList[57],
+		params: (*CodeLens).decodeFrom,
+		result: (*CodeLens).decodeFrom,
+	}
 	// A request to refresh all code actions
 	//
 	// CodeLensRefreshRequest describes the request "workspace/codeLens/refresh".
 	//
 	// Since: 3.16.0
-	CodeLensRefreshRequest = RequestType[NoParams, NullResult]{info: methodList[58]}
+	CodeLensRefreshRequest = RequestType[NoParams, NullResult]{
+		info:   methodList[58],
+		params: (*NoParams).decodeFrom,
+		result: (*NullResult).decodeFrom,
+	}
 	// A request to provide document links
 	//
 	// DocumentLinkRequest describes the request "textDocument/documentLink".
-	DocumentLinkRequest = RequestType[DocumentLinkParams, Nullable[[]DocumentLink]]{info: methodList[59]}
+	DocumentLinkRequest = RequestType[DocumentLinkParams, Nullable[[]DocumentLink]]{
+		info:   methodList[59],
+		params: (*DocumentLinkParams).decodeFrom,
+		result: func(v *Nullable[[]DocumentLink], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]DocumentLink, d *decoder) error {
+				return decodeSliceInto(v, d, "DocumentLink[]", (*DocumentLink).decodeFrom)
+			})
+		},
+	}
 	// Request to resolve additional information for a given document link. The request's
 	// parameter is of type DocumentLink the response
 	// is of type DocumentLink or a Thenable that resolves to such.
 	//
 	// DocumentLinkResolveRequest describes the request "documentLink/resolve".
-	DocumentLinkResolveRequest = RequestType[DocumentLink, DocumentLink]{info: methodList[60]}
+	DocumentLinkResolveRequest = RequestType[DocumentLink, DocumentLink]{
+		info:   methodList[60],
+		params: (*DocumentLink).decodeFrom,
+		result: (*DocumentLink).decodeFrom,
+	}
 	// A request to format a whole document.
 	//
 	// DocumentFormattingRequest describes the request "textDocument/formatting".
-	DocumentFormattingRequest = RequestType[DocumentFormattingParams, Nullable[[]TextEdit]]{info: methodList[61]}
+	DocumentFormattingRequest = RequestType[DocumentFormattingParams, Nullable[[]TextEdit]]{
+		info:   methodList[61],
+		params: (*DocumentFormattingParams).decodeFrom,
+		result: func(v *Nullable[[]TextEdit], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TextEdit, d *decoder) error {
+				return decodeSliceInto(v, d, "TextEdit[]", (*TextEdit).decodeFrom)
+			})
+		},
+	}
 	// A request to format a range in a document.
 	//
 	// DocumentRangeFormattingRequest describes the request "textDocument/rangeFormatting".
-	DocumentRangeFormattingRequest = RequestType[DocumentRangeFormattingParams, Nullable[[]TextEdit]]{info: methodList[62]}
+	DocumentRangeFormattingRequest = RequestType[DocumentRangeFormattingParams, Nullable[[]TextEdit]]{
+		info:   methodList[62],
+		params: (*DocumentRangeFormattingParams).decodeFrom,
+		result: func(v *Nullable[[]TextEdit], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TextEdit, d *decoder) error {
+				return decodeSliceInto(v, d, "TextEdit[]", (*TextEdit).decodeFrom)
+			})
+		},
+	}
 	// A request to format ranges in a document.
 	//
 	// DocumentRangesFormattingRequest describes the request "textDocument/rangesFormatting".
 	//
 	// Since: 3.18.0
-	DocumentRangesFormattingRequest = RequestType[DocumentRangesFormattingParams, Nullable[[]TextEdit]]{info: methodList[63]}
+	DocumentRangesFormattingRequest = RequestType[DocumentRangesFormattingParams, Nullable[[]TextEdit]]{
+		info:   methodList[63],
+		params: (*DocumentRangesFormattingParams).decodeFrom,
+		result: func(v *Nullable[[]TextEdit], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TextEdit, d *decoder) error {
+				return decodeSliceInto(v, d, "TextEdit[]", (*TextEdit).decodeFrom)
+			})
+		},
+	}
 	// A request to format a document on type.
 	//
 	// DocumentOnTypeFormattingRequest describes the request "textDocument/onTypeFormatting".
-	DocumentOnTypeFormattingRequest = RequestType[DocumentOnTypeFormattingParams, Nullable[[]TextEdit]]{info: methodList[64]}
+	DocumentOnTypeFormattingRequest = RequestType[DocumentOnTypeFormattingParams, Nullable[[]TextEdit]]{
+		info:   methodList[64],
+		params: (*DocumentOnTypeFormattingParams).decodeFrom,
+		result: func(v *Nullable[[]TextEdit], d *decoder) error {
+			return decodeNullableInto(v, d, func(v *[]TextEdit, d *decoder) error {
+				return decodeSliceInto(v, d, "TextEdit[]", (*TextEdit).decodeFrom)
+			})
+		},
+	}
 	// A request to rename a symbol.
 	//
 	// RenameRequest describes the request "textDocument/rename".
-	RenameRequest = RequestType[RenameParams, Nullable[WorkspaceEdit]]{info: methodList[65]}
+	RenameRequest = RequestType[RenameParams, Nullable[WorkspaceEdit]]{
+		info:   methodList[65],
+		params: (*RenameParams).decodeFrom,
+		result: func(v *Nullable[WorkspaceEdit], d *decoder) error {
+			return decodeNullableInto(v, d, (*WorkspaceEdit).decodeFrom)
+		},
+	}
 	// A request to test and perform the setup necessary for a rename.
 	//
 	// PrepareRenameRequest describes the request "textDocument/prepareRename".
 	//
 	// Since: 3.16 - support for default behavior
-	PrepareRenameRequest = RequestType[PrepareRenameParams, Nullable[PrepareRenameResult]]{info: methodList[66]}
+	PrepareRenameRequest = RequestType[PrepareRenameParams, Nullable[PrepareRenameResult]]{
+		info:   methodList[66],
+		params: (*PrepareRenameParams).decodeFrom,
+		result: func(v *Nullable[PrepareRenameResult], d *decoder) error {
+			return decodeNullableInto(v, d, (*PrepareRenameResult).decodeFrom)
+		},
+	}
 	// A request send from the client to the server to execute a command. The request might return
 	// a workspace edit which the client will apply to the workspace.
 	//
 	// ExecuteCommandRequest describes the request "workspace/executeCommand".
-	ExecuteCommandRequest = RequestType[ExecuteCommandParams, jsontext.Value]{info: methodList[67]}
+	ExecuteCommandRequest = RequestType[ExecuteCommandParams, jsontext.Value]{
+		info:   methodList[67],
+		params: (*ExecuteCommandParams).decodeFrom,
+		result: decodeRawInto,
+	}
 	// A request sent from the server to the client to modified certain resources.
 	//
 	// ApplyWorkspaceEditRequest describes the request "workspace/applyEdit".
-	ApplyWorkspaceEditRequest = RequestType[ApplyWorkspaceEditParams, ApplyWorkspaceEditResult]{info: methodList[68]}
+	ApplyWorkspaceEditRequest = RequestType[ApplyWorkspaceEditParams, ApplyWorkspaceEditResult]{
+		info:   methodList[68],
+		params: (*ApplyWorkspaceEditParams).decodeFrom,
+		result: (*ApplyWorkspaceEditResult).decodeFrom,
+	}
 	// The `workspace/didChangeWorkspaceFolders` notification is sent from the client to the server when the workspace
 	// folder configuration changes.
 	//
 	// DidChangeWorkspaceFoldersNotification describes the notification "workspace/didChangeWorkspaceFolders".
-	DidChangeWorkspaceFoldersNotification = NotificationType[DidChangeWorkspaceFoldersParams]{info: methodList[69]}
+	DidChangeWorkspaceFoldersNotification = NotificationType[DidChangeWorkspaceFoldersParams]{
+		info:   methodList[69],
+		params: (*DidChangeWorkspaceFoldersParams).decodeFrom,
+	}
 	// The `window/workDoneProgress/cancel` notification is sent from  the client to the server to cancel a progress
 	// initiated on the server side.
 	//
 	// WorkDoneProgressCancelNotification describes the notification "window/workDoneProgress/cancel".
-	WorkDoneProgressCancelNotification = NotificationType[WorkDoneProgressCancelParams]{info: methodList[70]}
+	WorkDoneProgressCancelNotification = NotificationType[WorkDoneProgressCancelParams]{
+		info:   methodList[70],
+		params: (*WorkDoneProgressCancelParams).decodeFrom,
+	}
 	// The did create files notification is sent from the client to the server when
 	// files were created from within the client.
 	//
 	// DidCreateFilesNotification describes the notification "workspace/didCreateFiles".
 	//
 	// Since: 3.16.0
-	DidCreateFilesNotification = NotificationType[CreateFilesParams]{info: methodList[71]}
+	DidCreateFilesNotification = NotificationType[CreateFilesParams]{
+		info:   methodList[71],
+		params: (*CreateFilesParams).decodeFrom,
+	}
 	// The did rename files notification is sent from the client to the server when
 	// files were renamed from within the client.
 	//
 	// DidRenameFilesNotification describes the notification "workspace/didRenameFiles".
 	//
 	// Since: 3.16.0
-	DidRenameFilesNotification = NotificationType[RenameFilesParams]{info: methodList[72]}
+	DidRenameFilesNotification = NotificationType[RenameFilesParams]{
+		info:   methodList[72],
+		params: (*RenameFilesParams).decodeFrom,
+	}
 	// The will delete files request is sent from the client to the server before files are actually
 	// deleted as long as the deletion is triggered from within the client.
 	//
 	// DidDeleteFilesNotification describes the notification "workspace/didDeleteFiles".
 	//
 	// Since: 3.16.0
-	DidDeleteFilesNotification = NotificationType[DeleteFilesParams]{info: methodList[73]}
+	DidDeleteFilesNotification = NotificationType[DeleteFilesParams]{
+		info:   methodList[73],
+		params: (*DeleteFilesParams).decodeFrom,
+	}
 	// A notification sent when a notebook opens.
 	//
 	// DidOpenNotebookDocumentNotification describes the notification "notebookDocument/didOpen".
 	//
 	// Since: 3.17.0
-	DidOpenNotebookDocumentNotification = NotificationType[DidOpenNotebookDocumentParams]{info: methodList[74]}
+	DidOpenNotebookDocumentNotification = NotificationType[DidOpenNotebookDocumentParams]{
+		info:   methodList[74],
+		params: (*DidOpenNotebookDocumentParams).decodeFrom,
+	}
 	// DidChangeNotebookDocumentNotification describes the notification "notebookDocument/didChange".
-	DidChangeNotebookDocumentNotification = NotificationType[DidChangeNotebookDocumentParams]{info: methodList[75]}
+	DidChangeNotebookDocumentNotification = NotificationType[DidChangeNotebookDocumentParams]{
+		info:   methodList[75],
+		params: (*DidChangeNotebookDocumentParams).decodeFrom,
+	}
 	// A notification sent when a notebook document is saved.
 	//
 	// DidSaveNotebookDocumentNotification describes the notification "notebookDocument/didSave".
 	//
 	// Since: 3.17.0
-	DidSaveNotebookDocumentNotification = NotificationType[DidSaveNotebookDocumentParams]{info: methodList[76]}
+	DidSaveNotebookDocumentNotification = NotificationType[DidSaveNotebookDocumentParams]{
+		info:   methodList[76],
+		params: (*DidSaveNotebookDocumentParams).decodeFrom,
+	}
 	// A notification sent when a notebook closes.
 	//
 	// DidCloseNotebookDocumentNotification describes the notification "notebookDocument/didClose".
 	//
 	// Since: 3.17.0
-	DidCloseNotebookDocumentNotification = NotificationType[DidCloseNotebookDocumentParams]{info: methodList[77]}
+	DidCloseNotebookDocumentNotification = NotificationType[DidCloseNotebookDocumentParams]{
+		info:   methodList[77],
+		params: (*DidCloseNotebookDocumentParams).decodeFrom,
+	}
 	// The initialized notification is sent from the client to the
 	// server after the client is fully initialized and the server
 	// is allowed to send requests from the server to the client.
 	//
 	// InitializedNotification describes the notification "initialized".
-	InitializedNotification = NotificationType[InitializedParams]{info: methodList[78]}
+	InitializedNotification = NotificationType[InitializedParams]{
+		info:   methodList[78],
+		params: (*InitializedParams).decodeFrom,
+	}
 	// The exit event is sent from the client to the server to
 	// ask the server to exit its process.
 	//
 	// ExitNotification describes the notification "exit".
-	ExitNotification = NotificationType[NoParams]{info: methodList[79]}
+	ExitNotification = NotificationType[NoParams]{
+		info:   methodList[79],
+		params: (*NoParams).decodeFrom,
+	}
 	// The configuration change notification is sent from the client to the server
 	// when the client's configuration has changed. The notification contains
 	// the changed configuration as defined by the language client.
 	//
 	// DidChangeConfigurationNotification describes the notification "workspace/didChangeConfiguration".
-	DidChangeConfigurationNotification = NotificationType[DidChangeConfigurationParams]{info: methodList[80]}
+	DidChangeConfigurationNotification = NotificationType[DidChangeConfigurationParams]{
+		info:   methodList[80],
+		params: (*DidChangeConfigurationParams).decodeFrom,
+	}
 	// The show message notification is sent from a server to a client to ask
 	// the client to display a particular message in the user interface.
 	//
 	// ShowMessageNotification describes the notification "window/showMessage".
-	ShowMessageNotification = NotificationType[ShowMessageParams]{info: methodList[81]}
+	ShowMessageNotification = NotificationType[ShowMessageParams]{
+		info:   methodList[81],
+		params: (*ShowMessageParams).decodeFrom,
+	}
 	// The log message notification is sent from the server to the client to ask
 	// the client to log a particular message.
 	//
 	// LogMessageNotification describes the notification "window/logMessage".
-	LogMessageNotification = NotificationType[LogMessageParams]{info: methodList[82]}
+	LogMessageNotification = NotificationType[LogMessageParams]{
+		info:   methodList[82],
+		params: (*LogMessageParams).decodeFrom,
+	}
 	// The telemetry event notification is sent from the server to the client to ask
 	// the client to log telemetry data.
 	//
 	// TelemetryEventNotification describes the notification "telemetry/event".
-	TelemetryEventNotification = NotificationType[jsontext.Value]{info: methodList[83]}
+	TelemetryEventNotification = NotificationType[jsontext.Value]{
+		info:   methodList[83],
+		params: decodeRawInto,
+	}
 	// The document open notification is sent from the client to the server to signal
 	// newly opened text documents. The document's truth is now managed by the client
 	// and the server must not try to read the document's truth using the document's
@@ -1477,12 +1932,18 @@ var (
 	// is one.
 	//
 	// DidOpenTextDocumentNotification describes the notification "textDocument/didOpen".
-	DidOpenTextDocumentNotification = NotificationType[DidOpenTextDocumentParams]{info: methodList[84]}
+	DidOpenTextDocumentNotification = NotificationType[DidOpenTextDocumentParams]{
+		info:   methodList[84],
+		params: (*DidOpenTextDocumentParams).decodeFrom,
+	}
 	// The document change notification is sent from the client to the server to signal
 	// changes to a text document.
 	//
 	// DidChangeTextDocumentNotification describes the notification "textDocument/didChange".
-	DidChangeTextDocumentNotification = NotificationType[DidChangeTextDocumentParams]{info: methodList[85]}
+	DidChangeTextDocumentNotification = NotificationType[DidChangeTextDocumentParams]{
+		info:   methodList[85],
+		params: (*DidChangeTextDocumentParams).decodeFrom,
+	}
 	// The document close notification is sent from the client to the server when
 	// the document got closed in the client. The document's truth now exists where
 	// the document's uri points to (e.g. if the document's uri is a file uri the
@@ -1492,35 +1953,62 @@ var (
 	// notification requires a previous open notification to be sent.
 	//
 	// DidCloseTextDocumentNotification describes the notification "textDocument/didClose".
-	DidCloseTextDocumentNotification = NotificationType[DidCloseTextDocumentParams]{info: methodList[86]}
+	DidCloseTextDocumentNotification = NotificationType[DidCloseTextDocumentParams]{
+		info:   methodList[86],
+		params: (*DidCloseTextDocumentParams).decodeFrom,
+	}
 	// The document save notification is sent from the client to the server when
 	// the document got saved in the client.
 	//
 	// DidSaveTextDocumentNotification describes the notification "textDocument/didSave".
-	DidSaveTextDocumentNotification = NotificationType[DidSaveTextDocumentParams]{info: methodList[87]}
+	DidSaveTextDocumentNotification = NotificationType[DidSaveTextDocumentParams]{
+		info:   methodList[87],
+		params: (*DidSaveTextDocumentParams).decodeFrom,
+	}
 	// A document will save notification is sent from the client to the server before
 	// the document is actually saved.
 	//
 	// WillSaveTextDocumentNotification describes the notification "textDocument/willSave".
-	WillSaveTextDocumentNotification = NotificationType[WillSaveTextDocumentParams]{info: methodList[88]}
+	WillSaveTextDocumentNotification = NotificationType[WillSaveTextDocumentParams]{
+		info:   methodList[88],
+		params: (*WillSaveTextDocumentParams).decodeFrom,
+	}
 	// The watched files notification is sent from the client to the server when
 	// the client detects changes to file watched by the language client.
 	//
 	// DidChangeWatchedFilesNotification describes the notification "workspace/didChangeWatchedFiles".
-	DidChangeWatchedFilesNotification = NotificationType[DidChangeWatchedFilesParams]{info: methodList[89]}
+	DidChangeWatchedFilesNotification = NotificationType[DidChangeWatchedFilesParams]{
+		info:   methodList[89],
+		params: (*DidChangeWatchedFilesParams).decodeFrom,
+	}
 	// Diagnostics notification are sent from the server to the client to signal
 	// results of validation runs.
 	//
 	// PublishDiagnosticsNotification describes the notification "textDocument/publishDiagnostics".
-	PublishDiagnosticsNotification = NotificationType[PublishDiagnosticsParams]{info: methodList[90]}
+	PublishDiagnosticsNotification = NotificationType[PublishDiagnosticsParams]{
+		info:   methodList[90],
+		params: (*PublishDiagnosticsParams).decodeFrom,
+	}
 	// SetTraceNotification describes the notification "$/setTrace".
-	SetTraceNotification = NotificationType[SetTraceParams]{info: methodList[91]}
+	SetTraceNotification = NotificationType[SetTraceParams]{
+		info:   methodList[91],
+		params: (*SetTraceParams).decodeFrom,
+	}
 	// LogTraceNotification describes the notification "$/logTrace".
-	LogTraceNotification = NotificationType[LogTraceParams]{info: methodList[92]}
+	LogTraceNotification = NotificationType[LogTraceParams]{
+		info:   methodList[92],
+		params: (*LogTraceParams).decodeFrom,
+	}
 	// CancelNotification describes the notification "$/cancelRequest".
-	CancelNotification = NotificationType[CancelParams]{info: methodList[93]}
+	CancelNotification = NotificationType[CancelParams]{
+		info:   methodList[93],
+		params: (*CancelParams).decodeFrom,
+	}
 	// ProgressNotification describes the notification "$/progress".
-	ProgressNotification = NotificationType[ProgressParams]{info: methodList[94]}
+	ProgressNotification = NotificationType[ProgressParams]{
+		info:   methodList[94],
+		params: (*ProgressParams).decodeFrom,
+	}
 )
 
 // typeIndex maps each structure, enumeration and type alias of the model to its Go type.

@@ -61,12 +61,16 @@ type NullResult struct{}
 func (NullResult) MarshalJSONTo(enc *jsontext.Encoder) error { return enc.WriteToken(jsontext.Null) }
 
 // UnmarshalJSONFrom accepts only null.
-func (*NullResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	if k := dec.PeekKind(); k != 'n' {
+func (r *NullResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error { return unmarshalFrom(dec, r) }
+
+func (*NullResult) decodeFrom(d *decoder) error {
+	if k := d.peek(); k != 'n' {
+		if k == 0 {
+			return d.unexpected("null")
+		}
 		return &DecodeError{Type: "null result", Msg: "expected null, got " + kindName(k)}
 	}
-	_, err := dec.ReadToken()
-	return err
+	return d.literal("null")
 }
 
 // NoParams is the params type of requests and notifications that take none
@@ -74,3 +78,7 @@ func (*NullResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // member for them (TypeScript 7 rejects "params": null on shutdown); the
 // generated dispatch ignores whatever params arrive.
 type NoParams struct{}
+
+// decodeFrom validates and ignores a value: methods without params ignore
+// whatever params arrive.
+func (*NoParams) decodeFrom(d *decoder) error { return d.skip() }

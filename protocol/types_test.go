@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/transport"
 )
 
 func encode(t *testing.T, v any) string {
@@ -149,10 +150,10 @@ func (s *testServer) Shutdown(context.Context) error { return nil }
 func TestDispatch(t *testing.T) {
 	ctx := context.Background()
 	s := &testServer{}
-	code := func(err error) int32 {
-		var re *protocol.ResponseError
+	code := func(err error) int64 {
+		var re *transport.Error
 		if !errors.As(err, &re) {
-			t.Fatalf("error %v is not a *ResponseError", err)
+			t.Fatalf("error %v is not a *transport.Error", err)
 		}
 		return re.Code
 	}
@@ -226,5 +227,39 @@ func TestFileURI(t *testing.T) {
 	}
 	if _, err := protocol.DocumentURI("https://x/y").Path(); err == nil {
 		t.Fatal("non-file URI has a path")
+	}
+}
+
+// TestSupports: the generated capability check follows the model's paths
+// through unions, options and pointers.
+func TestSupports(t *testing.T) {
+	var caps protocol.ServerCapabilities
+	for _, c := range []struct {
+		json   string
+		method string
+		want   bool
+	}{
+		{`{}`, protocol.MethodTextDocumentHover, false},
+		{`{"hoverProvider":true}`, protocol.MethodTextDocumentHover, true},
+		{`{"hoverProvider":false}`, protocol.MethodTextDocumentHover, false},
+		{`{"hoverProvider":{}}`, protocol.MethodTextDocumentHover, true},
+		{`{"renameProvider":true}`, protocol.MethodTextDocumentPrepareRename, false},
+		{`{"renameProvider":{"prepareProvider":true}}`, protocol.MethodTextDocumentPrepareRename, true},
+		{`{"textDocumentSync":0}`, protocol.MethodTextDocumentDidOpen, false},
+		{`{"textDocumentSync":2}`, protocol.MethodTextDocumentDidOpen, true},
+		{`{"textDocumentSync":{"openClose":true,"save":{"includeText":true}}}`, protocol.MethodTextDocumentDidSave, true},
+		{`{"textDocumentSync":{"openClose":true}}`, protocol.MethodTextDocumentDidSave, false},
+		{`{"diagnosticProvider":{"interFileDependencies":true,"workspaceDiagnostics":true}}`, protocol.MethodWorkspaceDiagnostic, true},
+		{`{"diagnosticProvider":{"interFileDependencies":true,"workspaceDiagnostics":false}}`, protocol.MethodWorkspaceDiagnostic, false},
+		{`{"callHierarchyProvider":true}`, protocol.MethodCallHierarchyIncomingCalls, true},
+		{`{"workspace":{"workspaceFolders":{"changeNotifications":"id"}}}`, protocol.MethodWorkspaceDidChangeWorkspaceFolders, true},
+		{`{}`, protocol.MethodShutdown, true},
+	} {
+		if err := jsonv2.Unmarshal([]byte(c.json), &caps); err != nil {
+			t.Fatal(err)
+		}
+		if got := caps.Supports(c.method); got != c.want {
+			t.Errorf("%s: Supports(%s) = %v, want %v", c.json, c.method, got, c.want)
+		}
 	}
 }

@@ -106,13 +106,13 @@ func (u BooleanOrEmptyObject) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: BooleanOrEmptyObject holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a BooleanOrEmptyObject, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *BooleanOrEmptyObject) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a BooleanOrEmptyObject from d, validating what it reads.
+func (u *BooleanOrEmptyObject) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = BooleanOrEmptyObject{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("BooleanOrEmptyObject", "Boolean", err)
 		}
@@ -123,18 +123,22 @@ func (u *BooleanOrEmptyObject) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		*u = BooleanOrEmptyObject{}
 		var err error
 		u.vEmptyObject = new(EmptyObject)
-		err = (*u.vEmptyObject).UnmarshalJSONFrom(dec)
+		err = (*u.vEmptyObject).decodeFrom(d)
 		if err != nil {
 			return fieldError("BooleanOrEmptyObject", "EmptyObject", err)
 		}
 		u.kind = BooleanOrEmptyObjectKindEmptyObject
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("BooleanOrEmptyObject", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a BooleanOrEmptyObject with the generated decoder.
+func (u *BooleanOrEmptyObject) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ClientSemanticTokensRequestOptionsFull is a union: exactly one of Boolean, ClientSemanticTokensRequestFullDelta. The zero value holds none; it is valid only for an absent optional property.
@@ -233,13 +237,13 @@ func (u ClientSemanticTokensRequestOptionsFull) MarshalJSONTo(enc *jsontext.Enco
 	return errors.New("protocol: ClientSemanticTokensRequestOptionsFull holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ClientSemanticTokensRequestOptionsFull, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ClientSemanticTokensRequestOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ClientSemanticTokensRequestOptionsFull from d, validating what it reads.
+func (u *ClientSemanticTokensRequestOptionsFull) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ClientSemanticTokensRequestOptionsFull{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ClientSemanticTokensRequestOptionsFull", "Boolean", err)
 		}
@@ -250,18 +254,22 @@ func (u *ClientSemanticTokensRequestOptionsFull) UnmarshalJSONFrom(dec *jsontext
 		*u = ClientSemanticTokensRequestOptionsFull{}
 		var err error
 		u.vClientSemanticTokensRequestFullDelta = new(ClientSemanticTokensRequestFullDelta)
-		err = (*u.vClientSemanticTokensRequestFullDelta).UnmarshalJSONFrom(dec)
+		err = (*u.vClientSemanticTokensRequestFullDelta).decodeFrom(d)
 		if err != nil {
 			return fieldError("ClientSemanticTokensRequestOptionsFull", "ClientSemanticTokensRequestFullDelta", err)
 		}
 		u.kind = ClientSemanticTokensRequestOptionsFullKindClientSemanticTokensRequestFullDelta
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ClientSemanticTokensRequestOptionsFull", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ClientSemanticTokensRequestOptionsFull with the generated decoder.
+func (u *ClientSemanticTokensRequestOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // CommandOrCodeAction is a union: exactly one of Command, CodeAction. The zero value holds none; it is valid only for an absent optional property.
@@ -362,41 +370,49 @@ func (u CommandOrCodeAction) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: CommandOrCodeAction holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a CommandOrCodeAction, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *CommandOrCodeAction) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a CommandOrCodeAction from d, validating what it reads.
+func (u *CommandOrCodeAction) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("CommandOrCodeAction", k)
 	}
 }
 
-func (u *CommandOrCodeAction) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickCommandOrCodeAction(raw) {
+// UnmarshalJSONFrom decodes a CommandOrCodeAction with the generated decoder.
+func (u *CommandOrCodeAction) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *CommandOrCodeAction) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickCommandOrCodeAction(d.pickSpan(k)) {
 	case 0:
 		*u = CommandOrCodeAction{}
+		var err error
 		u.vCommand = new(Command)
-		if err := json.Unmarshal(raw, u.vCommand); err != nil {
+		err = (*u.vCommand).decodeFrom(d)
+		if err != nil {
 			return fieldError("CommandOrCodeAction", "Command", err)
 		}
 		u.kind = CommandOrCodeActionKindCommand
 		return nil
 	case 1:
 		*u = CommandOrCodeAction{}
+		var err error
 		u.vCodeAction = new(CodeAction)
-		if err := json.Unmarshal(raw, u.vCodeAction); err != nil {
+		err = (*u.vCodeAction).decodeFrom(d)
+		if err != nil {
 			return fieldError("CommandOrCodeAction", "CodeAction", err)
 		}
 		u.kind = CommandOrCodeActionKindCodeAction
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("CommandOrCodeAction", k)
 }
@@ -516,41 +532,49 @@ func (u CompletionItemDefaultsEditRange) MarshalJSONTo(enc *jsontext.Encoder) er
 	return errors.New("protocol: CompletionItemDefaultsEditRange holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a CompletionItemDefaultsEditRange, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *CompletionItemDefaultsEditRange) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a CompletionItemDefaultsEditRange from d, validating what it reads.
+func (u *CompletionItemDefaultsEditRange) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("CompletionItemDefaultsEditRange", k)
 	}
 }
 
-func (u *CompletionItemDefaultsEditRange) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickCompletionItemDefaultsEditRange(raw) {
+// UnmarshalJSONFrom decodes a CompletionItemDefaultsEditRange with the generated decoder.
+func (u *CompletionItemDefaultsEditRange) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *CompletionItemDefaultsEditRange) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickCompletionItemDefaultsEditRange(d.pickSpan(k)) {
 	case 0:
 		*u = CompletionItemDefaultsEditRange{}
+		var err error
 		u.vRange = new(Range)
-		if err := json.Unmarshal(raw, u.vRange); err != nil {
+		err = (*u.vRange).decodeFrom(d)
+		if err != nil {
 			return fieldError("CompletionItemDefaultsEditRange", "Range", err)
 		}
 		u.kind = CompletionItemDefaultsEditRangeKindRange
 		return nil
 	case 1:
 		*u = CompletionItemDefaultsEditRange{}
+		var err error
 		u.vEditRangeWithInsertReplace = new(EditRangeWithInsertReplace)
-		if err := json.Unmarshal(raw, u.vEditRangeWithInsertReplace); err != nil {
+		err = (*u.vEditRangeWithInsertReplace).decodeFrom(d)
+		if err != nil {
 			return fieldError("CompletionItemDefaultsEditRange", "EditRangeWithInsertReplace", err)
 		}
 		u.kind = CompletionItemDefaultsEditRangeKindEditRangeWithInsertReplace
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("CompletionItemDefaultsEditRange", k)
 }
@@ -666,41 +690,49 @@ func (u CompletionItemTextEdit) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: CompletionItemTextEdit holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a CompletionItemTextEdit, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *CompletionItemTextEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a CompletionItemTextEdit from d, validating what it reads.
+func (u *CompletionItemTextEdit) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("CompletionItemTextEdit", k)
 	}
 }
 
-func (u *CompletionItemTextEdit) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickCompletionItemTextEdit(raw) {
+// UnmarshalJSONFrom decodes a CompletionItemTextEdit with the generated decoder.
+func (u *CompletionItemTextEdit) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *CompletionItemTextEdit) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickCompletionItemTextEdit(d.pickSpan(k)) {
 	case 0:
 		*u = CompletionItemTextEdit{}
+		var err error
 		u.vTextEdit = new(TextEdit)
-		if err := json.Unmarshal(raw, u.vTextEdit); err != nil {
+		err = (*u.vTextEdit).decodeFrom(d)
+		if err != nil {
 			return fieldError("CompletionItemTextEdit", "TextEdit", err)
 		}
 		u.kind = CompletionItemTextEditKindTextEdit
 		return nil
 	case 1:
 		*u = CompletionItemTextEdit{}
+		var err error
 		u.vInsertReplaceEdit = new(InsertReplaceEdit)
-		if err := json.Unmarshal(raw, u.vInsertReplaceEdit); err != nil {
+		err = (*u.vInsertReplaceEdit).decodeFrom(d)
+		if err != nil {
 			return fieldError("CompletionItemTextEdit", "InsertReplaceEdit", err)
 		}
 		u.kind = CompletionItemTextEditKindInsertReplaceEdit
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("CompletionItemTextEdit", k)
 }
@@ -816,14 +848,14 @@ func (u CompletionResult) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: CompletionResult holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a CompletionResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *CompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a CompletionResult from d, validating what it reads.
+func (u *CompletionResult) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
 		*u = CompletionResult{}
 		var err error
 		u.vCompletionList = new(CompletionList)
-		err = (*u.vCompletionList).UnmarshalJSONFrom(dec)
+		err = (*u.vCompletionList).decodeFrom(d)
 		if err != nil {
 			return fieldError("CompletionResult", "CompletionList", err)
 		}
@@ -832,18 +864,22 @@ func (u *CompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	case '[':
 		*u = CompletionResult{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vCompletionItemSlice)
+		err = decodeSliceInto(&u.vCompletionItemSlice, d, "CompletionItem[]", (*CompletionItem).decodeFrom)
 		if err != nil {
 			return fieldError("CompletionResult", "CompletionItemSlice", err)
 		}
 		u.kind = CompletionResultKindCompletionItemSlice
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("CompletionResult", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a CompletionResult with the generated decoder.
+func (u *CompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // The declaration of a symbol representation as one or many locations.
@@ -944,14 +980,14 @@ func (u Declaration) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: Declaration holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a Declaration, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *Declaration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a Declaration from d, validating what it reads.
+func (u *Declaration) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
 		*u = Declaration{}
 		var err error
 		u.vLocation = new(Location)
-		err = (*u.vLocation).UnmarshalJSONFrom(dec)
+		err = (*u.vLocation).decodeFrom(d)
 		if err != nil {
 			return fieldError("Declaration", "Location", err)
 		}
@@ -960,18 +996,22 @@ func (u *Declaration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	case '[':
 		*u = Declaration{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vLocationSlice)
+		err = decodeSliceInto(&u.vLocationSlice, d, "Location[]", (*Location).decodeFrom)
 		if err != nil {
 			return fieldError("Declaration", "LocationSlice", err)
 		}
 		u.kind = DeclarationKindLocationSlice
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("Declaration", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a Declaration with the generated decoder.
+func (u *Declaration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // DeclarationPartialResult is a union: exactly one of LocationSlice, DeclarationLinkSlice. The zero value holds none; it is valid only for an absent optional property.
@@ -1070,39 +1110,47 @@ func (u DeclarationPartialResult) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: DeclarationPartialResult holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a DeclarationPartialResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *DeclarationPartialResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a DeclarationPartialResult from d, validating what it reads.
+func (u *DeclarationPartialResult) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '[':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("DeclarationPartialResult", k)
 	}
 }
 
-func (u *DeclarationPartialResult) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickDeclarationPartialResult(raw) {
+// UnmarshalJSONFrom decodes a DeclarationPartialResult with the generated decoder.
+func (u *DeclarationPartialResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *DeclarationPartialResult) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickDeclarationPartialResult(d.pickSpan(k)) {
 	case 0:
 		*u = DeclarationPartialResult{}
-		if err := json.Unmarshal(raw, &u.vLocationSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vLocationSlice, d, "Location[]", (*Location).decodeFrom)
+		if err != nil {
 			return fieldError("DeclarationPartialResult", "LocationSlice", err)
 		}
 		u.kind = DeclarationPartialResultKindLocationSlice
 		return nil
 	case 1:
 		*u = DeclarationPartialResult{}
-		if err := json.Unmarshal(raw, &u.vDeclarationLinkSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vDeclarationLinkSlice, d, "DeclarationLink[]", (*LocationLink).decodeFrom)
+		if err != nil {
 			return fieldError("DeclarationPartialResult", "DeclarationLinkSlice", err)
 		}
 		u.kind = DeclarationPartialResultKindDeclarationLinkSlice
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("DeclarationPartialResult", k)
 }
@@ -1226,48 +1274,56 @@ func (u DeclarationResult) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: DeclarationResult holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a DeclarationResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *DeclarationResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a DeclarationResult from d, validating what it reads.
+func (u *DeclarationResult) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
 		*u = DeclarationResult{}
 		var err error
-		err = u.vDeclaration.UnmarshalJSONFrom(dec)
+		err = u.vDeclaration.decodeFrom(d)
 		if err != nil {
 			return fieldError("DeclarationResult", "Declaration", err)
 		}
 		u.kind = DeclarationResultKindDeclaration
 		return nil
 	case '[':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("DeclarationResult", k)
 	}
 }
 
-func (u *DeclarationResult) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickDeclarationResult(raw) {
+// UnmarshalJSONFrom decodes a DeclarationResult with the generated decoder.
+func (u *DeclarationResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *DeclarationResult) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickDeclarationResult(d.pickSpan(k)) {
 	case 0:
 		*u = DeclarationResult{}
-		if err := json.Unmarshal(raw, &u.vDeclaration); err != nil {
+		var err error
+		err = u.vDeclaration.decodeFrom(d)
+		if err != nil {
 			return fieldError("DeclarationResult", "Declaration", err)
 		}
 		u.kind = DeclarationResultKindDeclaration
 		return nil
 	case 1:
 		*u = DeclarationResult{}
-		if err := json.Unmarshal(raw, &u.vDeclarationLinkSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vDeclarationLinkSlice, d, "DeclarationLink[]", (*LocationLink).decodeFrom)
+		if err != nil {
 			return fieldError("DeclarationResult", "DeclarationLinkSlice", err)
 		}
 		u.kind = DeclarationResultKindDeclarationLinkSlice
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("DeclarationResult", k)
 }
@@ -1400,14 +1456,14 @@ func (u Definition) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: Definition holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a Definition, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *Definition) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a Definition from d, validating what it reads.
+func (u *Definition) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
 		*u = Definition{}
 		var err error
 		u.vLocation = new(Location)
-		err = (*u.vLocation).UnmarshalJSONFrom(dec)
+		err = (*u.vLocation).decodeFrom(d)
 		if err != nil {
 			return fieldError("Definition", "Location", err)
 		}
@@ -1416,18 +1472,22 @@ func (u *Definition) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	case '[':
 		*u = Definition{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vLocationSlice)
+		err = decodeSliceInto(&u.vLocationSlice, d, "Location[]", (*Location).decodeFrom)
 		if err != nil {
 			return fieldError("Definition", "LocationSlice", err)
 		}
 		u.kind = DefinitionKindLocationSlice
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("Definition", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a Definition with the generated decoder.
+func (u *Definition) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // DefinitionOrDefinitionLinkSlice is a union: exactly one of Definition, DefinitionLinkSlice. The zero value holds none; it is valid only for an absent optional property.
@@ -1528,48 +1588,56 @@ func (u DefinitionOrDefinitionLinkSlice) MarshalJSONTo(enc *jsontext.Encoder) er
 	return errors.New("protocol: DefinitionOrDefinitionLinkSlice holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a DefinitionOrDefinitionLinkSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *DefinitionOrDefinitionLinkSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a DefinitionOrDefinitionLinkSlice from d, validating what it reads.
+func (u *DefinitionOrDefinitionLinkSlice) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
 		*u = DefinitionOrDefinitionLinkSlice{}
 		var err error
-		err = u.vDefinition.UnmarshalJSONFrom(dec)
+		err = u.vDefinition.decodeFrom(d)
 		if err != nil {
 			return fieldError("DefinitionOrDefinitionLinkSlice", "Definition", err)
 		}
 		u.kind = DefinitionOrDefinitionLinkSliceKindDefinition
 		return nil
 	case '[':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("DefinitionOrDefinitionLinkSlice", k)
 	}
 }
 
-func (u *DefinitionOrDefinitionLinkSlice) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickDefinitionOrDefinitionLinkSlice(raw) {
+// UnmarshalJSONFrom decodes a DefinitionOrDefinitionLinkSlice with the generated decoder.
+func (u *DefinitionOrDefinitionLinkSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *DefinitionOrDefinitionLinkSlice) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickDefinitionOrDefinitionLinkSlice(d.pickSpan(k)) {
 	case 0:
 		*u = DefinitionOrDefinitionLinkSlice{}
-		if err := json.Unmarshal(raw, &u.vDefinition); err != nil {
+		var err error
+		err = u.vDefinition.decodeFrom(d)
+		if err != nil {
 			return fieldError("DefinitionOrDefinitionLinkSlice", "Definition", err)
 		}
 		u.kind = DefinitionOrDefinitionLinkSliceKindDefinition
 		return nil
 	case 1:
 		*u = DefinitionOrDefinitionLinkSlice{}
-		if err := json.Unmarshal(raw, &u.vDefinitionLinkSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vDefinitionLinkSlice, d, "DefinitionLink[]", (*LocationLink).decodeFrom)
+		if err != nil {
 			return fieldError("DefinitionOrDefinitionLinkSlice", "DefinitionLinkSlice", err)
 		}
 		u.kind = DefinitionOrDefinitionLinkSliceKindDefinitionLinkSlice
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("DefinitionOrDefinitionLinkSlice", k)
 }
@@ -1695,13 +1763,13 @@ func (u DidChangeConfigurationRegistrationOptionsSection) MarshalJSONTo(enc *jso
 	return errors.New("protocol: DidChangeConfigurationRegistrationOptionsSection holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a DidChangeConfigurationRegistrationOptionsSection, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *DidChangeConfigurationRegistrationOptionsSection) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a DidChangeConfigurationRegistrationOptionsSection from d, validating what it reads.
+func (u *DidChangeConfigurationRegistrationOptionsSection) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = DidChangeConfigurationRegistrationOptionsSection{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("DidChangeConfigurationRegistrationOptionsSection", "String", err)
 		}
@@ -1711,18 +1779,22 @@ func (u *DidChangeConfigurationRegistrationOptionsSection) UnmarshalJSONFrom(dec
 	case '[':
 		*u = DidChangeConfigurationRegistrationOptionsSection{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vStringSlice)
+		err = decodeSliceInto(&u.vStringSlice, d, "string[]", decodeStringInto)
 		if err != nil {
 			return fieldError("DidChangeConfigurationRegistrationOptionsSection", "StringSlice", err)
 		}
 		u.kind = DidChangeConfigurationRegistrationOptionsSectionKindStringSlice
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("DidChangeConfigurationRegistrationOptionsSection", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a DidChangeConfigurationRegistrationOptionsSection with the generated decoder.
+func (u *DidChangeConfigurationRegistrationOptionsSection) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // The result of a document diagnostic pull request. A report can
@@ -1829,41 +1901,49 @@ func (u DocumentDiagnosticReport) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: DocumentDiagnosticReport holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a DocumentDiagnosticReport, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *DocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a DocumentDiagnosticReport from d, validating what it reads.
+func (u *DocumentDiagnosticReport) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("DocumentDiagnosticReport", k)
 	}
 }
 
-func (u *DocumentDiagnosticReport) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickDocumentDiagnosticReport(raw) {
+// UnmarshalJSONFrom decodes a DocumentDiagnosticReport with the generated decoder.
+func (u *DocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *DocumentDiagnosticReport) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickDocumentDiagnosticReport(d.pickSpan(k)) {
 	case 0:
 		*u = DocumentDiagnosticReport{}
+		var err error
 		u.vRelatedFullDocumentDiagnosticReport = new(RelatedFullDocumentDiagnosticReport)
-		if err := json.Unmarshal(raw, u.vRelatedFullDocumentDiagnosticReport); err != nil {
+		err = (*u.vRelatedFullDocumentDiagnosticReport).decodeFrom(d)
+		if err != nil {
 			return fieldError("DocumentDiagnosticReport", "RelatedFullDocumentDiagnosticReport", err)
 		}
 		u.kind = DocumentDiagnosticReportKindAltRelatedFullDocumentDiagnosticReport
 		return nil
 	case 1:
 		*u = DocumentDiagnosticReport{}
+		var err error
 		u.vRelatedUnchangedDocumentDiagnosticReport = new(RelatedUnchangedDocumentDiagnosticReport)
-		if err := json.Unmarshal(raw, u.vRelatedUnchangedDocumentDiagnosticReport); err != nil {
+		err = (*u.vRelatedUnchangedDocumentDiagnosticReport).decodeFrom(d)
+		if err != nil {
 			return fieldError("DocumentDiagnosticReport", "RelatedUnchangedDocumentDiagnosticReport", err)
 		}
 		u.kind = DocumentDiagnosticReportKindAltRelatedUnchangedDocumentDiagnosticReport
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("DocumentDiagnosticReport", k)
 }
@@ -1995,40 +2075,48 @@ func (u DocumentDiagnosticReportProgress) MarshalJSONTo(enc *jsontext.Encoder) e
 	return errors.New("protocol: DocumentDiagnosticReportProgress holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a DocumentDiagnosticReportProgress, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *DocumentDiagnosticReportProgress) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a DocumentDiagnosticReportProgress from d, validating what it reads.
+func (u *DocumentDiagnosticReportProgress) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("DocumentDiagnosticReportProgress", k)
 	}
 }
 
-func (u *DocumentDiagnosticReportProgress) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickDocumentDiagnosticReportProgress(raw) {
+// UnmarshalJSONFrom decodes a DocumentDiagnosticReportProgress with the generated decoder.
+func (u *DocumentDiagnosticReportProgress) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *DocumentDiagnosticReportProgress) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickDocumentDiagnosticReportProgress(d.pickSpan(k)) {
 	case 0:
 		*u = DocumentDiagnosticReportProgress{}
-		if err := json.Unmarshal(raw, &u.vDocumentDiagnosticReport); err != nil {
+		var err error
+		err = u.vDocumentDiagnosticReport.decodeFrom(d)
+		if err != nil {
 			return fieldError("DocumentDiagnosticReportProgress", "DocumentDiagnosticReport", err)
 		}
 		u.kind = DocumentDiagnosticReportProgressKindDocumentDiagnosticReport
 		return nil
 	case 1:
 		*u = DocumentDiagnosticReportProgress{}
+		var err error
 		u.vDocumentDiagnosticReportPartialResult = new(DocumentDiagnosticReportPartialResult)
-		if err := json.Unmarshal(raw, u.vDocumentDiagnosticReportPartialResult); err != nil {
+		err = (*u.vDocumentDiagnosticReportPartialResult).decodeFrom(d)
+		if err != nil {
 			return fieldError("DocumentDiagnosticReportProgress", "DocumentDiagnosticReportPartialResult", err)
 		}
 		u.kind = DocumentDiagnosticReportProgressKindDocumentDiagnosticReportPartialResult
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("DocumentDiagnosticReportProgress", k)
 }
@@ -2149,40 +2237,48 @@ func (u DocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: DocumentFilter holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a DocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *DocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a DocumentFilter from d, validating what it reads.
+func (u *DocumentFilter) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("DocumentFilter", k)
 	}
 }
 
-func (u *DocumentFilter) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickDocumentFilter(raw) {
+// UnmarshalJSONFrom decodes a DocumentFilter with the generated decoder.
+func (u *DocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *DocumentFilter) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickDocumentFilter(d.pickSpan(k)) {
 	case 0:
 		*u = DocumentFilter{}
-		if err := json.Unmarshal(raw, &u.vTextDocumentFilter); err != nil {
+		var err error
+		err = u.vTextDocumentFilter.decodeFrom(d)
+		if err != nil {
 			return fieldError("DocumentFilter", "TextDocumentFilter", err)
 		}
 		u.kind = DocumentFilterKindTextDocumentFilter
 		return nil
 	case 1:
 		*u = DocumentFilter{}
+		var err error
 		u.vNotebookCellTextDocumentFilter = new(NotebookCellTextDocumentFilter)
-		if err := json.Unmarshal(raw, u.vNotebookCellTextDocumentFilter); err != nil {
+		err = (*u.vNotebookCellTextDocumentFilter).decodeFrom(d)
+		if err != nil {
 			return fieldError("DocumentFilter", "NotebookCellTextDocumentFilter", err)
 		}
 		u.kind = DocumentFilterKindNotebookCellTextDocumentFilter
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("DocumentFilter", k)
 }
@@ -2302,41 +2398,49 @@ func (u FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) Marshal
 	return errors.New("protocol: FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport from d, validating what it reads.
+func (u *FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport", k)
 	}
 }
 
-func (u *FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport(raw) {
+// UnmarshalJSONFrom decodes a FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport with the generated decoder.
+func (u *FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickFullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport(d.pickSpan(k)) {
 	case 0:
 		*u = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport{}
+		var err error
 		u.vFullDocumentDiagnosticReport = new(FullDocumentDiagnosticReport)
-		if err := json.Unmarshal(raw, u.vFullDocumentDiagnosticReport); err != nil {
+		err = (*u.vFullDocumentDiagnosticReport).decodeFrom(d)
+		if err != nil {
 			return fieldError("FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport", "FullDocumentDiagnosticReport", err)
 		}
 		u.kind = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindFullDocumentDiagnosticReport
 		return nil
 	case 1:
 		*u = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport{}
+		var err error
 		u.vUnchangedDocumentDiagnosticReport = new(UnchangedDocumentDiagnosticReport)
-		if err := json.Unmarshal(raw, u.vUnchangedDocumentDiagnosticReport); err != nil {
+		err = (*u.vUnchangedDocumentDiagnosticReport).decodeFrom(d)
+		if err != nil {
 			return fieldError("FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport", "UnchangedDocumentDiagnosticReport", err)
 		}
 		u.kind = FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReportKindUnchangedDocumentDiagnosticReport
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport", k)
 }
@@ -2456,35 +2560,38 @@ func (u GlobPattern) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: GlobPattern holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a GlobPattern, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *GlobPattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a GlobPattern from d, validating what it reads.
+func (u *GlobPattern) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = GlobPattern{}
 		var err error
-		v, err := readString(dec)
+		err = u.vPattern.decodeFrom(d)
 		if err != nil {
 			return fieldError("GlobPattern", "Pattern", err)
 		}
-		u.vPattern = Pattern(v)
 		u.kind = GlobPatternKindPattern
 		return nil
 	case '{':
 		*u = GlobPattern{}
 		var err error
 		u.vRelativePattern = new(RelativePattern)
-		err = (*u.vRelativePattern).UnmarshalJSONFrom(dec)
+		err = (*u.vRelativePattern).decodeFrom(d)
 		if err != nil {
 			return fieldError("GlobPattern", "RelativePattern", err)
 		}
 		u.kind = GlobPatternKindRelativePattern
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("GlobPattern", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a GlobPattern with the generated decoder.
+func (u *GlobPattern) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // HoverContents is a union: exactly one of MarkupContent, MarkedString, MarkedStringSlice. The zero value holds none; it is valid only for an absent optional property.
@@ -2609,13 +2716,13 @@ func (u HoverContents) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: HoverContents holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a HoverContents, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *HoverContents) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a HoverContents from d, validating what it reads.
+func (u *HoverContents) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = HoverContents{}
 		var err error
-		err = u.vMarkedString.UnmarshalJSONFrom(dec)
+		err = u.vMarkedString.decodeFrom(d)
 		if err != nil {
 			return fieldError("HoverContents", "MarkedString", err)
 		}
@@ -2624,50 +2731,60 @@ func (u *HoverContents) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	case '[':
 		*u = HoverContents{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vMarkedStringSlice)
+		err = decodeSliceInto(&u.vMarkedStringSlice, d, "MarkedString[]", (*MarkedString).decodeFrom)
 		if err != nil {
 			return fieldError("HoverContents", "MarkedStringSlice", err)
 		}
 		u.kind = HoverContentsKindMarkedStringSlice
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("HoverContents", k)
 	}
 }
 
-func (u *HoverContents) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickHoverContents(raw) {
+// UnmarshalJSONFrom decodes a HoverContents with the generated decoder.
+func (u *HoverContents) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *HoverContents) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickHoverContents(d.pickSpan(k)) {
 	case 0:
 		*u = HoverContents{}
+		var err error
 		u.vMarkupContent = new(MarkupContent)
-		if err := json.Unmarshal(raw, u.vMarkupContent); err != nil {
+		err = (*u.vMarkupContent).decodeFrom(d)
+		if err != nil {
 			return fieldError("HoverContents", "MarkupContent", err)
 		}
 		u.kind = HoverContentsKindMarkupContent
 		return nil
 	case 1:
 		*u = HoverContents{}
-		if err := json.Unmarshal(raw, &u.vMarkedString); err != nil {
+		var err error
+		err = u.vMarkedString.decodeFrom(d)
+		if err != nil {
 			return fieldError("HoverContents", "MarkedString", err)
 		}
 		u.kind = HoverContentsKindMarkedString
 		return nil
 	case 2:
 		*u = HoverContents{}
-		if err := json.Unmarshal(raw, &u.vMarkedStringSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vMarkedStringSlice, d, "MarkedString[]", (*MarkedString).decodeFrom)
+		if err != nil {
 			return fieldError("HoverContents", "MarkedStringSlice", err)
 		}
 		u.kind = HoverContentsKindMarkedStringSlice
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("HoverContents", k)
 }
@@ -2787,13 +2904,13 @@ func (u InlayHintLabel) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: InlayHintLabel holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a InlayHintLabel, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *InlayHintLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a InlayHintLabel from d, validating what it reads.
+func (u *InlayHintLabel) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = InlayHintLabel{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("InlayHintLabel", "String", err)
 		}
@@ -2803,18 +2920,22 @@ func (u *InlayHintLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	case '[':
 		*u = InlayHintLabel{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vInlayHintLabelPartSlice)
+		err = decodeSliceInto(&u.vInlayHintLabelPartSlice, d, "InlayHintLabelPart[]", (*InlayHintLabelPart).decodeFrom)
 		if err != nil {
 			return fieldError("InlayHintLabel", "InlayHintLabelPartSlice", err)
 		}
 		u.kind = InlayHintLabelKindInlayHintLabelPartSlice
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("InlayHintLabel", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a InlayHintLabel with the generated decoder.
+func (u *InlayHintLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // InlineCompletionItemInsertText is a union: exactly one of String, StringValue. The zero value holds none; it is valid only for an absent optional property.
@@ -2913,13 +3034,13 @@ func (u InlineCompletionItemInsertText) MarshalJSONTo(enc *jsontext.Encoder) err
 	return errors.New("protocol: InlineCompletionItemInsertText holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a InlineCompletionItemInsertText, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *InlineCompletionItemInsertText) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a InlineCompletionItemInsertText from d, validating what it reads.
+func (u *InlineCompletionItemInsertText) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = InlineCompletionItemInsertText{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("InlineCompletionItemInsertText", "String", err)
 		}
@@ -2930,18 +3051,22 @@ func (u *InlineCompletionItemInsertText) UnmarshalJSONFrom(dec *jsontext.Decoder
 		*u = InlineCompletionItemInsertText{}
 		var err error
 		u.vStringValue = new(StringValue)
-		err = (*u.vStringValue).UnmarshalJSONFrom(dec)
+		err = (*u.vStringValue).decodeFrom(d)
 		if err != nil {
 			return fieldError("InlineCompletionItemInsertText", "StringValue", err)
 		}
 		u.kind = InlineCompletionItemInsertTextKindStringValue
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("InlineCompletionItemInsertText", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a InlineCompletionItemInsertText with the generated decoder.
+func (u *InlineCompletionItemInsertText) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // InlineCompletionResult is a union: exactly one of InlineCompletionList, InlineCompletionItemSlice. The zero value holds none; it is valid only for an absent optional property.
@@ -3040,14 +3165,14 @@ func (u InlineCompletionResult) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: InlineCompletionResult holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a InlineCompletionResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *InlineCompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a InlineCompletionResult from d, validating what it reads.
+func (u *InlineCompletionResult) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
 		*u = InlineCompletionResult{}
 		var err error
 		u.vInlineCompletionList = new(InlineCompletionList)
-		err = (*u.vInlineCompletionList).UnmarshalJSONFrom(dec)
+		err = (*u.vInlineCompletionList).decodeFrom(d)
 		if err != nil {
 			return fieldError("InlineCompletionResult", "InlineCompletionList", err)
 		}
@@ -3056,18 +3181,22 @@ func (u *InlineCompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error 
 	case '[':
 		*u = InlineCompletionResult{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vInlineCompletionItemSlice)
+		err = decodeSliceInto(&u.vInlineCompletionItemSlice, d, "InlineCompletionItem[]", (*InlineCompletionItem).decodeFrom)
 		if err != nil {
 			return fieldError("InlineCompletionResult", "InlineCompletionItemSlice", err)
 		}
 		u.kind = InlineCompletionResultKindInlineCompletionItemSlice
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("InlineCompletionResult", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a InlineCompletionResult with the generated decoder.
+func (u *InlineCompletionResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // Inline value information can be provided by different means:
@@ -3200,49 +3329,59 @@ func (u InlineValue) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: InlineValue holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a InlineValue, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *InlineValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a InlineValue from d, validating what it reads.
+func (u *InlineValue) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("InlineValue", k)
 	}
 }
 
-func (u *InlineValue) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickInlineValue(raw) {
+// UnmarshalJSONFrom decodes a InlineValue with the generated decoder.
+func (u *InlineValue) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *InlineValue) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickInlineValue(d.pickSpan(k)) {
 	case 0:
 		*u = InlineValue{}
+		var err error
 		u.vInlineValueText = new(InlineValueText)
-		if err := json.Unmarshal(raw, u.vInlineValueText); err != nil {
+		err = (*u.vInlineValueText).decodeFrom(d)
+		if err != nil {
 			return fieldError("InlineValue", "InlineValueText", err)
 		}
 		u.kind = InlineValueKindInlineValueText
 		return nil
 	case 1:
 		*u = InlineValue{}
+		var err error
 		u.vInlineValueVariableLookup = new(InlineValueVariableLookup)
-		if err := json.Unmarshal(raw, u.vInlineValueVariableLookup); err != nil {
+		err = (*u.vInlineValueVariableLookup).decodeFrom(d)
+		if err != nil {
 			return fieldError("InlineValue", "InlineValueVariableLookup", err)
 		}
 		u.kind = InlineValueKindInlineValueVariableLookup
 		return nil
 	case 2:
 		*u = InlineValue{}
+		var err error
 		u.vInlineValueEvaluatableExpression = new(InlineValueEvaluatableExpression)
-		if err := json.Unmarshal(raw, u.vInlineValueEvaluatableExpression); err != nil {
+		err = (*u.vInlineValueEvaluatableExpression).decodeFrom(d)
+		if err != nil {
 			return fieldError("InlineValue", "InlineValueEvaluatableExpression", err)
 		}
 		u.kind = InlineValueKindInlineValueEvaluatableExpression
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("InlineValue", k)
 }
@@ -3360,13 +3499,13 @@ func (u IntegerOrString) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: IntegerOrString holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a IntegerOrString, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *IntegerOrString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a IntegerOrString from d, validating what it reads.
+func (u *IntegerOrString) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = IntegerOrString{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("IntegerOrString", "String", err)
 		}
@@ -3376,7 +3515,7 @@ func (u *IntegerOrString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	case '0':
 		*u = IntegerOrString{}
 		var err error
-		v, err := readInt32(dec)
+		v, err := d.readInt32("int32")
 		if err != nil {
 			return fieldError("IntegerOrString", "Integer", err)
 		}
@@ -3384,11 +3523,15 @@ func (u *IntegerOrString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		u.kind = IntegerOrStringKindInteger
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("IntegerOrString", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a IntegerOrString with the generated decoder.
+func (u *IntegerOrString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // LocationSliceOrDefinitionLinkSlice is a union: exactly one of LocationSlice, DefinitionLinkSlice. The zero value holds none; it is valid only for an absent optional property.
@@ -3489,39 +3632,47 @@ func (u LocationSliceOrDefinitionLinkSlice) MarshalJSONTo(enc *jsontext.Encoder)
 	return errors.New("protocol: LocationSliceOrDefinitionLinkSlice holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a LocationSliceOrDefinitionLinkSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *LocationSliceOrDefinitionLinkSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a LocationSliceOrDefinitionLinkSlice from d, validating what it reads.
+func (u *LocationSliceOrDefinitionLinkSlice) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '[':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("LocationSliceOrDefinitionLinkSlice", k)
 	}
 }
 
-func (u *LocationSliceOrDefinitionLinkSlice) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickLocationSliceOrDefinitionLinkSlice(raw) {
+// UnmarshalJSONFrom decodes a LocationSliceOrDefinitionLinkSlice with the generated decoder.
+func (u *LocationSliceOrDefinitionLinkSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *LocationSliceOrDefinitionLinkSlice) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickLocationSliceOrDefinitionLinkSlice(d.pickSpan(k)) {
 	case 0:
 		*u = LocationSliceOrDefinitionLinkSlice{}
-		if err := json.Unmarshal(raw, &u.vLocationSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vLocationSlice, d, "Location[]", (*Location).decodeFrom)
+		if err != nil {
 			return fieldError("LocationSliceOrDefinitionLinkSlice", "LocationSlice", err)
 		}
 		u.kind = LocationSliceOrDefinitionLinkSliceKindLocationSlice
 		return nil
 	case 1:
 		*u = LocationSliceOrDefinitionLinkSlice{}
-		if err := json.Unmarshal(raw, &u.vDefinitionLinkSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vDefinitionLinkSlice, d, "DefinitionLink[]", (*LocationLink).decodeFrom)
+		if err != nil {
 			return fieldError("LocationSliceOrDefinitionLinkSlice", "DefinitionLinkSlice", err)
 		}
 		u.kind = LocationSliceOrDefinitionLinkSliceKindDefinitionLinkSlice
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("LocationSliceOrDefinitionLinkSlice", k)
 }
@@ -3659,13 +3810,13 @@ func (u MarkedString) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: MarkedString holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a MarkedString, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *MarkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a MarkedString from d, validating what it reads.
+func (u *MarkedString) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = MarkedString{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("MarkedString", "String", err)
 		}
@@ -3676,18 +3827,22 @@ func (u *MarkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		*u = MarkedString{}
 		var err error
 		u.vMarkedStringWithLanguage = new(MarkedStringWithLanguage)
-		err = (*u.vMarkedStringWithLanguage).UnmarshalJSONFrom(dec)
+		err = (*u.vMarkedStringWithLanguage).decodeFrom(d)
 		if err != nil {
 			return fieldError("MarkedString", "MarkedStringWithLanguage", err)
 		}
 		u.kind = MarkedStringKindMarkedStringWithLanguage
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("MarkedString", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a MarkedString with the generated decoder.
+func (u *MarkedString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // A notebook document filter denotes a notebook document by
@@ -3818,49 +3973,59 @@ func (u NotebookDocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: NotebookDocumentFilter holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a NotebookDocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *NotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a NotebookDocumentFilter from d, validating what it reads.
+func (u *NotebookDocumentFilter) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("NotebookDocumentFilter", k)
 	}
 }
 
-func (u *NotebookDocumentFilter) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickNotebookDocumentFilter(raw) {
+// UnmarshalJSONFrom decodes a NotebookDocumentFilter with the generated decoder.
+func (u *NotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *NotebookDocumentFilter) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickNotebookDocumentFilter(d.pickSpan(k)) {
 	case 0:
 		*u = NotebookDocumentFilter{}
+		var err error
 		u.vNotebookDocumentFilterNotebookType = new(NotebookDocumentFilterNotebookType)
-		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterNotebookType); err != nil {
+		err = (*u.vNotebookDocumentFilterNotebookType).decodeFrom(d)
+		if err != nil {
 			return fieldError("NotebookDocumentFilter", "NotebookDocumentFilterNotebookType", err)
 		}
 		u.kind = NotebookDocumentFilterKindNotebookDocumentFilterNotebookType
 		return nil
 	case 1:
 		*u = NotebookDocumentFilter{}
+		var err error
 		u.vNotebookDocumentFilterScheme = new(NotebookDocumentFilterScheme)
-		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterScheme); err != nil {
+		err = (*u.vNotebookDocumentFilterScheme).decodeFrom(d)
+		if err != nil {
 			return fieldError("NotebookDocumentFilter", "NotebookDocumentFilterScheme", err)
 		}
 		u.kind = NotebookDocumentFilterKindNotebookDocumentFilterScheme
 		return nil
 	case 2:
 		*u = NotebookDocumentFilter{}
+		var err error
 		u.vNotebookDocumentFilterPattern = new(NotebookDocumentFilterPattern)
-		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterPattern); err != nil {
+		err = (*u.vNotebookDocumentFilterPattern).decodeFrom(d)
+		if err != nil {
 			return fieldError("NotebookDocumentFilter", "NotebookDocumentFilterPattern", err)
 		}
 		u.kind = NotebookDocumentFilterKindNotebookDocumentFilterPattern
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("NotebookDocumentFilter", k)
 }
@@ -3984,41 +4149,49 @@ func (u NotebookDocumentSyncOptionsNotebookSelectorElem) MarshalJSONTo(enc *json
 	return errors.New("protocol: NotebookDocumentSyncOptionsNotebookSelectorElem holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a NotebookDocumentSyncOptionsNotebookSelectorElem, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *NotebookDocumentSyncOptionsNotebookSelectorElem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a NotebookDocumentSyncOptionsNotebookSelectorElem from d, validating what it reads.
+func (u *NotebookDocumentSyncOptionsNotebookSelectorElem) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("NotebookDocumentSyncOptionsNotebookSelectorElem", k)
 	}
 }
 
-func (u *NotebookDocumentSyncOptionsNotebookSelectorElem) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickNotebookDocumentSyncOptionsNotebookSelectorElem(raw) {
+// UnmarshalJSONFrom decodes a NotebookDocumentSyncOptionsNotebookSelectorElem with the generated decoder.
+func (u *NotebookDocumentSyncOptionsNotebookSelectorElem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *NotebookDocumentSyncOptionsNotebookSelectorElem) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickNotebookDocumentSyncOptionsNotebookSelectorElem(d.pickSpan(k)) {
 	case 0:
 		*u = NotebookDocumentSyncOptionsNotebookSelectorElem{}
+		var err error
 		u.vNotebookDocumentFilterWithNotebook = new(NotebookDocumentFilterWithNotebook)
-		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterWithNotebook); err != nil {
+		err = (*u.vNotebookDocumentFilterWithNotebook).decodeFrom(d)
+		if err != nil {
 			return fieldError("NotebookDocumentSyncOptionsNotebookSelectorElem", "NotebookDocumentFilterWithNotebook", err)
 		}
 		u.kind = NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithNotebook
 		return nil
 	case 1:
 		*u = NotebookDocumentSyncOptionsNotebookSelectorElem{}
+		var err error
 		u.vNotebookDocumentFilterWithCells = new(NotebookDocumentFilterWithCells)
-		if err := json.Unmarshal(raw, u.vNotebookDocumentFilterWithCells); err != nil {
+		err = (*u.vNotebookDocumentFilterWithCells).decodeFrom(d)
+		if err != nil {
 			return fieldError("NotebookDocumentSyncOptionsNotebookSelectorElem", "NotebookDocumentFilterWithCells", err)
 		}
 		u.kind = NotebookDocumentSyncOptionsNotebookSelectorElemKindNotebookDocumentFilterWithCells
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("NotebookDocumentSyncOptionsNotebookSelectorElem", k)
 }
@@ -4138,13 +4311,13 @@ func (u ParameterInformationLabel) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: ParameterInformationLabel holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ParameterInformationLabel, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ParameterInformationLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ParameterInformationLabel from d, validating what it reads.
+func (u *ParameterInformationLabel) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = ParameterInformationLabel{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("ParameterInformationLabel", "String", err)
 		}
@@ -4154,18 +4327,22 @@ func (u *ParameterInformationLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 	case '[':
 		*u = ParameterInformationLabel{}
 		var err error
-		err = json.UnmarshalDecode(dec, &u.vUintegerTuple)
+		err = decodeArrayInto((&u.vUintegerTuple)[:], d, "[2]uint32", decodeUint32Into)
 		if err != nil {
 			return fieldError("ParameterInformationLabel", "UintegerTuple", err)
 		}
 		u.kind = ParameterInformationLabelKindUintegerTuple
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ParameterInformationLabel", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ParameterInformationLabel with the generated decoder.
+func (u *ParameterInformationLabel) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // PrepareRenameResult is a union: exactly one of Range, PrepareRenamePlaceholder, PrepareRenameDefaultBehavior. The zero value holds none; it is valid only for an absent optional property.
@@ -4290,49 +4467,59 @@ func (u PrepareRenameResult) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: PrepareRenameResult holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a PrepareRenameResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *PrepareRenameResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a PrepareRenameResult from d, validating what it reads.
+func (u *PrepareRenameResult) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("PrepareRenameResult", k)
 	}
 }
 
-func (u *PrepareRenameResult) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickPrepareRenameResult(raw) {
+// UnmarshalJSONFrom decodes a PrepareRenameResult with the generated decoder.
+func (u *PrepareRenameResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *PrepareRenameResult) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickPrepareRenameResult(d.pickSpan(k)) {
 	case 0:
 		*u = PrepareRenameResult{}
+		var err error
 		u.vRange = new(Range)
-		if err := json.Unmarshal(raw, u.vRange); err != nil {
+		err = (*u.vRange).decodeFrom(d)
+		if err != nil {
 			return fieldError("PrepareRenameResult", "Range", err)
 		}
 		u.kind = PrepareRenameResultKindRange
 		return nil
 	case 1:
 		*u = PrepareRenameResult{}
+		var err error
 		u.vPrepareRenamePlaceholder = new(PrepareRenamePlaceholder)
-		if err := json.Unmarshal(raw, u.vPrepareRenamePlaceholder); err != nil {
+		err = (*u.vPrepareRenamePlaceholder).decodeFrom(d)
+		if err != nil {
 			return fieldError("PrepareRenameResult", "PrepareRenamePlaceholder", err)
 		}
 		u.kind = PrepareRenameResultKindPrepareRenamePlaceholder
 		return nil
 	case 2:
 		*u = PrepareRenameResult{}
+		var err error
 		u.vPrepareRenameDefaultBehavior = new(PrepareRenameDefaultBehavior)
-		if err := json.Unmarshal(raw, u.vPrepareRenameDefaultBehavior); err != nil {
+		err = (*u.vPrepareRenameDefaultBehavior).decodeFrom(d)
+		if err != nil {
 			return fieldError("PrepareRenameResult", "PrepareRenameDefaultBehavior", err)
 		}
 		u.kind = PrepareRenameResultKindPrepareRenameDefaultBehavior
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("PrepareRenameResult", k)
 }
@@ -4450,13 +4637,13 @@ func (u ProgressToken) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: ProgressToken holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ProgressToken, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ProgressToken) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ProgressToken from d, validating what it reads.
+func (u *ProgressToken) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = ProgressToken{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("ProgressToken", "String", err)
 		}
@@ -4466,7 +4653,7 @@ func (u *ProgressToken) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	case '0':
 		*u = ProgressToken{}
 		var err error
-		v, err := readInt32(dec)
+		v, err := d.readInt32("int32")
 		if err != nil {
 			return fieldError("ProgressToken", "Integer", err)
 		}
@@ -4474,11 +4661,15 @@ func (u *ProgressToken) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		u.kind = ProgressTokenKindInteger
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ProgressToken", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ProgressToken with the generated decoder.
+func (u *ProgressToken) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // RelativePatternBaseURI is a union: exactly one of WorkspaceFolder, URI. The zero value holds none; it is valid only for an absent optional property.
@@ -4577,35 +4768,38 @@ func (u RelativePatternBaseURI) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: RelativePatternBaseURI holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a RelativePatternBaseURI, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *RelativePatternBaseURI) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a RelativePatternBaseURI from d, validating what it reads.
+func (u *RelativePatternBaseURI) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = RelativePatternBaseURI{}
 		var err error
-		v, err := readString(dec)
+		err = u.vURI.decodeFrom(d)
 		if err != nil {
 			return fieldError("RelativePatternBaseURI", "URI", err)
 		}
-		u.vURI = URI(v)
 		u.kind = RelativePatternBaseURIKindURI
 		return nil
 	case '{':
 		*u = RelativePatternBaseURI{}
 		var err error
 		u.vWorkspaceFolder = new(WorkspaceFolder)
-		err = (*u.vWorkspaceFolder).UnmarshalJSONFrom(dec)
+		err = (*u.vWorkspaceFolder).decodeFrom(d)
 		if err != nil {
 			return fieldError("RelativePatternBaseURI", "WorkspaceFolder", err)
 		}
 		u.kind = RelativePatternBaseURIKindWorkspaceFolder
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("RelativePatternBaseURI", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a RelativePatternBaseURI with the generated decoder.
+func (u *RelativePatternBaseURI) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // SemanticTokensDeltaPartialResultUnion is a union: exactly one of SemanticTokensPartialResult, SemanticTokensDeltaPartialResult. The zero value holds none; it is valid only for an absent optional property.
@@ -4706,41 +4900,49 @@ func (u SemanticTokensDeltaPartialResultUnion) MarshalJSONTo(enc *jsontext.Encod
 	return errors.New("protocol: SemanticTokensDeltaPartialResultUnion holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a SemanticTokensDeltaPartialResultUnion, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *SemanticTokensDeltaPartialResultUnion) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a SemanticTokensDeltaPartialResultUnion from d, validating what it reads.
+func (u *SemanticTokensDeltaPartialResultUnion) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("SemanticTokensDeltaPartialResultUnion", k)
 	}
 }
 
-func (u *SemanticTokensDeltaPartialResultUnion) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickSemanticTokensDeltaPartialResultUnion(raw) {
+// UnmarshalJSONFrom decodes a SemanticTokensDeltaPartialResultUnion with the generated decoder.
+func (u *SemanticTokensDeltaPartialResultUnion) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *SemanticTokensDeltaPartialResultUnion) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickSemanticTokensDeltaPartialResultUnion(d.pickSpan(k)) {
 	case 0:
 		*u = SemanticTokensDeltaPartialResultUnion{}
+		var err error
 		u.vSemanticTokensPartialResult = new(SemanticTokensPartialResult)
-		if err := json.Unmarshal(raw, u.vSemanticTokensPartialResult); err != nil {
+		err = (*u.vSemanticTokensPartialResult).decodeFrom(d)
+		if err != nil {
 			return fieldError("SemanticTokensDeltaPartialResultUnion", "SemanticTokensPartialResult", err)
 		}
 		u.kind = SemanticTokensDeltaPartialResultUnionKindSemanticTokensPartialResult
 		return nil
 	case 1:
 		*u = SemanticTokensDeltaPartialResultUnion{}
+		var err error
 		u.vSemanticTokensDeltaPartialResult = new(SemanticTokensDeltaPartialResult)
-		if err := json.Unmarshal(raw, u.vSemanticTokensDeltaPartialResult); err != nil {
+		err = (*u.vSemanticTokensDeltaPartialResult).decodeFrom(d)
+		if err != nil {
 			return fieldError("SemanticTokensDeltaPartialResultUnion", "SemanticTokensDeltaPartialResult", err)
 		}
 		u.kind = SemanticTokensDeltaPartialResultUnionKindSemanticTokensDeltaPartialResult
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("SemanticTokensDeltaPartialResultUnion", k)
 }
@@ -4856,41 +5058,49 @@ func (u SemanticTokensDeltaResult) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: SemanticTokensDeltaResult holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a SemanticTokensDeltaResult, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *SemanticTokensDeltaResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a SemanticTokensDeltaResult from d, validating what it reads.
+func (u *SemanticTokensDeltaResult) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("SemanticTokensDeltaResult", k)
 	}
 }
 
-func (u *SemanticTokensDeltaResult) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickSemanticTokensDeltaResult(raw) {
+// UnmarshalJSONFrom decodes a SemanticTokensDeltaResult with the generated decoder.
+func (u *SemanticTokensDeltaResult) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *SemanticTokensDeltaResult) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickSemanticTokensDeltaResult(d.pickSpan(k)) {
 	case 0:
 		*u = SemanticTokensDeltaResult{}
+		var err error
 		u.vSemanticTokens = new(SemanticTokens)
-		if err := json.Unmarshal(raw, u.vSemanticTokens); err != nil {
+		err = (*u.vSemanticTokens).decodeFrom(d)
+		if err != nil {
 			return fieldError("SemanticTokensDeltaResult", "SemanticTokens", err)
 		}
 		u.kind = SemanticTokensDeltaResultKindSemanticTokens
 		return nil
 	case 1:
 		*u = SemanticTokensDeltaResult{}
+		var err error
 		u.vSemanticTokensDelta = new(SemanticTokensDelta)
-		if err := json.Unmarshal(raw, u.vSemanticTokensDelta); err != nil {
+		err = (*u.vSemanticTokensDelta).decodeFrom(d)
+		if err != nil {
 			return fieldError("SemanticTokensDeltaResult", "SemanticTokensDelta", err)
 		}
 		u.kind = SemanticTokensDeltaResultKindSemanticTokensDelta
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("SemanticTokensDeltaResult", k)
 }
@@ -5006,13 +5216,13 @@ func (u SemanticTokensOptionsFull) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: SemanticTokensOptionsFull holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a SemanticTokensOptionsFull, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *SemanticTokensOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a SemanticTokensOptionsFull from d, validating what it reads.
+func (u *SemanticTokensOptionsFull) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = SemanticTokensOptionsFull{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("SemanticTokensOptionsFull", "Boolean", err)
 		}
@@ -5023,18 +5233,22 @@ func (u *SemanticTokensOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) err
 		*u = SemanticTokensOptionsFull{}
 		var err error
 		u.vSemanticTokensFullDelta = new(SemanticTokensFullDelta)
-		err = (*u.vSemanticTokensFullDelta).UnmarshalJSONFrom(dec)
+		err = (*u.vSemanticTokensFullDelta).decodeFrom(d)
 		if err != nil {
 			return fieldError("SemanticTokensOptionsFull", "SemanticTokensFullDelta", err)
 		}
 		u.kind = SemanticTokensOptionsFullKindSemanticTokensFullDelta
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("SemanticTokensOptionsFull", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a SemanticTokensOptionsFull with the generated decoder.
+func (u *SemanticTokensOptionsFull) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesCallHierarchyProvider is a union: exactly one of Boolean, CallHierarchyOptions, CallHierarchyRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -5159,13 +5373,13 @@ func (u ServerCapabilitiesCallHierarchyProvider) MarshalJSONTo(enc *jsontext.Enc
 	return errors.New("protocol: ServerCapabilitiesCallHierarchyProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesCallHierarchyProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesCallHierarchyProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesCallHierarchyProvider from d, validating what it reads.
+func (u *ServerCapabilitiesCallHierarchyProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesCallHierarchyProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesCallHierarchyProvider", "Boolean", err)
 		}
@@ -5173,44 +5387,55 @@ func (u *ServerCapabilitiesCallHierarchyProvider) UnmarshalJSONFrom(dec *jsontex
 		u.kind = ServerCapabilitiesCallHierarchyProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesCallHierarchyProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesCallHierarchyProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesCallHierarchyProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesCallHierarchyProvider with the generated decoder.
+func (u *ServerCapabilitiesCallHierarchyProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesCallHierarchyProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesCallHierarchyProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesCallHierarchyProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesCallHierarchyProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesCallHierarchyProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesCallHierarchyProvider{}
+		var err error
 		u.vCallHierarchyOptions = new(CallHierarchyOptions)
-		if err := json.Unmarshal(raw, u.vCallHierarchyOptions); err != nil {
+		err = (*u.vCallHierarchyOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesCallHierarchyProvider", "CallHierarchyOptions", err)
 		}
 		u.kind = ServerCapabilitiesCallHierarchyProviderKindCallHierarchyOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesCallHierarchyProvider{}
+		var err error
 		u.vCallHierarchyRegistrationOptions = new(CallHierarchyRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vCallHierarchyRegistrationOptions); err != nil {
+		err = (*u.vCallHierarchyRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesCallHierarchyProvider", "CallHierarchyRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesCallHierarchyProviderKindCallHierarchyRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesCallHierarchyProvider", k)
 }
@@ -5326,13 +5551,13 @@ func (u ServerCapabilitiesCodeActionProvider) MarshalJSONTo(enc *jsontext.Encode
 	return errors.New("protocol: ServerCapabilitiesCodeActionProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesCodeActionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesCodeActionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesCodeActionProvider from d, validating what it reads.
+func (u *ServerCapabilitiesCodeActionProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesCodeActionProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesCodeActionProvider", "Boolean", err)
 		}
@@ -5343,18 +5568,22 @@ func (u *ServerCapabilitiesCodeActionProvider) UnmarshalJSONFrom(dec *jsontext.D
 		*u = ServerCapabilitiesCodeActionProvider{}
 		var err error
 		u.vCodeActionOptions = new(CodeActionOptions)
-		err = (*u.vCodeActionOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vCodeActionOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesCodeActionProvider", "CodeActionOptions", err)
 		}
 		u.kind = ServerCapabilitiesCodeActionProviderKindCodeActionOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesCodeActionProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesCodeActionProvider with the generated decoder.
+func (u *ServerCapabilitiesCodeActionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesColorProvider is a union: exactly one of Boolean, DocumentColorOptions, DocumentColorRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -5479,13 +5708,13 @@ func (u ServerCapabilitiesColorProvider) MarshalJSONTo(enc *jsontext.Encoder) er
 	return errors.New("protocol: ServerCapabilitiesColorProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesColorProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesColorProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesColorProvider from d, validating what it reads.
+func (u *ServerCapabilitiesColorProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesColorProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesColorProvider", "Boolean", err)
 		}
@@ -5493,44 +5722,55 @@ func (u *ServerCapabilitiesColorProvider) UnmarshalJSONFrom(dec *jsontext.Decode
 		u.kind = ServerCapabilitiesColorProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesColorProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesColorProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesColorProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesColorProvider with the generated decoder.
+func (u *ServerCapabilitiesColorProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesColorProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesColorProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesColorProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesColorProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesColorProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesColorProvider{}
+		var err error
 		u.vDocumentColorOptions = new(DocumentColorOptions)
-		if err := json.Unmarshal(raw, u.vDocumentColorOptions); err != nil {
+		err = (*u.vDocumentColorOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesColorProvider", "DocumentColorOptions", err)
 		}
 		u.kind = ServerCapabilitiesColorProviderKindDocumentColorOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesColorProvider{}
+		var err error
 		u.vDocumentColorRegistrationOptions = new(DocumentColorRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vDocumentColorRegistrationOptions); err != nil {
+		err = (*u.vDocumentColorRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesColorProvider", "DocumentColorRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesColorProviderKindDocumentColorRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesColorProvider", k)
 }
@@ -5672,13 +5912,13 @@ func (u ServerCapabilitiesDeclarationProvider) MarshalJSONTo(enc *jsontext.Encod
 	return errors.New("protocol: ServerCapabilitiesDeclarationProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesDeclarationProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesDeclarationProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesDeclarationProvider from d, validating what it reads.
+func (u *ServerCapabilitiesDeclarationProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesDeclarationProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesDeclarationProvider", "Boolean", err)
 		}
@@ -5686,44 +5926,55 @@ func (u *ServerCapabilitiesDeclarationProvider) UnmarshalJSONFrom(dec *jsontext.
 		u.kind = ServerCapabilitiesDeclarationProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesDeclarationProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesDeclarationProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesDeclarationProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesDeclarationProvider with the generated decoder.
+func (u *ServerCapabilitiesDeclarationProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesDeclarationProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesDeclarationProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesDeclarationProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesDeclarationProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesDeclarationProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesDeclarationProvider{}
+		var err error
 		u.vDeclarationOptions = new(DeclarationOptions)
-		if err := json.Unmarshal(raw, u.vDeclarationOptions); err != nil {
+		err = (*u.vDeclarationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesDeclarationProvider", "DeclarationOptions", err)
 		}
 		u.kind = ServerCapabilitiesDeclarationProviderKindDeclarationOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesDeclarationProvider{}
+		var err error
 		u.vDeclarationRegistrationOptions = new(DeclarationRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vDeclarationRegistrationOptions); err != nil {
+		err = (*u.vDeclarationRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesDeclarationProvider", "DeclarationRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesDeclarationProviderKindDeclarationRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesDeclarationProvider", k)
 }
@@ -5839,13 +6090,13 @@ func (u ServerCapabilitiesDefinitionProvider) MarshalJSONTo(enc *jsontext.Encode
 	return errors.New("protocol: ServerCapabilitiesDefinitionProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesDefinitionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesDefinitionProvider from d, validating what it reads.
+func (u *ServerCapabilitiesDefinitionProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesDefinitionProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesDefinitionProvider", "Boolean", err)
 		}
@@ -5856,18 +6107,22 @@ func (u *ServerCapabilitiesDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.D
 		*u = ServerCapabilitiesDefinitionProvider{}
 		var err error
 		u.vDefinitionOptions = new(DefinitionOptions)
-		err = (*u.vDefinitionOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vDefinitionOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesDefinitionProvider", "DefinitionOptions", err)
 		}
 		u.kind = ServerCapabilitiesDefinitionProviderKindDefinitionOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesDefinitionProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesDefinitionProvider with the generated decoder.
+func (u *ServerCapabilitiesDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesDiagnosticProvider is a union: exactly one of DiagnosticOptions, DiagnosticRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -5966,41 +6221,49 @@ func (u ServerCapabilitiesDiagnosticProvider) MarshalJSONTo(enc *jsontext.Encode
 	return errors.New("protocol: ServerCapabilitiesDiagnosticProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesDiagnosticProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesDiagnosticProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesDiagnosticProvider from d, validating what it reads.
+func (u *ServerCapabilitiesDiagnosticProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesDiagnosticProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesDiagnosticProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesDiagnosticProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesDiagnosticProvider with the generated decoder.
+func (u *ServerCapabilitiesDiagnosticProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesDiagnosticProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesDiagnosticProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesDiagnosticProvider{}
+		var err error
 		u.vDiagnosticOptions = new(DiagnosticOptions)
-		if err := json.Unmarshal(raw, u.vDiagnosticOptions); err != nil {
+		err = (*u.vDiagnosticOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesDiagnosticProvider", "DiagnosticOptions", err)
 		}
 		u.kind = ServerCapabilitiesDiagnosticProviderKindDiagnosticOptions
 		return nil
 	case 1:
 		*u = ServerCapabilitiesDiagnosticProvider{}
+		var err error
 		u.vDiagnosticRegistrationOptions = new(DiagnosticRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vDiagnosticRegistrationOptions); err != nil {
+		err = (*u.vDiagnosticRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesDiagnosticProvider", "DiagnosticRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesDiagnosticProviderKindDiagnosticRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesDiagnosticProvider", k)
 }
@@ -6114,13 +6377,13 @@ func (u ServerCapabilitiesDocumentFormattingProvider) MarshalJSONTo(enc *jsontex
 	return errors.New("protocol: ServerCapabilitiesDocumentFormattingProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentFormattingProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesDocumentFormattingProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesDocumentFormattingProvider from d, validating what it reads.
+func (u *ServerCapabilitiesDocumentFormattingProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesDocumentFormattingProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentFormattingProvider", "Boolean", err)
 		}
@@ -6131,18 +6394,22 @@ func (u *ServerCapabilitiesDocumentFormattingProvider) UnmarshalJSONFrom(dec *js
 		*u = ServerCapabilitiesDocumentFormattingProvider{}
 		var err error
 		u.vDocumentFormattingOptions = new(DocumentFormattingOptions)
-		err = (*u.vDocumentFormattingOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vDocumentFormattingOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentFormattingProvider", "DocumentFormattingOptions", err)
 		}
 		u.kind = ServerCapabilitiesDocumentFormattingProviderKindDocumentFormattingOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesDocumentFormattingProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentFormattingProvider with the generated decoder.
+func (u *ServerCapabilitiesDocumentFormattingProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesDocumentHighlightProvider is a union: exactly one of Boolean, DocumentHighlightOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -6241,13 +6508,13 @@ func (u ServerCapabilitiesDocumentHighlightProvider) MarshalJSONTo(enc *jsontext
 	return errors.New("protocol: ServerCapabilitiesDocumentHighlightProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentHighlightProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesDocumentHighlightProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesDocumentHighlightProvider from d, validating what it reads.
+func (u *ServerCapabilitiesDocumentHighlightProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesDocumentHighlightProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentHighlightProvider", "Boolean", err)
 		}
@@ -6258,18 +6525,22 @@ func (u *ServerCapabilitiesDocumentHighlightProvider) UnmarshalJSONFrom(dec *jso
 		*u = ServerCapabilitiesDocumentHighlightProvider{}
 		var err error
 		u.vDocumentHighlightOptions = new(DocumentHighlightOptions)
-		err = (*u.vDocumentHighlightOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vDocumentHighlightOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentHighlightProvider", "DocumentHighlightOptions", err)
 		}
 		u.kind = ServerCapabilitiesDocumentHighlightProviderKindDocumentHighlightOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesDocumentHighlightProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentHighlightProvider with the generated decoder.
+func (u *ServerCapabilitiesDocumentHighlightProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesDocumentRangeFormattingProvider is a union: exactly one of Boolean, DocumentRangeFormattingOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -6368,13 +6639,13 @@ func (u ServerCapabilitiesDocumentRangeFormattingProvider) MarshalJSONTo(enc *js
 	return errors.New("protocol: ServerCapabilitiesDocumentRangeFormattingProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentRangeFormattingProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesDocumentRangeFormattingProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesDocumentRangeFormattingProvider from d, validating what it reads.
+func (u *ServerCapabilitiesDocumentRangeFormattingProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesDocumentRangeFormattingProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentRangeFormattingProvider", "Boolean", err)
 		}
@@ -6385,18 +6656,22 @@ func (u *ServerCapabilitiesDocumentRangeFormattingProvider) UnmarshalJSONFrom(de
 		*u = ServerCapabilitiesDocumentRangeFormattingProvider{}
 		var err error
 		u.vDocumentRangeFormattingOptions = new(DocumentRangeFormattingOptions)
-		err = (*u.vDocumentRangeFormattingOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vDocumentRangeFormattingOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentRangeFormattingProvider", "DocumentRangeFormattingOptions", err)
 		}
 		u.kind = ServerCapabilitiesDocumentRangeFormattingProviderKindDocumentRangeFormattingOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesDocumentRangeFormattingProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentRangeFormattingProvider with the generated decoder.
+func (u *ServerCapabilitiesDocumentRangeFormattingProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesDocumentSymbolProvider is a union: exactly one of Boolean, DocumentSymbolOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -6495,13 +6770,13 @@ func (u ServerCapabilitiesDocumentSymbolProvider) MarshalJSONTo(enc *jsontext.En
 	return errors.New("protocol: ServerCapabilitiesDocumentSymbolProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentSymbolProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesDocumentSymbolProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesDocumentSymbolProvider from d, validating what it reads.
+func (u *ServerCapabilitiesDocumentSymbolProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesDocumentSymbolProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentSymbolProvider", "Boolean", err)
 		}
@@ -6512,18 +6787,22 @@ func (u *ServerCapabilitiesDocumentSymbolProvider) UnmarshalJSONFrom(dec *jsonte
 		*u = ServerCapabilitiesDocumentSymbolProvider{}
 		var err error
 		u.vDocumentSymbolOptions = new(DocumentSymbolOptions)
-		err = (*u.vDocumentSymbolOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vDocumentSymbolOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesDocumentSymbolProvider", "DocumentSymbolOptions", err)
 		}
 		u.kind = ServerCapabilitiesDocumentSymbolProviderKindDocumentSymbolOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesDocumentSymbolProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesDocumentSymbolProvider with the generated decoder.
+func (u *ServerCapabilitiesDocumentSymbolProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesFoldingRangeProvider is a union: exactly one of Boolean, FoldingRangeOptions, FoldingRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -6648,13 +6927,13 @@ func (u ServerCapabilitiesFoldingRangeProvider) MarshalJSONTo(enc *jsontext.Enco
 	return errors.New("protocol: ServerCapabilitiesFoldingRangeProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesFoldingRangeProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesFoldingRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesFoldingRangeProvider from d, validating what it reads.
+func (u *ServerCapabilitiesFoldingRangeProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesFoldingRangeProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesFoldingRangeProvider", "Boolean", err)
 		}
@@ -6662,44 +6941,55 @@ func (u *ServerCapabilitiesFoldingRangeProvider) UnmarshalJSONFrom(dec *jsontext
 		u.kind = ServerCapabilitiesFoldingRangeProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesFoldingRangeProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesFoldingRangeProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesFoldingRangeProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesFoldingRangeProvider with the generated decoder.
+func (u *ServerCapabilitiesFoldingRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesFoldingRangeProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesFoldingRangeProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesFoldingRangeProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesFoldingRangeProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesFoldingRangeProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesFoldingRangeProvider{}
+		var err error
 		u.vFoldingRangeOptions = new(FoldingRangeOptions)
-		if err := json.Unmarshal(raw, u.vFoldingRangeOptions); err != nil {
+		err = (*u.vFoldingRangeOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesFoldingRangeProvider", "FoldingRangeOptions", err)
 		}
 		u.kind = ServerCapabilitiesFoldingRangeProviderKindFoldingRangeOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesFoldingRangeProvider{}
+		var err error
 		u.vFoldingRangeRegistrationOptions = new(FoldingRangeRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vFoldingRangeRegistrationOptions); err != nil {
+		err = (*u.vFoldingRangeRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesFoldingRangeProvider", "FoldingRangeRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesFoldingRangeProviderKindFoldingRangeRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesFoldingRangeProvider", k)
 }
@@ -6815,13 +7105,13 @@ func (u ServerCapabilitiesHoverProvider) MarshalJSONTo(enc *jsontext.Encoder) er
 	return errors.New("protocol: ServerCapabilitiesHoverProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesHoverProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesHoverProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesHoverProvider from d, validating what it reads.
+func (u *ServerCapabilitiesHoverProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesHoverProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesHoverProvider", "Boolean", err)
 		}
@@ -6832,18 +7122,22 @@ func (u *ServerCapabilitiesHoverProvider) UnmarshalJSONFrom(dec *jsontext.Decode
 		*u = ServerCapabilitiesHoverProvider{}
 		var err error
 		u.vHoverOptions = new(HoverOptions)
-		err = (*u.vHoverOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vHoverOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesHoverProvider", "HoverOptions", err)
 		}
 		u.kind = ServerCapabilitiesHoverProviderKindHoverOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesHoverProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesHoverProvider with the generated decoder.
+func (u *ServerCapabilitiesHoverProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesImplementationProvider is a union: exactly one of Boolean, ImplementationOptions, ImplementationRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -6968,13 +7262,13 @@ func (u ServerCapabilitiesImplementationProvider) MarshalJSONTo(enc *jsontext.En
 	return errors.New("protocol: ServerCapabilitiesImplementationProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesImplementationProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesImplementationProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesImplementationProvider from d, validating what it reads.
+func (u *ServerCapabilitiesImplementationProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesImplementationProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesImplementationProvider", "Boolean", err)
 		}
@@ -6982,44 +7276,55 @@ func (u *ServerCapabilitiesImplementationProvider) UnmarshalJSONFrom(dec *jsonte
 		u.kind = ServerCapabilitiesImplementationProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesImplementationProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesImplementationProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesImplementationProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesImplementationProvider with the generated decoder.
+func (u *ServerCapabilitiesImplementationProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesImplementationProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesImplementationProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesImplementationProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesImplementationProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesImplementationProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesImplementationProvider{}
+		var err error
 		u.vImplementationOptions = new(ImplementationOptions)
-		if err := json.Unmarshal(raw, u.vImplementationOptions); err != nil {
+		err = (*u.vImplementationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesImplementationProvider", "ImplementationOptions", err)
 		}
 		u.kind = ServerCapabilitiesImplementationProviderKindImplementationOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesImplementationProvider{}
+		var err error
 		u.vImplementationRegistrationOptions = new(ImplementationRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vImplementationRegistrationOptions); err != nil {
+		err = (*u.vImplementationRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesImplementationProvider", "ImplementationRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesImplementationProviderKindImplementationRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesImplementationProvider", k)
 }
@@ -7161,13 +7466,13 @@ func (u ServerCapabilitiesInlayHintProvider) MarshalJSONTo(enc *jsontext.Encoder
 	return errors.New("protocol: ServerCapabilitiesInlayHintProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesInlayHintProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesInlayHintProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesInlayHintProvider from d, validating what it reads.
+func (u *ServerCapabilitiesInlayHintProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesInlayHintProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesInlayHintProvider", "Boolean", err)
 		}
@@ -7175,44 +7480,55 @@ func (u *ServerCapabilitiesInlayHintProvider) UnmarshalJSONFrom(dec *jsontext.De
 		u.kind = ServerCapabilitiesInlayHintProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesInlayHintProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesInlayHintProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesInlayHintProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesInlayHintProvider with the generated decoder.
+func (u *ServerCapabilitiesInlayHintProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesInlayHintProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesInlayHintProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesInlayHintProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesInlayHintProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesInlayHintProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesInlayHintProvider{}
+		var err error
 		u.vInlayHintOptions = new(InlayHintOptions)
-		if err := json.Unmarshal(raw, u.vInlayHintOptions); err != nil {
+		err = (*u.vInlayHintOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesInlayHintProvider", "InlayHintOptions", err)
 		}
 		u.kind = ServerCapabilitiesInlayHintProviderKindInlayHintOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesInlayHintProvider{}
+		var err error
 		u.vInlayHintRegistrationOptions = new(InlayHintRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vInlayHintRegistrationOptions); err != nil {
+		err = (*u.vInlayHintRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesInlayHintProvider", "InlayHintRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesInlayHintProviderKindInlayHintRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesInlayHintProvider", k)
 }
@@ -7328,13 +7644,13 @@ func (u ServerCapabilitiesInlineCompletionProvider) MarshalJSONTo(enc *jsontext.
 	return errors.New("protocol: ServerCapabilitiesInlineCompletionProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesInlineCompletionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesInlineCompletionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesInlineCompletionProvider from d, validating what it reads.
+func (u *ServerCapabilitiesInlineCompletionProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesInlineCompletionProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesInlineCompletionProvider", "Boolean", err)
 		}
@@ -7345,18 +7661,22 @@ func (u *ServerCapabilitiesInlineCompletionProvider) UnmarshalJSONFrom(dec *json
 		*u = ServerCapabilitiesInlineCompletionProvider{}
 		var err error
 		u.vInlineCompletionOptions = new(InlineCompletionOptions)
-		err = (*u.vInlineCompletionOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vInlineCompletionOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesInlineCompletionProvider", "InlineCompletionOptions", err)
 		}
 		u.kind = ServerCapabilitiesInlineCompletionProviderKindInlineCompletionOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesInlineCompletionProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesInlineCompletionProvider with the generated decoder.
+func (u *ServerCapabilitiesInlineCompletionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesInlineValueProvider is a union: exactly one of Boolean, InlineValueOptions, InlineValueRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -7481,13 +7801,13 @@ func (u ServerCapabilitiesInlineValueProvider) MarshalJSONTo(enc *jsontext.Encod
 	return errors.New("protocol: ServerCapabilitiesInlineValueProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesInlineValueProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesInlineValueProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesInlineValueProvider from d, validating what it reads.
+func (u *ServerCapabilitiesInlineValueProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesInlineValueProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesInlineValueProvider", "Boolean", err)
 		}
@@ -7495,44 +7815,55 @@ func (u *ServerCapabilitiesInlineValueProvider) UnmarshalJSONFrom(dec *jsontext.
 		u.kind = ServerCapabilitiesInlineValueProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesInlineValueProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesInlineValueProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesInlineValueProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesInlineValueProvider with the generated decoder.
+func (u *ServerCapabilitiesInlineValueProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesInlineValueProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesInlineValueProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesInlineValueProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesInlineValueProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesInlineValueProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesInlineValueProvider{}
+		var err error
 		u.vInlineValueOptions = new(InlineValueOptions)
-		if err := json.Unmarshal(raw, u.vInlineValueOptions); err != nil {
+		err = (*u.vInlineValueOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesInlineValueProvider", "InlineValueOptions", err)
 		}
 		u.kind = ServerCapabilitiesInlineValueProviderKindInlineValueOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesInlineValueProvider{}
+		var err error
 		u.vInlineValueRegistrationOptions = new(InlineValueRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vInlineValueRegistrationOptions); err != nil {
+		err = (*u.vInlineValueRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesInlineValueProvider", "InlineValueRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesInlineValueProviderKindInlineValueRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesInlineValueProvider", k)
 }
@@ -7674,13 +8005,13 @@ func (u ServerCapabilitiesLinkedEditingRangeProvider) MarshalJSONTo(enc *jsontex
 	return errors.New("protocol: ServerCapabilitiesLinkedEditingRangeProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesLinkedEditingRangeProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesLinkedEditingRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesLinkedEditingRangeProvider from d, validating what it reads.
+func (u *ServerCapabilitiesLinkedEditingRangeProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "Boolean", err)
 		}
@@ -7688,44 +8019,55 @@ func (u *ServerCapabilitiesLinkedEditingRangeProvider) UnmarshalJSONFrom(dec *js
 		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesLinkedEditingRangeProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesLinkedEditingRangeProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesLinkedEditingRangeProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesLinkedEditingRangeProvider with the generated decoder.
+func (u *ServerCapabilitiesLinkedEditingRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesLinkedEditingRangeProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesLinkedEditingRangeProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
+		var err error
 		u.vLinkedEditingRangeOptions = new(LinkedEditingRangeOptions)
-		if err := json.Unmarshal(raw, u.vLinkedEditingRangeOptions); err != nil {
+		err = (*u.vLinkedEditingRangeOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "LinkedEditingRangeOptions", err)
 		}
 		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesLinkedEditingRangeProvider{}
+		var err error
 		u.vLinkedEditingRangeRegistrationOptions = new(LinkedEditingRangeRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vLinkedEditingRangeRegistrationOptions); err != nil {
+		err = (*u.vLinkedEditingRangeRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesLinkedEditingRangeProvider", "LinkedEditingRangeRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesLinkedEditingRangeProviderKindLinkedEditingRangeRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesLinkedEditingRangeProvider", k)
 }
@@ -7867,13 +8209,13 @@ func (u ServerCapabilitiesMonikerProvider) MarshalJSONTo(enc *jsontext.Encoder) 
 	return errors.New("protocol: ServerCapabilitiesMonikerProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesMonikerProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesMonikerProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesMonikerProvider from d, validating what it reads.
+func (u *ServerCapabilitiesMonikerProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesMonikerProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesMonikerProvider", "Boolean", err)
 		}
@@ -7881,44 +8223,55 @@ func (u *ServerCapabilitiesMonikerProvider) UnmarshalJSONFrom(dec *jsontext.Deco
 		u.kind = ServerCapabilitiesMonikerProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesMonikerProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesMonikerProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesMonikerProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesMonikerProvider with the generated decoder.
+func (u *ServerCapabilitiesMonikerProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesMonikerProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesMonikerProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesMonikerProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesMonikerProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesMonikerProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesMonikerProvider{}
+		var err error
 		u.vMonikerOptions = new(MonikerOptions)
-		if err := json.Unmarshal(raw, u.vMonikerOptions); err != nil {
+		err = (*u.vMonikerOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesMonikerProvider", "MonikerOptions", err)
 		}
 		u.kind = ServerCapabilitiesMonikerProviderKindMonikerOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesMonikerProvider{}
+		var err error
 		u.vMonikerRegistrationOptions = new(MonikerRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vMonikerRegistrationOptions); err != nil {
+		err = (*u.vMonikerRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesMonikerProvider", "MonikerRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesMonikerProviderKindMonikerRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesMonikerProvider", k)
 }
@@ -8034,41 +8387,49 @@ func (u ServerCapabilitiesNotebookDocumentSync) MarshalJSONTo(enc *jsontext.Enco
 	return errors.New("protocol: ServerCapabilitiesNotebookDocumentSync holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesNotebookDocumentSync, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesNotebookDocumentSync) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesNotebookDocumentSync from d, validating what it reads.
+func (u *ServerCapabilitiesNotebookDocumentSync) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesNotebookDocumentSync", k)
 	}
 }
 
-func (u *ServerCapabilitiesNotebookDocumentSync) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesNotebookDocumentSync(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesNotebookDocumentSync with the generated decoder.
+func (u *ServerCapabilitiesNotebookDocumentSync) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesNotebookDocumentSync) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesNotebookDocumentSync(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesNotebookDocumentSync{}
+		var err error
 		u.vNotebookDocumentSyncOptions = new(NotebookDocumentSyncOptions)
-		if err := json.Unmarshal(raw, u.vNotebookDocumentSyncOptions); err != nil {
+		err = (*u.vNotebookDocumentSyncOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesNotebookDocumentSync", "NotebookDocumentSyncOptions", err)
 		}
 		u.kind = ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncOptions
 		return nil
 	case 1:
 		*u = ServerCapabilitiesNotebookDocumentSync{}
+		var err error
 		u.vNotebookDocumentSyncRegistrationOptions = new(NotebookDocumentSyncRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vNotebookDocumentSyncRegistrationOptions); err != nil {
+		err = (*u.vNotebookDocumentSyncRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesNotebookDocumentSync", "NotebookDocumentSyncRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesNotebookDocumentSyncKindNotebookDocumentSyncRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesNotebookDocumentSync", k)
 }
@@ -8188,13 +8549,13 @@ func (u ServerCapabilitiesReferencesProvider) MarshalJSONTo(enc *jsontext.Encode
 	return errors.New("protocol: ServerCapabilitiesReferencesProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesReferencesProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesReferencesProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesReferencesProvider from d, validating what it reads.
+func (u *ServerCapabilitiesReferencesProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesReferencesProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesReferencesProvider", "Boolean", err)
 		}
@@ -8205,18 +8566,22 @@ func (u *ServerCapabilitiesReferencesProvider) UnmarshalJSONFrom(dec *jsontext.D
 		*u = ServerCapabilitiesReferencesProvider{}
 		var err error
 		u.vReferenceOptions = new(ReferenceOptions)
-		err = (*u.vReferenceOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vReferenceOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesReferencesProvider", "ReferenceOptions", err)
 		}
 		u.kind = ServerCapabilitiesReferencesProviderKindReferenceOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesReferencesProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesReferencesProvider with the generated decoder.
+func (u *ServerCapabilitiesReferencesProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesRenameProvider is a union: exactly one of Boolean, RenameOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -8315,13 +8680,13 @@ func (u ServerCapabilitiesRenameProvider) MarshalJSONTo(enc *jsontext.Encoder) e
 	return errors.New("protocol: ServerCapabilitiesRenameProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesRenameProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesRenameProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesRenameProvider from d, validating what it reads.
+func (u *ServerCapabilitiesRenameProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesRenameProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesRenameProvider", "Boolean", err)
 		}
@@ -8332,18 +8697,22 @@ func (u *ServerCapabilitiesRenameProvider) UnmarshalJSONFrom(dec *jsontext.Decod
 		*u = ServerCapabilitiesRenameProvider{}
 		var err error
 		u.vRenameOptions = new(RenameOptions)
-		err = (*u.vRenameOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vRenameOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesRenameProvider", "RenameOptions", err)
 		}
 		u.kind = ServerCapabilitiesRenameProviderKindRenameOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesRenameProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesRenameProvider with the generated decoder.
+func (u *ServerCapabilitiesRenameProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesSelectionRangeProvider is a union: exactly one of Boolean, SelectionRangeOptions, SelectionRangeRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -8468,13 +8837,13 @@ func (u ServerCapabilitiesSelectionRangeProvider) MarshalJSONTo(enc *jsontext.En
 	return errors.New("protocol: ServerCapabilitiesSelectionRangeProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesSelectionRangeProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesSelectionRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesSelectionRangeProvider from d, validating what it reads.
+func (u *ServerCapabilitiesSelectionRangeProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesSelectionRangeProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesSelectionRangeProvider", "Boolean", err)
 		}
@@ -8482,44 +8851,55 @@ func (u *ServerCapabilitiesSelectionRangeProvider) UnmarshalJSONFrom(dec *jsonte
 		u.kind = ServerCapabilitiesSelectionRangeProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesSelectionRangeProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesSelectionRangeProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesSelectionRangeProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesSelectionRangeProvider with the generated decoder.
+func (u *ServerCapabilitiesSelectionRangeProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesSelectionRangeProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesSelectionRangeProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesSelectionRangeProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesSelectionRangeProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesSelectionRangeProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesSelectionRangeProvider{}
+		var err error
 		u.vSelectionRangeOptions = new(SelectionRangeOptions)
-		if err := json.Unmarshal(raw, u.vSelectionRangeOptions); err != nil {
+		err = (*u.vSelectionRangeOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesSelectionRangeProvider", "SelectionRangeOptions", err)
 		}
 		u.kind = ServerCapabilitiesSelectionRangeProviderKindSelectionRangeOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesSelectionRangeProvider{}
+		var err error
 		u.vSelectionRangeRegistrationOptions = new(SelectionRangeRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vSelectionRangeRegistrationOptions); err != nil {
+		err = (*u.vSelectionRangeRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesSelectionRangeProvider", "SelectionRangeRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesSelectionRangeProviderKindSelectionRangeRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesSelectionRangeProvider", k)
 }
@@ -8635,41 +9015,49 @@ func (u ServerCapabilitiesSemanticTokensProvider) MarshalJSONTo(enc *jsontext.En
 	return errors.New("protocol: ServerCapabilitiesSemanticTokensProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesSemanticTokensProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesSemanticTokensProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesSemanticTokensProvider from d, validating what it reads.
+func (u *ServerCapabilitiesSemanticTokensProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesSemanticTokensProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesSemanticTokensProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesSemanticTokensProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesSemanticTokensProvider with the generated decoder.
+func (u *ServerCapabilitiesSemanticTokensProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesSemanticTokensProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesSemanticTokensProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesSemanticTokensProvider{}
+		var err error
 		u.vSemanticTokensOptions = new(SemanticTokensOptions)
-		if err := json.Unmarshal(raw, u.vSemanticTokensOptions); err != nil {
+		err = (*u.vSemanticTokensOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesSemanticTokensProvider", "SemanticTokensOptions", err)
 		}
 		u.kind = ServerCapabilitiesSemanticTokensProviderKindSemanticTokensOptions
 		return nil
 	case 1:
 		*u = ServerCapabilitiesSemanticTokensProvider{}
+		var err error
 		u.vSemanticTokensRegistrationOptions = new(SemanticTokensRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vSemanticTokensRegistrationOptions); err != nil {
+		err = (*u.vSemanticTokensRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesSemanticTokensProvider", "SemanticTokensRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesSemanticTokensProviderKindSemanticTokensRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesSemanticTokensProvider", k)
 }
@@ -8783,13 +9171,13 @@ func (u ServerCapabilitiesTextDocumentSync) MarshalJSONTo(enc *jsontext.Encoder)
 	return errors.New("protocol: ServerCapabilitiesTextDocumentSync holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesTextDocumentSync, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesTextDocumentSync) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesTextDocumentSync from d, validating what it reads.
+func (u *ServerCapabilitiesTextDocumentSync) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '0':
 		*u = ServerCapabilitiesTextDocumentSync{}
 		var err error
-		err = u.vTextDocumentSyncKind.UnmarshalJSONFrom(dec)
+		err = u.vTextDocumentSyncKind.decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesTextDocumentSync", "TextDocumentSyncKind", err)
 		}
@@ -8799,18 +9187,22 @@ func (u *ServerCapabilitiesTextDocumentSync) UnmarshalJSONFrom(dec *jsontext.Dec
 		*u = ServerCapabilitiesTextDocumentSync{}
 		var err error
 		u.vTextDocumentSyncOptions = new(TextDocumentSyncOptions)
-		err = (*u.vTextDocumentSyncOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vTextDocumentSyncOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesTextDocumentSync", "TextDocumentSyncOptions", err)
 		}
 		u.kind = ServerCapabilitiesTextDocumentSyncKindTextDocumentSyncOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesTextDocumentSync", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesTextDocumentSync with the generated decoder.
+func (u *ServerCapabilitiesTextDocumentSync) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // ServerCapabilitiesTypeDefinitionProvider is a union: exactly one of Boolean, TypeDefinitionOptions, TypeDefinitionRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -8935,13 +9327,13 @@ func (u ServerCapabilitiesTypeDefinitionProvider) MarshalJSONTo(enc *jsontext.En
 	return errors.New("protocol: ServerCapabilitiesTypeDefinitionProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesTypeDefinitionProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesTypeDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesTypeDefinitionProvider from d, validating what it reads.
+func (u *ServerCapabilitiesTypeDefinitionProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesTypeDefinitionProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "Boolean", err)
 		}
@@ -8949,44 +9341,55 @@ func (u *ServerCapabilitiesTypeDefinitionProvider) UnmarshalJSONFrom(dec *jsonte
 		u.kind = ServerCapabilitiesTypeDefinitionProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesTypeDefinitionProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesTypeDefinitionProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesTypeDefinitionProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesTypeDefinitionProvider with the generated decoder.
+func (u *ServerCapabilitiesTypeDefinitionProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesTypeDefinitionProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesTypeDefinitionProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesTypeDefinitionProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesTypeDefinitionProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesTypeDefinitionProvider{}
+		var err error
 		u.vTypeDefinitionOptions = new(TypeDefinitionOptions)
-		if err := json.Unmarshal(raw, u.vTypeDefinitionOptions); err != nil {
+		err = (*u.vTypeDefinitionOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "TypeDefinitionOptions", err)
 		}
 		u.kind = ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesTypeDefinitionProvider{}
+		var err error
 		u.vTypeDefinitionRegistrationOptions = new(TypeDefinitionRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vTypeDefinitionRegistrationOptions); err != nil {
+		err = (*u.vTypeDefinitionRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesTypeDefinitionProvider", "TypeDefinitionRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesTypeDefinitionProviderKindTypeDefinitionRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesTypeDefinitionProvider", k)
 }
@@ -9128,13 +9531,13 @@ func (u ServerCapabilitiesTypeHierarchyProvider) MarshalJSONTo(enc *jsontext.Enc
 	return errors.New("protocol: ServerCapabilitiesTypeHierarchyProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesTypeHierarchyProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesTypeHierarchyProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesTypeHierarchyProvider from d, validating what it reads.
+func (u *ServerCapabilitiesTypeHierarchyProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesTypeHierarchyProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "Boolean", err)
 		}
@@ -9142,44 +9545,55 @@ func (u *ServerCapabilitiesTypeHierarchyProvider) UnmarshalJSONFrom(dec *jsontex
 		u.kind = ServerCapabilitiesTypeHierarchyProviderKindBoolean
 		return nil
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesTypeHierarchyProvider", k)
 	}
 }
 
-func (u *ServerCapabilitiesTypeHierarchyProvider) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickServerCapabilitiesTypeHierarchyProvider(raw) {
+// UnmarshalJSONFrom decodes a ServerCapabilitiesTypeHierarchyProvider with the generated decoder.
+func (u *ServerCapabilitiesTypeHierarchyProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *ServerCapabilitiesTypeHierarchyProvider) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickServerCapabilitiesTypeHierarchyProvider(d.pickSpan(k)) {
 	case 0:
 		*u = ServerCapabilitiesTypeHierarchyProvider{}
-		if err := json.Unmarshal(raw, &u.vBoolean); err != nil {
+		var err error
+		v, err := d.readBool("bool")
+		if err != nil {
 			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "Boolean", err)
 		}
+		u.vBoolean = v
 		u.kind = ServerCapabilitiesTypeHierarchyProviderKindBoolean
 		return nil
 	case 1:
 		*u = ServerCapabilitiesTypeHierarchyProvider{}
+		var err error
 		u.vTypeHierarchyOptions = new(TypeHierarchyOptions)
-		if err := json.Unmarshal(raw, u.vTypeHierarchyOptions); err != nil {
+		err = (*u.vTypeHierarchyOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "TypeHierarchyOptions", err)
 		}
 		u.kind = ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyOptions
 		return nil
 	case 2:
 		*u = ServerCapabilitiesTypeHierarchyProvider{}
+		var err error
 		u.vTypeHierarchyRegistrationOptions = new(TypeHierarchyRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vTypeHierarchyRegistrationOptions); err != nil {
+		err = (*u.vTypeHierarchyRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("ServerCapabilitiesTypeHierarchyProvider", "TypeHierarchyRegistrationOptions", err)
 		}
 		u.kind = ServerCapabilitiesTypeHierarchyProviderKindTypeHierarchyRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("ServerCapabilitiesTypeHierarchyProvider", k)
 }
@@ -9295,13 +9709,13 @@ func (u ServerCapabilitiesWorkspaceSymbolProvider) MarshalJSONTo(enc *jsontext.E
 	return errors.New("protocol: ServerCapabilitiesWorkspaceSymbolProvider holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a ServerCapabilitiesWorkspaceSymbolProvider, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *ServerCapabilitiesWorkspaceSymbolProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a ServerCapabilitiesWorkspaceSymbolProvider from d, validating what it reads.
+func (u *ServerCapabilitiesWorkspaceSymbolProvider) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = ServerCapabilitiesWorkspaceSymbolProvider{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("ServerCapabilitiesWorkspaceSymbolProvider", "Boolean", err)
 		}
@@ -9312,18 +9726,22 @@ func (u *ServerCapabilitiesWorkspaceSymbolProvider) UnmarshalJSONFrom(dec *jsont
 		*u = ServerCapabilitiesWorkspaceSymbolProvider{}
 		var err error
 		u.vWorkspaceSymbolOptions = new(WorkspaceSymbolOptions)
-		err = (*u.vWorkspaceSymbolOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vWorkspaceSymbolOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("ServerCapabilitiesWorkspaceSymbolProvider", "WorkspaceSymbolOptions", err)
 		}
 		u.kind = ServerCapabilitiesWorkspaceSymbolProviderKindWorkspaceSymbolOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("ServerCapabilitiesWorkspaceSymbolProvider", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a ServerCapabilitiesWorkspaceSymbolProvider with the generated decoder.
+func (u *ServerCapabilitiesWorkspaceSymbolProvider) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // StringOrMarkupContent is a union: exactly one of String, MarkupContent. The zero value holds none; it is valid only for an absent optional property.
@@ -9424,13 +9842,13 @@ func (u StringOrMarkupContent) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: StringOrMarkupContent holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a StringOrMarkupContent, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *StringOrMarkupContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a StringOrMarkupContent from d, validating what it reads.
+func (u *StringOrMarkupContent) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = StringOrMarkupContent{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("StringOrMarkupContent", "String", err)
 		}
@@ -9441,18 +9859,22 @@ func (u *StringOrMarkupContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		*u = StringOrMarkupContent{}
 		var err error
 		u.vMarkupContent = new(MarkupContent)
-		err = (*u.vMarkupContent).UnmarshalJSONFrom(dec)
+		err = (*u.vMarkupContent).decodeFrom(d)
 		if err != nil {
 			return fieldError("StringOrMarkupContent", "MarkupContent", err)
 		}
 		u.kind = StringOrMarkupContentKindMarkupContent
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("StringOrMarkupContent", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a StringOrMarkupContent with the generated decoder.
+func (u *StringOrMarkupContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // StringOrNotebookDocumentFilter is a union: exactly one of String, NotebookDocumentFilter. The zero value holds none; it is valid only for an absent optional property.
@@ -9553,13 +9975,13 @@ func (u StringOrNotebookDocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) err
 	return errors.New("protocol: StringOrNotebookDocumentFilter holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a StringOrNotebookDocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *StringOrNotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a StringOrNotebookDocumentFilter from d, validating what it reads.
+func (u *StringOrNotebookDocumentFilter) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = StringOrNotebookDocumentFilter{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("StringOrNotebookDocumentFilter", "String", err)
 		}
@@ -9569,18 +9991,22 @@ func (u *StringOrNotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder
 	case '{':
 		*u = StringOrNotebookDocumentFilter{}
 		var err error
-		err = u.vNotebookDocumentFilter.UnmarshalJSONFrom(dec)
+		err = u.vNotebookDocumentFilter.decodeFrom(d)
 		if err != nil {
 			return fieldError("StringOrNotebookDocumentFilter", "NotebookDocumentFilter", err)
 		}
 		u.kind = StringOrNotebookDocumentFilterKindNotebookDocumentFilter
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("StringOrNotebookDocumentFilter", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a StringOrNotebookDocumentFilter with the generated decoder.
+func (u *StringOrNotebookDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // SymbolInformationSliceOrDocumentSymbolSlice is a union: exactly one of SymbolInformationSlice, DocumentSymbolSlice. The zero value holds none; it is valid only for an absent optional property.
@@ -9681,39 +10107,47 @@ func (u SymbolInformationSliceOrDocumentSymbolSlice) MarshalJSONTo(enc *jsontext
 	return errors.New("protocol: SymbolInformationSliceOrDocumentSymbolSlice holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a SymbolInformationSliceOrDocumentSymbolSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *SymbolInformationSliceOrDocumentSymbolSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a SymbolInformationSliceOrDocumentSymbolSlice from d, validating what it reads.
+func (u *SymbolInformationSliceOrDocumentSymbolSlice) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '[':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("SymbolInformationSliceOrDocumentSymbolSlice", k)
 	}
 }
 
-func (u *SymbolInformationSliceOrDocumentSymbolSlice) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickSymbolInformationSliceOrDocumentSymbolSlice(raw) {
+// UnmarshalJSONFrom decodes a SymbolInformationSliceOrDocumentSymbolSlice with the generated decoder.
+func (u *SymbolInformationSliceOrDocumentSymbolSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *SymbolInformationSliceOrDocumentSymbolSlice) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickSymbolInformationSliceOrDocumentSymbolSlice(d.pickSpan(k)) {
 	case 0:
 		*u = SymbolInformationSliceOrDocumentSymbolSlice{}
-		if err := json.Unmarshal(raw, &u.vSymbolInformationSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vSymbolInformationSlice, d, "SymbolInformation[]", (*SymbolInformation).decodeFrom)
+		if err != nil {
 			return fieldError("SymbolInformationSliceOrDocumentSymbolSlice", "SymbolInformationSlice", err)
 		}
 		u.kind = SymbolInformationSliceOrDocumentSymbolSliceKindSymbolInformationSlice
 		return nil
 	case 1:
 		*u = SymbolInformationSliceOrDocumentSymbolSlice{}
-		if err := json.Unmarshal(raw, &u.vDocumentSymbolSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vDocumentSymbolSlice, d, "DocumentSymbol[]", (*DocumentSymbol).decodeFrom)
+		if err != nil {
 			return fieldError("SymbolInformationSliceOrDocumentSymbolSlice", "DocumentSymbolSlice", err)
 		}
 		u.kind = SymbolInformationSliceOrDocumentSymbolSliceKindDocumentSymbolSlice
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("SymbolInformationSliceOrDocumentSymbolSlice", k)
 }
@@ -9839,39 +10273,47 @@ func (u SymbolInformationSliceOrWorkspaceSymbolSlice) MarshalJSONTo(enc *jsontex
 	return errors.New("protocol: SymbolInformationSliceOrWorkspaceSymbolSlice holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a SymbolInformationSliceOrWorkspaceSymbolSlice, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *SymbolInformationSliceOrWorkspaceSymbolSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a SymbolInformationSliceOrWorkspaceSymbolSlice from d, validating what it reads.
+func (u *SymbolInformationSliceOrWorkspaceSymbolSlice) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '[':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("SymbolInformationSliceOrWorkspaceSymbolSlice", k)
 	}
 }
 
-func (u *SymbolInformationSliceOrWorkspaceSymbolSlice) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickSymbolInformationSliceOrWorkspaceSymbolSlice(raw) {
+// UnmarshalJSONFrom decodes a SymbolInformationSliceOrWorkspaceSymbolSlice with the generated decoder.
+func (u *SymbolInformationSliceOrWorkspaceSymbolSlice) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *SymbolInformationSliceOrWorkspaceSymbolSlice) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickSymbolInformationSliceOrWorkspaceSymbolSlice(d.pickSpan(k)) {
 	case 0:
 		*u = SymbolInformationSliceOrWorkspaceSymbolSlice{}
-		if err := json.Unmarshal(raw, &u.vSymbolInformationSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vSymbolInformationSlice, d, "SymbolInformation[]", (*SymbolInformation).decodeFrom)
+		if err != nil {
 			return fieldError("SymbolInformationSliceOrWorkspaceSymbolSlice", "SymbolInformationSlice", err)
 		}
 		u.kind = SymbolInformationSliceOrWorkspaceSymbolSliceKindSymbolInformationSlice
 		return nil
 	case 1:
 		*u = SymbolInformationSliceOrWorkspaceSymbolSlice{}
-		if err := json.Unmarshal(raw, &u.vWorkspaceSymbolSlice); err != nil {
+		var err error
+		err = decodeSliceInto(&u.vWorkspaceSymbolSlice, d, "WorkspaceSymbol[]", (*WorkspaceSymbol).decodeFrom)
+		if err != nil {
 			return fieldError("SymbolInformationSliceOrWorkspaceSymbolSlice", "WorkspaceSymbolSlice", err)
 		}
 		u.kind = SymbolInformationSliceOrWorkspaceSymbolSliceKindWorkspaceSymbolSlice
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("SymbolInformationSliceOrWorkspaceSymbolSlice", k)
 }
@@ -10002,41 +10444,49 @@ func (u TextDocumentContentChangeEvent) MarshalJSONTo(enc *jsontext.Encoder) err
 	return errors.New("protocol: TextDocumentContentChangeEvent holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a TextDocumentContentChangeEvent, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *TextDocumentContentChangeEvent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a TextDocumentContentChangeEvent from d, validating what it reads.
+func (u *TextDocumentContentChangeEvent) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("TextDocumentContentChangeEvent", k)
 	}
 }
 
-func (u *TextDocumentContentChangeEvent) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickTextDocumentContentChangeEvent(raw) {
+// UnmarshalJSONFrom decodes a TextDocumentContentChangeEvent with the generated decoder.
+func (u *TextDocumentContentChangeEvent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *TextDocumentContentChangeEvent) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickTextDocumentContentChangeEvent(d.pickSpan(k)) {
 	case 0:
 		*u = TextDocumentContentChangeEvent{}
+		var err error
 		u.vTextDocumentContentChangePartial = new(TextDocumentContentChangePartial)
-		if err := json.Unmarshal(raw, u.vTextDocumentContentChangePartial); err != nil {
+		err = (*u.vTextDocumentContentChangePartial).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentContentChangeEvent", "TextDocumentContentChangePartial", err)
 		}
 		u.kind = TextDocumentContentChangeEventKindTextDocumentContentChangePartial
 		return nil
 	case 1:
 		*u = TextDocumentContentChangeEvent{}
+		var err error
 		u.vTextDocumentContentChangeWholeDocument = new(TextDocumentContentChangeWholeDocument)
-		if err := json.Unmarshal(raw, u.vTextDocumentContentChangeWholeDocument); err != nil {
+		err = (*u.vTextDocumentContentChangeWholeDocument).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentContentChangeEvent", "TextDocumentContentChangeWholeDocument", err)
 		}
 		u.kind = TextDocumentContentChangeEventKindTextDocumentContentChangeWholeDocument
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("TextDocumentContentChangeEvent", k)
 }
@@ -10176,49 +10626,59 @@ func (u TextDocumentEditEditsElem) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: TextDocumentEditEditsElem holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a TextDocumentEditEditsElem, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *TextDocumentEditEditsElem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a TextDocumentEditEditsElem from d, validating what it reads.
+func (u *TextDocumentEditEditsElem) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("TextDocumentEditEditsElem", k)
 	}
 }
 
-func (u *TextDocumentEditEditsElem) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickTextDocumentEditEditsElem(raw) {
+// UnmarshalJSONFrom decodes a TextDocumentEditEditsElem with the generated decoder.
+func (u *TextDocumentEditEditsElem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *TextDocumentEditEditsElem) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickTextDocumentEditEditsElem(d.pickSpan(k)) {
 	case 0:
 		*u = TextDocumentEditEditsElem{}
+		var err error
 		u.vTextEdit = new(TextEdit)
-		if err := json.Unmarshal(raw, u.vTextEdit); err != nil {
+		err = (*u.vTextEdit).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentEditEditsElem", "TextEdit", err)
 		}
 		u.kind = TextDocumentEditEditsElemKindTextEdit
 		return nil
 	case 1:
 		*u = TextDocumentEditEditsElem{}
+		var err error
 		u.vAnnotatedTextEdit = new(AnnotatedTextEdit)
-		if err := json.Unmarshal(raw, u.vAnnotatedTextEdit); err != nil {
+		err = (*u.vAnnotatedTextEdit).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentEditEditsElem", "AnnotatedTextEdit", err)
 		}
 		u.kind = TextDocumentEditEditsElemKindAnnotatedTextEdit
 		return nil
 	case 2:
 		*u = TextDocumentEditEditsElem{}
+		var err error
 		u.vSnippetTextEdit = new(SnippetTextEdit)
-		if err := json.Unmarshal(raw, u.vSnippetTextEdit); err != nil {
+		err = (*u.vSnippetTextEdit).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentEditEditsElem", "SnippetTextEdit", err)
 		}
 		u.kind = TextDocumentEditEditsElemKindSnippetTextEdit
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("TextDocumentEditEditsElem", k)
 }
@@ -10385,49 +10845,59 @@ func (u TextDocumentFilter) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: TextDocumentFilter holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a TextDocumentFilter, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *TextDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a TextDocumentFilter from d, validating what it reads.
+func (u *TextDocumentFilter) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("TextDocumentFilter", k)
 	}
 }
 
-func (u *TextDocumentFilter) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickTextDocumentFilter(raw) {
+// UnmarshalJSONFrom decodes a TextDocumentFilter with the generated decoder.
+func (u *TextDocumentFilter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *TextDocumentFilter) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickTextDocumentFilter(d.pickSpan(k)) {
 	case 0:
 		*u = TextDocumentFilter{}
+		var err error
 		u.vTextDocumentFilterLanguage = new(TextDocumentFilterLanguage)
-		if err := json.Unmarshal(raw, u.vTextDocumentFilterLanguage); err != nil {
+		err = (*u.vTextDocumentFilterLanguage).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentFilter", "TextDocumentFilterLanguage", err)
 		}
 		u.kind = TextDocumentFilterKindTextDocumentFilterLanguage
 		return nil
 	case 1:
 		*u = TextDocumentFilter{}
+		var err error
 		u.vTextDocumentFilterScheme = new(TextDocumentFilterScheme)
-		if err := json.Unmarshal(raw, u.vTextDocumentFilterScheme); err != nil {
+		err = (*u.vTextDocumentFilterScheme).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentFilter", "TextDocumentFilterScheme", err)
 		}
 		u.kind = TextDocumentFilterKindTextDocumentFilterScheme
 		return nil
 	case 2:
 		*u = TextDocumentFilter{}
+		var err error
 		u.vTextDocumentFilterPattern = new(TextDocumentFilterPattern)
-		if err := json.Unmarshal(raw, u.vTextDocumentFilterPattern); err != nil {
+		err = (*u.vTextDocumentFilterPattern).decodeFrom(d)
+		if err != nil {
 			return fieldError("TextDocumentFilter", "TextDocumentFilterPattern", err)
 		}
 		u.kind = TextDocumentFilterKindTextDocumentFilterPattern
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("TextDocumentFilter", k)
 }
@@ -10551,13 +11021,13 @@ func (u TextDocumentSyncOptionsSave) MarshalJSONTo(enc *jsontext.Encoder) error 
 	return errors.New("protocol: TextDocumentSyncOptionsSave holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a TextDocumentSyncOptionsSave, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *TextDocumentSyncOptionsSave) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a TextDocumentSyncOptionsSave from d, validating what it reads.
+func (u *TextDocumentSyncOptionsSave) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case 't', 'f':
 		*u = TextDocumentSyncOptionsSave{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("TextDocumentSyncOptionsSave", "Boolean", err)
 		}
@@ -10568,18 +11038,22 @@ func (u *TextDocumentSyncOptionsSave) UnmarshalJSONFrom(dec *jsontext.Decoder) e
 		*u = TextDocumentSyncOptionsSave{}
 		var err error
 		u.vSaveOptions = new(SaveOptions)
-		err = (*u.vSaveOptions).UnmarshalJSONFrom(dec)
+		err = (*u.vSaveOptions).decodeFrom(d)
 		if err != nil {
 			return fieldError("TextDocumentSyncOptionsSave", "SaveOptions", err)
 		}
 		u.kind = TextDocumentSyncOptionsSaveKindSaveOptions
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("TextDocumentSyncOptionsSave", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a TextDocumentSyncOptionsSave with the generated decoder.
+func (u *TextDocumentSyncOptionsSave) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // A workspace diagnostic document report.
@@ -10682,41 +11156,49 @@ func (u WorkspaceDocumentDiagnosticReport) MarshalJSONTo(enc *jsontext.Encoder) 
 	return errors.New("protocol: WorkspaceDocumentDiagnosticReport holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a WorkspaceDocumentDiagnosticReport, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *WorkspaceDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a WorkspaceDocumentDiagnosticReport from d, validating what it reads.
+func (u *WorkspaceDocumentDiagnosticReport) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("WorkspaceDocumentDiagnosticReport", k)
 	}
 }
 
-func (u *WorkspaceDocumentDiagnosticReport) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickWorkspaceDocumentDiagnosticReport(raw) {
+// UnmarshalJSONFrom decodes a WorkspaceDocumentDiagnosticReport with the generated decoder.
+func (u *WorkspaceDocumentDiagnosticReport) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *WorkspaceDocumentDiagnosticReport) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickWorkspaceDocumentDiagnosticReport(d.pickSpan(k)) {
 	case 0:
 		*u = WorkspaceDocumentDiagnosticReport{}
+		var err error
 		u.vWorkspaceFullDocumentDiagnosticReport = new(WorkspaceFullDocumentDiagnosticReport)
-		if err := json.Unmarshal(raw, u.vWorkspaceFullDocumentDiagnosticReport); err != nil {
+		err = (*u.vWorkspaceFullDocumentDiagnosticReport).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceDocumentDiagnosticReport", "WorkspaceFullDocumentDiagnosticReport", err)
 		}
 		u.kind = WorkspaceDocumentDiagnosticReportKindWorkspaceFullDocumentDiagnosticReport
 		return nil
 	case 1:
 		*u = WorkspaceDocumentDiagnosticReport{}
+		var err error
 		u.vWorkspaceUnchangedDocumentDiagnosticReport = new(WorkspaceUnchangedDocumentDiagnosticReport)
-		if err := json.Unmarshal(raw, u.vWorkspaceUnchangedDocumentDiagnosticReport); err != nil {
+		err = (*u.vWorkspaceUnchangedDocumentDiagnosticReport).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceDocumentDiagnosticReport", "WorkspaceUnchangedDocumentDiagnosticReport", err)
 		}
 		u.kind = WorkspaceDocumentDiagnosticReportKindWorkspaceUnchangedDocumentDiagnosticReport
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("WorkspaceDocumentDiagnosticReport", k)
 }
@@ -10884,57 +11366,69 @@ func (u WorkspaceEditDocumentChangesElem) MarshalJSONTo(enc *jsontext.Encoder) e
 	return errors.New("protocol: WorkspaceEditDocumentChangesElem holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a WorkspaceEditDocumentChangesElem, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *WorkspaceEditDocumentChangesElem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a WorkspaceEditDocumentChangesElem from d, validating what it reads.
+func (u *WorkspaceEditDocumentChangesElem) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("WorkspaceEditDocumentChangesElem", k)
 	}
 }
 
-func (u *WorkspaceEditDocumentChangesElem) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickWorkspaceEditDocumentChangesElem(raw) {
+// UnmarshalJSONFrom decodes a WorkspaceEditDocumentChangesElem with the generated decoder.
+func (u *WorkspaceEditDocumentChangesElem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *WorkspaceEditDocumentChangesElem) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickWorkspaceEditDocumentChangesElem(d.pickSpan(k)) {
 	case 0:
 		*u = WorkspaceEditDocumentChangesElem{}
+		var err error
 		u.vTextDocumentEdit = new(TextDocumentEdit)
-		if err := json.Unmarshal(raw, u.vTextDocumentEdit); err != nil {
+		err = (*u.vTextDocumentEdit).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceEditDocumentChangesElem", "TextDocumentEdit", err)
 		}
 		u.kind = WorkspaceEditDocumentChangesElemKindTextDocumentEdit
 		return nil
 	case 1:
 		*u = WorkspaceEditDocumentChangesElem{}
+		var err error
 		u.vCreateFile = new(CreateFile)
-		if err := json.Unmarshal(raw, u.vCreateFile); err != nil {
+		err = (*u.vCreateFile).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceEditDocumentChangesElem", "CreateFile", err)
 		}
 		u.kind = WorkspaceEditDocumentChangesElemKindCreateFile
 		return nil
 	case 2:
 		*u = WorkspaceEditDocumentChangesElem{}
+		var err error
 		u.vRenameFile = new(RenameFile)
-		if err := json.Unmarshal(raw, u.vRenameFile); err != nil {
+		err = (*u.vRenameFile).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceEditDocumentChangesElem", "RenameFile", err)
 		}
 		u.kind = WorkspaceEditDocumentChangesElemKindRenameFile
 		return nil
 	case 3:
 		*u = WorkspaceEditDocumentChangesElem{}
+		var err error
 		u.vDeleteFile = new(DeleteFile)
-		if err := json.Unmarshal(raw, u.vDeleteFile); err != nil {
+		err = (*u.vDeleteFile).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceEditDocumentChangesElem", "DeleteFile", err)
 		}
 		u.kind = WorkspaceEditDocumentChangesElemKindDeleteFile
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("WorkspaceEditDocumentChangesElem", k)
 }
@@ -11054,13 +11548,13 @@ func (u WorkspaceFoldersServerCapabilitiesChangeNotifications) MarshalJSONTo(enc
 	return errors.New("protocol: WorkspaceFoldersServerCapabilitiesChangeNotifications holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a WorkspaceFoldersServerCapabilitiesChangeNotifications, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a WorkspaceFoldersServerCapabilitiesChangeNotifications from d, validating what it reads.
+func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '"':
 		*u = WorkspaceFoldersServerCapabilitiesChangeNotifications{}
 		var err error
-		v, err := readString(dec)
+		v, err := d.readString("string")
 		if err != nil {
 			return fieldError("WorkspaceFoldersServerCapabilitiesChangeNotifications", "String", err)
 		}
@@ -11070,7 +11564,7 @@ func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) UnmarshalJSONFro
 	case 't', 'f':
 		*u = WorkspaceFoldersServerCapabilitiesChangeNotifications{}
 		var err error
-		v, err := readBool(dec)
+		v, err := d.readBool("bool")
 		if err != nil {
 			return fieldError("WorkspaceFoldersServerCapabilitiesChangeNotifications", "Boolean", err)
 		}
@@ -11078,11 +11572,15 @@ func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) UnmarshalJSONFro
 		u.kind = WorkspaceFoldersServerCapabilitiesChangeNotificationsKindBoolean
 		return nil
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("WorkspaceFoldersServerCapabilitiesChangeNotifications", k)
 	}
+}
+
+// UnmarshalJSONFrom decodes a WorkspaceFoldersServerCapabilitiesChangeNotifications with the generated decoder.
+func (u *WorkspaceFoldersServerCapabilitiesChangeNotifications) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
 }
 
 // WorkspaceOptionsTextDocumentContent is a union: exactly one of TextDocumentContentOptions, TextDocumentContentRegistrationOptions. The zero value holds none; it is valid only for an absent optional property.
@@ -11181,41 +11679,49 @@ func (u WorkspaceOptionsTextDocumentContent) MarshalJSONTo(enc *jsontext.Encoder
 	return errors.New("protocol: WorkspaceOptionsTextDocumentContent holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a WorkspaceOptionsTextDocumentContent, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *WorkspaceOptionsTextDocumentContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a WorkspaceOptionsTextDocumentContent from d, validating what it reads.
+func (u *WorkspaceOptionsTextDocumentContent) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("WorkspaceOptionsTextDocumentContent", k)
 	}
 }
 
-func (u *WorkspaceOptionsTextDocumentContent) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickWorkspaceOptionsTextDocumentContent(raw) {
+// UnmarshalJSONFrom decodes a WorkspaceOptionsTextDocumentContent with the generated decoder.
+func (u *WorkspaceOptionsTextDocumentContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *WorkspaceOptionsTextDocumentContent) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickWorkspaceOptionsTextDocumentContent(d.pickSpan(k)) {
 	case 0:
 		*u = WorkspaceOptionsTextDocumentContent{}
+		var err error
 		u.vTextDocumentContentOptions = new(TextDocumentContentOptions)
-		if err := json.Unmarshal(raw, u.vTextDocumentContentOptions); err != nil {
+		err = (*u.vTextDocumentContentOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceOptionsTextDocumentContent", "TextDocumentContentOptions", err)
 		}
 		u.kind = WorkspaceOptionsTextDocumentContentKindTextDocumentContentOptions
 		return nil
 	case 1:
 		*u = WorkspaceOptionsTextDocumentContent{}
+		var err error
 		u.vTextDocumentContentRegistrationOptions = new(TextDocumentContentRegistrationOptions)
-		if err := json.Unmarshal(raw, u.vTextDocumentContentRegistrationOptions); err != nil {
+		err = (*u.vTextDocumentContentRegistrationOptions).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceOptionsTextDocumentContent", "TextDocumentContentRegistrationOptions", err)
 		}
 		u.kind = WorkspaceOptionsTextDocumentContentKindTextDocumentContentRegistrationOptions
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("WorkspaceOptionsTextDocumentContent", k)
 }
@@ -11335,41 +11841,49 @@ func (u WorkspaceSymbolLocation) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return errors.New("protocol: WorkspaceSymbolLocation holds no alternative")
 }
 
-// UnmarshalJSONFrom decodes a WorkspaceSymbolLocation, choosing the alternative by JSON kind, then by discriminating members, then by the most specific shape.
-func (u *WorkspaceSymbolLocation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch k := dec.PeekKind(); k {
+// decodeFrom decodes a WorkspaceSymbolLocation from d, validating what it reads.
+func (u *WorkspaceSymbolLocation) decodeFrom(d *decoder) error {
+	switch k := d.peek(); k {
 	case '{':
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return u.fromRaw(raw, k)
+		return u.decodePicked(d, k)
 	case 0:
-		_, err := dec.ReadToken()
-		return err
+		return d.unexpected("a value")
 	default:
 		return unionMismatch("WorkspaceSymbolLocation", k)
 	}
 }
 
-func (u *WorkspaceSymbolLocation) fromRaw(raw []byte, k jsontext.Kind) error {
-	switch pickWorkspaceSymbolLocation(raw) {
+// UnmarshalJSONFrom decodes a WorkspaceSymbolLocation with the generated decoder.
+func (u *WorkspaceSymbolLocation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	return unmarshalFrom(dec, u)
+}
+
+// decodePicked decodes the next value, of kind k, as the alternative its pick function chooses from a look at it (pickSpan), in one pass.
+func (u *WorkspaceSymbolLocation) decodePicked(d *decoder, k jsontext.Kind) error {
+	switch pickWorkspaceSymbolLocation(d.pickSpan(k)) {
 	case 0:
 		*u = WorkspaceSymbolLocation{}
+		var err error
 		u.vLocation = new(Location)
-		if err := json.Unmarshal(raw, u.vLocation); err != nil {
+		err = (*u.vLocation).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceSymbolLocation", "Location", err)
 		}
 		u.kind = WorkspaceSymbolLocationKindLocation
 		return nil
 	case 1:
 		*u = WorkspaceSymbolLocation{}
+		var err error
 		u.vLocationURIOnly = new(LocationURIOnly)
-		if err := json.Unmarshal(raw, u.vLocationURIOnly); err != nil {
+		err = (*u.vLocationURIOnly).decodeFrom(d)
+		if err != nil {
 			return fieldError("WorkspaceSymbolLocation", "LocationURIOnly", err)
 		}
 		u.kind = WorkspaceSymbolLocationKindLocationURIOnly
 		return nil
+	}
+	if err := d.skip(); err != nil {
+		return err
 	}
 	return unionMismatch("WorkspaceSymbolLocation", k)
 }

@@ -48,3 +48,15 @@ func uriPath(s string) (string, error) {
 	}
 	return filepath.FromSlash(p.Path), nil
 }
+
+func (u *DocumentURI) decodeFrom(d *decoder) error {
+	s, err := d.readString("DocumentUri")
+	*u = DocumentURI(s)
+	return err
+}
+
+func (u *URI) decodeFrom(d *decoder) error {
+	s, err := d.readString("URI")
+	*u = URI(s)
+	return err
+}

@@ -19,46 +19,16 @@ import (
 // CancelMethod is the LSP notification that cancels a request.
 const CancelMethod = "$/cancelRequest"
 
-// ID is a JSON-RPC request id: an integer or a string. IDs of the two
-// directions of a connection are separate spaces: an incoming request's id
-// never matches a call this side made.
-type ID struct {
-	num   int64
-	str   string
-	isStr bool
-}
-
-// IntID returns an integer id.
-func IntID(n int64) ID { return ID{num: n} }
-
-// StringID returns a string id.
-func StringID(s string) ID { return ID{str: s, isStr: true} }
-
-// IsString reports whether the id is a string.
-func (id ID) IsString() bool { return id.isStr }
-
-// String returns the id as JSON.
-func (id ID) String() string {
-	if id.isStr {
-		return strconv.Quote(id.str)
-	}
-	return strconv.FormatInt(id.num, 10)
-}
-
-func (id ID) appendJSON(b []byte) []byte {
-	if id.isStr {
-		b, _ = jsontext.AppendQuote(b, id.str)
-		return b
-	}
-	return strconv.AppendInt(b, id.num, 10)
-}
-
 // Request is an incoming request or notification.
 type Request struct {
-	ID           ID // zero for a notification
+	ID           ID // the zero ID for a notification
 	Notification bool
 	Method       string
-	Params       jsontext.Value // raw params (owned by the Request); nil when absent
+	// Params holds the raw params (owned by the Request), valid JSON, when
+	// Options.Params did not decode them; nil when absent or decoded.
+	Params jsontext.Value
+	// Decoded holds the params as Options.Params decoded them, or nil.
+	Decoded any
 
 	afterReply func()
 }
@@ -71,9 +41,10 @@ func (r *Request) AfterReply(fn func()) { r.afterReply = fn }
 // A Handler handles incoming requests and notifications. For a request, the
 // result is encoded as the response's result (nil encodes as null; a
 // jsontext.Value or []byte is sent as is) and an error becomes an error
-// response (see ErrMethodNotFound and Error); for a notification both are
-// ignored, apart from logging the error. The context is cancelled when the
-// peer cancels the request or the connection closes.
+// response (an *Error it is or wraps chooses the code; see ErrMethodNotFound);
+// for a notification both are ignored, apart from logging the error. The
+// context is cancelled when the peer cancels the request or the connection
+// closes.
 type Handler interface {
 	Handle(ctx context.Context, req *Request) (result any, err error)
 }
@@ -84,11 +55,23 @@ type HandlerFunc func(ctx context.Context, req *Request) (any, error)
 // Handle calls f.
 func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
 
+// ParamsDecoder decodes the params of an incoming request or notification
+// (nil when absent) on the connection's read path, so they are read once and
+// handlers get typed values: protocol.DecodeClientParams is one. An error
+// that is or wraps an *Error with code MethodNotFound means the method is not
+// the decoder's: its params reach the Handler raw. Other errors are answered
+// (a request) or logged (a notification): invalid JSON as a parse error,
+// anything else as its *Error or as invalid params.
+type ParamsDecoder func(method string, params []byte) (any, error)
+
 // Options configures a Conn. Zero fields take the defaults.
 type Options struct {
 	// Handler handles incoming messages; nil answers every request with
 	// MethodNotFound and ignores notifications.
 	Handler Handler
+	// Params decodes incoming params on the read path; nil hands them to
+	// the Handler raw (validated).
+	Params ParamsDecoder
 	// MaxConcurrentRequests bounds incoming requests handled at once (16).
 	// When the bound is reached, later messages wait. Handlers that call
 	// the peer, whose handlers call back, hold a slot on each side per level
@@ -105,7 +88,13 @@ type Options struct {
 // Incoming notifications are handled one at a time in arrival order; an
 // incoming request starts after every notification that arrived before it
 // was handled, and runs concurrently with later messages. Every incoming
-// request is answered.
+// request is answered; a message whose id cannot be read is answered with
+// "id": null when it is not a response.
+//
+// Payloads are read once, on the read path: a call's result by its decoder
+// (CallRaw), incoming params by Options.Params; nothing else validates them
+// first. Writes go through one writer goroutine, so a peer that stops
+// reading holds up its frames but never a caller past its context.
 //
 // Messages wait for their handler in an unbounded queue, so reading never
 // stops for a busy handler: responses keep flowing to handlers that call the
@@ -116,12 +105,14 @@ type Conn struct {
 	r       *Reader
 	w       *Writer
 	handler Handler
+	params  ParamsDecoder
 	log     *slog.Logger
 	sem     chan struct{}
 	nextID  atomic.Int64
+	writes  chan *outgoing
 
 	mu        sync.Mutex
-	pending   map[int64]chan callResult // our calls awaiting responses
+	pending   map[int64]*pendingCall    // our calls awaiting responses
 	running   map[ID]context.CancelFunc // incoming requests not yet answered
 	queue     []*Request                // incoming messages not yet dispatched
 	queued    chan struct{}             // signalled when queue grows
@@ -136,9 +127,11 @@ type Conn struct {
 	closeOnce sync.Once
 }
 
-type callResult struct {
-	result []byte
-	err    error
+// pendingCall is a call of ours awaiting its response: decode reads the
+// result on the read path; done receives the outcome.
+type pendingCall struct {
+	decode func([]byte) error
+	done   chan error
 }
 
 // NewConn starts a connection over rwc. It owns rwc and closes it when the
@@ -156,18 +149,21 @@ func NewConn(rwc io.ReadWriteCloser, opts Options) *Conn {
 		r:         NewReader(rwc, opts.Reader),
 		w:         NewWriter(rwc),
 		handler:   opts.Handler,
+		params:    opts.Params,
 		log:       opts.Logger,
 		sem:       make(chan struct{}, opts.MaxConcurrentRequests),
-		pending:   map[int64]chan callResult{},
+		writes:    make(chan *outgoing, 64),
+		pending:   map[int64]*pendingCall{},
 		running:   map[ID]context.CancelFunc{},
 		queued:    make(chan struct{}, 1),
 		baseCtx:   ctx,
 		cancelAll: cancel,
 		done:      make(chan struct{}),
 	}
-	c.internal.Add(2)
+	c.internal.Add(3)
 	go c.readLoop()
 	go c.dispatchLoop()
+	go c.writeLoop()
 	return c
 }
 
@@ -208,14 +204,14 @@ func (c *Conn) shutdown(cause error) error {
 		c.closing = true
 		c.cause = cause
 		pending := c.pending
-		c.pending = map[int64]chan callResult{}
+		c.pending = map[int64]*pendingCall{}
 		c.queue = nil
 		c.mu.Unlock()
 		err = c.rwc.Close()
 		c.cancelAll()
 		fail := fmt.Errorf("transport: connection down: %w", cause)
-		for _, ch := range pending {
-			ch <- callResult{err: fail}
+		for _, p := range pending {
+			p.done <- fail
 		}
 		close(c.done)
 	})
@@ -223,60 +219,89 @@ func (c *Conn) shutdown(cause error) error {
 }
 
 // Call sends a request and waits for its response, decoding the result into
-// result (a pointer, or nil to discard it). params is encoded as JSON (nil
-// omits it; a jsontext.Value or []byte is sent as is). A peer's error
-// response is returned as *Error. If ctx ends first, Call sends
-// $/cancelRequest and returns at once with ctx's error.
+// result (a pointer, or nil to discard it) with encoding/json/v2. params is
+// encoded as JSON (nil omits it; a jsontext.Value or []byte is sent as is).
+// For typed calls use CallRaw with a generated decoder (the protocol
+// package's descriptors do).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	var decode func([]byte) error
+	if result != nil {
+		decode = func(raw []byte) error {
+			if err := Validate(raw); err != nil {
+				return err
+			}
+			if r, ok := result.(*jsontext.Value); ok {
+				*r = bytes.Clone(raw)
+				return nil
+			}
+			return json.Unmarshal(raw, result)
+		}
+	}
+	return c.CallRaw(ctx, method, params, decode)
+}
+
+// CallRaw sends a request and waits for its response. decode, unless nil,
+// reads the raw result on the connection's read path before CallRaw returns
+// (the bytes are valid only during the call; a decoder that meets invalid
+// JSON reports it). A peer's error response is returned as *Error. If ctx
+// ends first — before the request could even be written, or while waiting
+// for the answer — CallRaw sends $/cancelRequest (when the request went out)
+// and returns ctx's error.
+func (c *Conn) CallRaw(ctx context.Context, method string, params any, decode func([]byte) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("transport: call %s: %w", method, err)
 	}
 	id := c.nextID.Add(1)
-	ch := make(chan callResult, 1)
+	p := &pendingCall{decode: decode, done: make(chan error, 1)}
 	c.mu.Lock()
 	if c.closing {
 		cause := c.cause
 		c.mu.Unlock()
 		return fmt.Errorf("transport: call %s: connection down: %w", method, cause)
 	}
-	c.pending[id] = ch
+	c.pending[id] = p
 	c.mu.Unlock()
-	if err := c.send(IntID(id), true, method, params); err != nil {
-		c.forget(id)
+	sent, err := c.send(ctx, IntID(id), method, params)
+	if err != nil {
+		if !c.forget(id) {
+			<-p.done // the answer is being read: let its decoder finish
+		}
+		if sent {
+			c.cancelRemote(id)
+		}
 		return fmt.Errorf("transport: call %s: %w", method, err)
 	}
 	select {
-	case res := <-ch:
-		if res.err != nil {
-			return res.err
-		}
-		if result == nil {
-			return nil
-		}
-		if raw, ok := result.(*jsontext.Value); ok {
-			*raw = res.result
-			return nil
-		}
-		if err := json.Unmarshal(res.result, result); err != nil {
-			return fmt.Errorf("transport: call %s: decode result: %w", method, err)
-		}
-		return nil
+	case err := <-p.done:
+		return err
 	case <-ctx.Done():
-		c.forget(id)
-		// Tell the peer to stop, without waiting on a writer that may be stuck.
-		c.goBackground(func() {
-			_ = c.send(ID{}, false, CancelMethod, jsontext.Value(`{"id":`+strconv.FormatInt(id, 10)+`}`))
-		})
+		if !c.forget(id) {
+			// The answer arrived as the context ended; its decoder is
+			// writing into the caller's result: wait for it.
+			if err := <-p.done; err == nil {
+				return nil
+			}
+		}
+		c.cancelRemote(id)
 		return fmt.Errorf("transport: call %s: %w", method, ctx.Err())
 	}
 }
 
-// Notify sends a notification.
+// cancelRemote tells the peer to stop working on call id, without waiting
+// on a writer that may be stuck.
+func (c *Conn) cancelRemote(id int64) {
+	c.goBackground(func() {
+		_, _ = c.send(c.baseCtx, ID{}, CancelMethod, jsontext.Value(`{"id":`+strconv.FormatInt(id, 10)+`}`))
+	})
+}
+
+// Notify sends a notification; it returns once the notification is written,
+// or ctx's error if it ends first.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := c.send(ID{}, false, method, params); err != nil {
+	if _, err := c.send(ctx, ID{}, method, params); err != nil {
 		return fmt.Errorf("transport: notify %s: %w", method, err)
 	}
 	return nil
@@ -297,48 +322,44 @@ func (c *Conn) goBackground(fn func()) {
 	}()
 }
 
-func (c *Conn) forget(id int64) {
+// forget removes a pending call; false means its response is being
+// delivered (or the connection failed it), so its done channel will receive.
+func (c *Conn) forget(id int64) bool {
 	c.mu.Lock()
-	delete(c.pending, id)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id]; ok {
+		delete(c.pending, id)
+		return true
+	}
+	return false
 }
 
-// send writes a request (withID) or a notification.
-func (c *Conn) send(id ID, withID bool, method string, params any) error {
-	select {
-	case <-c.done:
-		return fmt.Errorf("connection down: %w", c.Err())
-	default:
-	}
+// send writes a request (id valid) or a notification; sent reports whether
+// the frame went out (or is going out) even if err is set.
+func (c *Conn) send(ctx context.Context, id ID, method string, params any) (sent bool, err error) {
 	raw, err := marshalRaw(params)
 	if err != nil {
-		return fmt.Errorf("encode params: %w", err)
+		return false, fmt.Errorf("encode params: %w", err)
 	}
-	err = c.w.WriteFrameFunc(func(b []byte) ([]byte, error) {
-		b = append(b, `{"jsonrpc":"2.0",`...)
-		if withID {
-			b = append(b, `"id":`...)
-			b = id.appendJSON(b)
-			b = append(b, ',')
-		}
-		b = append(b, `"method":`...)
-		b, err := jsontext.AppendQuote(b, method)
-		if err != nil {
-			return nil, err
-		}
-		if raw != nil {
-			b = append(b, `,"params":`...)
-			b = append(b, raw...)
-		}
-		return append(b, '}'), nil
-	})
-	if werr := c.w.Err(); werr != nil {
-		c.shutdown(fmt.Errorf("write: %w", werr))
+	o := newOutgoing()
+	b := append(o.body[:0], `{"jsonrpc":"2.0",`...)
+	if id.IsValid() {
+		b = append(b, `"id":`...)
+		b = id.appendJSON(b)
+		b = append(b, ',')
 	}
-	return err
+	b = append(b, `"method":`...)
+	b = appendString(b, method)
+	if raw != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, raw...)
+	}
+	o.body = append(b, '}')
+	return c.write(ctx, o)
 }
 
-// reply writes a response to an incoming request.
+// reply writes a response to an incoming request: result, or the error
+// object rerr. What is written is always one complete, valid JSON message.
 func (c *Conn) reply(id ID, result any, rerr *Error) {
 	var raw []byte
 	if rerr == nil {
@@ -347,30 +368,22 @@ func (c *Conn) reply(id ID, result any, rerr *Error) {
 			rerr = &Error{Code: CodeInternalError, Message: "encode result: " + err.Error()}
 		} else if raw == nil {
 			raw = []byte("null")
+		} else if !jsontext.Value(raw).IsValid(jsontext.AllowDuplicateNames(true)) {
+			rerr = &Error{Code: CodeInternalError, Message: "the handler's result is not valid JSON"}
 		}
 	}
-	var errRaw []byte
+	o := newOutgoing()
+	b := append(o.body[:0], `{"jsonrpc":"2.0","id":`...)
+	b = id.appendJSON(b)
 	if rerr != nil {
-		var err error
-		if errRaw, err = json.Marshal(rerr); err != nil {
-			errRaw, _ = json.Marshal(&Error{Code: CodeInternalError, Message: rerr.Message})
-		}
+		b = append(b, `,"error":`...)
+		b = rerr.appendJSON(b)
+	} else {
+		b = append(b, `,"result":`...)
+		b = append(b, raw...)
 	}
-	err := c.w.WriteFrameFunc(func(b []byte) ([]byte, error) {
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
-		b = id.appendJSON(b)
-		if rerr != nil {
-			b = append(b, `,"error":`...)
-			b = append(b, errRaw...)
-		} else {
-			b = append(b, `,"result":`...)
-			b = append(b, raw...)
-		}
-		return append(b, '}'), nil
-	})
-	if werr := c.w.Err(); err != nil && werr != nil {
-		c.shutdown(fmt.Errorf("write: %w", werr))
-	}
+	o.body = append(b, '}')
+	c.write(c.baseCtx, o)
 }
 
 // marshalRaw encodes v, passing raw JSON through; nil stays nil.
@@ -394,101 +407,155 @@ func (c *Conn) readLoop() {
 	for {
 		frame, err := c.r.ReadFrame()
 		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.log.Warn("transport: read failed; connection down", "err", err)
+			}
 			c.shutdown(err)
 			return
 		}
-		if err := c.scan(&env, frame); err != nil {
+		if err := env.Scan(frame); err != nil {
 			c.invalid(&env, frame, err)
 			continue
 		}
 		switch env.Kind {
 		case KindResponse, KindError:
-			c.deliver(&env)
+			c.deliver(&env, frame)
 		case KindRequest, KindNotification:
-			c.incoming(&env)
+			c.incoming(&env, frame)
 		}
 	}
 }
 
-// invalid handles a message that could not be read: a request (it has a
-// method member) is answered with a parse or invalid-request error; a response to
-// a call of ours fails that call; anything else is logged and skipped.
+// invalid handles a message that could not be read: a request is answered
+// with a parse or invalid-request error (with "id": null when its id could
+// not be read); a response to a call of ours fails that call; a message
+// that is neither (unreadable JSON, a batch, an object with neither method
+// nor result) is answered with "id": null as JSON-RPC 2.0 asks.
 func (c *Conn) invalid(env *Envelope, frame []byte, err error) {
 	c.log.Warn("transport: invalid message", "err", err, "message", clip(frame))
 	code := int64(CodeInvalidRequest)
+	msg := err.Error()
 	if se, ok := errors.AsType[*ScanError](err); ok && se.Syntax {
 		code = CodeParseError
 	}
+	if errors.Is(err, ErrBatch) {
+		msg = "batches are not supported: send one message per frame"
+	}
+	if env.IDKind == IDNone {
+		env.recoverID(frame)
+	}
+	id := envelopeID(env)
 	if !env.HasMethod() {
-		if env.IDKind == IDNumber {
-			c.resolve(env.IDNum, callResult{err: fmt.Errorf("transport: invalid response: %w", err)})
+		// Perhaps a broken response: fail the call it answers, and never
+		// answer a response.
+		if n, ok := id.Int(); ok && c.resolve(n, nil, fmt.Errorf("transport: invalid response: %w", err)) {
+			return
 		}
-		return
+		if env.members&(hasResult|hasError) != 0 {
+			return
+		}
 	}
-	switch env.IDKind {
-	case IDNumber:
-		c.reply(IntID(env.IDNum), nil, &Error{Code: code, Message: err.Error()})
-	case IDString:
-		c.reply(StringID(string(env.IDStr)), nil, &Error{Code: code, Message: err.Error()})
-	}
+	c.reply(id, nil, &Error{Code: code, Message: msg})
 }
 
-// deliver hands a response to the call waiting for it.
-func (c *Conn) deliver(env *Envelope) {
+// deliver hands a response to the call waiting for it, decoding its result
+// on the way.
+func (c *Conn) deliver(env *Envelope, frame []byte) {
 	if env.IDKind != IDNumber {
 		c.log.Warn("transport: response with an id this side never sent", "kind", env.IDKind, "id", string(env.IDStr))
 		return
 	}
-	res := callResult{result: env.Result}
 	if env.Kind == KindError {
 		var e Error
-		if err := json.Unmarshal(env.Error, &e); err != nil {
-			res = callResult{err: fmt.Errorf("transport: unreadable error response: %w", err)}
+		err := c.exactly(env, frame, func() error { return decodeError(env.Error, &e) })
+		if err != nil {
+			c.resolve(env.IDNum, nil, fmt.Errorf("transport: unreadable error response: %w", err))
 		} else {
-			res = callResult{err: &e}
+			c.resolve(env.IDNum, nil, &e)
 		}
+		return
 	}
-	if !c.resolve(env.IDNum, res) {
+	if !c.resolve(env.IDNum, func(p *pendingCall) error {
+		decode := p.decode
+		if decode == nil {
+			decode = Validate // discarded, but the message must still be one
+		}
+		err := c.exactly(env, frame, func() error { return decode(env.Result) })
+		if _, ok := errors.AsType[*ScanError](err); ok {
+			return fmt.Errorf("transport: invalid response: %w", err)
+		} else if err != nil {
+			return fmt.Errorf("transport: decode result: %w", err)
+		}
+		return nil
+	}, nil) {
 		c.log.Debug("transport: response to an unknown or cancelled call", "id", env.IDNum)
 	}
 }
 
-// resolve completes the pending call id with res (copying its borrowed
-// result) and reports whether the call was pending.
-func (c *Conn) resolve(id int64, res callResult) bool {
-	c.mu.Lock()
-	ch, ok := c.pending[id]
-	delete(c.pending, id)
-	c.mu.Unlock()
-	if ok {
-		res.result = bytes.Clone(res.result)
-		ch <- res
+func decodeError(raw []byte, e *Error) error {
+	if err := Validate(raw); err != nil {
+		return err
 	}
-	return ok
+	return json.Unmarshal(raw, e)
 }
 
-// incoming queues a request or notification, or applies $/cancelRequest.
-func (c *Conn) incoming(env *Envelope) {
+// exactly runs decode on a payload span Scan found from the end of the
+// message; if the decoder reports data after the value (a member holding an
+// object or array followed the payload), the message is scanned exactly and
+// decoded again.
+func (c *Conn) exactly(env *Envelope, frame []byte, decode func() error) error {
+	err := decode()
+	if se, ok := errors.AsType[syntaxError](err); ok && se.TrailingData() {
+		if serr := env.ScanExact(frame); serr != nil {
+			return serr
+		}
+		err = decode()
+	}
+	return err
+}
+
+// resolve completes the pending call id: read (unless nil) decodes its
+// result, err (unless nil) fails it. It reports whether the call was pending.
+func (c *Conn) resolve(id int64, read func(*pendingCall) error, err error) bool {
+	c.mu.Lock()
+	p, ok := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if err == nil && read != nil {
+		err = read(p)
+	}
+	p.done <- err
+	return true
+}
+
+// incoming decodes a request's or notification's params and queues it, or
+// applies $/cancelRequest.
+func (c *Conn) incoming(env *Envelope, frame []byte) {
 	req := &Request{Method: string(env.Method), Notification: env.Kind == KindNotification}
-	if env.Params != nil {
-		req.Params = bytes.Clone(env.Params)
+	if !req.Notification {
+		req.ID = envelopeID(env)
 	}
 	if req.Notification && req.Method == CancelMethod {
-		c.cancelIncoming(req.Params)
+		if err := c.exactly(env, frame, func() error { return Validate(env.Params) }); err == nil {
+			c.cancelIncoming(env.Params)
+		}
+		return
+	}
+	if err := c.readParams(req, env, frame); err != nil {
+		if req.Notification {
+			c.log.Warn("transport: notification with unreadable params", "method", req.Method, "err", err)
+			return
+		}
+		c.reply(req.ID, nil, paramsError(req.Method, err))
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing {
 		return
-	}
-	if !req.Notification {
-		switch env.IDKind {
-		case IDNumber:
-			req.ID = IntID(env.IDNum)
-		case IDString:
-			req.ID = StringID(string(env.IDStr))
-		}
 	}
 	c.queue = append(c.queue, req)
 	select {
@@ -497,33 +564,47 @@ func (c *Conn) incoming(env *Envelope) {
 	}
 }
 
-// scan reads a frame's envelope and validates its payloads, so handlers and
-// callers only ever get valid JSON. A payload span that validates but for
-// data after its value means a member holding an object or array followed
-// it; the frame is then read again exactly.
-func (c *Conn) scan(env *Envelope, frame []byte) error {
-	if err := env.Scan(frame); err != nil {
-		return err
-	}
-	err := validatePayloads(env)
-	if trailingData(err) {
-		if err := env.ScanExact(frame); err != nil {
+// readParams fills req.Decoded through the ParamsDecoder, or req.Params with
+// the validated raw params.
+func (c *Conn) readParams(req *Request, env *Envelope, frame []byte) error {
+	if c.params != nil {
+		var v any
+		err := c.exactly(env, frame, func() (err error) {
+			v, err = c.params(req.Method, env.Params)
+			return err
+		})
+		if err == nil {
+			req.Decoded = v
+			return nil
+		}
+		if !errors.Is(err, ErrMethodNotFound) {
 			return err
 		}
-		err = validatePayloads(env)
 	}
-	return err
+	if env.Params == nil {
+		return nil
+	}
+	if err := c.exactly(env, frame, func() error { return Validate(env.Params) }); err != nil {
+		return err
+	}
+	req.Params = bytes.Clone(env.Params)
+	return nil
 }
 
-func validatePayloads(env *Envelope) error {
-	for _, span := range [][]byte{env.Params, env.Result, env.Error} {
-		if span != nil {
-			if err := Validate(span); err != nil {
-				return err
-			}
-		}
+// paramsError is the answer to a request whose params could not be read:
+// invalid JSON is a parse error, an *Error is itself, anything else invalid
+// params.
+func paramsError(method string, err error) *Error {
+	if _, ok := errors.AsType[syntaxError](err); ok {
+		return &Error{Code: CodeParseError, Message: method + ": params are not valid JSON: " + err.Error()}
 	}
-	return nil
+	if se, ok := errors.AsType[*ScanError](err); ok && se.Syntax {
+		return &Error{Code: CodeParseError, Message: method + ": params are not valid JSON: " + err.Error()}
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
+	return &Error{Code: CodeInvalidParams, Message: method + ": " + err.Error()}
 }
 
 // cancelIncoming cancels the handler of the request $/cancelRequest names.

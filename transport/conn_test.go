@@ -268,9 +268,21 @@ func TestInvalidMessages(t *testing.T) {
 	if got := peer.recv(t); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":8,"error":{"code":-32600,`) {
 		t.Fatalf("invalid request: %s", got)
 	}
-	peer.send(t, `garbage without an id`)
-	peer.send(t, ``)
-	peer.send(t, `[{"jsonrpc":"2.0","method":"batch"}]`)
+	// JSON-RPC 2.0 §5: what has no readable id is answered with "id": null.
+	for in, want := range map[string]string{
+		`garbage without an id`:                `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`,
+		``:                                     `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`,
+		`[{"jsonrpc":"2.0","method":"batch"}]`: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches are not supported`,
+		`{"jsonrpc":"1.0","id":3,"method":"old"}`:                    `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,`,
+		`{"jsonrpc":"2.0","id":{"x":1},"method":"x"}`:                `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"x\xfe\"}": `{"jsonrpc":"2.0",`,
+	} {
+		peer.send(t, in)
+		got := peer.recv(t)
+		if !strings.HasPrefix(got, want) || !jsontext.Value(got).IsValid() {
+			t.Errorf("%q: answered %s, want %s…", in, got, want)
+		}
+	}
 	peer.send(t, `{"jsonrpc":"2.0","id":9,"method":"ok","params":[1]}`)
 	if got := peer.recv(t); got != `{"jsonrpc":"2.0","id":9,"result":[1]}` {
 		t.Fatalf("after invalid messages: %s", got)

@@ -132,6 +132,9 @@ func (e *Envelope) scan(msg []byte, fromTail bool) error {
 		return ErrBatch
 	case '{':
 	default:
+		if err := Validate(msg); err != nil {
+			return err
+		}
 		return s.invalid("a message must be a JSON object")
 	}
 	s.i++
@@ -214,6 +217,50 @@ classify:
 		return &ScanError{Offset: 0, Msg: "neither a request, a notification nor a response (check method, id, result and error)"}
 	}
 	return nil
+}
+
+// recoverID reads the id of a message Scan rejected before reaching its
+// id (say, for a wrong "jsonrpc"), so that the error answer can name it: a
+// top-level "id" member holding a string or an integer, if msg is a JSON
+// object.
+func (e *Envelope) recoverID(msg []byte) {
+	s := scanner{b: msg}
+	s.space()
+	if s.peek() != '{' {
+		return
+	}
+	s.i++
+	for {
+		s.space()
+		key, escaped, err := s.str()
+		if err != nil {
+			return
+		}
+		if escaped {
+			key = appendUnescaped(nil, key)
+		}
+		s.space()
+		if s.peek() != ':' {
+			return
+		}
+		s.i++
+		s.space()
+		if string(key) == "id" {
+			var probe Envelope
+			if probe.scanID(&s) == nil && probe.IDKind != IDNull {
+				e.IDKind, e.IDNum, e.IDStr = probe.IDKind, probe.IDNum, probe.IDStr
+			}
+			return
+		}
+		if s.value(0) != nil {
+			return
+		}
+		s.space()
+		if s.peek() != ',' {
+			return
+		}
+		s.i++
+	}
 }
 
 // memberValue consumes the value of one member and records it.
@@ -434,12 +481,9 @@ func Validate(data []byte) error {
 	return nil
 }
 
-// trailingData reports whether err is Validate's report of data after a
-// complete value: for a span from Scan, the sign to use ScanExact.
-func trailingData(err error) bool {
-	se, ok := errors.AsType[*ScanError](err)
-	return ok && se.trailing
-}
+// TrailingData reports whether the error is Validate's report of data after
+// a complete value: for a span from Scan, the sign to use ScanExact.
+func (e *ScanError) TrailingData() bool { return e.trailing }
 
 // memberBit returns the bit of a member the envelope reads, or 0.
 func memberBit(key []byte) uint8 {

@@ -168,8 +168,8 @@ func TestEnvelopeTail(t *testing.T) {
 			t.Fatalf("%s: Scan: %v", in, err)
 		}
 		span := append(append([]byte(nil), e.Params...), e.Result...)
-		if err := Validate(span); !trailingData(err) {
-			t.Errorf("%s: Validate(%s) = %v, want data after the value", in, span, err)
+		if se, ok := Validate(span).(*ScanError); !ok || !se.TrailingData() {
+			t.Errorf("%s: Validate(%s) = %v, want data after the value", in, span, Validate(span))
 		}
 		err := e.ScanExact([]byte(in))
 		switch {

@@ -1,7 +1,7 @@
-// Package bench compares lspkit's wire layer with other Go JSON-RPC 2.0
-// implementations on identical LSP traffic. It is its own module so that the
-// peers never enter lspkit's dependencies.
-package bench
+// Package corpus generates the framed LSP traffic lspkit's benchmark
+// modules (bench and bench/typed) read: the same bytes for every
+// implementation they compare.
+package corpus
 
 import (
 	"bytes"
@@ -86,5 +86,45 @@ func Large() Corpus {
 	return Corpus{Name: "large", Stream: buf.Bytes(), Messages: n}
 }
 
-// Corpora returns the three corpora.
+// Diagnostics200 is one textDocument/publishDiagnostics notification with
+// 200 diagnostics, some with related information and tags, as a server
+// sends for a file with many errors.
+func Diagnostics200() Corpus {
+	var diags []string
+	for d := 0; d < 200; d++ {
+		extra := ""
+		if d%5 == 0 {
+			extra += fmt.Sprintf(`,"relatedInformation":[{"location":{"uri":"file:///home/dev/project/src/types.ts","range":{"start":{"line":%d,"character":2},"end":{"line":%d,"character":9}}},"message":"The expected type comes from property 'count' which is declared here on type 'Options'"}]`, d, d)
+		}
+		if d%7 == 0 {
+			extra += `,"tags":[1]`
+		}
+		diags = append(diags, fmt.Sprintf(`{"range":{"start":{"line":%d,"character":%d},"end":{"line":%d,"character":%d}},"severity":%d,"code":%d,"source":"ts","message":"Type 'string' is not assignable to type 'number'. (%d)"%s}`,
+			d*3, d%40, d*3, d%40+12, 1+d%4, 2300+d%50, d, extra))
+	}
+	var buf bytes.Buffer
+	frameInto(&buf, `{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///home/dev/project/src/index.ts","version":7,"diagnostics":[`+strings.Join(diags, ",")+`]}}`)
+	return Corpus{Name: "diagnostics200", Stream: buf.Bytes(), Messages: 1}
+}
+
+// Symbols512K is one workspace/symbol response of about 512 KiB: symbol
+// information with locations and container names, as a server answers a
+// broad query on a large project.
+func Symbols512K() Corpus {
+	var body strings.Builder
+	body.WriteString(`{"jsonrpc":"2.0","id":42,"result":[`)
+	for i := 0; body.Len() < 512<<10-300; i++ {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"name":"HandleRequest%d","kind":%d,"location":{"uri":"file:///home/dev/project/internal/server/handler%d.go","range":{"start":{"line":%d,"character":5},"end":{"line":%d,"character":19}}},"containerName":"server.(*Handler%d)"}`,
+			i, 5+i%20, i%97, 10+i%900, 10+i%900, i%31)
+	}
+	body.WriteString(`]}`)
+	var buf bytes.Buffer
+	frameInto(&buf, body.String())
+	return Corpus{Name: "symbols512k", Stream: buf.Bytes(), Messages: 1}
+}
+
+// Corpora returns the corpora of the envelope benchmark (bench).
 func Corpora() []Corpus { return []Corpus{Progress(), Mixed(), Large()} }

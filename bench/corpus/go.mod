@@ -1,0 +1,3 @@
+module github.com/lspkit/lspkit/bench/corpus
+
+go 1.26.0

@@ -1,0 +1,161 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+)
+
+// stuckPeer is a stream to a peer that neither writes nor reads: reads and
+// writes block until Close.
+type stuckPeer struct {
+	in   *io.PipeReader // nobody writes its other end
+	out  *io.PipeWriter // nobody reads its other end
+	inW  *io.PipeWriter
+	outR *io.PipeReader
+}
+
+func newStuckPeer() *stuckPeer {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	return &stuckPeer{in: inR, out: outW, inW: inW, outR: outR}
+}
+
+func (s *stuckPeer) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s *stuckPeer) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s *stuckPeer) Close() error {
+	s.in.Close()
+	s.outR.Close()
+	return s.out.Close()
+}
+
+// TestWriteHonoursContext: a peer that stops reading its input cannot hold
+// a call or a notification past its deadline, and the connection still
+// closes cleanly.
+func TestWriteHonoursContext(t *testing.T) {
+	// The Conn writes into w, which nobody reads: every Write blocks.
+	peer := newStuckPeer()
+	c := NewConn(peer, Options{})
+	defer func() {
+		c.Close()
+		c.Wait()
+	}()
+	for i, call := range []func(context.Context) error{
+		func(ctx context.Context) error { return c.Call(ctx, "first", map[string]int{"n": 1}, nil) },
+		func(ctx context.Context) error { return c.Call(ctx, "second", nil, nil) },
+		func(ctx context.Context) error { return c.Notify(ctx, "third", nil) },
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- call(ctx) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("call %d: %v, want the deadline", i, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %d blocked past its deadline on a peer that does not read", i)
+		}
+		cancel()
+	}
+}
+
+func TestIDValidity(t *testing.T) {
+	if (ID{}).IsValid() || !IntID(0).IsValid() || !StringID("").IsValid() {
+		t.Fatal("the zero ID must be invalid, IntID(0) and StringID(\"\") valid")
+	}
+	if (ID{}) == IntID(0) {
+		t.Fatal("ID{} equals IntID(0)")
+	}
+	for id, want := range map[ID]string{{}: "null", IntID(0): "0", IntID(-7): "-7", StringID("a\"b"): `"a\"b"`, StringID("\xff"): `"\ufffd"`} {
+		if got := id.String(); got != want && !(want == `"\ufffd"` && got == "\"\uFFFD\"") {
+			t.Errorf("%#v.String() = %s, want %s", id, got, want)
+		}
+	}
+}
+
+// typedParams decodes params of method "typed" into a struct, strictly,
+// reporting trailing data the way protocol's decoders do.
+type typedParams struct{ N int }
+
+type trailing struct{ error }
+
+func (trailing) TrailingData() bool { return true }
+
+func decodeTyped(method string, raw []byte) (any, error) {
+	if method != "typed" {
+		return nil, ErrMethodNotFound
+	}
+	if err := Validate(raw); err != nil {
+		var se *ScanError
+		if errors.As(err, &se) && se.TrailingData() {
+			return nil, trailing{err}
+		}
+		return nil, err
+	}
+	var p typedParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// TestParamsDecodedOnReadPath: Options.Params decodes params before the
+// handler runs; a span that ran past the params (a member holding an object
+// after them) is read exactly; methods the decoder does not know arrive raw;
+// invalid params are answered without reaching the handler.
+func TestParamsDecodedOnReadPath(t *testing.T) {
+	handler := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+		if p, ok := req.Decoded.(*typedParams); ok {
+			return map[string]any{"decoded": p.N}, nil
+		}
+		return map[string]any{"raw": string(req.Params)}, nil
+	})
+	_, peer := newRawPeer(t, Options{Handler: handler, Params: decodeTyped})
+	for in, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":"typed","params":{"N":4}}`:                   `{"jsonrpc":"2.0","id":1,"result":{"decoded":4}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"typed","params":{"N":5},"extra":{"x":[1]}}`: `{"jsonrpc":"2.0","id":2,"result":{"decoded":5}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"other","params":{"N":6}}`:                   `{"jsonrpc":"2.0","id":3,"result":{"raw":"{\"N\":6}"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"typed","params":{"N":tru}}`:                 `{"jsonrpc":"2.0","id":4,"error":{"code":-32700,`,
+		`{"jsonrpc":"2.0","id":5,"method":"typed","params":{"N":"x"}}`:                 `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,`,
+	} {
+		peer.send(t, in)
+		if got := peer.recv(t); !strings.HasPrefix(got, want) {
+			t.Errorf("%s\n got %s\nwant %s", in, got, want)
+		}
+	}
+}
+
+// TestCallRawDecodesOnce: the result decoder sees the exact result, also
+// when an object member follows it.
+func TestCallRawDecodesOnce(t *testing.T) {
+	c, peer := newRawPeer(t, Options{})
+	got := make(chan string, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- c.CallRaw(context.Background(), "m", nil, func(raw []byte) error {
+			if err := Validate(raw); err != nil {
+				var se *ScanError
+				if errors.As(err, &se) && se.TrailingData() {
+					return trailing{err}
+				}
+				return err
+			}
+			got <- string(raw)
+			return nil
+		})
+	}()
+	peer.recv(t)
+	peer.send(t, `{"jsonrpc":"2.0","id":1,"result":{"a":[1,2]},"extension":{"b":3}}`)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r != `{"a":[1,2]}` {
+		t.Fatalf("decoder saw %s", r)
+	}
+}
