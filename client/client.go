@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -31,6 +31,8 @@ type Config struct {
 	// by section path and is sent in workspace/didChangeConfiguration.
 	Settings jsontext.Value
 
+	// Launch starts the server; nil starts a process (LaunchProcess).
+	Launch Launch
 	// ApplyEdit handles workspace/applyEdit; nil refuses every edit.
 	ApplyEdit func(context.Context, *protocol.ApplyWorkspaceEditParams) (protocol.ApplyWorkspaceEditResult, error)
 	// Logger receives the server's log messages and lifecycle events.
@@ -40,72 +42,40 @@ type Config struct {
 	// server runs.
 	NoFileWatcher bool
 	// StopGrace is how long Shutdown waits for the server to exit before
-	// SIGTERM, and then before SIGKILL (2 s).
+	// terminating it, and then before killing it (2 s).
 	StopGrace time.Duration
 }
 
-// State is where a client is in its life.
-type State int
-
-// The states of a client: starting → active → stopped, or broken when the
-// server failed (crashed, or never finished initializing).
-const (
-	StateStarting State = iota
-	StateActive
-	StateStopped
-	StateBroken
-)
-
-func (s State) String() string {
-	return [...]string{"starting", "active", "stopped", "broken"}[s]
-}
-
-// Status is a client's state, with the reason for stopped and broken.
-type Status struct {
-	State  State
-	PID    int
-	Reason string // why it stopped or broke: exit status, signal, last stderr lines
-}
-
-// A Client drives one language-server process for one workspace root.
+// A Client drives one language server for one workspace root. Its state
+// lives in parts with one job and one lock each: the lifecycle, the open
+// documents, the diagnostics store, the registrations (with the file
+// watcher), work-done progress and the pulls.
 type Client struct {
 	cfg  Config
 	log  *slog.Logger
-	proc *Process
+	proc Proc
 	conn *transport.Conn
+	caps atomic.Pointer[protocol.ServerCapabilities] // set by initialize
 
-	syncMu        sync.Mutex // serializes document changes
-	mu            sync.Mutex
-	state         State
-	reason        string
-	stopping      bool
-	capabilities  protocol.ServerCapabilities
-	registrations map[string]protocol.Registration // by id
-	provider      pullProvider                     // read from capabilities and registrations when they change
-	progress      map[string]bool                  // token -> begun and not ended
-	changed       chan struct{}                    // closed and replaced on every change
-	docs          map[protocol.DocumentURI]*document
-	diags         map[protocol.DocumentURI]*fileDiagnostics
-	epoch         uint64 // advances on every document change and diagnostics update
+	life     lifecycle
+	changes  *changes
+	docs     *docStore
+	diags    *diagStore
+	regs     *registry
+	progress *progressSet
+	pulls    *puller
 
-	wsRunning bool          // the workspace diagnostics loop is running
-	wsToken   string        // the partial-result token of its open request
-	wsKick    chan struct{} // asks it for another pull
+	syncMu sync.Mutex // serializes document changes on the wire
+	regMu  sync.Mutex // serializes (un)registrations, which may restart the watcher
 
-	regMu   sync.Mutex // serializes (un)registrations, which may restart the watcher
-	watchMu sync.Mutex
-	watcher *fileWatcher // nil until the server registers watched files
-
+	watchMu      sync.Mutex
+	watcher      *fileWatcher   // nil until the server registers watched files
 	watchClosing sync.WaitGroup // watchers being closed after an unregistration
-
-	life    context.Context // cancelled by Shutdown: background pulls end with it
-	endLife context.CancelFunc
-	pulls   sync.WaitGroup
 }
 
 // Start starts the server, initializes it (within ctx) and returns an active
-// client. On failure the process is stopped and the error carries the
-// server's last stderr lines.
+// client. On failure the server is stopped and the error carries its last
+// stderr lines.
 func Start(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -116,45 +86,56 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Command.Dir == "" {
 		cfg.Command.Dir = cfg.Root
 	}
-	c := &Client{
-		cfg:           cfg,
-		log:           cfg.Logger.With("server", cfg.Name),
-		registrations: map[string]protocol.Registration{},
-		progress:      map[string]bool{},
-		changed:       make(chan struct{}),
-		docs:          map[protocol.DocumentURI]*document{},
-		diags:         map[protocol.DocumentURI]*fileDiagnostics{},
-		wsKick:        make(chan struct{}, 1),
+	if cfg.Launch == nil {
+		cfg.Launch = LaunchProcess
 	}
-	c.life, c.endLife = context.WithCancel(context.Background())
-	proc, err := StartProcess(cfg.Command)
+	c := newClient(cfg)
+	proc, err := cfg.Launch(ctx, cfg.Command)
 	if err != nil {
 		return nil, fmt.Errorf("client: %s: %w", cfg.Name, err)
 	}
 	c.proc = proc
-	c.conn = transport.NewConn(proc.Stdio(), transport.Options{Handler: transport.HandlerFunc(c.handle), Logger: c.log})
+	c.conn = transport.NewConn(proc.Stdio(), transport.Options{
+		Handler: transport.HandlerFunc(c.handle),
+		Params:  protocol.DecodeClientParams,
+		Logger:  c.log,
+	})
 	go c.watch()
 	if err := c.initialize(ctx); err != nil {
 		es := c.stopProcess()
 		return nil, fmt.Errorf("client: %s: initialize: %w (%s)", cfg.Name, err, es)
 	}
-	c.mu.Lock()
-	c.startWorkspacePullsLocked()
-	c.mu.Unlock()
+	c.pulls.startWorkspace()
 	c.setState(StateActive, "")
 	c.log.Info("server active", "pid", proc.PID())
 	return c, nil
+}
+
+// newClient returns a client with its parts and no server yet.
+func newClient(cfg Config) *Client {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{
+		cfg:      cfg,
+		log:      cfg.Logger.With("server", cfg.Name),
+		changes:  newChanges(),
+		docs:     newDocStore(),
+		diags:    newDiagStore(),
+		regs:     newRegistry(),
+		progress: newProgressSet(),
+	}
+	c.caps.Store(&protocol.ServerCapabilities{})
+	c.pulls = newPuller(c)
+	return c
 }
 
 // watch marks the client broken when the server exits unasked.
 func (c *Client) watch() {
 	<-c.proc.Done()
 	es := c.proc.Exit()
-	c.mu.Lock()
-	stopping := c.stopping
-	c.mu.Unlock()
 	c.conn.Close()
-	if stopping {
+	if c.life.isStopping() {
 		return
 	}
 	c.log.Error("server exited", "status", es.String())
@@ -175,22 +156,20 @@ func (c *Client) initialize(ctx context.Context) error {
 	}
 	//lint:ignore SA1019 older servers still read rootUri
 	params.RootURI = protocol.NewNullable(root)
-	var res protocol.InitializeResult
-	if err := c.conn.Call(ctx, protocol.MethodInitialize, params, &res); err != nil {
+	res, err := protocol.InitializeRequest.Call(ctx, c.conn, params)
+	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	c.capabilities = res.Capabilities
-	c.provider = readPullProvider(c.capabilities, c.registrations)
-	c.mu.Unlock()
-	if err := c.conn.Notify(ctx, protocol.MethodInitialized, protocol.InitializedParams{}); err != nil {
+	c.caps.Store(&res.Capabilities)
+	c.regs.setCapabilities(&res.Capabilities)
+	if err := protocol.InitializedNotification.Notify(ctx, c.conn, protocol.InitializedParams{}); err != nil {
 		return err
 	}
 	settings := c.cfg.Settings
 	if settings == nil {
 		settings = jsontext.Value("{}")
 	}
-	return c.conn.Notify(ctx, protocol.MethodWorkspaceDidChangeConfiguration, protocol.DidChangeConfigurationParams{Settings: settings})
+	return protocol.DidChangeConfigurationNotification.Notify(ctx, c.conn, protocol.DidChangeConfigurationParams{Settings: settings})
 }
 
 func (c *Client) folder(root protocol.DocumentURI) protocol.WorkspaceFolder {
@@ -245,83 +224,60 @@ func capabilities(applyEdit, watchFiles bool) protocol.ClientCapabilities {
 // Status returns the client's state, its server's pid and the reason it
 // stopped or broke.
 func (c *Client) Status() Status {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return Status{State: c.state, PID: c.proc.PID(), Reason: c.reason}
+	state, reason := c.life.get()
+	return Status{State: state, PID: c.proc.PID(), Reason: reason}
 }
 
 // ServerCapabilities returns what the server announced in initialize.
-func (c *Client) ServerCapabilities() protocol.ServerCapabilities {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.capabilities
-}
+func (c *Client) ServerCapabilities() protocol.ServerCapabilities { return *c.caps.Load() }
 
-// Registrations returns the server's current dynamic registrations of method.
-func (c *Client) Registrations(method string) []protocol.Registration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []protocol.Registration
-	for _, r := range c.registrations {
-		if r.Method == method {
-			out = append(out, r)
-		}
+// PositionEncoding returns the encoding the server counts columns in: what
+// it chose from the client's offer (utf-8, utf-32, utf-16), utf-16 if it
+// chose nothing.
+func (c *Client) PositionEncoding() protocol.PositionEncodingKind {
+	if e := c.caps.Load().PositionEncoding; e != nil && *e != "" {
+		return *e
 	}
-	return out
+	return protocol.PositionEncodingKindUTF16
 }
 
-// Busy reports whether the server has work-done progress running (begun
-// and not ended), such as indexing.
-func (c *Client) Busy() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.busyLocked()
-}
+// Mapper converts the server's columns from and to code points.
+func (c *Client) Mapper() Mapper { return Mapper{Encoding: c.PositionEncoding()} }
 
-// Changed returns a channel closed at the next change of state,
-// registrations or progress: wait on it, then look again.
-func (c *Client) Changed() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.changed
-}
-
-// changedLocked wakes everyone waiting on Changed.
-func (c *Client) changedLocked() {
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
+// Changed returns a channel closed at the next change of documents,
+// diagnostics, state, registrations or progress: wait on it, then look
+// again.
+func (c *Client) Changed() <-chan struct{} { return c.changes.wait() }
 
 func (c *Client) setState(s State, reason string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.state == StateStopped || c.state == StateBroken {
-		return // final
+	if c.life.set(s, reason) {
+		c.changes.wake()
 	}
-	c.state, c.reason = s, reason
-	c.changedLocked()
 }
 
 // Shutdown ends the server politely: the shutdown request (without params),
-// the exit notification, a wait for it to exit, then SIGTERM and SIGKILL to
+// the exit notification, a wait for it to exit, then terminate and kill to
 // its process group. No process of the group survives it.
 func (c *Client) Shutdown(ctx context.Context) error {
-	c.mu.Lock()
-	if c.stopping {
-		c.mu.Unlock()
+	if c.life.stop() {
 		<-c.proc.Done()
 		return nil
 	}
-	c.stopping = true
-	c.mu.Unlock()
 	var err error
 	select {
 	case <-c.proc.Done():
 	default:
 		ctx, cancel := context.WithTimeout(ctx, c.cfg.StopGrace)
 		defer cancel()
-		if err = c.conn.Call(ctx, protocol.MethodShutdown, nil, nil); err == nil {
-			err = c.conn.Notify(ctx, protocol.MethodExit, nil)
+		_, err = protocol.ShutdownRequest.Call(ctx, c.conn, protocol.NoParams{})
+		if _, lied := errors.AsType[*protocol.DecodeError](err); lied {
+			// It answered, with something other than null: good enough
+			// to go on to exit.
+			c.log.Debug("shutdown answered with a non-null result", "err", err)
+			err = nil
+		}
+		if err == nil {
+			err = protocol.ExitNotification.Notify(ctx, c.conn, protocol.NoParams{})
 		}
 		select {
 		case <-c.proc.Done():
@@ -340,18 +296,14 @@ func (c *Client) Shutdown(ctx context.Context) error {
 // shutdown handshake and without waiting. It is for callers about to exit
 // (a one-shot check); others use Shutdown.
 func (c *Client) Kill() {
-	c.mu.Lock()
-	c.stopping = true
-	c.mu.Unlock()
+	c.life.stop()
 	c.proc.Kill()
 }
 
-// stopProcess stops the process group and the connection.
+// stopProcess stops the server, the watcher, the pulls and the connection.
 func (c *Client) stopProcess() ExitStatus {
-	c.mu.Lock()
-	c.stopping = true
-	c.mu.Unlock()
-	c.endLife()
+	c.life.stop()
+	c.pulls.endLife()
 	c.watchMu.Lock()
 	if c.watcher != nil {
 		c.watcher.close()
@@ -362,13 +314,18 @@ func (c *Client) stopProcess() ExitStatus {
 	es := c.proc.Stop(c.cfg.StopGrace)
 	c.conn.Close()
 	c.conn.Wait()
-	c.pulls.Wait()
+	c.pulls.close()
 	return es
 }
 
-// handle answers the server's requests and notifications.
+// handle answers the server's requests and notifications, with their params
+// decoded on the connection's read path.
 func (c *Client) handle(ctx context.Context, req *transport.Request) (any, error) {
-	res, err := protocol.DispatchClient(ctx, serverRequests{c}, req.Method, req.Params)
+	params := req.Decoded
+	if params == nil {
+		return protocol.DispatchClient(ctx, serverRequests{c}, req.Method, req.Params)
+	}
+	res, err := protocol.CallClient(ctx, serverRequests{c}, req.Method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -401,97 +358,20 @@ func (s serverRequests) WorkspaceWorkspaceFolders(context.Context) (protocol.Nul
 	return protocol.NewNullable([]protocol.WorkspaceFolder{s.c.folder(root)}), nil
 }
 
-func (s serverRequests) ClientRegisterCapability(ctx context.Context, p *protocol.RegistrationParams) error {
-	pullNow := false
-	s.c.register(func(regs map[string]protocol.Registration) {
-		for _, r := range p.Registrations {
-			regs[r.ID] = r
-			pullNow = pullNow || r.Method == protocol.MethodTextDocumentDiagnostic
-		}
-	})
-	if pullNow {
-		// Pull diagnostics just became available: documents opened before
-		// now have been waiting for a push that will not come.
-		return s.WorkspaceDiagnosticRefresh(ctx)
-	}
-	return nil
-}
-
-func (s serverRequests) ClientUnregisterCapability(_ context.Context, p *protocol.UnregistrationParams) error {
-	s.c.register(func(regs map[string]protocol.Registration) {
-		for _, u := range p.Unregisterations {
-			delete(regs, u.ID)
-		}
-	})
-	return nil
-}
-
-// register applies a change to the registrations: when the watched-file
-// registrations change, the file watcher is updated (its directories
-// watched) before the change becomes visible.
-func (c *Client) register(change func(map[string]protocol.Registration)) {
-	c.regMu.Lock()
-	defer c.regMu.Unlock()
-	c.mu.Lock()
-	regs := maps.Clone(c.registrations)
-	c.mu.Unlock()
-	change(regs)
-	before := c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)
-	var after []protocol.Registration
-	for _, r := range regs {
-		if r.Method == protocol.MethodWorkspaceDidChangeWatchedFiles {
-			after = append(after, r)
-		}
-	}
-	if len(before) > 0 || len(after) > 0 {
-		c.watchFiles(after)
-	}
-	c.mu.Lock()
-	c.registrations = regs
-	c.provider = readPullProvider(c.capabilities, regs)
-	c.startWorkspacePullsLocked()
-	c.changedLocked()
-	c.mu.Unlock()
-}
-
 func (s serverRequests) WindowWorkDoneProgressCreate(_ context.Context, p *protocol.WorkDoneProgressCreateParams) error {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	s.c.progress[tokenKey(p.Token)] = false
+	s.c.progress.create(tokenKey(p.Token))
 	return nil
 }
 
 func (s serverRequests) Progress(_ context.Context, p *protocol.ProgressParams) error {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
 	key := tokenKey(p.Token)
-	if s.c.workspacePartialLocked(key, p.Value) {
+	if s.c.pulls.partial(key, p.Value) {
 		return nil
 	}
-	var v struct {
-		Kind string `json:"kind"`
+	if s.c.progress.report(key, progressKind(p.Value)) {
+		s.c.changes.wake()
 	}
-	if json.Unmarshal(p.Value, &v) != nil {
-		return nil // not work-done progress (partial results)
-	}
-	switch v.Kind {
-	case "begin", "report":
-		s.c.progress[key] = true
-	case "end":
-		delete(s.c.progress, key)
-	default:
-		return nil
-	}
-	s.c.changedLocked()
 	return nil
-}
-
-func tokenKey(t protocol.ProgressToken) string {
-	if n, ok := t.AsInteger(); ok {
-		return fmt.Sprint(n)
-	}
-	s, _ := t.AsString()
-	return "s:" + s
 }
 
 func (s serverRequests) WindowShowMessageRequest(_ context.Context, p *protocol.ShowMessageRequestParams) (protocol.Nullable[protocol.MessageActionItem], error) {
@@ -520,25 +400,18 @@ func (s serverRequests) WorkspaceApplyEdit(ctx context.Context, p *protocol.Appl
 	return s.c.cfg.ApplyEdit(ctx, p)
 }
 
-// The other refresh requests are answered at once; this client keeps no
-// state they would invalidate.
+// WorkspaceDiagnosticRefresh re-pulls the open documents' diagnostics and
+// asks for a new workspace pull.
 func (s serverRequests) WorkspaceDiagnosticRefresh(context.Context) error {
-	s.c.mu.Lock()
-	open := make(map[protocol.DocumentURI]int32, len(s.c.docs))
-	for uri, d := range s.c.docs {
-		if d.sent > 0 {
-			open[uri] = d.sent
-		}
+	for uri, v := range s.c.docs.sentVersions() {
+		s.c.pulls.pull(uri, v)
 	}
-	s.c.mu.Unlock()
-	for uri, v := range open {
-		s.c.pull(uri, v)
-	}
-	s.c.mu.Lock()
-	s.c.kickWorkspaceLocked()
-	s.c.mu.Unlock()
+	s.c.pulls.kickWorkspace()
 	return nil
 }
+
+// The other refresh requests are answered at once; this client keeps no
+// state they would invalidate.
 func (s serverRequests) WorkspaceSemanticTokensRefresh(context.Context) error { return nil }
 func (s serverRequests) WorkspaceCodeLensRefresh(context.Context) error       { return nil }
 func (s serverRequests) WorkspaceInlayHintRefresh(context.Context) error      { return nil }

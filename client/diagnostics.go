@@ -2,9 +2,10 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -16,15 +17,124 @@ import (
 type fileDiagnostics struct {
 	push        []protocol.Diagnostic
 	pushVersion *int32    // the version the last push named, if it named one
-	pushEpoch   uint64    // the epoch when the last push arrived
+	pushEpoch   uint64    // the change epoch when the last push arrived
 	pushAt      time.Time // when it arrived
 
 	pull         []protocol.Diagnostic
 	pulled       bool
 	pullVersion  int32
 	pullResultID string
-	pulling      bool  // a pull is in flight
-	again        int32 // the version to pull when it is answered, or 0
+}
+
+// current is what the file's diagnostics are now: the pulled ones if the
+// server answered a pull, else the pushed ones.
+func (f *fileDiagnostics) current() []protocol.Diagnostic {
+	if f.pulled {
+		return f.pull
+	}
+	return f.push
+}
+
+// diagStore is the server's diagnostics by file, under its own lock.
+type diagStore struct {
+	mu    sync.Mutex
+	files map[protocol.DocumentURI]*fileDiagnostics
+}
+
+func newDiagStore() *diagStore {
+	return &diagStore{files: map[protocol.DocumentURI]*fileDiagnostics{}}
+}
+
+func (s *diagStore) fileLocked(uri protocol.DocumentURI) *fileDiagnostics {
+	f := s.files[uri]
+	if f == nil {
+		f = &fileDiagnostics{}
+		s.files[uri] = f
+	}
+	return f
+}
+
+// get returns a copy of a file's state.
+func (s *diagStore) get(uri protocol.DocumentURI) (fileDiagnostics, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[uri]
+	if !ok {
+		return fileDiagnostics{}, false
+	}
+	return *f, true
+}
+
+// publish stores pushed diagnostics, tagged with the change epoch.
+func (s *diagStore) publish(p *protocol.PublishDiagnosticsParams, epoch uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.fileLocked(p.URI)
+	f.push, f.pushVersion, f.pushEpoch, f.pushAt = p.Diagnostics, p.Version, epoch, time.Now()
+}
+
+// storePull stores a pull result for uri computed at version: items (nil
+// when the server said unchanged: the stored ones stand) and the result id
+// for the next pull. A result for an older version than the stored one is
+// dropped.
+func (s *diagStore) storePull(uri protocol.DocumentURI, version int32, items *[]protocol.Diagnostic, resultID *string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.fileLocked(uri)
+	if f.pulled && f.pullVersion > version {
+		return
+	}
+	if items != nil {
+		f.pull = *items
+	}
+	f.pullResultID = ""
+	if resultID != nil {
+		f.pullResultID = *resultID
+	}
+	f.pulled, f.pullVersion = true, version
+}
+
+// resultID returns the result id of uri's last pull, or "".
+func (s *diagStore) resultID(uri protocol.DocumentURI) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.files[uri]; ok {
+		return f.pullResultID
+	}
+	return ""
+}
+
+// resultIDs returns every file's last pull result id.
+func (s *diagStore) resultIDs() []protocol.PreviousResultID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []protocol.PreviousResultID{}
+	for _, uri := range slices.Sorted(maps.Keys(s.files)) {
+		if id := s.files[uri].pullResultID; id != "" {
+			out = append(out, protocol.PreviousResultID{URI: uri, Value: id})
+		}
+	}
+	return out
+}
+
+// forget drops a file's diagnostics.
+func (s *diagStore) forget(uri protocol.DocumentURI) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.files, uri)
+}
+
+// all returns every file's current diagnostics, files with none left out.
+func (s *diagStore) all() map[protocol.DocumentURI][]protocol.Diagnostic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[protocol.DocumentURI][]protocol.Diagnostic{}
+	for uri, f := range s.files {
+		if items := f.current(); len(items) > 0 {
+			out[uri] = slices.Clone(items)
+		}
+	}
+	return out
 }
 
 // quietWindow is how long a server that publishes without versions must stay
@@ -35,16 +145,14 @@ const quietWindow = 200 * time.Millisecond
 // Diagnostics returns the server's current diagnostics for uri: the pulled
 // ones if the server answers pulls, else the pushed ones.
 func (c *Client) Diagnostics(uri protocol.DocumentURI) []protocol.Diagnostic {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d := c.diags[uri]
-	if d == nil {
-		return nil
-	}
-	if d.pulled {
-		return append([]protocol.Diagnostic(nil), d.pull...)
-	}
-	return append([]protocol.Diagnostic(nil), d.push...)
+	f, _ := c.diags.get(uri)
+	return slices.Clone(f.current())
+}
+
+// AllDiagnostics returns the current diagnostics of every file that has
+// some, open or not (servers report on files they read from disk too).
+func (c *Client) AllDiagnostics() map[protocol.DocumentURI][]protocol.Diagnostic {
+	return c.diags.all()
 }
 
 // Settle says how a wait for diagnostics ended.
@@ -57,7 +165,18 @@ const (
 	ServerGone               // the server exited
 )
 
-func (s Settle) String() string { return [...]string{"settled", "timed out", "server gone"}[s] }
+// String names the end of a wait.
+func (s Settle) String() string {
+	switch s {
+	case Settled:
+		return "settled"
+	case TimedOut:
+		return "timed out"
+	case ServerGone:
+		return "server gone"
+	}
+	return "Settle(" + strconv.Itoa(int(s)) + ")"
+}
 
 // WaitSettled waits until the diagnostics of uri are final for version: a
 // pull result for it, a push naming it, or — for servers that push without
@@ -66,7 +185,7 @@ func (s Settle) String() string { return [...]string{"settled", "timed out", "se
 // progress still running.
 func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, version int32) Settle {
 	for {
-		changed := c.Changed()
+		changed := c.changes.wait()
 		settled, quietLeft := c.settled(uri, version)
 		if settled {
 			return Settled
@@ -101,37 +220,27 @@ func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, vers
 // settled reports whether uri's diagnostics are final for version, or how
 // long the quiet window still has to run.
 func (c *Client) settled(uri protocol.DocumentURI, version int32) (bool, time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.busyLocked() {
+	if c.progress.busy() {
 		return false, 0
 	}
-	d, doc := c.diags[uri], c.docs[uri]
-	if d == nil || doc == nil {
+	doc, open := c.docs.get(uri)
+	f, known := c.diags.get(uri)
+	if !open || !known {
 		return false, 0
 	}
-	if c.pullsLocked() {
-		return d.pulled && d.pullVersion >= version, 0
+	if c.regs.pullProvider().ok {
+		return f.pulled && f.pullVersion >= version, 0
 	}
-	if d.pushVersion != nil {
-		return *d.pushVersion >= version, 0
+	if f.pushVersion != nil {
+		return *f.pushVersion >= version, 0
 	}
-	if d.pushEpoch <= doc.changeEpoch {
+	if f.pushEpoch <= doc.changeEpoch {
 		return false, 0 // no push since the change
 	}
-	if left := quietWindow - time.Since(d.pushAt); left > 0 {
+	if left := quietWindow - time.Since(f.pushAt); left > 0 {
 		return false, left
 	}
 	return true, 0
-}
-
-func (c *Client) busyLocked() bool {
-	for _, running := range c.progress {
-		if running {
-			return true
-		}
-	}
-	return false
 }
 
 // pullProvider is what the server said about pull diagnostics: whether it
@@ -143,14 +252,10 @@ type pullProvider struct {
 	workspace  bool
 }
 
-// pullProviderLocked returns the server's diagnostic provider, as read when
-// the capabilities or registrations last changed.
-func (c *Client) pullProviderLocked() pullProvider { return c.provider }
-
 // readPullProvider reads the server's diagnostic provider, static or by
 // dynamic registration (a registration offering workspace diagnostics wins),
 // from caps and regs.
-func readPullProvider(caps protocol.ServerCapabilities, regs map[string]protocol.Registration) pullProvider {
+func readPullProvider(caps *protocol.ServerCapabilities, regs map[string]protocol.Registration) pullProvider {
 	var p pullProvider
 	if o, ok := caps.DiagnosticProvider.AsDiagnosticOptions(); ok {
 		p = pullProvider{ok: true, identifier: o.Identifier, workspace: o.WorkspaceDiagnostics}
@@ -159,7 +264,7 @@ func readPullProvider(caps protocol.ServerCapabilities, regs map[string]protocol
 	}
 	for _, id := range slices.Sorted(maps.Keys(regs)) {
 		r := regs[id]
-		if r.Method != protocol.MethodTextDocumentDiagnostic || p.workspace {
+		if r.Method != protocol.DocumentDiagnosticRequest.Method() || p.workspace {
 			continue
 		}
 		var o struct {
@@ -172,252 +277,10 @@ func readPullProvider(caps protocol.ServerCapabilities, regs map[string]protocol
 	return p
 }
 
-// pullsLocked reports whether the server answers textDocument/diagnostic,
-// statically or by dynamic registration.
-func (c *Client) pullsLocked() bool { return c.pullProviderLocked().ok }
-
 // publish stores pushed diagnostics.
 func (c *Client) publish(p *protocol.PublishDiagnosticsParams) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d := c.diags[p.URI]
-	if d == nil {
-		d = &fileDiagnostics{}
-		c.diags[p.URI] = d
-	}
-	c.epoch++
-	d.push, d.pushVersion, d.pushEpoch, d.pushAt = p.Diagnostics, p.Version, c.epoch, time.Now()
-	c.changedLocked()
-}
-
-// pull asks a pull-capable server for uri's diagnostics at version, in the
-// background; the answer lands in the store (an older version's answer never
-// replaces a newer one's), with those of the related documents it names.
-// One pull per document is in flight at a time: a pull asked for meanwhile
-// goes out when it is answered, with the result id it brought.
-func (c *Client) pull(uri protocol.DocumentURI, version int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	provider := c.pullProviderLocked()
-	if !provider.ok || c.stopping {
-		return
-	}
-	d := c.diags[uri]
-	if d == nil {
-		d = &fileDiagnostics{}
-		c.diags[uri] = d
-	}
-	if d.pulling {
-		d.again = max(d.again, version)
-		return
-	}
-	d.pulling = true
-	c.pulls.Add(1)
-	go func() {
-		defer c.pulls.Done()
-		for version > 0 {
-			version = c.pullOnce(uri, version, provider.identifier)
-		}
-	}()
-}
-
-// pullOnce makes one pull and stores its answer; it returns the version to
-// pull next (asked for while it ran), or 0.
-func (c *Client) pullOnce(uri protocol.DocumentURI, version int32, identifier *string) int32 {
-	c.mu.Lock()
-	d := c.diags[uri]
-	var prev *string
-	if d.pullResultID != "" {
-		prev = protocol.Ptr(d.pullResultID)
-	}
-	versions := c.sentVersionsLocked() // for related documents
-	c.mu.Unlock()
-	var report protocol.DocumentDiagnosticReport
-	params := protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Identifier: identifier, PreviousResultID: prev}
-	err := c.conn.Call(c.life, protocol.MethodTextDocumentDiagnostic, params, &report)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	next := d.again
-	d.again = 0
-	if next == 0 || c.stopping {
-		d.pulling = false
-		next = 0
-	}
-	if err != nil {
-		c.log.Warn("diagnostic pull failed", "uri", uri, "err", err)
-		return next
-	}
-	var related map[protocol.DocumentURI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
-	if full, ok := report.AsRelatedFullDocumentDiagnosticReport(); ok {
-		c.storePullLocked(uri, version, &full.Items, full.ResultID)
-		related = full.RelatedDocuments
-	} else if unchanged, ok := report.AsRelatedUnchangedDocumentDiagnosticReport(); ok {
-		c.storePullLocked(uri, version, nil, &unchanged.ResultID)
-		related = unchanged.RelatedDocuments
-	}
-	for ruri, r := range related {
-		if full, ok := r.AsFullDocumentDiagnosticReport(); ok {
-			c.storePullLocked(ruri, versions[ruri], &full.Items, full.ResultID)
-		} else if unchanged, ok := r.AsUnchangedDocumentDiagnosticReport(); ok {
-			c.storePullLocked(ruri, versions[ruri], nil, &unchanged.ResultID)
-		}
-	}
-	c.epoch++
-	c.changedLocked()
-	return next
-}
-
-// sentVersionsLocked returns the version of each open document the server
-// has been sent.
-func (c *Client) sentVersionsLocked() map[protocol.DocumentURI]int32 {
-	out := make(map[protocol.DocumentURI]int32, len(c.docs))
-	for uri, d := range c.docs {
-		if d.sent > 0 {
-			out[uri] = d.sent
-		}
-	}
-	return out
-}
-
-// storePullLocked stores a pull result for uri computed at version: items
-// (nil when the server said unchanged: the stored ones stand) and the result
-// id for the next pull. A result for an older version than the stored one is
-// dropped.
-func (c *Client) storePullLocked(uri protocol.DocumentURI, version int32, items *[]protocol.Diagnostic, resultID *string) {
-	d := c.diags[uri]
-	if d == nil {
-		d = &fileDiagnostics{}
-		c.diags[uri] = d
-	}
-	if d.pulled && d.pullVersion > version {
-		return
-	}
-	if items != nil {
-		d.pull = *items
-	}
-	d.pullResultID = ""
-	if resultID != nil {
-		d.pullResultID = *resultID
-	}
-	d.pulled, d.pullVersion = true, version
-}
-
-// startWorkspacePullsLocked starts the workspace diagnostics loop once the
-// server offers workspace/diagnostic.
-func (c *Client) startWorkspacePullsLocked() {
-	if c.wsRunning || c.stopping || !c.pullProviderLocked().workspace {
-		return
-	}
-	c.wsRunning = true
-	c.pulls.Add(1)
-	go func() {
-		defer c.pulls.Done()
-		c.pullWorkspace()
-	}()
-}
-
-// kickWorkspaceLocked asks the workspace loop for a new pull once its
-// current one is answered: something changed that the server may not have
-// reported on yet.
-func (c *Client) kickWorkspaceLocked() {
-	select {
-	case c.wsKick <- struct{}{}:
-	default:
-	}
-}
-
-// pullWorkspace keeps one workspace/diagnostic request open at a time, the
-// way editors do: servers such as pyright hold it and stream reports as
-// partial results ($/progress on its partial-result token) while they
-// analyse; others answer at once. Each answer is merged into the store; the
-// next request goes out when something changed (a document edit, a watched
-// file, a refresh), never in a spin.
-func (c *Client) pullWorkspace() {
-	for round := 1; ; round++ {
-		c.mu.Lock()
-		provider := c.pullProviderLocked()
-		if !provider.workspace || c.stopping {
-			c.wsRunning = false
-			c.mu.Unlock()
-			return
-		}
-		params := protocol.WorkspaceDiagnosticParams{
-			Identifier:         provider.identifier,
-			WorkDoneToken:      protocol.NewProgressTokenString(fmt.Sprintf("lspkit/workspace-diagnostic/%d/work", round)),
-			PartialResultToken: protocol.NewProgressTokenString(fmt.Sprintf("lspkit/workspace-diagnostic/%d", round)),
-			PreviousResultIds:  []protocol.PreviousResultID{},
-		}
-		for uri, d := range c.diags {
-			if d.pullResultID != "" {
-				params.PreviousResultIds = append(params.PreviousResultIds, protocol.PreviousResultID{URI: uri, Value: d.pullResultID})
-			}
-		}
-		c.wsToken = tokenKey(params.PartialResultToken)
-		c.mu.Unlock()
-
-		var report protocol.WorkspaceDiagnosticReport
-		err := c.conn.Call(c.life, protocol.MethodWorkspaceDiagnostic, params, &report)
-		c.mu.Lock()
-		c.wsToken = ""
-		delete(c.progress, tokenKey(params.WorkDoneToken)) // ended with its request
-		if err == nil {
-			c.mergeWorkspaceLocked(report.Items)
-		}
-		c.mu.Unlock()
-		if err != nil {
-			if c.life.Err() != nil {
-				return
-			}
-			c.log.Warn("workspace diagnostics pull failed", "err", err)
-		}
-		select {
-		case <-c.wsKick:
-		case <-c.life.Done():
-			return
-		}
-	}
-}
-
-// workspacePartialLocked merges a partial result of the open workspace pull,
-// if token is its partial-result token.
-func (c *Client) workspacePartialLocked(token string, value []byte) bool {
-	if token == "" || token != c.wsToken {
-		return false
-	}
-	var partial protocol.WorkspaceDiagnosticReportPartialResult
-	if err := json.Unmarshal(value, &partial); err != nil {
-		c.log.Warn("bad workspace diagnostics partial result", "err", err)
-		return true
-	}
-	c.mergeWorkspaceLocked(partial.Items)
-	return true
-}
-
-// mergeWorkspaceLocked stores workspace diagnostic reports.
-func (c *Client) mergeWorkspaceLocked(items []protocol.WorkspaceDocumentDiagnosticReport) {
-	if len(items) == 0 {
-		return
-	}
-	versions := c.sentVersionsLocked()
-	for _, item := range items {
-		if full, ok := item.AsWorkspaceFullDocumentDiagnosticReport(); ok {
-			c.storePullLocked(full.URI, reportVersion(full.Version, versions[full.URI]), &full.Items, full.ResultID)
-		} else if unchanged, ok := item.AsWorkspaceUnchangedDocumentDiagnosticReport(); ok {
-			c.storePullLocked(unchanged.URI, reportVersion(unchanged.Version, versions[unchanged.URI]), nil, &unchanged.ResultID)
-		}
-	}
-	c.epoch++
-	c.changedLocked()
-}
-
-// reportVersion is the version a workspace report was computed for: the one
-// it names, else none (0) — a file the server read from disk, which says
-// nothing about an open document's newer text.
-func reportVersion(v protocol.Nullable[int32], sent int32) int32 {
-	if n, ok := v.Get(); ok && n <= sent {
-		return n
-	}
-	return 0
+	c.diags.publish(p, c.changes.advance())
+	c.changes.wake()
 }
 
 // MessageText returns a diagnostic's message as text: the string, or the
@@ -430,28 +293,7 @@ func MessageText(d protocol.Diagnostic) string {
 	return m.Value
 }
 
-// Epoch returns the store's epoch: it advances on every document change and
-// every diagnostics update, so equal epochs mean nothing changed between.
-func (c *Client) Epoch() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.epoch
-}
-
-// AllDiagnostics returns the current diagnostics of every file that has
-// some, open or not (servers report on files they read from disk too).
-func (c *Client) AllDiagnostics() map[protocol.DocumentURI][]protocol.Diagnostic {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := map[protocol.DocumentURI][]protocol.Diagnostic{}
-	for uri, d := range c.diags {
-		items := d.push
-		if d.pulled {
-			items = d.pull
-		}
-		if len(items) > 0 {
-			out[uri] = append([]protocol.Diagnostic(nil), items...)
-		}
-	}
-	return out
-}
+// Epoch returns the client's change epoch: it advances on every document
+// change and every diagnostics update, so equal epochs mean nothing changed
+// between.
+func (c *Client) Epoch() uint64 { return c.changes.current() }

@@ -3,6 +3,9 @@ package client
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/lspkit/lspkit/protocol"
@@ -14,7 +17,98 @@ type document struct {
 	version     int32
 	sent        int32 // the last version whose didOpen/didChange is on the wire
 	text        string
-	changeEpoch uint64 // the epoch at the last didOpen/didChange
+	changeEpoch uint64 // the change epoch at the last didOpen/didChange
+}
+
+// docStore is the client's open documents, under its own lock.
+type docStore struct {
+	mu   sync.Mutex
+	docs map[protocol.DocumentURI]*document
+}
+
+func newDocStore() *docStore { return &docStore{docs: map[protocol.DocumentURI]*document{}} }
+
+// text returns an open document's text.
+func (s *docStore) text(uri protocol.DocumentURI) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[uri]
+	if !ok {
+		return "", false
+	}
+	return d.text, true
+}
+
+// get returns a copy of an open document's state.
+func (s *docStore) get(uri protocol.DocumentURI) (document, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[uri]
+	if !ok {
+		return document{}, false
+	}
+	return *d, true
+}
+
+// update records new text for uri, opening it at version 1 or advancing its
+// version, and returns the document before (zero and false when it was not
+// open) and after. Unchanged text changes nothing (changed is false).
+func (s *docStore) update(uri protocol.DocumentURI, languageID, text string, epoch func() uint64) (before, after document, open, changed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, open := s.docs[uri]
+	if open && d.text == text {
+		return *d, *d, true, false
+	}
+	if !open {
+		d = &document{languageID: languageID}
+		s.docs[uri] = d
+	} else {
+		before = *d
+	}
+	d.version++
+	d.text = text
+	d.changeEpoch = epoch()
+	return before, *d, open, true
+}
+
+// markSent records that version of uri is on the wire.
+func (s *docStore) markSent(uri protocol.DocumentURI, version int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[uri]; ok && d.version == version {
+		d.sent = version
+	}
+}
+
+// remove forgets a document and reports whether it was open.
+func (s *docStore) remove(uri protocol.DocumentURI) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.docs[uri]
+	delete(s.docs, uri)
+	return ok
+}
+
+// sentVersions returns the version of each open document the server has
+// been sent.
+func (s *docStore) sentVersions() map[protocol.DocumentURI]int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[protocol.DocumentURI]int32, len(s.docs))
+	for uri, d := range s.docs {
+		if d.sent > 0 {
+			out[uri] = d.sent
+		}
+	}
+	return out
+}
+
+// uris returns the open documents.
+func (s *docStore) uris() []protocol.DocumentURI {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.docs))
 }
 
 // Sync makes the server's copy of the file at path hold text: didOpen the
@@ -30,55 +124,42 @@ func (c *Client) Sync(ctx context.Context, path, languageID, text string) (proto
 	// Changes go out one at a time, in version order.
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	c.mu.Lock()
-	doc, open := c.docs[uri]
-	if open && doc.text == text {
-		v := doc.version
-		c.mu.Unlock()
-		return uri, v, nil
+	before, doc, open, changed := c.docs.update(uri, languageID, text, c.changes.advance)
+	if !changed {
+		return uri, doc.version, nil
 	}
-	var method string
-	var params any
-	if !open {
-		doc = &document{languageID: languageID, version: 1, text: text}
-		c.docs[uri] = doc
-		method = protocol.MethodTextDocumentDidOpen
-		params = protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: uri, LanguageID: protocol.LanguageKind(languageID), Version: 1, Text: text}}
-	} else {
+	c.changes.wake()
+	caps := c.ServerCapabilities()
+	kind := syncKind(&caps)
+	switch {
+	case !open:
+		err = protocol.DidOpenTextDocumentNotification.Notify(ctx, c.conn, protocol.DidOpenTextDocumentParams{
+			TextDocument: protocol.TextDocumentItem{URI: uri, LanguageID: protocol.LanguageKind(languageID), Version: doc.version, Text: text},
+		})
+	case kind == protocol.TextDocumentSyncKindNone:
+		// The server wants no changes.
+	default:
 		change := protocol.NewTextDocumentContentChangeEventTextDocumentContentChangeWholeDocument(protocol.TextDocumentContentChangeWholeDocument{Text: text})
-		if c.syncKindLocked() == protocol.TextDocumentSyncKindIncremental {
-			start, end, replacement := minimalEdit(doc.text, text, c.encodingLocked())
+		if kind == protocol.TextDocumentSyncKindIncremental {
+			start, end, replacement := minimalEdit(before.text, text, c.Mapper())
 			change = protocol.NewTextDocumentContentChangeEventTextDocumentContentChangePartial(protocol.TextDocumentContentChangePartial{
 				Range: protocol.Range{Start: start, End: end}, Text: replacement,
 			})
 		}
-		doc.version++
-		doc.text = text
-		method = protocol.MethodTextDocumentDidChange
-		params = protocol.DidChangeTextDocumentParams{
+		err = protocol.DidChangeTextDocumentNotification.Notify(ctx, c.conn, protocol.DidChangeTextDocumentParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
 			ContentChanges: []protocol.TextDocumentContentChangeEvent{change},
-		}
+		})
 	}
-	c.epoch++
-	doc.changeEpoch = c.epoch
-	version := doc.version
-	none := open && c.syncKindLocked() == protocol.TextDocumentSyncKindNone
-	c.changedLocked()
-	c.mu.Unlock()
-	if !none {
-		if err := c.conn.Notify(ctx, method, params); err != nil {
-			return uri, version, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, method, err)
-		}
+	if err != nil {
+		return uri, doc.version, fmt.Errorf("client: %s: sync %s: %w", c.cfg.Name, uri, err)
 	}
 	// Only now may a pull be tagged with this version: a pull sent before
 	// the change would be answered for the old text.
-	c.mu.Lock()
-	doc.sent = version
-	c.kickWorkspaceLocked()
-	c.mu.Unlock()
-	c.pull(uri, version)
-	return uri, version, nil
+	c.docs.markSent(uri, doc.version)
+	c.pulls.kickWorkspace()
+	c.pulls.pull(uri, doc.version)
+	return uri, doc.version, nil
 }
 
 // Save tells the server the open document at path was saved (didSave, with
@@ -92,47 +173,33 @@ func (c *Client) Save(ctx context.Context, path string) error {
 	}
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	c.mu.Lock()
-	doc, open := c.docs[uri]
-	var text string
-	if open {
-		text = doc.text
-	}
-	want, includeText := c.saveOptionsLocked()
-	c.mu.Unlock()
+	text, open := c.docs.text(uri)
 	if !open {
 		return fmt.Errorf("client: %s: save %s: document not open", c.cfg.Name, path)
 	}
-	if !want {
+	caps := c.ServerCapabilities()
+	if !caps.Supports(protocol.MethodTextDocumentDidSave) && !c.regs.has(protocol.MethodTextDocumentDidSave) {
 		return nil
 	}
 	params := protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}
-	if includeText {
+	if includeText(&caps) {
 		params.Text = &text
 	}
-	if err := c.conn.Notify(ctx, protocol.MethodTextDocumentDidSave, params); err != nil {
-		return fmt.Errorf("client: %s: %s: %w", c.cfg.Name, protocol.MethodTextDocumentDidSave, err)
+	if err := protocol.DidSaveTextDocumentNotification.Notify(ctx, c.conn, params); err != nil {
+		return fmt.Errorf("client: %s: save %s: %w", c.cfg.Name, uri, err)
 	}
-	c.mu.Lock()
-	c.kickWorkspaceLocked()
-	c.mu.Unlock()
+	c.pulls.kickWorkspace()
 	return nil
 }
 
-// saveOptionsLocked reports whether the server wants didSave, and with the
-// text.
-func (c *Client) saveOptionsLocked() (want, includeText bool) {
-	o, ok := c.capabilities.TextDocumentSync.AsTextDocumentSyncOptions()
+// includeText reports whether the server wants the text with didSave.
+func includeText(caps *protocol.ServerCapabilities) bool {
+	o, ok := caps.TextDocumentSync.AsTextDocumentSyncOptions()
 	if !ok {
-		return false, false
+		return false
 	}
-	if b, ok := o.Save.AsBoolean(); ok {
-		return b, false
-	}
-	if so, ok := o.Save.AsSaveOptions(); ok {
-		return true, so.IncludeText != nil && *so.IncludeText
-	}
-	return false, false
+	so, ok := o.Save.AsSaveOptions()
+	return ok && so.IncludeText != nil && *so.IncludeText
 }
 
 // CloseDocument closes the server's copy of the file and forgets its
@@ -144,34 +211,30 @@ func (c *Client) CloseDocument(ctx context.Context, path string) error {
 	}
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	c.mu.Lock()
-	_, open := c.docs[uri]
-	delete(c.docs, uri)
-	delete(c.diags, uri)
-	c.changedLocked()
-	c.mu.Unlock()
+	open := c.docs.remove(uri)
+	c.diags.forget(uri)
+	c.changes.wake()
 	if !open {
 		return nil
 	}
-	return c.conn.Notify(ctx, protocol.MethodTextDocumentDidClose, protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+	return protocol.DidCloseTextDocumentNotification.Notify(ctx, c.conn, protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
 }
 
-// syncKindLocked is how the server wants document changes.
-func (c *Client) syncKindLocked() protocol.TextDocumentSyncKind {
-	sync := c.capabilities.TextDocumentSync
-	if k, ok := sync.AsTextDocumentSyncKind(); ok {
+// syncKind is how the server wants document changes.
+func syncKind(caps *protocol.ServerCapabilities) protocol.TextDocumentSyncKind {
+	if k, ok := caps.TextDocumentSync.AsTextDocumentSyncKind(); ok {
 		return k
 	}
-	if o, ok := sync.AsTextDocumentSyncOptions(); ok && o.Change != nil {
+	if o, ok := caps.TextDocumentSync.AsTextDocumentSyncOptions(); ok && o.Change != nil {
 		return *o.Change
 	}
 	return protocol.TextDocumentSyncKindNone
 }
 
 // minimalEdit returns the one edit that turns old into new: the range of old
-// to replace (columns counted in enc, the server's encoding) and its
-// replacement, found by trimming the common prefix and suffix.
-func minimalEdit(old, new string, enc protocol.PositionEncodingKind) (start, end protocol.Position, text string) {
+// to replace (columns in the server's encoding) and its replacement, found
+// by trimming the common prefix and suffix.
+func minimalEdit(old, new string, m Mapper) (start, end protocol.Position, text string) {
 	p := 0
 	for p < len(old) && p < len(new) && old[p] == new[p] {
 		p++
@@ -186,16 +249,8 @@ func minimalEdit(old, new string, enc protocol.PositionEncodingKind) (start, end
 	for s > 0 && !utf8.RuneStart(old[len(old)-s]) {
 		s--
 	}
-	return position(old, p, enc), position(old, len(old)-s, enc), new[p : len(new)-s]
+	return m.Position(old, p), m.Position(old, len(old)-s), new[p : len(new)-s]
 }
 
 // DocumentText returns the text the server has for an open document.
-func (c *Client) DocumentText(uri protocol.DocumentURI) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.docs[uri]
-	if !ok {
-		return "", false
-	}
-	return d.text, true
-}
+func (c *Client) DocumentText(uri protocol.DocumentURI) (string, bool) { return c.docs.text(uri) }

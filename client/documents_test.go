@@ -57,7 +57,7 @@ func TestMinimalEdit(t *testing.T) {
 	}
 	for _, enc := range []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF16, protocol.PositionEncodingKindUTF32} {
 		for _, c := range cases {
-			start, end, repl := minimalEdit(c[0], c[1], enc)
+			start, end, repl := minimalEdit(c[0], c[1], Mapper{Encoding: enc})
 			if got := applyEdit(t, c[0], start, end, repl, enc); got != c[1] {
 				t.Errorf("%s: %q → %q: edit %v-%v %q gives %q", enc, c[0], c[1], start, end, repl, got)
 			}
@@ -67,11 +67,11 @@ func TestMinimalEdit(t *testing.T) {
 		}
 	}
 	for enc, want := range map[protocol.PositionEncodingKind]uint32{protocol.PositionEncodingKindUTF8: 7, protocol.PositionEncodingKindUTF16: 4, protocol.PositionEncodingKindUTF32: 3} {
-		if p := position("éa🙂b", len("éa🙂"), enc); p.Line != 0 || p.Character != want {
+		if p := (Mapper{Encoding: enc}).Position("éa🙂b", len("éa🙂")); p.Line != 0 || p.Character != want {
 			t.Errorf("%s: position %+v, want column %d", enc, p, want)
 		}
 	}
-	if p := position("a🙂b\ncé", len("a🙂b\nc"), protocol.PositionEncodingKindUTF16); p.Line != 1 || p.Character != 1 {
+	if p := (Mapper{Encoding: protocol.PositionEncodingKindUTF16}).Position("a🙂b\ncé", len("a🙂b\nc")); p.Line != 1 || p.Character != 1 {
 		t.Errorf("second line: %+v", p)
 	}
 }
@@ -87,14 +87,14 @@ func TestColumns(t *testing.T) {
 		{protocol.PositionEncodingKindUTF8, 7, 3}, {protocol.PositionEncodingKindUTF16, 4, 3}, {protocol.PositionEncodingKindUTF32, 3, 3},
 		{protocol.PositionEncodingKindUTF16, 0, 0},
 	} {
-		if got := CodePointColumn(line, c.encoded, c.enc); got != c.codePts {
-			t.Errorf("%s: CodePointColumn(%d) = %d, want %d", c.enc, c.encoded, got, c.codePts)
+		if got := (Mapper{Encoding: c.enc}).CodePoints(line, c.encoded); got != c.codePts {
+			t.Errorf("%s: CodePoints(%d) = %d, want %d", c.enc, c.encoded, got, c.codePts)
 		}
-		if got := EncodedColumn(line, c.codePts, c.enc); got != c.encoded {
-			t.Errorf("%s: EncodedColumn(%d) = %d, want %d", c.enc, c.codePts, got, c.encoded)
+		if got := (Mapper{Encoding: c.enc}).Column(line, c.codePts); got != c.encoded {
+			t.Errorf("%s: Column(%d) = %d, want %d", c.enc, c.codePts, got, c.encoded)
 		}
 	}
-	if got := CodePointColumn(line, 99, protocol.PositionEncodingKindUTF16); got != 7 {
+	if got := (Mapper{Encoding: protocol.PositionEncodingKindUTF16}).CodePoints(line, 99); got != 7 {
 		t.Errorf("past the end: %d", got)
 	}
 }
@@ -122,7 +122,7 @@ func TestDiagnosticsGopls(t *testing.T) {
 		t.Logf("gopls chose %s", enc)
 	}
 	diags := c.Diagnostics(uri)
-	if len(diags) == 0 || diags[0].Range.Start.Line != 2 || CodePointColumn(line, diags[0].Range.Start.Character, enc) != 37 {
+	if len(diags) == 0 || diags[0].Range.Start.Line != 2 || (Mapper{Encoding: enc}).CodePoints(line, diags[0].Range.Start.Character) != 37 {
 		t.Fatalf("diagnostics for version 1 (%s): %+v", enc, diags)
 	}
 	// An incremental change after é🙂: gopls applies our minimal edit.
@@ -240,7 +240,7 @@ func errorThenFixed(ctx context.Context, t *testing.T, c *Client, path, language
 	enc := c.PositionEncoding()
 	text := strings.Split(broken, "\n")[line]
 	errs := errorsOf(c.Diagnostics(uri))
-	if len(errs) != 1 || errs[0].Range.Start.Line != line || CodePointColumn(text, errs[0].Range.Start.Character, enc) != col {
+	if len(errs) != 1 || errs[0].Range.Start.Line != line || (Mapper{Encoding: enc}).CodePoints(text, errs[0].Range.Start.Character) != col {
 		t.Fatalf("errors (%s), want one at %d:%d: %+v", enc, line, col, errs)
 	}
 	if _, v, err = c.Sync(ctx, path, languageID, fixed); err != nil {

@@ -12,22 +12,25 @@ import (
 // LocationLink results come back alike: a LocationLink gives its target URI
 // and target selection range.
 func (c *Client) Definition(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
-	return c.locations(ctx, protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	res, err := protocol.DefinitionRequest.Call(ctx, c.conn, protocol.DefinitionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	return c.locations(protocol.DefinitionRequest.Method(), res, err)
 }
 
 // TypeDefinition returns where the type of the symbol at pos is defined.
 func (c *Client) TypeDefinition(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
-	return c.locations(ctx, protocol.MethodTextDocumentTypeDefinition, protocol.TypeDefinitionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	res, err := protocol.TypeDefinitionRequest.Call(ctx, c.conn, protocol.TypeDefinitionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	return c.locations(protocol.TypeDefinitionRequest.Method(), res, err)
 }
 
 // Implementation returns the implementations of the symbol at pos.
 func (c *Client) Implementation(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
-	return c.locations(ctx, protocol.MethodTextDocumentImplementation, protocol.ImplementationParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	res, err := protocol.ImplementationRequest.Call(ctx, c.conn, protocol.ImplementationParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	return c.locations(protocol.ImplementationRequest.Method(), res, err)
 }
 
-func (c *Client) locations(ctx context.Context, method string, params any) ([]protocol.Location, error) {
-	var res protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice]
-	if err := c.conn.Call(ctx, method, params, &res); err != nil {
+// locations flattens a definition-like result into Locations.
+func (c *Client) locations(method string, res protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], err error) ([]protocol.Location, error) {
+	if err != nil {
 		return nil, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, method, err)
 	}
 	v, ok := res.Get()
@@ -52,12 +55,12 @@ func (c *Client) locations(ctx context.Context, method string, params any) ([]pr
 // References returns the references to the symbol at pos, with its
 // declaration when includeDeclaration is set.
 func (c *Client) References(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position, includeDeclaration bool) ([]protocol.Location, error) {
-	var res protocol.Nullable[[]protocol.Location]
 	params := protocol.ReferenceParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos,
 		Context: protocol.ReferenceContext{IncludeDeclaration: includeDeclaration},
 	}
-	if err := c.conn.Call(ctx, protocol.MethodTextDocumentReferences, params, &res); err != nil {
+	res, err := protocol.ReferencesRequest.Call(ctx, c.conn, params)
+	if err != nil {
 		return nil, fmt.Errorf("client: %s: references: %w", c.cfg.Name, err)
 	}
 	locs, _ := res.Get()
@@ -68,9 +71,8 @@ func (c *Client) References(ctx context.Context, uri protocol.DocumentURI, pos p
 // MarkedString code blocks are turned into markdown), and false when the
 // server has nothing to say.
 func (c *Client) Hover(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) (string, bool, error) {
-	var res protocol.Nullable[protocol.Hover]
-	params := protocol.HoverParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos}
-	if err := c.conn.Call(ctx, protocol.MethodTextDocumentHover, params, &res); err != nil {
+	res, err := protocol.HoverRequest.Call(ctx, c.conn, protocol.HoverParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	if err != nil {
 		return "", false, fmt.Errorf("client: %s: hover: %w", c.cfg.Name, err)
 	}
 	h, ok := res.Get()
@@ -118,9 +120,8 @@ type Symbol struct {
 
 // DocumentSymbols returns the symbols of a document.
 func (c *Client) DocumentSymbols(ctx context.Context, uri protocol.DocumentURI) ([]Symbol, error) {
-	var res protocol.Nullable[protocol.SymbolInformationSliceOrDocumentSymbolSlice]
-	params := protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}
-	if err := c.conn.Call(ctx, protocol.MethodTextDocumentDocumentSymbol, params, &res); err != nil {
+	res, err := protocol.DocumentSymbolRequest.Call(ctx, c.conn, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+	if err != nil {
 		return nil, fmt.Errorf("client: %s: documentSymbol: %w", c.cfg.Name, err)
 	}
 	v, ok := res.Get()
@@ -158,8 +159,8 @@ type WorkspaceSymbol struct {
 
 // WorkspaceSymbols returns the symbols matching query across the workspace.
 func (c *Client) WorkspaceSymbols(ctx context.Context, query string) ([]WorkspaceSymbol, error) {
-	var res protocol.Nullable[protocol.SymbolInformationSliceOrWorkspaceSymbolSlice]
-	if err := c.conn.Call(ctx, protocol.MethodWorkspaceSymbol, protocol.WorkspaceSymbolParams{Query: query}, &res); err != nil {
+	res, err := protocol.WorkspaceSymbolRequest.Call(ctx, c.conn, protocol.WorkspaceSymbolParams{Query: query})
+	if err != nil {
 		return nil, fmt.Errorf("client: %s: workspace/symbol: %w", c.cfg.Name, err)
 	}
 	v, ok := res.Get()

@@ -6,25 +6,17 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 )
 
-// PositionEncoding returns the encoding the server counts columns in: what
-// it chose from the client's offer (utf-8, utf-32, utf-16), utf-16 if it
-// chose nothing.
-func (c *Client) PositionEncoding() protocol.PositionEncodingKind {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.encodingLocked()
+// A Mapper converts between a server's positions, whose columns count in
+// its position encoding (UTF-8 bytes, UTF-16 code units or code points), and
+// code-point columns, what people and the lspkit service call columns. All
+// column conversion in lspkit goes through it.
+type Mapper struct {
+	Encoding protocol.PositionEncodingKind // utf-16 when empty, the LSP default
 }
 
-func (c *Client) encodingLocked() protocol.PositionEncodingKind {
-	if e := c.capabilities.PositionEncoding; e != nil && *e != "" {
-		return *e
-	}
-	return protocol.PositionEncodingKindUTF16
-}
-
-// units is how many columns r takes in encoding enc.
-func units(r rune, enc protocol.PositionEncodingKind) uint32 {
-	switch enc {
+// units is how many columns r takes.
+func (m Mapper) units(r rune) uint32 {
+	switch m.Encoding {
 	case protocol.PositionEncodingKindUTF8:
 		return uint32(utf8.RuneLen(r))
 	case protocol.PositionEncodingKindUTF32:
@@ -36,9 +28,8 @@ func units(r rune, enc protocol.PositionEncodingKind) uint32 {
 	return 1
 }
 
-// position returns the position of byte offset off in text, with the
-// character counted in encoding enc.
-func position(text string, off int, enc protocol.PositionEncodingKind) protocol.Position {
+// Position returns the server position of byte offset off in text.
+func (m Mapper) Position(text string, off int) protocol.Position {
 	var pos protocol.Position
 	for _, r := range text[:off] {
 		if r == '\n' {
@@ -46,37 +37,35 @@ func position(text string, off int, enc protocol.PositionEncodingKind) protocol.
 			pos.Character = 0
 			continue
 		}
-		pos.Character += units(r, enc)
+		pos.Character += m.units(r)
 	}
 	return pos
 }
 
-// CodePointColumn converts a column of line counted in encoding enc into a
-// count of code points (what people and the lspkit service call columns). A
-// column past the end of the line, or inside a character, is clamped.
-func CodePointColumn(line string, character uint32, enc protocol.PositionEncodingKind) int {
+// CodePoints converts a server column of line into a count of code points.
+// A column past the end of the line, or inside a character, is clamped.
+func (m Mapper) CodePoints(line string, character uint32) int {
 	var used uint32
 	n := 0
 	for _, r := range line {
 		if used >= character {
 			break
 		}
-		used += units(r, enc)
+		used += m.units(r)
 		n++
 	}
 	return n
 }
 
-// EncodedColumn converts a code-point column of line into a column counted
-// in encoding enc.
-func EncodedColumn(line string, codePoints int, enc protocol.PositionEncodingKind) uint32 {
+// Column converts a code-point column of line into a server column.
+func (m Mapper) Column(line string, codePoints int) uint32 {
 	var col uint32
 	n := 0
 	for _, r := range line {
 		if n >= codePoints {
 			break
 		}
-		col += units(r, enc)
+		col += m.units(r)
 		n++
 	}
 	return col

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,36 @@ type Command struct {
 	Dir  string   // working directory: the workspace root
 	Env  []string // extra KEY=VALUE entries on top of the daemon's environment
 }
+
+// Proc is a running language server as a Client uses it: its stream and
+// its life. *Process is the real one; tests run servers in-process
+// (internal/lsptest) behind the same interface.
+type Proc interface {
+	// Stdio is the server's input and output as one stream; closing it
+	// closes both directions.
+	Stdio() io.ReadWriteCloser
+	// Done is closed when the server has exited.
+	Done() <-chan struct{}
+	// Exit describes how it ended; it waits for Done.
+	Exit() ExitStatus
+	// PID is its process id (0 for an in-process server).
+	PID() int
+	// Stop ends it (terminate, then kill after grace) and waits.
+	Stop(grace time.Duration) ExitStatus
+	// Kill ends it at once without waiting.
+	Kill()
+	// StderrTail returns its last stderr lines.
+	StderrTail() []string
+}
+
+// Launch starts a server for a Command: StartProcess, or a test's
+// in-process server.
+type Launch func(ctx context.Context, cmd Command) (Proc, error)
+
+// LaunchProcess is the Launch that starts a real process.
+func LaunchProcess(_ context.Context, cmd Command) (Proc, error) { return StartProcess(cmd) }
+
+var _ Proc = (*Process)(nil)
 
 // stderrLines is how many of a server's last stderr lines a Process keeps.
 const stderrLines = 50

@@ -376,18 +376,13 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 		}
 		return
 	}
-	c.mu.Lock()
-	stopping := c.stopping
-	c.mu.Unlock()
-	if c.watcher == nil && !stopping {
+	if c.watcher == nil && !c.life.isStopping() {
 		w, err := newFileWatcher(c.cfg.Root, c.log, func(events []protocol.FileEvent) {
-			err := c.conn.Notify(c.life, protocol.MethodWorkspaceDidChangeWatchedFiles, protocol.DidChangeWatchedFilesParams{Changes: events})
+			err := protocol.DidChangeWatchedFilesNotification.Notify(c.pulls.life, c.conn, protocol.DidChangeWatchedFilesParams{Changes: events})
 			if err != nil {
 				c.log.Warn("file watcher: notify failed", "err", err)
 			}
-			c.mu.Lock()
-			c.kickWorkspaceLocked()
-			c.mu.Unlock()
+			c.pulls.kickWorkspace()
 		})
 		if err != nil {
 			c.log.Error("file watcher: cannot start", "err", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 )
 
-func registration(id, options string) protocol.Registration {
+func reg(id, options string) protocol.Registration {
 	return protocol.Registration{ID: id, Method: protocol.MethodWorkspaceDidChangeWatchedFiles, RegisterOptions: []byte(options)}
 }
 
@@ -24,11 +24,11 @@ func TestWatchPatterns(t *testing.T) {
 	// gopls's two registrations, a TypeScript-style URI base with a kind,
 	// and one a server got wrong.
 	regs := []protocol.Registration{
-		registration("1", `{"watchers":[{"globPattern":"**/*.{mod,work}"}]}`),
-		registration("2", `{"watchers":[{"globPattern":{"baseUri":{"uri":"file:///work/ws","name":"ws"},"pattern":"**/*.{go,mod,sum,work}"}}]}`),
-		registration("3", `{"watchers":[{"globPattern":{"baseUri":"file:///work/ws/src","pattern":"lib?/[a-c]*.ts"},"kind":1},{"globPattern":"/abs/**/[!x]*.py","kind":4}]}`),
-		registration("4", `{"watchers":[{"globPattern":"a/[b"}]}`),
-		registration("5", `{"watchers":[{"globPattern":7}]}`),
+		reg("1", `{"watchers":[{"globPattern":"**/*.{mod,work}"}]}`),
+		reg("2", `{"watchers":[{"globPattern":{"baseUri":{"uri":"file:///work/ws","name":"ws"},"pattern":"**/*.{go,mod,sum,work}"}}]}`),
+		reg("3", `{"watchers":[{"globPattern":{"baseUri":"file:///work/ws/src","pattern":"lib?/[a-c]*.ts"},"kind":1},{"globPattern":"/abs/**/[!x]*.py","kind":4}]}`),
+		reg("4", `{"watchers":[{"globPattern":"a/[b"}]}`),
+		reg("5", `{"watchers":[{"globPattern":7}]}`),
 	}
 	patterns, errs := watchPatterns(root, regs)
 	if len(patterns) != 4 || len(errs) != 2 {
@@ -266,9 +266,9 @@ func TestFileWatcher(t *testing.T) {
 // TestWatchUnregister: the last watched-files unregistration closes the watcher.
 func TestWatchUnregister(t *testing.T) {
 	root := t.TempDir()
-	c := &Client{cfg: Config{Root: root}, log: slog.New(slog.DiscardHandler), registrations: map[string]protocol.Registration{}, changed: make(chan struct{})}
+	c := newClient(Config{Root: root})
 	c.register(func(regs map[string]protocol.Registration) {
-		regs["w"] = registration("w", `{"watchers":[{"globPattern":"**/*.go"}]}`)
+		regs["w"] = reg("w", `{"watchers":[{"globPattern":"**/*.go"}]}`)
 	})
 	w := c.watcher
 	if w == nil || len(w.fs.WatchList()) != 1 {
@@ -344,9 +344,9 @@ func TestWatchOnlyRoot(t *testing.T) {
 	root, lib := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(lib, "a", "b", "x.py"), "x = 1\n")
 	libURI, _ := protocol.FileURI(lib)
-	c := &Client{cfg: Config{Root: root}, log: slog.New(slog.DiscardHandler), registrations: map[string]protocol.Registration{}, changed: make(chan struct{})}
+	c := newClient(Config{Root: root})
 	c.register(func(regs map[string]protocol.Registration) {
-		regs["w"] = registration("w", fmt.Sprintf(`{"watchers":[{"globPattern":"**"},{"globPattern":{"baseUri":%q,"pattern":"**"}}]}`, libURI))
+		regs["w"] = reg("w", fmt.Sprintf(`{"watchers":[{"globPattern":"**"},{"globPattern":{"baseUri":%q,"pattern":"**"}}]}`, libURI))
 	})
 	defer c.watcher.close()
 	if got := c.watcher.fs.WatchList(); len(got) != 1 || got[0] != root {

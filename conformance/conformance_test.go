@@ -522,7 +522,7 @@ func TestReplayClient(t *testing.T) {
 			at := func(p service.Pos) protocol.Position {
 				line := strings.Split(sc.fixed, "\n")[p.Line-1]
 				col := strings.Index(line, p.Symbol)
-				return protocol.Position{Line: uint32(p.Line - 1), Character: client.EncodedColumn(line, utf8.RuneCountInString(line[:col]), c.PositionEncoding())}
+				return protocol.Position{Line: uint32(p.Line - 1), Character: c.Mapper().Column(line, utf8.RuneCountInString(line[:col]))}
 			}
 			if sc.def.Line > 0 {
 				locs, err := c.Definition(ctx, uri, at(sc.def))

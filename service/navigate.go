@@ -224,7 +224,7 @@ func (op opened) position(file string, p Pos) (protocol.Position, error) {
 	if col < 0 {
 		return protocol.Position{}, &PositionError{fmt.Sprintf("give a character (1-based column) or a symbol on line %d", p.Line)}
 	}
-	return protocol.Position{Line: uint32(p.Line - 1), Character: client.EncodedColumn(text, col, op.c.PositionEncoding())}, nil
+	return protocol.Position{Line: uint32(p.Line - 1), Character: op.c.Mapper().Column(text, col)}, nil
 }
 
 // Navigate runs definition, typeDefinition, implementation or references

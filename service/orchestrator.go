@@ -508,5 +508,5 @@ func convertPosition(lines []string, p protocol.Position, enc protocol.PositionE
 	if int(p.Line) < len(lines) {
 		line = lines[p.Line]
 	}
-	return int(p.Line) + 1, client.CodePointColumn(line, p.Character, enc) + 1
+	return int(p.Line) + 1, client.Mapper{Encoding: enc}.CodePoints(line, p.Character) + 1
 }

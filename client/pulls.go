@@ -1,0 +1,243 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/lspkit/lspkit/protocol"
+)
+
+// puller makes the client's diagnostic pulls: textDocument/diagnostic per
+// document, one in flight per document (singleflight), and a standing
+// workspace/diagnostic request for servers that offer it. Its goroutines end
+// with close.
+type puller struct {
+	c       *Client
+	life    context.Context
+	endLife context.CancelFunc
+	docs    singleflight.Group
+
+	mu      sync.Mutex
+	closed  bool
+	running sync.WaitGroup
+	ws      bool          // the workspace loop is running
+	wsToken string        // the partial-result token of its open request
+	wsKick  chan struct{} // asks it for another pull
+}
+
+func newPuller(c *Client) *puller {
+	p := &puller{c: c, wsKick: make(chan struct{}, 1)}
+	p.life, p.endLife = context.WithCancel(context.Background())
+	return p
+}
+
+// goRun runs fn in a goroutine close waits for, unless closed.
+func (p *puller) goRun(fn func()) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.running.Add(1)
+	go func() {
+		defer p.running.Done()
+		fn()
+	}()
+	return true
+}
+
+// close cancels the pulls in flight and waits for them.
+func (p *puller) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.endLife()
+	p.running.Wait()
+}
+
+// pull makes sure the server's pull diagnostics for uri cover version, in
+// the background: concurrent needs share the pull in flight, and a need for
+// a version newer than the one in flight pulls again when it is answered,
+// with the result id it brought. An older version's answer never replaces a
+// newer one's.
+func (p *puller) pull(uri protocol.DocumentURI, version int32) {
+	if !p.c.regs.pullProvider().ok {
+		return
+	}
+	p.goRun(func() {
+		for p.life.Err() == nil {
+			if f, ok := p.c.diags.get(uri); ok && f.pulled && f.pullVersion >= version {
+				return
+			}
+			pulled, err, _ := p.docs.Do(string(uri), func() (any, error) { return p.pullOnce(uri) })
+			if err != nil || pulled.(int32) == 0 {
+				return // failed (and logged), or the document is no longer open
+			}
+		}
+	})
+}
+
+// pullOnce pulls uri's diagnostics for the version last sent and stores
+// them, with those of the related documents the answer names; it returns
+// the version it pulled (0 when the document is not open).
+func (p *puller) pullOnce(uri protocol.DocumentURI) (int32, error) {
+	c := p.c
+	versions := c.docs.sentVersions() // for related documents
+	version := versions[uri]
+	if version == 0 {
+		return 0, nil
+	}
+	params := protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Identifier: c.regs.pullProvider().identifier}
+	if id := c.diags.resultID(uri); id != "" {
+		params.PreviousResultID = &id
+	}
+	report, err := protocol.DocumentDiagnosticRequest.Call(p.life, c.conn, params)
+	if err != nil {
+		if p.life.Err() == nil {
+			c.log.Warn("diagnostic pull failed", "uri", uri, "err", err)
+		}
+		return 0, err
+	}
+	var related map[protocol.DocumentURI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
+	if full, ok := report.AsRelatedFullDocumentDiagnosticReport(); ok {
+		c.diags.storePull(uri, version, &full.Items, full.ResultID)
+		related = full.RelatedDocuments
+	} else if unchanged, ok := report.AsRelatedUnchangedDocumentDiagnosticReport(); ok {
+		c.diags.storePull(uri, version, nil, &unchanged.ResultID)
+		related = unchanged.RelatedDocuments
+	}
+	for ruri, r := range related {
+		if full, ok := r.AsFullDocumentDiagnosticReport(); ok {
+			c.diags.storePull(ruri, versions[ruri], &full.Items, full.ResultID)
+		} else if unchanged, ok := r.AsUnchangedDocumentDiagnosticReport(); ok {
+			c.diags.storePull(ruri, versions[ruri], nil, &unchanged.ResultID)
+		}
+	}
+	c.changes.advance()
+	c.changes.wake()
+	return version, nil
+}
+
+// startWorkspace starts the workspace diagnostics loop once the server
+// offers workspace/diagnostic.
+func (p *puller) startWorkspace() {
+	if !p.c.regs.pullProvider().workspace {
+		return
+	}
+	p.mu.Lock()
+	if p.ws {
+		p.mu.Unlock()
+		return
+	}
+	p.ws = true
+	p.mu.Unlock()
+	if !p.goRun(p.pullWorkspace) {
+		p.mu.Lock()
+		p.ws = false
+		p.mu.Unlock()
+	}
+}
+
+// kickWorkspace asks the workspace loop for a new pull once its current
+// one is answered: something changed that the server may not have reported
+// on yet.
+func (p *puller) kickWorkspace() {
+	select {
+	case p.wsKick <- struct{}{}:
+	default:
+	}
+}
+
+// pullWorkspace keeps one workspace/diagnostic request open at a time, the
+// way editors do: servers such as pyright hold it and stream reports as
+// partial results ($/progress on its partial-result token) while they
+// analyse; others answer at once. Each answer is merged into the store; the
+// next request goes out when something changed (a document edit, a watched
+// file, a refresh), never in a spin.
+func (p *puller) pullWorkspace() {
+	c := p.c
+	defer func() {
+		p.mu.Lock()
+		p.ws = false
+		p.mu.Unlock()
+	}()
+	for round := 1; ; round++ {
+		provider := c.regs.pullProvider()
+		if !provider.workspace || p.life.Err() != nil {
+			return
+		}
+		params := protocol.WorkspaceDiagnosticParams{
+			Identifier:         provider.identifier,
+			WorkDoneToken:      protocol.NewProgressTokenString(fmt.Sprintf("lspkit/workspace-diagnostic/%d/work", round)),
+			PartialResultToken: protocol.NewProgressTokenString(fmt.Sprintf("lspkit/workspace-diagnostic/%d", round)),
+			PreviousResultIds:  c.diags.resultIDs(),
+		}
+		p.mu.Lock()
+		p.wsToken = tokenKey(params.PartialResultToken)
+		p.mu.Unlock()
+		report, err := protocol.WorkspaceDiagnosticRequest.Call(p.life, c.conn, params)
+		p.mu.Lock()
+		p.wsToken = ""
+		p.mu.Unlock()
+		c.progress.end(tokenKey(params.WorkDoneToken)) // ended with its request
+		if err == nil {
+			p.merge(report.Items)
+		} else if p.life.Err() == nil {
+			c.log.Warn("workspace diagnostics pull failed", "err", err)
+		}
+		select {
+		case <-p.wsKick:
+		case <-p.life.Done():
+			return
+		}
+	}
+}
+
+// partial merges a partial result of the open workspace pull, if token is
+// its partial-result token, and reports whether it was.
+func (p *puller) partial(token string, value []byte) bool {
+	p.mu.Lock()
+	mine := token != "" && token == p.wsToken
+	p.mu.Unlock()
+	if !mine {
+		return false
+	}
+	partial, err := decodeWorkspacePartial(value)
+	if err != nil {
+		p.c.log.Warn("bad workspace diagnostics partial result", "err", err)
+		return true
+	}
+	p.merge(partial.Items)
+	return true
+}
+
+// merge stores workspace diagnostic reports.
+func (p *puller) merge(items []protocol.WorkspaceDocumentDiagnosticReport) {
+	if len(items) == 0 {
+		return
+	}
+	c := p.c
+	versions := c.docs.sentVersions()
+	for _, item := range items {
+		if full, ok := item.AsWorkspaceFullDocumentDiagnosticReport(); ok {
+			c.diags.storePull(full.URI, reportVersion(full.Version, versions[full.URI]), &full.Items, full.ResultID)
+		} else if unchanged, ok := item.AsWorkspaceUnchangedDocumentDiagnosticReport(); ok {
+			c.diags.storePull(unchanged.URI, reportVersion(unchanged.Version, versions[unchanged.URI]), nil, &unchanged.ResultID)
+		}
+	}
+	c.changes.advance()
+	c.changes.wake()
+}
+
+// reportVersion is the version a workspace report was computed for: the one
+// it names, else none (0) — a file the server read from disk, which says
+// nothing about an open document's newer text.
+func reportVersion(v protocol.Nullable[int32], sent int32) int32 {
+	if n, ok := v.Get(); ok && n <= sent {
+		return n
+	}
+	return 0
+}
