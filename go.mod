@@ -10,13 +10,11 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.6.0
 	github.com/sourcegraph/conc v0.3.0
+	golang.org/x/sync v0.23.0
 )
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/fatih/camelcase v1.0.0 // indirect
-	github.com/fatih/gomodifytags v1.17.1-0.20250423142747-f3939df9aa3c // indirect
-	github.com/fatih/structtag v1.2.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/segmentio/asm v1.2.1 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -24,19 +22,9 @@ require (
 	golang.org/x/exp/typeparams v0.0.0-20260611194520-c48552f49976 // indirect
 	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/telemetry v0.0.0-20260625142307-59b4966ccb57 // indirect
-	golang.org/x/text v0.38.0 // indirect
 	golang.org/x/tools v0.47.1-0.20260707181000-a299dadba899 // indirect
-	golang.org/x/tools/gopls v0.23.0 // indirect
-	golang.org/x/vuln v1.4.0 // indirect
 	honnef.co/go/tools v0.8.0-rc.1 // indirect
-	mvdan.cc/gofumpt v0.10.0 // indirect
-	mvdan.cc/xurls/v2 v2.6.0 // indirect
 )
 
-tool (
-	golang.org/x/tools/gopls
-	honnef.co/go/tools/cmd/staticcheck
-)
+tool honnef.co/go/tools/cmd/staticcheck

@@ -228,6 +228,9 @@ func (c *Client) Status() Status {
 	return Status{State: state, PID: c.proc.PID(), Reason: reason}
 }
 
+// StderrTail returns the server's last stderr lines.
+func (c *Client) StderrTail() []string { return c.proc.StderrTail() }
+
 // ServerCapabilities returns what the server announced in initialize.
 func (c *Client) ServerCapabilities() protocol.ServerCapabilities { return *c.caps.Load() }
 

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,37 +110,6 @@ func TestClientTypeScript7(t *testing.T) {
 	servertest.Gone(t, c.Status().PID)
 }
 
-// TestClientCrash: a server that dies in the middle of a request fails that
-// request at once and leaves the client broken, with its exit status and
-// last stderr line as the reason.
-func TestClientCrash(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := startClient(ctx, t, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
-	if _, _, err := c.Hover(ctx, "file:///x.go", protocol.Position{}); err == nil || ctx.Err() != nil {
-		t.Fatalf("hover on a crashing server: %v (ctx %v)", err, ctx.Err())
-	}
-	waitFor(ctx, t, c, "the crash to be noticed", func() bool { return c.Status().State == StateBroken })
-	if r := c.Status().Reason; !strings.Contains(r, "exit status 7") || !strings.Contains(r, "fatal: the fake server gives up") {
-		t.Fatalf("reason %q", r)
-	}
-}
-
-// TestClientInitializeHang: a server that never answers initialize costs
-// the caller's deadline, no more, and leaves no process.
-func TestClientInitializeHang(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-hang"}}, Root: t.TempDir(), StopGrace: 200 * time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "initialize") || !strings.Contains(err.Error(), "deadline exceeded") {
-		t.Fatalf("got %v", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("Start took %v", took)
-	}
-}
-
 func TestSettingsSection(t *testing.T) {
 	settings := jsontext.Value(`{"gopls":{"staticcheck":true},"python":{"analysis":{"typeCheckingMode":"strict"}},"css":null,"editor.tabSize":4}`)
 	for section, want := range map[string]string{
@@ -160,54 +128,4 @@ func TestSettingsSection(t *testing.T) {
 	if got := string(settingsSection(nil, "anything")); got != "{}" {
 		t.Errorf("no settings: %s", got)
 	}
-}
-
-// TestClientFaults: servers that break the framing end Start within its
-// deadline with an error saying what was wrong, and leave no process.
-func TestClientFaults(t *testing.T) {
-	for mode, want := range map[string]string{
-		"lsp-garbage": `malformed header line "this is not a header"`,
-		"lsp-huge":    "Content-Length 2147483648 exceeds the 67108864-byte limit",
-	} {
-		t.Run(mode, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_, err := Start(ctx, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=" + mode}}, Root: t.TempDir(), StopGrace: 200 * time.Millisecond})
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Fatalf("got %v, want an error containing %q", err, want)
-			}
-			if ctx.Err() != nil {
-				t.Fatal("Start ran into its deadline instead of failing on the bad frame")
-			}
-		})
-	}
-}
-
-// TestClientShutdownGrandchild: a child the server leaves behind does not
-// survive Shutdown, even though it ignores SIGTERM.
-func TestClientShutdownGrandchild(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := startClient(ctx, t, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-grandchild"}}, Root: t.TempDir(), StopGrace: 300 * time.Millisecond})
-	// The fake names its child on stderr, which a goroutine copies into
-	// the ring: wait for the line.
-	var child int
-	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); {
-		for _, line := range c.proc.StderrTail() {
-			if _, err := fmt.Sscanf(line, "child %d", &child); err == nil {
-				break
-			}
-		}
-		if child == 0 {
-			time.Sleep(10 * time.Millisecond) // polling the ring; the copy has no event
-		}
-	}
-	if child == 0 || !servertest.Alive(child) {
-		t.Fatalf("no grandchild (stderr %q)", c.proc.StderrTail())
-	}
-	if err := c.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	servertest.Gone(t, c.Status().PID)
-	servertest.Gone(t, child)
 }

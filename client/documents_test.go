@@ -170,16 +170,6 @@ func errorsOf(diags []protocol.Diagnostic) []protocol.Diagnostic {
 	return out
 }
 
-func TestWaitSettledServerGone(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := startClient(ctx, t, Config{Name: "fake", Command: Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=lsp-crash"}}, Root: t.TempDir()})
-	go c.Hover(ctx, "file:///x.go", protocol.Position{}) // the fake dies on it
-	if s := c.WaitSettled(ctx, "file:///nowhere.go", 1); s != ServerGone {
-		t.Fatalf("got %v", s)
-	}
-}
-
 // TestDiagnosticsTypeScriptLanguageServer: typescript-language-server (with
 // TypeScript 6) pushes diagnostics.
 func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {

@@ -3,10 +3,7 @@ package client
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,107 +15,6 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/transport"
 )
-
-// The test binary doubles as a fake server for what real servers cannot be
-// made to do on cue (crash, ignore SIGTERM, leave children behind, lose
-// their parent), selected by LSPKIT_FAKE.
-func TestMain(m *testing.M) {
-	switch os.Getenv("LSPKIT_FAKE") {
-	case "":
-		os.Exit(m.Run())
-	case "crash":
-		for i := 1; i <= 60; i++ {
-			fmt.Fprintf(os.Stderr, "fake: line %d\n", i)
-		}
-		fmt.Fprint(os.Stderr, "fake: panic: no newline at the end")
-		os.Exit(3)
-	case "stubborn": // ignores SIGTERM
-		signal.Ignore(syscall.SIGTERM)
-		fmt.Println("ready")
-		block()
-	case "grandchild": // leaves a child that ignores SIGTERM
-		child := exec.Command(os.Args[0]) // its output goes nowhere
-		child.Env = append(os.Environ(), "LSPKIT_FAKE=stubborn")
-		if err := child.Start(); err != nil {
-			os.Exit(2)
-		}
-		fmt.Println(child.Process.Pid)
-		block()
-	case "lsp-crash": // works until asked for a hover, then dies mid-request
-		fakeLSP(func(method string) bool {
-			if method == "textDocument/hover" {
-				fmt.Fprintln(os.Stderr, "fatal: the fake server gives up")
-				os.Exit(7)
-			}
-			return true
-		})
-	case "lsp-hang": // never answers anything
-		fakeLSP(func(string) bool { return false })
-	case "lsp-garbage": // answers initialize with bytes that are no frame
-		fakeLSP(func(method string) bool {
-			if method == "initialize" {
-				os.Stdout.WriteString("this is not a header\r\n\r\n{}")
-				block()
-			}
-			return true
-		})
-	case "lsp-huge": // announces a 2 GiB frame
-		fakeLSP(func(method string) bool {
-			if method == "initialize" {
-				os.Stdout.WriteString("Content-Length: 2147483648\r\n\r\n{")
-				block()
-			}
-			return true
-		})
-	case "lsp-grandchild": // a working server that leaves a stubborn child
-		child := exec.Command(os.Args[0])
-		child.Env = append(os.Environ(), "LSPKIT_FAKE=stubborn")
-		if err := child.Start(); err != nil {
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "child %d\n", child.Process.Pid)
-		fakeLSP(func(string) bool { return true })
-	case "parent": // starts a server, then waits to be killed
-		p, err := StartProcess(Command{Path: os.Args[0], Env: []string{"LSPKIT_FAKE=stubborn"}})
-		if err != nil {
-			os.Exit(2)
-		}
-		// Wait for the server's "ready", so it has written all it will
-		// write: once this parent is killed, a write would end it by SIGPIPE.
-		if _, err := bufio.NewReader(p.Stdio()).ReadString('\n'); err != nil {
-			os.Exit(2)
-		}
-		fmt.Println(p.PID())
-		block()
-	}
-	os.Exit(99)
-}
-
-// fakeLSP reads LSP frames from stdin and answers each request whose method
-// answer accepts with {"capabilities":{}}, until stdin ends.
-func fakeLSP(answer func(method string) bool) {
-	r := transport.NewReader(os.Stdin, transport.ReaderOptions{})
-	w := transport.NewWriter(os.Stdout)
-	var env transport.Envelope
-	for {
-		frame, err := r.ReadFrame()
-		if err != nil {
-			os.Exit(0)
-		}
-		if env.Scan(frame) != nil || !answer(string(env.Method)) || env.Kind != transport.KindRequest {
-			continue
-		}
-		_ = w.WriteFrame([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"capabilities":{}}}`, env.IDNum)))
-	}
-}
-
-// block never returns. (A bare select{} would end the fake: with no other
-// goroutine, the runtime reports a deadlock and exits.)
-func block() {
-	for {
-		time.Sleep(time.Hour)
-	}
-}
 
 func fake(t *testing.T, mode string) *Process {
 	t.Helper()

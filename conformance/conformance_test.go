@@ -20,7 +20,10 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
-	"github.com/lspkit/lspkit/service"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -79,9 +82,9 @@ func recordMain() int {
 
 // outcome is what a scenario's steps saw, as the daemon reports it.
 type outcome struct {
-	Error      []service.Diagnostic `json:"error"`
-	Fixed      []service.Diagnostic `json:"fixed"`
-	Definition []service.Location   `json:"definition"`
+	Error      []api.Diagnostic `json:"error"`
+	Fixed      []api.Diagnostic `json:"fixed"`
+	Definition []api.Location   `json:"definition"`
 	Hover      string               `json:"hover"`
 }
 
@@ -105,11 +108,11 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	if sc.config != "" {
 		servers += ", " + sc.config
 	}
-	cfg, err := service.ParseConfig([]byte(`{"lsp": {"autoInstall": false, "firstTouchTimeout": 30000, "diagnosticTimeout": 20000, "servers": {`+servers+`}}}`), "scenario")
+	cfg, err := config.Parse([]byte(`{"lsp": {"autoInstall": false, "firstTouchTimeout": 30000, "diagnosticTimeout": 20000, "servers": {`+servers+`}}}`), "scenario")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := service.New(service.Options{Root: root, Config: cfg})
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +120,13 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	defer cancel()
 	start := time.Now()
 	var out outcome
-	check := func(text string) []service.Diagnostic {
-		res, err := o.CheckFile(ctx, sc.file, &text, 0)
+	check := func(text string) []api.Diagnostic {
+		res, err := o.Check(ctx, api.CheckParams{FilePath: sc.file, Text: &text})
 		if err != nil {
 			fatal("%v", err)
 		}
 		for _, s := range res.Servers {
-			if s.Verdict != service.VerdictSettled {
+			if s.Verdict != api.VerdictSettled {
 				fatal("%s: %s %s %s", sc.name, s.ID, s.Verdict, s.Reason)
 			}
 		}
@@ -132,15 +135,23 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	out.Error = check(sc.broken)
 	out.Fixed = check(sc.fixed)
 	if sc.def.Line > 0 {
-		out.Definition, err = o.Navigate(ctx, "textDocument/definition", sc.file, sc.def)
+		def := sc.def
+		def.File = sc.file
+		res, err := o.Definition(ctx, def)
 		if err != nil {
 			fatal("definition: %v", err)
 		}
+		out.Definition = res.Locations
 	}
 	if sc.hov.Line > 0 {
-		out.Hover, _, err = o.Hover(ctx, sc.file, sc.hov)
+		hov := sc.hov
+		hov.File = sc.file
+		res, err := o.Hover(ctx, hov)
 		if err != nil {
 			fatal("hover: %v", err)
+		}
+		if res.Content != nil {
+			out.Hover = *res.Content
 		}
 	}
 	o.Shutdown(ctx)
@@ -209,7 +220,7 @@ func TestLive(t *testing.T) {
 			result := "FAIL"
 			var took time.Duration
 			defer func() {
-				summary = append(summary, fmt.Sprintf("%s\t%s\terror → fix → definition → hover\t%s\t%s", sc.name, sc.version, result, took.Round(time.Millisecond)))
+				summary = append(summary, fmt.Sprintf("%s\t%s\terror → fix → definition → hover\t%s\t%s", sc.name, pinned(t, sc.server), result, took.Round(time.Millisecond)))
 			}()
 			args := serverArgs(t, sc.server)
 			var out outcome
@@ -240,9 +251,18 @@ func TestLive(t *testing.T) {
 	}
 }
 
+// pinned is the version the registry pins for a built-in server.
+func pinned(t *testing.T, id string) string {
+	specs, err := registry.Builtins()
+	if err != nil || specs[id] == nil {
+		t.Fatalf("no built-in %s: %v", id, err)
+	}
+	return specs[id].Version()
+}
+
 // serverArgs returns the built-in server's arguments.
 func serverArgs(t *testing.T, id string) []string {
-	o, err := service.New(service.Options{Root: t.TempDir()})
+	o, err := orchestrator.New(orchestrator.Options{Root: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,11 +275,11 @@ func serverArgs(t *testing.T, id string) []string {
 
 // serversDir is the install script's directory, which $SERVERS stands for.
 func serversDir(t *testing.T) string {
-	o, err := service.New(service.Options{Root: t.TempDir()})
+	o, err := orchestrator.New(orchestrator.Options{Root: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o.ServersDir()
+	return o.Store().Dir()
 }
 
 // replay runs a scenario against its transcript, returning the outcome and
@@ -469,11 +489,11 @@ func TestReplayClient(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "report.txt")
 			cfgJSON := fmt.Sprintf(`{"lsp": {"servers": {%q: {"command": %q, "env": {"LSPKIT_REPLAY": %q, "LSPKIT_REPLAY_REPORT": %q, "LSPKIT_REPLAY_SERVERS": %q}}}}}`,
 				sc.server, exe, path, report, serversDir(t))
-			cfg, err := service.ParseConfig([]byte(cfgJSON), "test")
+			cfg, err := config.Parse([]byte(cfgJSON), "test")
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := service.New(service.Options{Root: root, Config: cfg})
+			o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -505,7 +525,7 @@ func TestReplayClient(t *testing.T) {
 				}
 				return out
 			}
-			texts := func(ds []service.Diagnostic) []string {
+			texts := func(ds []api.Diagnostic) []string {
 				var out []string
 				for _, d := range ds {
 					out = append(out, d.Message)
@@ -519,7 +539,7 @@ func TestReplayClient(t *testing.T) {
 				t.Fatalf("after the fix %q, live run %q", got, texts(want.Fixed))
 			}
 			uri, _ := protocol.FileURI(file)
-			at := func(p service.Pos) protocol.Position {
+			at := func(p api.PositionParams) protocol.Position {
 				line := strings.Split(sc.fixed, "\n")[p.Line-1]
 				col := strings.Index(line, p.Symbol)
 				return protocol.Position{Line: uint32(p.Line - 1), Character: c.Mapper().Column(line, utf8.RuneCountInString(line[:col]))}

@@ -1,12 +1,11 @@
 package conformance
 
-import "github.com/lspkit/lspkit/service"
+import "github.com/lspkit/lspkit/service/api"
 
 // scenario is one server's conformance run: open a file with an error, see
 // it, fix it, see it cleared, then a definition and a hover.
 type scenario struct {
 	name     string            // the transcript's name
-	version  string            // the pinned version the install script provides
 	server   string            // the built-in server id
 	binary   string            // its executable in the install script's bin directory
 	config   string            // extra lsp.servers entries (enabling it, disabling rivals)
@@ -16,7 +15,7 @@ type scenario struct {
 	broken   string
 	fixed    string
 	errAt    [2]int      // 1-based line and column of the error in broken
-	def, hov service.Pos // in fixed; zero Line skips the step
+	def, hov api.PositionParams // in fixed; zero Line skips the step
 }
 
 var tsFiles = map[string]string{
@@ -39,7 +38,7 @@ const (
 
 var scenarios = []scenario{
 	{
-		name: "gopls", server: "gopls", binary: "gopls", version: "v0.23.0",
+		name: "gopls", server: "gopls", binary: "gopls",
 		files: map[string]string{
 			"go.mod": "module example.com/demo\n\ngo 1.22\n",
 			"lib.go": "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n",
@@ -49,33 +48,33 @@ var scenarios = []scenario{
 		broken: "package demo\n\nfunc Use() int { return Greeting(\"x\") }\n",
 		fixed:  "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n",
 		errAt:  [2]int{3, 25},
-		def:    service.Pos{Line: 3, Symbol: "Greeting"}, hov: service.Pos{Line: 3, Symbol: "Greeting"},
+		def:    api.PositionParams{Line: 3, Symbol: "Greeting"}, hov: api.PositionParams{Line: 3, Symbol: "Greeting"},
 	},
 	{
-		name: "typescript", server: "typescript", binary: "typescript-language-server", version: "5.3.0 + typescript 6.0.3",
+		name: "typescript", server: "typescript", binary: "typescript-language-server",
 		files: withFile(tsFiles, "a.ts", tsBroken), file: "a.ts", lang: "typescript", broken: tsBroken, fixed: tsFixed,
 		errAt: [2]int{2, 14},
-		def:   service.Pos{Line: 2, Symbol: "greeting"}, hov: service.Pos{Line: 2, Symbol: "greeting"},
+		def:   api.PositionParams{Line: 2, Symbol: "greeting"}, hov: api.PositionParams{Line: 2, Symbol: "greeting"},
 	},
 	{
-		name: "typescript7", server: "typescript7", binary: "tsc7", version: "7.0.2",
+		name: "typescript7", server: "typescript7", binary: "tsc7",
 		config: `"typescript": {"enabled": false}`,
 		files:  withFile(tsFiles, "a.ts", tsBroken), file: "a.ts", lang: "typescript", broken: tsBroken, fixed: tsFixed,
 		errAt: [2]int{2, 14},
-		def:   service.Pos{Line: 2, Symbol: "greeting"}, hov: service.Pos{Line: 2, Symbol: "greeting"},
+		def:   api.PositionParams{Line: 2, Symbol: "greeting"}, hov: api.PositionParams{Line: 2, Symbol: "greeting"},
 	},
 	{
-		name: "pyright", server: "pyright", binary: "pyright-langserver", version: "1.1.414",
+		name: "pyright", server: "pyright", binary: "pyright-langserver",
 		files: map[string]string{
 			"lib.py": "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
 			"a.py":   "from lib import greeting\n\nn: int = greeting(\"x\")\n",
 		},
 		file: "a.py", lang: "python", broken: "from lib import greeting\n\nn: int = greeting(\"x\")\n", fixed: "from lib import greeting\n\nn: str = greeting(\"x\")\n",
 		errAt: [2]int{3, 10},
-		def:   service.Pos{Line: 3, Symbol: "greeting"}, hov: service.Pos{Line: 3, Symbol: "greeting"},
+		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
 	},
 	{
-		name: "clangd", server: "clangd", binary: "clangd", version: "19.1.7",
+		name: "clangd", server: "clangd", binary: "clangd",
 		files: map[string]string{
 			"compile_flags.txt": "-xc\n-std=c11\n",
 			"lib.h":             "int greeting(int x);\n",
@@ -83,42 +82,42 @@ var scenarios = []scenario{
 		},
 		file: "a.c", lang: "c", broken: "#include \"lib.h\"\n\nint use(void) { return greetin(1); }\n", fixed: "#include \"lib.h\"\n\nint use(void) { return greeting(1); }\n",
 		errAt: [2]int{3, 24},
-		def:   service.Pos{Line: 3, Symbol: "greeting"}, hov: service.Pos{Line: 3, Symbol: "greeting"},
+		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
 	},
 	{
-		name: "bash", server: "bash", binary: "bash-language-server", version: "5.8.1",
+		name: "bash", server: "bash", binary: "bash-language-server",
 		files: map[string]string{"a.sh": "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]\n  greet you\nfi\n"},
 		file:  "a.sh", lang: "shellscript", broken: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]\n  greet you\nfi\n", fixed: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]; then\n  greet you\nfi\n",
-		def: service.Pos{Line: 4, Symbol: "greet"}, hov: service.Pos{Line: 4, Symbol: "greet"},
+		def: api.PositionParams{Line: 4, Symbol: "greet"}, hov: api.PositionParams{Line: 4, Symbol: "greet"},
 	},
 	{
-		name: "yaml", server: "yaml", binary: "yaml-language-server", version: "1.25.0",
+		name: "yaml", server: "yaml", binary: "yaml-language-server",
 		files: map[string]string{"a.yaml": "base: &base 1\nother: *base\nlist: [1\n"},
 		file:  "a.yaml", lang: "yaml", broken: "base: &base 1\nother: *base\nlist: [1\n", fixed: "base: &base 1\nother: *base\nlist: [1]\n",
-		def: service.Pos{Line: 2, Symbol: "base"}, hov: service.Pos{Line: 1, Symbol: "base"},
+		def: api.PositionParams{Line: 2, Symbol: "base"}, hov: api.PositionParams{Line: 1, Symbol: "base"},
 	},
 	{
-		name: "json", server: "json", binary: "vscode-json-language-server", version: "4.10.0",
+		name: "json", server: "json", binary: "vscode-json-language-server",
 		files: map[string]string{"a.json": "{\n  \"name\": \"demo\",\n}\n"},
 		file:  "a.json", lang: "json", broken: "{\n  \"name\": \"demo\",\n}\n", fixed: "{\n  \"name\": \"demo\"\n}\n",
-		hov: service.Pos{Line: 2, Symbol: "name"}, // the json server has no definition
+		hov: api.PositionParams{Line: 2, Symbol: "name"}, // the json server has no definition
 	},
 	{
-		name: "css", server: "css", binary: "vscode-css-language-server", version: "4.10.0",
+		name: "css", server: "css", binary: "vscode-css-language-server",
 		files: map[string]string{"a.css": ":root { --main: red; }\na { color: var(--main) \n"},
 		file:  "a.css", lang: "css", broken: ":root { --main: red; }\na { color: var(--main) \n", fixed: ":root { --main: red; }\na { color: var(--main); }\n",
-		def: service.Pos{Line: 2, Symbol: "--main"}, hov: service.Pos{Line: 2, Symbol: "color"},
+		def: api.PositionParams{Line: 2, Symbol: "--main"}, hov: api.PositionParams{Line: 2, Symbol: "color"},
 	},
 	{
-		name: "html", server: "html", binary: "vscode-html-language-server", version: "4.10.0",
+		name: "html", server: "html", binary: "vscode-html-language-server",
 		files: map[string]string{"a.html": "<!DOCTYPE html>\n<html><head><style>a { color: red; </style></head><body><div>hi</div></body></html>\n"},
 		file:  "a.html", lang: "html",
 		broken: "<!DOCTYPE html>\n<html><head><style>a { color: red; </style></head><body><div>hi</div></body></html>\n",
 		fixed:  "<!DOCTYPE html>\n<html><head><style>a { color: red; }</style></head><body><div>hi</div></body></html>\n",
-		def:    service.Pos{Line: 2, Symbol: "div"}, hov: service.Pos{Line: 2, Symbol: "div"},
+		def:    api.PositionParams{Line: 2, Symbol: "div"}, hov: api.PositionParams{Line: 2, Symbol: "div"},
 	},
 	{
-		name: "eslint", server: "eslint", binary: "vscode-eslint-language-server", version: "4.10.0 + eslint 9.39.5",
+		name: "eslint", server: "eslint", binary: "vscode-eslint-language-server",
 		config: `"typescript": {"enabled": false}`,
 		files: map[string]string{
 			"eslint.config.mjs": "export default [{ rules: { \"no-debugger\": \"error\" } }];\n",

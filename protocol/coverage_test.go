@@ -204,22 +204,22 @@ func TestModelCoverage(t *testing.T) {
 	t.Logf("%d model elements checked", n)
 }
 
-// goplsStructs parses gopls's generated tsprotocol.go (golang.org/x/tools/gopls
-// is pinned in go.mod, so its source is in the module cache) and returns the
-// JSON names of every struct, embedded structs included.
+// goplsStructs parses gopls's generated tsprotocol.go at the version
+// lspkit pins (service/registry/servers.json, fetched into the module cache
+// by go mod download) and returns the JSON names of every struct, embedded
+// structs included.
 func goplsStructs(t *testing.T) map[string][]string {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "golang.org/x/tools/gopls").Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || dir == "" {
-		out, err = exec.Command("go", "mod", "download", "-json", "golang.org/x/tools/gopls").Output()
-		if err != nil {
-			t.Fatalf("locate gopls source: %v", err)
-		}
-		var d struct{ Dir string }
-		_ = json.Unmarshal(out, &d)
-		dir = d.Dir
+	module := goplsModule(t)
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	if err != nil {
+		t.Fatalf("go mod download %s: %v", module, err)
 	}
+	var d struct{ Dir string }
+	if err := json.Unmarshal(out, &d); err != nil || d.Dir == "" {
+		t.Fatalf("go mod download %s: %s", module, out)
+	}
+	dir := d.Dir
 	file := filepath.Join(dir, "internal", "protocol", "tsprotocol.go")
 	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 	if err != nil {
@@ -295,6 +295,24 @@ func isUnion(t reflect.Type) bool {
 			return false
 		}
 	}
+}
+
+// goplsModule reads the gopls module@version the registry pins.
+func goplsModule(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../service/registry/servers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Installs map[string]struct {
+			Packages []string `json:"packages"`
+		} `json:"installs"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil || len(f.Installs["gopls"].Packages) != 1 {
+		t.Fatalf("servers.json: no gopls install (%v)", err)
+	}
+	return f.Installs["gopls"].Packages[0]
 }
 
 // TestGoplsDifferential maps every struct of gopls v0.23.0's generated

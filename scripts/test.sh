@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command (README.md "Test"). On a fresh machine it needs
-# Go and node/npm (root for apt): modules, gopls's source (for the
-# differential test) and staticcheck come from the Go module proxy at the
-# versions pinned in go.mod, and the pinned language servers the live tests
-# use are installed by conformance/servers/install.sh.
+# Go and node/npm (root or sudo for apt): modules and staticcheck come from
+# the Go module proxy at the versions pinned in go.mod, and the language
+# servers the live tests use are installed by `lspkit install --tested` at
+# the versions pinned in service/registry/servers.json (gopls's source for
+# the differential test too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,7 @@ echo "== go mod download"
 go mod download
 
 echo "== language servers"
-bash conformance/servers/install.sh
+go run ./cmd/lspkit install --tested
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 
 echo "== gofmt"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/internal/servertest"
-	"github.com/lspkit/lspkit/service"
+	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -122,7 +122,7 @@ func BenchmarkWarmCheckOverhead(b *testing.B) {
 		}
 	}
 	waitVersion(1)
-	var diags []service.Diagnostic
+	var diags []api.Diagnostic
 	d.must("lsp/checkFile", map[string]any{"filePath": "a.go", "text": texts[0]}, &diags) // warm
 	var viaDaemon, direct []time.Duration
 	i := 0
@@ -180,7 +180,7 @@ func BenchmarkTwoServers(b *testing.B) {
 		"lspkit.json":       noInstall(""),
 	})
 	d := startDaemonB(b, root)
-	var res service.CheckResult
+	var res api.CheckResult
 	d.must("lsp/check", map[string]any{"filePath": "a.ts"}, &res) // cold start of both
 	var wall, slowest, sum []time.Duration
 	i := 0
@@ -234,7 +234,7 @@ func BenchmarkTwoServersCold(b *testing.B) {
 	var wall, slowest, sum []time.Duration
 	for b.Loop() {
 		d := startDaemonB(b, root)
-		var res service.CheckResult
+		var res api.CheckResult
 		start := time.Now()
 		d.must("lsp/check", map[string]any{"filePath": "a.go"}, &res)
 		wall = append(wall, time.Since(start))
@@ -253,9 +253,9 @@ func BenchmarkTwoServersCold(b *testing.B) {
 
 // serverTimes returns the slowest server's time in a check and the sum of
 // all, requiring every server to have settled.
-func serverTimes(b *testing.B, res service.CheckResult) (slowest, sum time.Duration) {
+func serverTimes(b *testing.B, res api.CheckResult) (slowest, sum time.Duration) {
 	for _, s := range res.Servers {
-		if s.Verdict != service.VerdictSettled {
+		if s.Verdict != api.VerdictSettled {
 			b.Fatalf("servers: %+v", res.Servers)
 		}
 		d := time.Duration(s.MS) * time.Millisecond

@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/lspkit/lspkit/service"
+	"github.com/lspkit/lspkit/service/api"
 )
 
 // lspkit runs the built binary in dir and returns stdout, stderr and the
@@ -110,7 +110,7 @@ func TestCLICheck(t *testing.T) {
 		t.Fatalf("good.go: exit %d\n%s\n%s", code, out, errOut)
 	}
 	out, _, code = lspkit(t, root, "check", "--json", "bad.go", "good.go")
-	var diags []service.Diagnostic
+	var diags []api.Diagnostic
 	if err := json.Unmarshal([]byte(out), &diags); err != nil || code != 1 || len(diags) != 1 || diags[0].File != "bad.go" {
 		t.Fatalf("--json: exit %d %v\n%s", code, err, out)
 	}
@@ -125,7 +125,7 @@ func TestCLIStatus(t *testing.T) {
 		t.Fatalf("status: %d\n%s", code, out)
 	}
 	out, _, code = lspkit(t, root, "status", "--json")
-	var sts []service.ServerStatus
+	var sts []api.ServerStatus
 	if err := json.Unmarshal([]byte(out), &sts); err != nil || code != 0 || len(sts) < 20 {
 		t.Fatalf("status --json: %d %v\n%s", code, err, out)
 	}
@@ -163,9 +163,9 @@ func TestAutoInstall(t *testing.T) {
 
 	// No npm on PATH: unavailable, and why.
 	d := startDaemon(t, root, "XDG_CACHE_HOME="+t.TempDir(), "LSPKIT_SERVERS=", "PATH=/nonexistent")
-	var res service.CheckResult
+	var res api.CheckResult
 	d.must("lsp/check", map[string]any{"filePath": "a.yaml"}, &res)
-	if len(res.Servers) != 1 || res.Servers[0].Verdict != service.VerdictUnavailable || !strings.Contains(res.Servers[0].Reason, "needs npm, and npm is not on PATH") {
+	if len(res.Servers) != 1 || res.Servers[0].Verdict != api.VerdictUnavailable || !strings.Contains(res.Servers[0].Reason, "needs npm, and npm is not on PATH") {
 		t.Fatalf("servers: %+v", res.Servers)
 	}
 	if st := d.status()["yaml"]; st.Status != "unavailable" || !strings.Contains(st.Reason, "npm") {

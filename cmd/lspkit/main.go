@@ -5,6 +5,7 @@
 //	lspkit record [--out FILE] -- SERVER ARGS...
 //	lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] FILE...
 //	lspkit status [--root DIR] [--config FILE] [--json]
+//	lspkit install [--tested] [SERVER...]
 //	lspkit --version | --help
 package main
 
@@ -15,11 +16,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,7 +34,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspkit/lspkit/conformance"
-	"github.com/lspkit/lspkit/service"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/mcpserver"
+	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/service/registry"
+	"github.com/lspkit/lspkit/service/rpc"
 )
 
 const usage = `lspkit gives coding agents the language server's diagnostics and navigation.
@@ -50,6 +58,9 @@ Usage:
         exit 1 if there is an error, 0 if clean, 2 on usage errors
   lspkit status [--root DIR] [--config FILE] [--json]
         what would run for the root: servers, binaries, configuration problems
+  lspkit install [--tested] [SERVER...]
+        install servers at their pinned versions into the server store
+        (--tested: the ones lspkit's live tests use; system packages via apt)
   lspkit --version
 
 Logs go to stderr; --log-level or LSPKIT_LOG sets debug, info, warn or error.
@@ -92,8 +103,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return mcpCommand(ctx, args[1:], stdout, stderr)
 	case "record":
 		return record(ctx, args[1:], stdin, stdout, stderr)
+	case "install":
+		return install(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status or record; see lspkit --help)\n", args[0])
+	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status, install or record; see lspkit --help)\n", args[0])
 	return exitUsage
 }
 
@@ -136,11 +149,11 @@ func logger(level string, def slog.Level, stderr io.Writer) (*slog.Logger, error
 
 // orchestrator sets up the root, configuration and orchestrator the
 // commands share; LSPKIT_BOOTSTRAP may give the root and configuration.
-func (c *common) orchestrator(log *slog.Logger, progress func(service.InstallProgress), grace time.Duration) (*service.Orchestrator, error) {
+func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress), grace time.Duration) (*orchestrator.Orchestrator, error) {
 	oneShot := progress != nil
 	var bootCfg jsontext.Value
 	if raw := os.Getenv("LSPKIT_BOOTSTRAP"); raw != "" {
-		b, err := service.ParseBootstrap(raw)
+		b, err := config.ParseBootstrap(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -169,11 +182,11 @@ func (c *common) orchestrator(log *slog.Logger, progress func(service.InstallPro
 			}
 		}
 	}
-	cfg, err := service.LoadConfig(c.root, c.config, bootCfg)
+	cfg, err := config.Load(c.root, c.config, bootCfg)
 	if err != nil {
 		return nil, err
 	}
-	return service.New(service.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot})
+	return orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot})
 }
 
 // stdio is the daemon's stream: stdin and stdout.
@@ -221,14 +234,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if mcpIn != nil {
-		server := service.NewMCPServer(o, version())
+		server := mcpserver.New(o, version())
 		go func() {
 			if err := server.Run(ctx, &mcp.IOTransport{Reader: mcpIn, Writer: mcpOut}); err != nil && ctx.Err() == nil {
 				log.Warn("mcp session ended", "err", err)
 			}
 		}()
 	}
-	if err := service.Serve(ctx, o, stdio{stdin, stdout}, service.ServeOptions{Version: version(), Logger: log}); err != nil {
+	if err := rpc.Serve(ctx, o, stdio{stdin, stdout}, rpc.Options{Version: version(), Logger: log}); err != nil {
 		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
 		return 1
 	}
@@ -306,7 +319,7 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	done := make(chan error, 1)
-	go func() { done <- service.NewMCPServer(o, version()).Run(ctx, &mcp.StdioTransport{}) }()
+	go func() { done <- mcpserver.New(o, version()).Run(ctx, &mcp.StdioTransport{}) }()
 	select {
 	case err := <-done:
 		log.Debug("mcp session ended", "err", err) // the client hung up
@@ -363,7 +376,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// polite shutdown.
 	defer o.Kill()
 	wd, _ := os.Getwd()
-	var all []service.Diagnostic
+	var all []api.Diagnostic
 	failed := false
 	for _, file := range fs.Args() {
 		abs, err := filepath.Abs(file)
@@ -371,7 +384,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lspkit check: %s: %v\n", file, err)
 			return exitUsage
 		}
-		res, err := o.CheckFile(ctx, abs, nil, time.Duration(*timeoutMS)*time.Millisecond)
+		res, err := o.Check(ctx, api.CheckParams{FilePath: abs, TimeoutMs: *timeoutMS})
 		if err != nil {
 			fmt.Fprintf(stderr, "lspkit check: %v\n", err)
 			failed = true
@@ -381,7 +394,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lspkit check: %s: no language server for this file (or it is outside %s)\n", file, o.Root())
 		}
 		for _, s := range res.Servers {
-			if s.Verdict != service.VerdictSettled {
+			if s.Verdict != api.VerdictSettled {
 				fmt.Fprintf(stderr, "lspkit check: %s: %s %s after %d ms %s\n", file, s.ID, s.Verdict, s.MS, s.Reason)
 			}
 		}
@@ -393,7 +406,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		if all == nil {
-			all = []service.Diagnostic{}
+			all = []api.Diagnostic{}
 		}
 		out, _ := json.Marshal(all, jsontext.WithIndent("  "))
 		fmt.Fprintf(stdout, "%s\n", out)
@@ -424,14 +437,14 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // progressBar draws auto-install progress on stderr: on a terminal one
 // line redrawn each second with a moving bar; elsewhere (logs, pipes) the
 // start, every tenth second and the end.
-func progressBar(w io.Writer) func(service.InstallProgress) {
+func progressBar(w io.Writer) func(registry.Progress) {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
 			tty = true
 		}
 	}
-	return func(p service.InstallProgress) {
+	return func(p registry.Progress) {
 		switch {
 		case !tty:
 			if p.Done || p.Elapsed == 0 || int(p.Elapsed.Seconds())%10 == 0 {
@@ -492,5 +505,71 @@ func status(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.Language, s.Status, s.Reason)
 	}
 	tw.Flush()
+	return 0
+}
+
+// install installs servers at their pinned versions into the store: the
+// named ones, or --tested, the set the live tests use. System packages
+// (apt) are installed too; already installed ones are left alone.
+func install(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	tested := fs.Bool("tested", false, "install the servers lspkit's live tests use")
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	specs, err := registry.Builtins()
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit install: %v\n", err)
+		return 1
+	}
+	ids := fs.Args()
+	if *tested {
+		for _, id := range slices.Sorted(maps.Keys(specs)) {
+			if specs[id].Tested {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		fmt.Fprintln(stderr, "lspkit install: name the servers to install, or --tested (see lspkit --help)")
+		return exitUsage
+	}
+	store := registry.NewStore(registry.DefaultDir(), func(p registry.Progress) {
+		if p.Elapsed == 0 || p.Done {
+			fmt.Fprintln(stderr, p.String())
+		}
+	})
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	fmt.Fprintf(stdout, "== language servers into %s\n", store.Dir())
+	failed := false
+	for _, id := range ids {
+		spec := specs[id]
+		switch {
+		case spec == nil:
+			fmt.Fprintf(stderr, "lspkit install: no built-in server %q\n", id)
+			failed = true
+			continue
+		case spec.Install == nil:
+			fmt.Fprintf(stderr, "lspkit install: %s has no install recipe: install %s yourself\n", id, spec.Command)
+			failed = true
+			continue
+		}
+		cached := store.Installed(spec)
+		if err := store.Install(ctx, spec, true); err != nil {
+			fmt.Fprintf(stderr, "lspkit install: %s: %v\n", id, err)
+			failed = true
+			continue
+		}
+		state := "installed"
+		if cached {
+			state = "cached"
+		}
+		fmt.Fprintf(stdout, "  %-14s %-42s %s\n", id, strings.Join(spec.Install.From.Packages, " "), state)
+	}
+	if failed {
+		return 1
+	}
 	return 0
 }

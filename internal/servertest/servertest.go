@@ -1,5 +1,5 @@
 // Package servertest finds the language servers that
-// conformance/servers/install.sh installs, for live tests.
+// `lspkit install --tested` installs, for live tests.
 package servertest
 
 import (
@@ -12,7 +12,7 @@ import (
 )
 
 // Binary returns the path of an installed server binary (a name in the
-// install script's bin directory: $LSPKIT_SERVERS/bin, by default under the
+// server store's bin directory: $LSPKIT_SERVERS/bin, by default under the
 // user cache directory). Where LSPKIT_REQUIRE_SERVERS is set — the test
 // script sets it after installing — a missing server fails the test;
 // elsewhere it skips.
@@ -29,9 +29,9 @@ func Binary(t testing.TB, name string) string {
 	path := filepath.Join(dir, "bin", name)
 	if _, err := os.Stat(path); err != nil {
 		if os.Getenv("LSPKIT_REQUIRE_SERVERS") != "" {
-			t.Fatalf("%s is not installed (%v): run conformance/servers/install.sh", name, err)
+			t.Fatalf("%s is not installed (%v): run go run ./cmd/lspkit install --tested", name, err)
 		}
-		t.Skipf("%s is not installed: run conformance/servers/install.sh", name)
+		t.Skipf("%s is not installed: run go run ./cmd/lspkit install --tested", name)
 	}
 	return path
 }

@@ -1,4 +1,4 @@
-package service
+package orchestrator
 
 import (
 	"context"
@@ -9,15 +9,8 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
-)
-
-// Session states, as lsp/status reports them.
-const (
-	StatusStarting    = "starting"
-	StatusActive      = "active"
-	StatusBroken      = "broken"
-	StatusDisabled    = "disabled"
-	StatusUnavailable = "unavailable"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/registry"
 )
 
 // initializeTimeout bounds a server's start (spawn + initialize), whatever
@@ -29,7 +22,7 @@ const initializeTimeout = 60 * time.Second
 // documents it was sent.
 type session struct {
 	o    *Orchestrator
-	spec *ServerSpec
+	spec *registry.Spec
 	root string
 
 	mu         sync.Mutex
@@ -37,6 +30,7 @@ type session struct {
 	state      string
 	reason     string
 	ready      chan struct{} // closed when the current start attempt ends
+	updated    chan struct{} // closed (and replaced) when the supervisor changes the state
 	touched    bool
 	installing bool
 	crashes    []time.Time
@@ -54,9 +48,9 @@ type change struct {
 }
 
 func newSession(o *Orchestrator, t target) *session {
-	s := &session{o: o, spec: t.spec, root: t.root, state: StatusStarting, ready: make(chan struct{}), changes: map[protocol.DocumentURI]change{}}
-	if _, found := o.lookup(t.spec.Command); !found && t.spec.Install != nil && o.cfg.AutoInstall {
-		s.installing, s.reason = true, "installing "+strings.Join(t.spec.Install.Packages, " ")
+	s := &session{o: o, spec: t.spec, root: t.root, state: api.StatusStarting, ready: make(chan struct{}), updated: make(chan struct{}), changes: map[protocol.DocumentURI]change{}}
+	if _, found := o.store.Find(t.spec.Command); !found && t.spec.Install != nil && t.spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
+		s.installing, s.reason = true, "installing "+strings.Join(t.spec.Install.From.Packages, " ")
 	}
 	return s
 }
@@ -91,30 +85,30 @@ func (s *session) waitInstalled(ctx context.Context) {
 func (s *session) current() *client.Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StatusActive {
+	if s.state != api.StatusActive {
 		return nil
 	}
 	return s.client
 }
 
 // await waits for an active client; without one it says why.
-func (s *session) await(ctx context.Context) (*client.Client, Verdict, string) {
+func (s *session) await(ctx context.Context) (*client.Client, api.Verdict, string) {
 	for {
 		s.mu.Lock()
 		state, c, reason, ready := s.state, s.client, s.reason, s.ready
 		s.mu.Unlock()
 		switch state {
-		case StatusActive:
+		case api.StatusActive:
 			return c, "", ""
-		case StatusBroken:
-			return nil, VerdictBroken, reason
-		case StatusUnavailable:
-			return nil, VerdictUnavailable, reason
+		case api.StatusBroken:
+			return nil, api.VerdictBroken, reason
+		case api.StatusUnavailable:
+			return nil, api.VerdictUnavailable, reason
 		}
 		select {
 		case <-ready:
 		case <-ctx.Done():
-			return nil, VerdictTimedOut, "server still starting"
+			return nil, api.VerdictTimedOut, "server still starting"
 		}
 	}
 }
@@ -156,7 +150,7 @@ func (s *session) settleAfter(ctx context.Context, epoch uint64) {
 			}{uri, ch.version})
 		}
 	}
-	active := s.state == StatusActive
+	active := s.state == api.StatusActive
 	s.mu.Unlock()
 	if !active || len(pending) == 0 {
 		return
@@ -193,7 +187,7 @@ func (s *session) supervise() {
 		c, err := s.start()
 		s.mu.Lock()
 		if s.stopping || o.life.Err() != nil {
-			s.state, s.reason = StatusBroken, "the daemon is shutting down"
+			s.state, s.reason = api.StatusBroken, "the daemon is shutting down"
 			close(s.ready)
 			s.mu.Unlock()
 			if c != nil {
@@ -201,14 +195,14 @@ func (s *session) supervise() {
 			}
 			return
 		}
-		if err != nil && c == nil && s.state == StatusUnavailable {
+		if err != nil && c == nil && s.state == api.StatusUnavailable {
 			close(s.ready)
 			s.mu.Unlock()
 			return
 		}
 		var reason string
 		if err == nil {
-			s.client, s.state, s.reason = c, StatusActive, ""
+			s.client, s.state, s.reason = c, api.StatusActive, ""
 			close(s.ready)
 			s.mu.Unlock()
 			o.log.Info("server started", "server", s.spec.ID, "root", s.root, "pid", c.Status().PID)
@@ -232,17 +226,19 @@ func (s *session) supervise() {
 			s.crashes = s.crashes[1:]
 		}
 		if len(s.crashes) > o.cfg.Restart.MaxRestarts {
-			s.state = StatusBroken
+			s.state = api.StatusBroken
 			s.reason = fmt.Sprintf("crashed %d times within %s, not restarted (restarts %d): %s", len(s.crashes), o.cfg.Restart.Window, s.restarts, reason)
 			close(s.ready)
+			s.updatedLocked()
 			s.mu.Unlock()
 			o.log.Error("server broken", "server", s.spec.ID, "root", s.root, "reason", s.reason)
 			o.bump()
 			return
 		}
 		s.restarts++
-		s.state, s.reason = StatusStarting, "restarting after: "+reason
+		s.state, s.reason = api.StatusStarting, "restarting after: "+reason
 		backoff := time.Duration(250<<min(len(s.crashes)-1, 5)) * time.Millisecond
+		s.updatedLocked()
 		s.mu.Unlock()
 		o.log.Warn("server crashed; restarting", "server", s.spec.ID, "root", s.root, "restarts", s.restarts, "backoff", backoff, "reason", reason)
 		o.bump()
@@ -263,13 +259,13 @@ func (s *session) supervise() {
 // a client. A missing binary leaves the session unavailable.
 func (s *session) start() (*client.Client, error) {
 	o := s.o
-	path, err := o.command(o.life, s.spec)
+	path, err := o.store.Resolve(o.life, s.spec, o.cfg.AutoInstall)
 	s.mu.Lock()
 	s.installing = false
 	s.mu.Unlock()
 	if err != nil {
 		s.mu.Lock()
-		s.state, s.reason = StatusUnavailable, err.Error()
+		s.state, s.reason = api.StatusUnavailable, err.Error()
 		s.mu.Unlock()
 		o.log.Warn("server unavailable", "server", s.spec.ID, "reason", err)
 		return nil, err
@@ -302,6 +298,41 @@ func (s *session) watch(c *client.Client) string {
 			return st.Reason
 		}
 		<-changed
+	}
+}
+
+// crashHandled waits (within ctx) until the supervisor has dealt with the
+// crash of client c: restarting it, or marking the session broken.
+func (s *session) crashHandled(ctx context.Context, c *client.Client) {
+	for {
+		s.mu.Lock()
+		handled, ready := s.client != c || s.state != api.StatusActive, s.updated
+		s.mu.Unlock()
+		if handled {
+			return
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// updatedLocked wakes whoever waits for the supervisor's next change.
+func (s *session) updatedLocked() {
+	close(s.updated)
+	s.updated = make(chan struct{})
+}
+
+// kill ends the session's server at once.
+func (s *session) kill() {
+	s.mu.Lock()
+	s.stopping = true
+	c := s.client
+	s.mu.Unlock()
+	if c != nil {
+		c.Kill()
 	}
 }
 

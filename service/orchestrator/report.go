@@ -1,18 +1,14 @@
-package service
+package orchestrator
 
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
-	"time"
-)
 
-// ReportResult is lsp/report's answer: the feedback block for the model and
-// the diagnostics it was made from, by file.
-type ReportResult struct {
-	Text        string          `json:"text"`
-	Diagnostics FileDiagnostics `json:"diagnostics"`
-}
+	"github.com/lspkit/lspkit/service/api"
+)
 
 // maxReportLines bounds the diagnostic lines of one report across files.
 const maxReportLines = 50
@@ -21,24 +17,28 @@ const maxReportLines = 50
 // the file itself ("edit"), or the file and then up to
 // MaxProjectDiagnosticsFiles other files its change broke ("write",
 // waiting as DiagnosticsAfter does). Nothing to report is empty text.
-func (o *Orchestrator) Report(ctx context.Context, path string, text *string, mode string) (ReportResult, error) {
-	before := o.Epoch()
-	res, err := o.CheckFile(ctx, path, text, 0)
-	if err != nil {
-		return ReportResult{}, err
+func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.ReportResult, error) {
+	if p.Mode != "edit" && p.Mode != "write" {
+		return api.ReportResult{}, invalidParams("mode must be \"edit\" or \"write\", not %q", p.Mode)
 	}
-	out := ReportResult{Diagnostics: FileDiagnostics{}}
+	before := o.Epoch()
+	res, err := o.Check(ctx, api.CheckParams{FilePath: p.FilePath, Text: p.Text})
+	if err != nil {
+		return api.ReportResult{}, err
+	}
+	out := api.ReportResult{Diagnostics: api.FileDiagnostics{}}
 	file := ""
-	if abs, ok := o.resolve(path); ok {
+	if abs, ok := o.resolve(p.FilePath); ok {
 		file = o.rel(abs)
 	}
 	if len(res.Diagnostics) > 0 {
 		out.Diagnostics[file] = res.Diagnostics
 	}
 	var others []string
-	if mode == "write" {
-		all := o.DiagnosticsAfter(ctx, before, time.Second)
-		for _, f := range sortedKeys(all) {
+	if p.Mode == "write" {
+		o.settleAfter(ctx, before, defaultWait)
+		all := o.Diagnostics()
+		for _, f := range slices.Sorted(maps.Keys(all)) {
 			if f == file || len(others) == o.cfg.MaxProjectDiagnosticsFiles {
 				continue
 			}
@@ -52,7 +52,7 @@ func (o *Orchestrator) Report(ctx context.Context, path string, text *string, mo
 
 // format renders the report: the file's own block ("in this file"), then
 // the other files' blocks, within the per-file and total line limits.
-func (o *Orchestrator) format(file string, others []string, diags map[string][]Diagnostic) string {
+func (o *Orchestrator) format(file string, others []string, diags map[string][]api.Diagnostic) string {
 	budget := maxReportLines
 	var b strings.Builder
 	if ds := diags[file]; len(ds) > 0 {
@@ -77,7 +77,7 @@ func (o *Orchestrator) format(file string, others []string, diags map[string][]D
 // block writes one file's <diagnostics> block, at most
 // MaxDiagnosticsPerFile lines and the remaining budget, and returns what is
 // left of the budget.
-func (o *Orchestrator) block(b *strings.Builder, file string, ds []Diagnostic, budget int) int {
+func (o *Orchestrator) block(b *strings.Builder, file string, ds []api.Diagnostic, budget int) int {
 	fmt.Fprintf(b, "<diagnostics file=\"%s\">\n", escapeAttr(file))
 	n := min(len(ds), o.cfg.MaxDiagnosticsPerFile, budget)
 	for _, d := range ds[:n] {

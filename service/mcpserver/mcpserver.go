@@ -1,15 +1,23 @@
-package service
+// Package mcpserver is the daemon's MCP surface: the lsp_* tools, each a
+// typed handler over the orchestrator's Go API with a model-facing schema,
+// structured content and a compact text rendering. It holds no
+// orchestration of its own; the orchestrator's errors become tool errors
+// with the same messages the JSON-RPC surface sends.
+package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"maps"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // Caps on what one MCP tool result carries; the rest is counted in Omitted.
@@ -18,11 +26,10 @@ const (
 	maxMCPSymbols   = 200
 )
 
-// NewMCPServer returns an MCP server whose tools use o: the contract's
-// diagnostics, status and navigation tools. navigationTools: false leaves
-// the navigation tools out; lsp: false leaves only lsp_status, which says
-// so.
-func NewMCPServer(o *Orchestrator, version string) *mcp.Server {
+// New returns an MCP server whose tools use o: the contract's diagnostics,
+// status and navigation tools. navigationTools: false leaves the navigation
+// tools out; lsp: false leaves only lsp_status, which says so.
+func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "lspkit", Version: version}, &mcp.ServerOptions{
 		Instructions: "Language-server diagnostics and code navigation for the files of " + o.Root() +
 			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters.",
@@ -30,32 +37,45 @@ func NewMCPServer(o *Orchestrator, version string) *mcp.Server {
 	m := &mcpTools{o: o}
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_status", Description: "Lists the language servers lspkit knows for this workspace and their state: " +
 		"active (running, or ready to start on the first matching file), starting, broken (crashed too often; the reason says why), " +
-		"disabled or unavailable (not installed; the reason says how to install it)."}, m.status)
-	if o.cfg.Disabled {
+		"disabled or unavailable (not installed; the reason says how to install it)."}, tool(m.status))
+	if o.Config().Disabled {
 		return s
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_check_file", Description: "Checks one file with every language server for its type and returns its diagnostics " +
 		"(errors by default) with 1-based positions. Give text to check unsaved content instead of the file on disk. " +
-		"Each server's verdict says whether its answer is final (settled) or it ran out of time."}, m.checkFile)
+		"Each server's verdict says whether its answer is final (settled) or it ran out of time."}, tool(m.checkFile))
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_diagnostics", Description: "Returns the current diagnostics of every file the language servers have reported on, by file. " +
-		"Files open in a server whose content changed on disk are re-checked first. Give file to check that file from disk first."}, m.diagnostics)
-	if !o.cfg.NavigationTools {
+		"Files open in a server whose content changed on disk are re-checked first. Give file to check that file from disk first."}, tool(m.diagnostics))
+	if !o.Config().NavigationTools {
 		return s
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_goto_definition", Description: "Finds where the symbol at a position is defined. " +
-		"Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name as it appears on that line."}, m.locations(protocol.MethodTextDocumentDefinition))
+		"Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name as it appears on that line."}, tool(m.locations(o.Definition)))
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_find_references", Description: "Finds every reference to the symbol at a position, its declaration included, across the workspace. " +
-		"Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name on that line."}, m.locations(protocol.MethodTextDocumentReferences))
+		"Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name on that line."}, tool(m.locations(o.References)))
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_hover", Description: "Returns the language server's hover text for the symbol at a position: " +
-		"its signature or type and its documentation, as markdown; null content when there is nothing there."}, m.hover)
+		"its signature or type and its documentation, as markdown; null content when there is nothing there."}, tool(m.hover))
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_document_symbols", Description: "Lists the symbols a file declares (functions, types, methods, fields, …) as a tree with 1-based ranges.",
-		OutputSchema: symbolsSchema}, m.documentSymbols)
+		OutputSchema: symbolsSchema}, tool(m.documentSymbols))
 	mcp.AddTool(s, &mcp.Tool{Name: "lsp_workspace_symbols", Description: "Searches the workspace for symbols whose name matches query, in the language servers already running " +
-		"(check or open a file of the language first)."}, m.workspaceSymbols)
+		"(check or open a file of the language first)."}, tool(m.workspaceSymbols))
 	return s
 }
 
-type mcpTools struct{ o *Orchestrator }
+type mcpTools struct{ o *orchestrator.Orchestrator }
+
+// tool wraps a handler so that its errors reach the model as tool errors
+// with the message alone: the orchestrator's *transport.Error carries the
+// same message the JSON-RPC surface sends, its code is for programs.
+func tool[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, out, err := h(ctx, req, in)
+		if e, ok := errors.AsType[*transport.Error](err); ok {
+			err = errors.New(e.Message)
+		}
+		return res, out, err
+	}
+}
 
 // PositionInput is where a navigation tool looks.
 type PositionInput struct {
@@ -65,26 +85,27 @@ type PositionInput struct {
 	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of character: the symbol's name as written on that line (its first occurrence is used)"`
 }
 
-func (in PositionInput) pos() Pos {
-	return Pos{Line: in.Line, Character: in.Character, Symbol: in.Symbol}
+func (in PositionInput) params() api.PositionParams {
+	return api.PositionParams{File: in.File, Line: in.Line, Character: in.Character, Symbol: in.Symbol}
 }
 
 // LocationsOutput is a navigation tool's answer.
 type LocationsOutput struct {
-	Locations []Location `json:"locations" jsonschema:"the places found, 1-based"`
-	Omitted   int        `json:"omitted,omitempty" jsonschema:"how many more places were found than are listed"`
+	Locations []api.Location `json:"locations" jsonschema:"the places found, 1-based"`
+	Omitted   int            `json:"omitted,omitempty" jsonschema:"how many more places were found than are listed"`
 }
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-func (m *mcpTools) locations(method string) mcp.ToolHandlerFor[PositionInput, LocationsOutput] {
+func (m *mcpTools) locations(find func(context.Context, api.PositionParams) (api.LocationsResult, error)) mcp.ToolHandlerFor[PositionInput, LocationsOutput] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, LocationsOutput, error) {
-		locs, err := m.o.Navigate(ctx, method, in.File, in.pos())
+		res, err := find(ctx, in.params())
 		if err != nil {
 			return nil, LocationsOutput{}, err
 		}
+		locs := res.Locations
 		out := LocationsOutput{Locations: locs}
 		if len(locs) > maxMCPLocations {
 			out.Locations, out.Omitted = locs[:maxMCPLocations], len(locs)-maxMCPLocations
@@ -109,14 +130,14 @@ type HoverOutput struct {
 }
 
 func (m *mcpTools) hover(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, HoverOutput, error) {
-	s, ok, err := m.o.Hover(ctx, in.File, in.pos())
+	res, err := m.o.Hover(ctx, in.params())
 	if err != nil {
 		return nil, HoverOutput{}, err
 	}
-	if !ok {
+	if res.Content == nil {
 		return text("nothing to show at this position"), HoverOutput{}, nil
 	}
-	return text(s), HoverOutput{Content: &s}, nil
+	return text(*res.Content), HoverOutput{Content: res.Content}, nil
 }
 
 // FileInput names a file.
@@ -141,21 +162,22 @@ var symbolsSchema = map[string]any{
 
 // SymbolsOutput is lsp_document_symbols' answer.
 type SymbolsOutput struct {
-	Symbols []Symbol `json:"symbols" jsonschema:"the file's symbols; children nest"`
-	Omitted int      `json:"omitted,omitempty" jsonschema:"how many more symbols there are than are listed"`
+	Symbols []api.Symbol `json:"symbols" jsonschema:"the file's symbols; children nest"`
+	Omitted int          `json:"omitted,omitempty" jsonschema:"how many more symbols there are than are listed"`
 }
 
 func (m *mcpTools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, in FileInput) (*mcp.CallToolResult, SymbolsOutput, error) {
-	syms, err := m.o.DocumentSymbols(ctx, in.File)
+	res, err := m.o.DocumentSymbols(ctx, api.FileParams{File: in.File})
 	if err != nil {
 		return nil, SymbolsOutput{}, err
 	}
+	syms := res.Symbols
 	budget := maxMCPSymbols
 	out := SymbolsOutput{Symbols: capSymbols(syms, &budget)}
 	out.Omitted = countSymbols(syms) - countSymbols(out.Symbols)
 	var b strings.Builder
-	var render func([]Symbol, string)
-	render = func(ss []Symbol, indent string) {
+	var render func([]api.Symbol, string)
+	render = func(ss []api.Symbol, indent string) {
 		for _, s := range ss {
 			fmt.Fprintf(&b, "%s%s %s %d:%d-%d:%d\n", indent, s.Kind, s.Name, s.Range.StartLine, s.Range.StartChar, s.Range.EndLine, s.Range.EndChar)
 			render(s.Children, indent+"  ")
@@ -172,8 +194,8 @@ func (m *mcpTools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, 
 }
 
 // capSymbols keeps the first *budget symbols of a tree, depth first.
-func capSymbols(in []Symbol, budget *int) []Symbol {
-	var out []Symbol
+func capSymbols(in []api.Symbol, budget *int) []api.Symbol {
+	var out []api.Symbol
 	for _, s := range in {
 		if *budget <= 0 {
 			break
@@ -185,7 +207,7 @@ func capSymbols(in []Symbol, budget *int) []Symbol {
 	return out
 }
 
-func countSymbols(ss []Symbol) int {
+func countSymbols(ss []api.Symbol) int {
 	n := len(ss)
 	for _, s := range ss {
 		n += countSymbols(s.Children)
@@ -200,15 +222,16 @@ type QueryInput struct {
 
 // WorkspaceSymbolsOutput is lsp_workspace_symbols' answer.
 type WorkspaceSymbolsOutput struct {
-	Symbols []WorkspaceSymbol `json:"symbols" jsonschema:"the matching symbols with their files and 1-based ranges"`
-	Omitted int               `json:"omitted,omitempty" jsonschema:"how many more matched than are listed"`
+	Symbols []api.WorkspaceSymbol `json:"symbols" jsonschema:"the matching symbols with their files and 1-based ranges"`
+	Omitted int                   `json:"omitted,omitempty" jsonschema:"how many more matched than are listed"`
 }
 
 func (m *mcpTools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest, in QueryInput) (*mcp.CallToolResult, WorkspaceSymbolsOutput, error) {
-	syms, err := m.o.WorkspaceSymbols(ctx, in.Query)
+	res, err := m.o.WorkspaceSymbols(ctx, api.QueryParams{Query: in.Query})
 	if err != nil {
 		return nil, WorkspaceSymbolsOutput{}, err
 	}
+	syms := res.Symbols
 	out := WorkspaceSymbolsOutput{Symbols: syms}
 	if len(syms) > maxMCPSymbols {
 		out.Symbols, out.Omitted = syms[:maxMCPSymbols], len(syms)-maxMCPSymbols
@@ -233,26 +256,24 @@ type CheckInput struct {
 	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"how long to wait for each server, in milliseconds (default: the configured timeouts)"`
 }
 
-func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in CheckInput) (*mcp.CallToolResult, CheckResult, error) {
+func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in CheckInput) (*mcp.CallToolResult, api.CheckResult, error) {
 	var t *string
 	if in.Text != "" {
 		t = &in.Text
 	}
-	abs, ok := m.o.resolve(in.FilePath)
-	if !ok {
-		return nil, CheckResult{}, &OutsideRootError{Path: in.FilePath}
-	}
-	if len(m.o.serversFor(abs)) == 0 {
-		return nil, CheckResult{}, &NoServerError{File: m.o.rel(abs), Known: m.o.knownServers()}
-	}
-	res, err := m.o.CheckFile(ctx, abs, t, time.Duration(in.TimeoutMs)*time.Millisecond)
+	res, err := m.o.Check(ctx, api.CheckParams{FilePath: in.FilePath, Text: t, TimeoutMs: in.TimeoutMs})
 	if err != nil {
-		return nil, CheckResult{}, err
+		return nil, api.CheckResult{}, err
 	}
 	var b strings.Builder
 	renderDiagnostics(&b, res.Diagnostics)
-	if len(res.Diagnostics) == 0 {
-		fmt.Fprintf(&b, "no %s in %s\n", strings.Join(m.o.cfg.IncludeSeverities, " or "), m.o.rel(abs))
+	switch {
+	case !res.Checked && len(res.Servers) == 0:
+		fmt.Fprintf(&b, "not checked: %s\n", res.Reason)
+	case len(res.Diagnostics) == 0 && res.Checked:
+		fmt.Fprintf(&b, "no %s in %s\n", strings.Join(m.o.Config().IncludeSeverities, " or "), in.FilePath)
+	case !res.Checked:
+		fmt.Fprintf(&b, "not fully checked: %s\n", res.Reason)
 	}
 	for _, s := range res.Servers {
 		fmt.Fprintf(&b, "[%s: %s in %d ms%s]\n", s.ID, s.Verdict, s.MS, prefixed(s.Reason))
@@ -267,7 +288,7 @@ func prefixed(reason string) string {
 	return "; " + reason
 }
 
-func renderDiagnostics(b *strings.Builder, ds []Diagnostic) {
+func renderDiagnostics(b *strings.Builder, ds []api.Diagnostic) {
 	for _, d := range ds {
 		fmt.Fprintf(b, "%s:%d:%d: %s: %s", d.File, d.Line, d.Character, d.Severity, d.Message)
 		if d.Code != nil {
@@ -284,76 +305,39 @@ type DiagnosticsInput struct {
 
 // DiagnosticsOutput is lsp_diagnostics' answer.
 type DiagnosticsOutput struct {
-	Files FileDiagnostics `json:"files" jsonschema:"diagnostics by file (relative to the root); files without any are left out"`
+	Files api.FileDiagnostics `json:"files" jsonschema:"diagnostics by file (relative to the root); files without any are left out"`
 }
 
 func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in DiagnosticsInput) (*mcp.CallToolResult, DiagnosticsOutput, error) {
 	before := m.o.Epoch()
 	if in.File != "" {
-		abs, ok := m.o.resolve(in.File)
-		if !ok {
-			return nil, DiagnosticsOutput{}, &OutsideRootError{Path: in.File}
-		}
-		if _, err := m.o.CheckFile(ctx, abs, nil, 0); err != nil {
+		if _, err := m.o.Check(ctx, api.CheckParams{FilePath: in.File}); err != nil {
 			return nil, DiagnosticsOutput{}, err
 		}
 	}
-	m.o.refreshFromDisk(ctx)
-	files := m.o.DiagnosticsAfter(ctx, before, time.Second)
+	m.o.RefreshFromDisk(ctx)
+	files, err := m.o.DiagnosticsAfter(ctx, api.DiagnosticsAfterParams{AfterEpoch: before})
+	if err != nil {
+		return nil, DiagnosticsOutput{}, err
+	}
 	var b strings.Builder
-	for _, f := range sortedKeys(files) {
+	for _, f := range slices.Sorted(maps.Keys(files)) {
 		renderDiagnostics(&b, files[f])
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(&b, "no %s reported\n", strings.Join(m.o.cfg.IncludeSeverities, " or "))
+		fmt.Fprintf(&b, "no %s reported\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
 	}
 	return text(b.String()), DiagnosticsOutput{Files: files}, nil
 }
 
-// refreshFromDisk re-checks the documents open in a server from their file
-// on disk whose file now differs from what the server has (edited outside
-// lspkit). Documents checked with text from the caller keep that text.
-func (o *Orchestrator) refreshFromDisk(ctx context.Context) {
-	seen := map[string]bool{}
-	for _, s := range o.liveSessions() {
-		c := s.current()
-		if c == nil {
-			continue
-		}
-		s.mu.Lock()
-		var uris []protocol.DocumentURI
-		for uri, ch := range s.changes {
-			if ch.disk {
-				uris = append(uris, uri)
-			}
-		}
-		s.mu.Unlock()
-		for _, uri := range uris {
-			path, err := uri.Path()
-			if err != nil || seen[path] {
-				continue
-			}
-			have, open := c.DocumentText(uri)
-			disk, err := os.ReadFile(path)
-			if !open || err != nil || string(disk) == have {
-				continue
-			}
-			seen[path] = true
-			if _, err := o.CheckFile(ctx, path, nil, 0); err != nil {
-				o.log.Warn("refresh from disk", "file", o.rel(path), "err", err)
-			}
-		}
-	}
-}
-
 // StatusOutput is lsp_status' answer.
 type StatusOutput struct {
-	Disabled bool           `json:"disabled,omitempty" jsonschema:"true when the configuration turns LSP off"`
-	Servers  []ServerStatus `json:"servers" jsonschema:"every known server, by id"`
+	Disabled bool               `json:"disabled,omitempty" jsonschema:"true when the configuration turns LSP off"`
+	Servers  []api.ServerStatus `json:"servers" jsonschema:"every known server, by id"`
 }
 
 func (m *mcpTools) status(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, StatusOutput, error) {
-	out := StatusOutput{Disabled: m.o.cfg.Disabled, Servers: m.o.Status()}
+	out := StatusOutput{Disabled: m.o.Config().Disabled, Servers: m.o.Status()}
 	var b strings.Builder
 	if out.Disabled {
 		b.WriteString("LSP is disabled by configuration (lsp: false): no language server runs and only this tool is available.\n")

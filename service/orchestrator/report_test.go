@@ -1,4 +1,4 @@
-package service
+package orchestrator
 
 import (
 	"bytes"
@@ -10,15 +10,18 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
 )
 
-func diag(file string, line int, msg string, code any) Diagnostic {
-	return Diagnostic{File: file, Line: line, Character: 5, Severity: "error", Message: msg, Code: code}
+func diag(file string, line int, msg string, code any) api.Diagnostic {
+	return api.Diagnostic{File: file, Line: line, Character: 5, Severity: "error", Message: msg, Code: code}
 }
 
 func TestReportFormat(t *testing.T) {
-	o := &Orchestrator{cfg: DefaultConfig()}
-	got := o.format("src/utils.ts", nil, map[string][]Diagnostic{
+	o := &Orchestrator{cfg: config.Default()}
+	got := o.format("src/utils.ts", nil, map[string][]api.Diagnostic{
 		"src/utils.ts": {diag("src/utils.ts", 42, "Type 'string' is not assignable to type 'number'.", 2322), diag("src/utils.ts", 43, "a < b && c > d", nil)},
 	})
 	want := "LSP errors detected in this file, please fix:\n" +
@@ -29,15 +32,15 @@ func TestReportFormat(t *testing.T) {
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := o.format("a.go", nil, map[string][]Diagnostic{}); got != "" {
+	if got := o.format("a.go", nil, map[string][]api.Diagnostic{}); got != "" {
 		t.Fatalf("nothing to report: %q", got)
 	}
 }
 
 // TestReportLimits: 20 per file then "... and N more"; 50 lines in total.
 func TestReportLimits(t *testing.T) {
-	o := &Orchestrator{cfg: DefaultConfig()}
-	diags := map[string][]Diagnostic{}
+	o := &Orchestrator{cfg: config.Default()}
+	diags := map[string][]api.Diagnostic{}
 	var others []string
 	for f := range 4 {
 		name := fmt.Sprintf("f%d.go", f)
@@ -63,7 +66,7 @@ func TestReportLimits(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	parent := t.TempDir()
-	o, err := New(Options{Root: filepath.Join(parent, "."), Config: DefaultConfig()})
+	o, err := New(Options{Root: filepath.Join(parent, "."), Config: config.Default()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +85,9 @@ func TestResolve(t *testing.T) {
 
 // TestFileDiagnosticsOrder: lsp/diagnostics keys come in ascending order.
 func TestFileDiagnosticsOrder(t *testing.T) {
-	f := FileDiagnostics{}
+	f := api.FileDiagnostics{}
 	for _, name := range []string{"z.go", "a.go", "m/b.go", "m/a.go", "b.go", "c.go"} {
-		f[name] = []Diagnostic{diag(name, 1, "x", nil)}
+		f[name] = []api.Diagnostic{diag(name, 1, "x", nil)}
 	}
 	want := `{"a.go":`
 	for range 20 {
@@ -103,23 +106,5 @@ func TestFileDiagnosticsOrder(t *testing.T) {
 		if !slices.IsSorted(keys) || len(keys) != 6 || !strings.HasPrefix(string(out), want) {
 			t.Fatalf("keys %v in %s", keys, out)
 		}
-	}
-}
-
-// TestCapSymbols: the tree is cut depth first at the budget, and what was
-// cut is counted.
-func TestCapSymbols(t *testing.T) {
-	var tree []Symbol
-	for i := range 3 {
-		s := Symbol{Name: fmt.Sprint("t", i)}
-		for j := range 4 {
-			s.Children = append(s.Children, Symbol{Name: fmt.Sprint("c", i, j)})
-		}
-		tree = append(tree, s)
-	}
-	budget := 7
-	got := capSymbols(tree, &budget)
-	if countSymbols(tree) != 15 || countSymbols(got) != 7 || len(got) != 2 || len(got[1].Children) != 1 || len(tree[1].Children) != 4 {
-		t.Fatalf("capped: %+v (input %+v)", got, tree)
 	}
 }

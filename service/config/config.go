@@ -1,13 +1,17 @@
-package service
+// Package config reads lspkit's configuration: lspkit.json (or a file
+// given with --config, or LSPKIT_BOOTSTRAP's config), else the lsp key of
+// opencode.json, else the defaults. Problems are one-line *Error values
+// naming the file, the key and what was expected.
+package config
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -63,8 +67,8 @@ type ServerConfig struct {
 	Language              string
 }
 
-// DefaultConfig is the configuration when none is given.
-func DefaultConfig() Config {
+// Default is the configuration when none is given.
+func Default() Config {
 	return Config{
 		Servers:                    map[string]ServerConfig{},
 		DiagnosticTimeout:          3 * time.Second,
@@ -79,15 +83,15 @@ func DefaultConfig() Config {
 	}
 }
 
-// ConfigError is a problem in a configuration file: where, which key, and
+// Error is a problem in a configuration file: where, which key, and
 // what was expected.
-type ConfigError struct {
+type Error struct {
 	Source string // the file, or LSPKIT_BOOTSTRAP
 	Key    string // dotted path, e.g. lsp.servers.gopls.args
 	Msg    string
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	if e.Key == "" {
 		return fmt.Sprintf("%s: %s", e.Source, e.Msg)
 	}
@@ -104,46 +108,46 @@ type Bootstrap struct {
 func ParseBootstrap(data string) (Bootstrap, error) {
 	var b Bootstrap
 	if err := json.Unmarshal([]byte(data), &b); err != nil {
-		return b, &ConfigError{Source: "LSPKIT_BOOTSTRAP", Msg: "not a JSON object with workspaceRoot and config: " + err.Error()}
+		return b, &Error{Source: "LSPKIT_BOOTSTRAP", Msg: "not a JSON object with workspaceRoot and config: " + err.Error()}
 	}
 	return b, nil
 }
 
-// LoadConfig finds the configuration for root: file when given (it must
+// Load finds the configuration for root: file when given (it must
 // exist), else bootstrap's config when given, else root/lspkit.json, else
 // the lsp key of root/opencode.json, else the defaults.
-func LoadConfig(root, file string, bootstrap jsontext.Value) (Config, error) {
+func Load(root, file string, bootstrap jsontext.Value) (Config, error) {
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return Config{}, &ConfigError{Source: file, Msg: fmt.Sprintf("cannot read: %v", errors.Unwrap(err))}
+			return Config{}, &Error{Source: file, Msg: fmt.Sprintf("cannot read: %v", errors.Unwrap(err))}
 		}
-		return ParseConfig(data, file)
+		return Parse(data, file)
 	}
 	if len(bootstrap) > 0 && string(bootstrap) != "null" {
-		return ParseConfig(bootstrap, "LSPKIT_BOOTSTRAP")
+		return Parse(bootstrap, "LSPKIT_BOOTSTRAP")
 	}
 	path := filepath.Join(root, "lspkit.json")
 	if data, err := os.ReadFile(path); err == nil {
-		return ParseConfig(data, path)
+		return Parse(data, path)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return Config{}, &ConfigError{Source: path, Msg: fmt.Sprintf("cannot read: %v", err)}
+		return Config{}, &Error{Source: path, Msg: fmt.Sprintf("cannot read: %v", err)}
 	}
 	path = filepath.Join(root, "opencode.json")
 	if data, err := os.ReadFile(path); err == nil {
-		return ParseOpencodeConfig(data, path)
+		return ParseOpencode(data, path)
 	}
-	return DefaultConfig(), nil
+	return Default(), nil
 }
 
 // object decodes raw as a JSON object, or says what it is instead.
 func object(raw jsontext.Value, source, key string) (map[string]jsontext.Value, error) {
 	var m map[string]jsontext.Value
 	if raw.Kind() != '{' {
-		return nil, &ConfigError{Source: source, Key: key, Msg: "expected an object, got " + describe(raw)}
+		return nil, &Error{Source: source, Key: key, Msg: "expected an object, got " + describe(raw)}
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, &ConfigError{Source: source, Key: key, Msg: "bad object: " + err.Error()}
+		return nil, &Error{Source: source, Key: key, Msg: "bad object: " + err.Error()}
 	}
 	return m, nil
 }
@@ -167,24 +171,17 @@ func describe(raw jsontext.Value) string {
 	return "invalid JSON"
 }
 
-// sortedKeys returns m's keys in order, so errors are deterministic.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// sorted returns m's keys in order, so errors are deterministic.
+func sorted[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // lspValue reads a configuration document's "lsp" value: nil when absent,
 // and cfg.Disabled set for false. The defaults come with it.
 func lspValue(data []byte, source string) (Config, jsontext.Value, error) {
-	cfg := DefaultConfig()
+	cfg := Default()
 	cfg.Source = source
 	raw := jsontext.Value(data)
 	if err := raw.Compact(); err != nil {
-		return cfg, nil, &ConfigError{Source: source, Msg: "not valid JSON: " + err.Error()}
+		return cfg, nil, &Error{Source: source, Msg: "not valid JSON: " + err.Error()}
 	}
 	top, err := object(raw, source, "")
 	if err != nil {
@@ -198,18 +195,18 @@ func lspValue(data []byte, source string) (Config, jsontext.Value, error) {
 	return cfg, lsp, nil
 }
 
-// ParseConfig parses an lspkit configuration document ({"lsp": ...}).
-func ParseConfig(data []byte, source string) (Config, error) {
+// Parse parses an lspkit configuration document ({"lsp": ...}).
+func Parse(data []byte, source string) (Config, error) {
 	cfg, lsp, err := lspValue(data, source)
 	if err != nil || lsp == nil || lsp.Kind() == 't' {
 		return cfg, err
 	}
 	opts, err := object(lsp, source, "lsp")
 	if err != nil {
-		return cfg, &ConfigError{Source: source, Key: "lsp", Msg: "expected false or an object, got " + describe(lsp)}
+		return cfg, &Error{Source: source, Key: "lsp", Msg: "expected false or an object, got " + describe(lsp)}
 	}
 	p := parser{source: source}
-	for _, k := range sortedKeys(opts) {
+	for _, k := range sorted(opts) {
 		v, key := opts[k], "lsp."+k
 		switch k {
 		case "servers":
@@ -217,7 +214,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 			if err != nil {
 				return cfg, err
 			}
-			for _, id := range sortedKeys(servers) {
+			for _, id := range sorted(servers) {
 				sc, err := p.server(servers[id], key+"."+id)
 				if err != nil {
 					return cfg, err
@@ -248,7 +245,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 			if err != nil {
 				return cfg, err
 			}
-			for _, rk := range sortedKeys(r) {
+			for _, rk := range sorted(r) {
 				switch rk {
 				case "maxRestarts":
 					p.count(r[rk], key+"."+rk, &cfg.Restart.MaxRestarts)
@@ -268,10 +265,10 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	return cfg, nil
 }
 
-// ParseOpencodeConfig reads the lsp key of an opencode.json: "lsp": false,
+// ParseOpencode reads the lsp key of an opencode.json: "lsp": false,
 // or servers by id with command (an array), extensions, env,
 // initialization and disabled.
-func ParseOpencodeConfig(data []byte, source string) (Config, error) {
+func ParseOpencode(data []byte, source string) (Config, error) {
 	cfg, lsp, err := lspValue(data, source)
 	if err != nil || lsp == nil {
 		return cfg, err
@@ -281,14 +278,14 @@ func ParseOpencodeConfig(data []byte, source string) (Config, error) {
 		return cfg, err
 	}
 	p := parser{source: source}
-	for _, id := range sortedKeys(servers) {
+	for _, id := range sorted(servers) {
 		key := "lsp." + id
 		entry, err := object(servers[id], source, key)
 		if err != nil {
 			return cfg, err
 		}
 		var sc ServerConfig
-		for _, k := range sortedKeys(entry) {
+		for _, k := range sorted(entry) {
 			v := entry[k]
 			switch k {
 			case "command":
@@ -330,7 +327,7 @@ type parser struct {
 
 func (p *parser) fail(key, msg string) {
 	if p.err == nil {
-		p.err = &ConfigError{Source: p.source, Key: key, Msg: msg}
+		p.err = &Error{Source: p.source, Key: key, Msg: msg}
 	}
 }
 
@@ -393,7 +390,7 @@ func (p *parser) server(raw jsontext.Value, key string) (ServerConfig, error) {
 	if err != nil {
 		return sc, err
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range sorted(m) {
 		v, sub := m[k], key+"."+k
 		switch k {
 		case "enabled":

@@ -1,4 +1,4 @@
-package service
+package orchestrator
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
 )
 
 // TestMemoryFlat: 10,000 check cycles on one file, its text alternating
@@ -23,9 +24,9 @@ func TestMemoryFlat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.AutoInstall = false
-	cfg.Servers["gopls"] = ServerConfig{Command: gopls}
+	cfg.Servers["gopls"] = config.ServerConfig{Command: gopls}
 	o, err := New(Options{Root: root, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -33,8 +34,8 @@ func TestMemoryFlat(t *testing.T) {
 	defer o.Shutdown(context.Background())
 	ctx := context.Background()
 	check := func(i int) {
-		res, err := o.CheckFile(ctx, "a.go", &texts[i%2], 10*time.Second)
-		if err != nil || len(res.Servers) != 1 || res.Servers[0].Verdict != VerdictSettled || len(res.Diagnostics) != 1-i%2 {
+		res, err := o.Check(ctx, api.CheckParams{FilePath: "a.go", Text: &texts[i%2], TimeoutMs: 10000})
+		if err != nil || len(res.Servers) != 1 || res.Servers[0].Verdict != api.VerdictSettled || len(res.Diagnostics) != 1-i%2 {
 			t.Fatalf("cycle %d: %+v %v", i, res, err)
 		}
 	}

@@ -1,0 +1,158 @@
+package lsptest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/lspkit/lspkit/client"
+)
+
+// Launcher starts fake servers in-process, as client.Launch: a command's
+// first argument names its behavior. It counts the servers it started.
+type Launcher struct {
+	Behaviors map[string]Behavior
+
+	mu       sync.Mutex
+	launched map[string]int
+	running  []*Proc
+}
+
+// Launch is a client.Launch.
+func (l *Launcher) Launch(_ context.Context, cmd client.Command) (client.Proc, error) {
+	if len(cmd.Args) == 0 {
+		return nil, fmt.Errorf("lsptest: the command has no behavior argument")
+	}
+	b, ok := l.Behaviors[cmd.Args[0]]
+	if !ok {
+		return nil, fmt.Errorf("lsptest: no behavior %q", cmd.Args[0])
+	}
+	p := Start(b)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.launched == nil {
+		l.launched = map[string]int{}
+	}
+	l.launched[cmd.Args[0]]++
+	l.running = append(l.running, p)
+	return p, nil
+}
+
+// Launched returns how many servers of a behavior were started.
+func (l *Launcher) Launched(behavior string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.launched[behavior]
+}
+
+// Alive returns how many started servers have not exited.
+func (l *Launcher) Alive() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, p := range l.running {
+		select {
+		case <-p.done:
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// Proc is an in-process fake server behind client.Proc: its stream is a
+// pair of pipes, its exit ends the server's connection.
+type Proc struct {
+	client    io.ReadWriteCloser
+	serverEnd io.Closer
+	done      chan struct{}
+	once      sync.Once
+	status    client.ExitStatus
+}
+
+var _ client.Proc = (*Proc)(nil)
+
+// Start starts a fake server with behavior b.
+func Start(b Behavior) *Proc {
+	toServerR, toServerW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	p := &Proc{
+		client: pipeConn{toClientR, toServerW},
+		done:   make(chan struct{}),
+	}
+	server := pipeConn{toServerR, toClientW}
+	p.serverEnd = server
+	conn := serve(b, server, toClientW, p.exit)
+	go func() {
+		<-conn.Done()
+		p.exit(0, "")
+	}()
+	return p
+}
+
+// exit ends the server with an exit code (or a signal, for code < 0) and
+// a last stderr line.
+func (p *Proc) exit(code int, stderr string) {
+	p.once.Do(func() {
+		p.status = client.ExitStatus{Code: code}
+		if code < 0 {
+			p.status.Signal = syscall.Signal(-code)
+			p.status.Code = -1
+		}
+		if stderr != "" {
+			p.status.Stderr = []string{stderr}
+		}
+		p.serverEnd.Close()
+		close(p.done)
+	})
+}
+
+// Stdio is the client's end of the server's stream.
+func (p *Proc) Stdio() io.ReadWriteCloser { return p.client }
+
+// Done is closed when the server has exited.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Exit says how it ended.
+func (p *Proc) Exit() client.ExitStatus {
+	<-p.done
+	return p.status
+}
+
+// PID is 0: there is no process.
+func (p *Proc) PID() int { return 0 }
+
+// Stop ends the server as a terminate would, unless it has exited.
+func (p *Proc) Stop(time.Duration) client.ExitStatus {
+	p.exit(-int(syscall.SIGTERM), "")
+	return p.Exit()
+}
+
+// Kill ends the server as a kill would.
+func (p *Proc) Kill() { p.exit(-int(syscall.SIGKILL), "") }
+
+// StderrTail returns the server's last stderr line, if it wrote one.
+func (p *Proc) StderrTail() []string {
+	select {
+	case <-p.done:
+		return p.status.Stderr
+	default:
+		return nil
+	}
+}
+
+// pipeConn is one side of a pipe pair as a stream.
+type pipeConn struct {
+	r *io.PipeReader
+	w *io.PipeWriter
+}
+
+func (c pipeConn) Read(b []byte) (int, error)  { return c.r.Read(b) }
+func (c pipeConn) Write(b []byte) (int, error) { return c.w.Write(b) }
+func (c pipeConn) Close() error {
+	c.r.Close()
+	return c.w.Close()
+}

@@ -1,0 +1,385 @@
+// Package lsptest is a fake language server for lspkit's tests, built on
+// the generated protocol dispatch: it runs in-process behind client.Launch
+// (fast orchestrator tests under -race) or over stdio in a re-executed test
+// binary (tests that need a real process: signals, exit codes, orphans). It
+// can be told to publish in waves, delay, crash, hang, send garbage,
+// register watchers and answer pulls — the faults a real server cannot be
+// made to show. Real servers stay the happy path of the live suite.
+package lsptest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// Behavior says how a fake server behaves. The zero Behavior is a well
+// behaved server with incremental sync that publishes, with the document's
+// version, one error per line containing "ERROR" and answers hover and
+// definition.
+type Behavior struct {
+	// Diagnose returns a document's diagnostics for its text; nil uses
+	// ErrorLines.
+	Diagnose func(text string) []protocol.Diagnostic
+	// Waves publishes the diagnostics in this many publishes for one
+	// version, the earlier ones with a prefix of the list (gopls's analyzer
+	// findings come in a later wave); 0 or 1 is one publish.
+	Waves int
+	// WaveGap separates the waves.
+	WaveGap time.Duration
+	// Delay is waited before publishing, and before answering requests.
+	Delay time.Duration
+	// Unversioned publishes without a version.
+	Unversioned bool
+	// Pull makes the server answer textDocument/diagnostic (announced in
+	// its capabilities) and publish nothing.
+	Pull bool
+	// Silent publishes nothing at all.
+	Silent bool
+	// CrashOn names a method on whose arrival the server dies with exit
+	// status 3 (after writing "fake: crashing on METHOD" to its stderr).
+	CrashOn string
+	// HangOn names a method the server never answers ("initialize" keeps
+	// it from ever starting).
+	HangOn string
+	// RawOn names a method answered by writing Raw to the stream as it is
+	// (bytes that are no frame, a 2 GiB Content-Length, …); the server then
+	// waits to be stopped.
+	RawOn string
+	Raw   string
+	// Before runs in Main before the server serves (to start a child
+	// process, say).
+	Before func()
+	// Watch registers workspace/didChangeWatchedFiles for these globs
+	// after initialized.
+	Watch []string
+	// Capabilities are extra server capabilities (a JSON object merged over
+	// the defaults).
+	Capabilities string
+}
+
+// ErrorLines is the default Diagnose: an error for each line containing
+// "ERROR", from that word to the end of the line, counted in UTF-16.
+func ErrorLines(text string) []protocol.Diagnostic {
+	out := []protocol.Diagnostic{}
+	for i, line := range strings.Split(text, "\n") {
+		col := strings.Index(line, "ERROR")
+		if col < 0 {
+			continue
+		}
+		start := utf16Len(line[:col])
+		out = append(out, protocol.Diagnostic{
+			Range:    protocol.Range{Start: protocol.Position{Line: uint32(i), Character: start}, End: protocol.Position{Line: uint32(i), Character: utf16Len(line)}},
+			Severity: protocol.Ptr(protocol.DiagnosticSeverityError),
+			Source:   protocol.Ptr("fake"),
+			Message:  protocol.NewStringOrMarkupContentString(fmt.Sprintf("error on line %d", i+1)),
+		})
+	}
+	return out
+}
+
+func utf16Len(s string) uint32 {
+	n := uint32(0)
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// server is one fake server on one connection.
+type server struct {
+	protocol.UnimplementedServer
+	b    Behavior
+	conn *transport.Conn
+	exit func(code int, stderr string) // ends the server
+
+	mu   sync.Mutex
+	docs map[protocol.DocumentURI]string
+}
+
+var _ protocol.Server = (*server)(nil)
+
+// serve runs a fake server over rwc until the connection ends. exit ends
+// the server process (or its in-process stand-in).
+func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int, stderr string)) *transport.Conn {
+	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}}
+	s.conn = transport.NewConn(rwc, transport.Options{
+		Params: protocol.DecodeServerParams,
+		Handler: transport.HandlerFunc(func(ctx context.Context, req *transport.Request) (any, error) {
+			switch req.Method {
+			case b.CrashOn:
+				exit(3, "fake: crashing on "+req.Method)
+				<-ctx.Done()
+				return nil, ctx.Err()
+			case b.HangOn:
+				<-ctx.Done()
+				return nil, ctx.Err()
+			case b.RawOn:
+				raw.Write([]byte(b.Raw))
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			if b.Delay > 0 && !req.Notification {
+				select {
+				case <-time.After(b.Delay):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			if req.Decoded == nil {
+				return protocol.DispatchServer(ctx, s, req.Method, req.Params)
+			}
+			return protocol.CallServer(ctx, s, req.Method, req.Decoded)
+		}),
+	})
+	return s.conn
+}
+
+// Initialize announces the capabilities.
+func (s *server) Initialize(context.Context, *protocol.InitializeParams) (protocol.InitializeResult, error) {
+	caps := map[string]jsontext.Value{
+		"textDocumentSync":   jsontext.Value(`{"openClose":true,"change":2,"save":{"includeText":false}}`),
+		"hoverProvider":      jsontext.Value(`true`),
+		"definitionProvider": jsontext.Value(`true`),
+	}
+	if s.b.Pull {
+		caps["diagnosticProvider"] = jsontext.Value(`{"interFileDependencies":false,"workspaceDiagnostics":false}`)
+	}
+	if s.b.Capabilities != "" {
+		var extra map[string]jsontext.Value
+		if err := json.Unmarshal([]byte(s.b.Capabilities), &extra); err != nil {
+			return protocol.InitializeResult{}, err
+		}
+		for k, v := range extra {
+			caps[k] = v
+		}
+	}
+	raw, err := json.Marshal(caps)
+	if err != nil {
+		return protocol.InitializeResult{}, err
+	}
+	var res protocol.InitializeResult
+	if err := json.Unmarshal(raw, &res.Capabilities); err != nil {
+		return res, err
+	}
+	res.ServerInfo = &protocol.ServerInfo{Name: "lsptest"}
+	return res, nil
+}
+
+// Initialized registers the watchers, if told to.
+func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	if len(s.b.Watch) == 0 {
+		return nil
+	}
+	go func() {
+		var watchers []string
+		for _, g := range s.b.Watch {
+			watchers = append(watchers, fmt.Sprintf(`{"globPattern":%q}`, g))
+		}
+		opts := jsontext.Value(`{"watchers":[` + strings.Join(watchers, ",") + `]}`)
+		protocol.RegistrationRequest.Call(context.Background(), s.conn, protocol.RegistrationParams{Registrations: []protocol.Registration{
+			{ID: "watch", Method: protocol.DidChangeWatchedFilesNotification.Method(), RegisterOptions: opts},
+		}})
+	}()
+	return nil
+}
+
+// WorkspaceDidChangeConfiguration accepts settings.
+func (s *server) WorkspaceDidChangeConfiguration(context.Context, *protocol.DidChangeConfigurationParams) error {
+	return nil
+}
+
+// WorkspaceDidChangeWatchedFiles accepts file events.
+func (s *server) WorkspaceDidChangeWatchedFiles(context.Context, *protocol.DidChangeWatchedFilesParams) error {
+	return nil
+}
+
+// TextDocumentDidOpen stores the text and publishes.
+func (s *server) TextDocumentDidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
+	s.set(p.TextDocument.URI, p.TextDocument.Text)
+	s.publish(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	return nil
+}
+
+// TextDocumentDidChange applies the changes and publishes.
+func (s *server) TextDocumentDidChange(_ context.Context, p *protocol.DidChangeTextDocumentParams) error {
+	s.mu.Lock()
+	text := s.docs[p.TextDocument.URI]
+	for _, ch := range p.ContentChanges {
+		if whole, ok := ch.AsTextDocumentContentChangeWholeDocument(); ok {
+			text = whole.Text
+		} else if part, ok := ch.AsTextDocumentContentChangePartial(); ok {
+			text = apply(text, part.Range, part.Text)
+		}
+	}
+	s.docs[p.TextDocument.URI] = text
+	s.mu.Unlock()
+	s.publish(p.TextDocument.URI, p.TextDocument.Version, text)
+	return nil
+}
+
+// TextDocumentDidClose forgets the document.
+func (s *server) TextDocumentDidClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
+	s.mu.Lock()
+	delete(s.docs, p.TextDocument.URI)
+	s.mu.Unlock()
+	return nil
+}
+
+// TextDocumentDidSave accepts saves.
+func (s *server) TextDocumentDidSave(context.Context, *protocol.DidSaveTextDocumentParams) error {
+	return nil
+}
+
+// TextDocumentDiagnostic answers a pull.
+func (s *server) TextDocumentDiagnostic(_ context.Context, p *protocol.DocumentDiagnosticParams) (protocol.DocumentDiagnosticReport, error) {
+	text, _ := s.get(p.TextDocument.URI)
+	return protocol.NewDocumentDiagnosticReportRelatedFullDocumentDiagnosticReport(protocol.RelatedFullDocumentDiagnosticReport{
+		Kind: protocol.LiteralFull{}, Items: s.diagnose(text),
+	}), nil
+}
+
+// TextDocumentHover answers with the document's line at the position.
+func (s *server) TextDocumentHover(_ context.Context, p *protocol.HoverParams) (protocol.Nullable[protocol.Hover], error) {
+	text, _ := s.get(p.TextDocument.URI)
+	lines := strings.Split(text, "\n")
+	if int(p.Position.Line) >= len(lines) || strings.TrimSpace(lines[p.Position.Line]) == "" {
+		return protocol.Null[protocol.Hover](), nil
+	}
+	return protocol.NewNullable(protocol.Hover{Contents: protocol.NewHoverContentsMarkupContent(protocol.MarkupContent{
+		Kind: protocol.MarkupKindPlainText, Value: fmt.Sprintf("line %d: %s", p.Position.Line+1, lines[p.Position.Line]),
+	})}), nil
+}
+
+// TextDocumentDefinition answers with the position itself.
+func (s *server) TextDocumentDefinition(_ context.Context, p *protocol.DefinitionParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
+	loc := protocol.Location{URI: p.TextDocument.URI, Range: protocol.Range{Start: p.Position, End: p.Position}}
+	return protocol.NewNullable(protocol.NewDefinitionOrDefinitionLinkSliceDefinition(protocol.NewDefinitionLocation(loc))), nil
+}
+
+// Shutdown answers null.
+func (s *server) Shutdown(context.Context) error { return nil }
+
+// Exit ends the server with status 0.
+func (s *server) Exit(context.Context) error {
+	s.exit(0, "")
+	return nil
+}
+
+func (s *server) set(uri protocol.DocumentURI, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.docs[uri] = text
+}
+
+func (s *server) get(uri protocol.DocumentURI) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text, ok := s.docs[uri]
+	return text, ok
+}
+
+func (s *server) diagnose(text string) []protocol.Diagnostic {
+	if s.b.Diagnose != nil {
+		return s.b.Diagnose(text)
+	}
+	return ErrorLines(text)
+}
+
+// publish sends the diagnostics of a version, in waves, after the delay.
+func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
+	if s.b.Pull || s.b.Silent {
+		return
+	}
+	diags := s.diagnose(text)
+	waves := max(s.b.Waves, 1)
+	go func() {
+		if s.b.Delay > 0 {
+			time.Sleep(s.b.Delay) // the fake's own pace, not synchronization
+		}
+		for w := 1; w <= waves; w++ {
+			if w > 1 && s.b.WaveGap > 0 {
+				time.Sleep(s.b.WaveGap) // the fake's own pace
+			}
+			n := len(diags) * w / waves
+			p := protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: slices.Clone(diags[:n])}
+			if !s.b.Unversioned {
+				p.Version = &version
+			}
+			if err := protocol.PublishDiagnosticsNotification.Notify(context.Background(), s.conn, p); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// apply replaces rng of text (UTF-16 columns) with repl.
+func apply(text string, rng protocol.Range, repl string) string {
+	start, end := offset(text, rng.Start), offset(text, rng.End)
+	return text[:start] + repl + text[end:]
+}
+
+// offset is the byte offset of a UTF-16 position in text.
+func offset(text string, p protocol.Position) int {
+	line, i := uint32(0), 0
+	for line < p.Line && i < len(text) {
+		if text[i] == '\n' {
+			line++
+		}
+		i++
+	}
+	col := uint32(0)
+	for j, r := range text[i:] {
+		if col >= p.Character || r == '\n' {
+			return i + j
+		}
+		col++
+		if r >= 0x10000 {
+			col++
+		}
+	}
+	return len(text)
+}
+
+// Main runs the fake server named by the LSPKIT_FAKE environment variable
+// over stdin and stdout and exits, when the test binary is re-executed as
+// a server; it returns at once when the variable names none of behaviors.
+func Main(behaviors map[string]Behavior) {
+	b, ok := behaviors[os.Getenv("LSPKIT_FAKE")]
+	if !ok {
+		return
+	}
+	exit := func(code int, stderr string) {
+		if stderr != "" {
+			fmt.Fprintln(os.Stderr, stderr)
+		}
+		os.Exit(code)
+	}
+	if b.Before != nil {
+		b.Before()
+	}
+	conn := serve(b, stdio{os.Stdin, os.Stdout}, os.Stdout, exit)
+	<-conn.Done()
+	os.Exit(0)
+}
+
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return nil }

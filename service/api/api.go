@@ -1,0 +1,254 @@
+// Package api is lspkit's service contract in Go
+// (../shared/design/service-contract.md): the method names, the params and
+// results of every method, and the error codes. The orchestrator's Go API,
+// its JSON-RPC and MCP adapters and the Go client that spawns the daemon
+// all speak these types, so the contract is written down once.
+package api
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/transport"
+)
+
+// The contract's methods, agent → daemon, and the daemon's notification.
+const (
+	MethodReady              = "lsp/ready"
+	MethodCheckFile          = "lsp/checkFile"
+	MethodCheck              = "lsp/check"
+	MethodDiagnostics        = "lsp/diagnostics"
+	MethodGetDiagnosticEpoch = "lsp/getDiagnosticEpoch"
+	MethodDiagnosticsAfter   = "lsp/diagnosticsAfter"
+	MethodReport             = "lsp/report"
+	MethodStatus             = "lsp/status"
+	MethodDefinition         = "lsp/definition"
+	MethodTypeDefinition     = "lsp/typeDefinition"
+	MethodImplementation     = "lsp/implementation"
+	MethodReferences         = "lsp/references"
+	MethodHover              = "lsp/hover"
+	MethodDocumentSymbols    = "lsp/documentSymbols"
+	MethodWorkspaceSymbols   = "lsp/workspaceSymbols"
+	MethodShutdown           = "lsp/shutdown"
+)
+
+// Error codes of the contract beyond JSON-RPC's (which transport defines).
+// Every failure of the orchestrator's Go API is, or wraps, a
+// *transport.Error with one of these codes or a JSON-RPC one, and both
+// adapters answer with it unchanged.
+const (
+	// CodeOutsideRoot: a path outside the workspace root.
+	CodeOutsideRoot = -32001
+	// CodeNoServer: no language server can answer for the file (none for
+	// its type, or none that offers the method, or none available).
+	CodeNoServer = -32002
+	// CodeNotFound: the file does not exist (or is not a regular file).
+	CodeNotFound = -32003
+)
+
+// Errorf returns the contract's error with code and a formatted message.
+func Errorf(code int64, format string, args ...any) *transport.Error {
+	return transport.Errorf(code, format, args...)
+}
+
+// Severity names of the contract, in decreasing order.
+var Severities = []string{"error", "warning", "info", "hint"}
+
+// ValidSeverity reports whether s is one of Severities.
+func ValidSeverity(s string) bool { return slices.Contains(Severities, s) }
+
+// ReadyParams is lsp/ready's params.
+type ReadyParams struct {
+	Version string `json:"version"`
+	PID     int    `json:"pid"`
+}
+
+// Diagnostic is the contract's diagnostic: 1-based lines, columns in code
+// points of the line, the file relative to the root, '/'-separated.
+type Diagnostic struct {
+	File         string `json:"file"`
+	Line         int    `json:"line"`
+	Character    int    `json:"character"`
+	EndLine      int    `json:"endLine"`
+	EndCharacter int    `json:"endCharacter"`
+	Severity     string `json:"severity"`
+	Message      string `json:"message"`
+	Code         any    `json:"code,omitzero"` // a string or an integer
+	Source       string `json:"source,omitempty"`
+	Server       string `json:"server"`
+}
+
+// FileDiagnostics are diagnostics by file (relative to the root). They
+// encode as a JSON object with the files in ascending order.
+type FileDiagnostics map[string][]Diagnostic
+
+// MarshalJSONTo writes the object with sorted keys.
+func (f FileDiagnostics) MarshalJSONTo(enc *jsontext.Encoder) error {
+	if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(f)) {
+		if err := enc.WriteToken(jsontext.String(k)); err != nil {
+			return err
+		}
+		if err := json.MarshalEncode(enc, f[k]); err != nil {
+			return err
+		}
+	}
+	return enc.WriteToken(jsontext.EndObject)
+}
+
+// CheckParams is the params of lsp/checkFile, lsp/check and lsp/report's
+// file part.
+type CheckParams struct {
+	FilePath  string  `json:"filePath"`
+	Text      *string `json:"text,omitzero"`      // authoritative instead of the file on disk
+	TimeoutMs int     `json:"timeoutMs,omitzero"` // per server; 0: the configured timeouts
+}
+
+// Verdict says how one server finished a check.
+type Verdict string
+
+// The verdicts of a check, per server.
+const (
+	VerdictSettled     Verdict = "settled"     // its diagnostics are final for the text
+	VerdictPartial     Verdict = "partial"     // timed out with some diagnostics in hand
+	VerdictTimedOut    Verdict = "timedOut"    // timed out with nothing for this version
+	VerdictUnavailable Verdict = "unavailable" // its binary is missing and cannot be installed
+	VerdictBroken      Verdict = "broken"      // it crashed past the restart policy or failed to start
+)
+
+// ServerResult is how one server finished a check.
+type ServerResult struct {
+	ID      string  `json:"id"`
+	Verdict Verdict `json:"verdict"`
+	MS      int64   `json:"ms"`
+	Reason  string  `json:"reason,omitempty"`
+}
+
+// CheckResult is lsp/check's answer: whether the file was fully checked
+// (and why not), the merged diagnostics, and how each server finished.
+type CheckResult struct {
+	Checked     bool           `json:"checked"`
+	Reason      string         `json:"reason,omitempty"`
+	Diagnostics []Diagnostic   `json:"diagnostics"`
+	Servers     []ServerResult `json:"servers"`
+}
+
+// DiagnosticsAfterParams is lsp/diagnosticsAfter's params.
+type DiagnosticsAfterParams struct {
+	AfterEpoch uint64 `json:"afterEpoch"`
+	WaitMs     *int   `json:"waitMs,omitzero"` // default 1000
+}
+
+// ReportParams is lsp/report's params.
+type ReportParams struct {
+	FilePath string  `json:"filePath"`
+	Text     *string `json:"text,omitzero"`
+	Mode     string  `json:"mode"` // "edit" or "write"
+}
+
+// ReportResult is lsp/report's answer: the feedback block for the model and
+// the diagnostics it was made from, by file.
+type ReportResult struct {
+	Text        string          `json:"text"`
+	Diagnostics FileDiagnostics `json:"diagnostics"`
+}
+
+// Server states, as lsp/status reports them.
+const (
+	StatusIdle        = "idle"
+	StatusStarting    = "starting"
+	StatusActive      = "active"
+	StatusBroken      = "broken"
+	StatusDisabled    = "disabled"
+	StatusUnavailable = "unavailable"
+)
+
+// ServerStatus is one server's state for lsp/status.
+type ServerStatus struct {
+	ID        string `json:"id"`
+	Language  string `json:"language"`
+	Status    string `json:"status"`
+	Root      string `json:"root,omitempty"`
+	ServerPID int    `json:"serverPid,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Restarts  int    `json:"restarts,omitempty"`
+}
+
+// PositionParams is a position as agents give it: the file, a 1-based line
+// and a 1-based column in code points, or instead of the column a symbol
+// name on that line.
+type PositionParams struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Character int    `json:"character,omitzero"`
+	Symbol    string `json:"symbol,omitzero"`
+}
+
+// Location is a place in a file: 1-based lines and code-point columns.
+type Location struct {
+	File         string `json:"file"`
+	Line         int    `json:"line"`
+	Character    int    `json:"character"`
+	EndLine      int    `json:"endLine"`
+	EndCharacter int    `json:"endCharacter"`
+}
+
+// LocationsResult is the answer of the definition-like methods.
+type LocationsResult struct {
+	Locations []Location `json:"locations"`
+}
+
+// HoverResult is lsp/hover's answer: markdown or text, or null.
+type HoverResult struct {
+	Content *string `json:"content"`
+}
+
+// FileParams names a file.
+type FileParams struct {
+	File string `json:"file"`
+}
+
+// Range is a symbol's range: 1-based lines and code-point columns.
+type Range struct {
+	StartLine int `json:"startLine"`
+	StartChar int `json:"startChar"`
+	EndLine   int `json:"endLine"`
+	EndChar   int `json:"endChar"`
+}
+
+// Symbol is a document symbol.
+type Symbol struct {
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Detail   string   `json:"detail,omitempty"`
+	Range    Range    `json:"range"`
+	Children []Symbol `json:"children,omitempty"`
+}
+
+// SymbolsResult is lsp/documentSymbols' answer.
+type SymbolsResult struct {
+	Symbols []Symbol `json:"symbols"`
+}
+
+// QueryParams is lsp/workspaceSymbols' params.
+type QueryParams struct {
+	Query string `json:"query"`
+}
+
+// WorkspaceSymbol is a symbol found across the workspace.
+type WorkspaceSymbol struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	File  string `json:"file"`
+	Range Range  `json:"range"`
+}
+
+// WorkspaceSymbolsResult is lsp/workspaceSymbols' answer.
+type WorkspaceSymbolsResult struct {
+	Symbols []WorkspaceSymbol `json:"symbols"`
+}

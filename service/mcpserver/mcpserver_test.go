@@ -1,0 +1,293 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/orchestrator"
+)
+
+// TestCapSymbols: the tree is cut depth first at the budget, and what was
+// cut is counted.
+func TestCapSymbols(t *testing.T) {
+	var tree []api.Symbol
+	for i := range 3 {
+		s := api.Symbol{Name: fmt.Sprint("t", i)}
+		for j := range 4 {
+			s.Children = append(s.Children, api.Symbol{Name: fmt.Sprint("c", i, j)})
+		}
+		tree = append(tree, s)
+	}
+	budget := 7
+	got := capSymbols(tree, &budget)
+	if countSymbols(tree) != 15 || countSymbols(got) != 7 || len(got) != 2 || len(got[1].Children) != 1 || len(tree[1].Children) != 4 {
+		t.Fatalf("capped: %+v (input %+v)", got, tree)
+	}
+}
+
+// connect serves the tools of an orchestrator over root (configuration
+// doc, fake servers for .fk and .hang files) to an in-memory MCP client.
+func connect(t *testing.T, files map[string]string, doc string) *mcp.ClientSession {
+	t.Helper()
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {}, "hang": {HangOn: "initialize"}}}
+	return connectWith(t, files, doc, l.Launch)
+}
+
+// connectWith is connect with the servers launch starts (nil: real ones).
+func connectWith(t *testing.T, files map[string]string, doc string, launch client.Launch) *mcp.ClientSession {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := config.Parse([]byte(doc), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: launch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := New(o, "test").Connect(ctx, serverT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lspkit-test", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Close()
+		o.Shutdown(context.Background())
+		cancel()
+	})
+	return cs
+}
+
+// call calls a tool; the structured output is decoded into out.
+func call(t *testing.T, s *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if out != nil && !res.IsError {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: structured content %s: %v", name, b, err)
+		}
+	}
+	return res
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func toolNames(t *testing.T, s *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+func fakeConfig(extra string) string {
+	exe, _ := os.Executable()
+	return fmt.Sprintf(`{"lsp":{"autoInstall":false%s,"servers":{"fake":{"command":%q,"args":["ok"],"extensions":[".fk"]},"hangs":{"command":%q,"args":["hang"],"extensions":[".hang"]}}}}`, extra, exe, exe)
+}
+
+// TestTools: the tools and their schemas; errors reach the model as tool
+// errors with the orchestrator's message; a file no server checks is said
+// so, not called clean.
+func TestTools(t *testing.T) {
+	s := connect(t, map[string]string{"a.fk": "one\nx ERROR\n", "notes.xyz": "x\n"}, fakeConfig(""))
+	tools := toolNames(t, s)
+	want := []string{"lsp_check_file", "lsp_diagnostics", "lsp_document_symbols", "lsp_find_references", "lsp_goto_definition", "lsp_hover", "lsp_status", "lsp_workspace_symbols"}
+	got := slices.Sorted(maps.Keys(tools))
+	if !slices.Equal(got, want) {
+		t.Fatalf("tools %v, want %v", got, want)
+	}
+	schema, _ := json.Marshal(tools["lsp_goto_definition"].InputSchema)
+	var sch struct {
+		Properties map[string]struct {
+			Type        string `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	json.Unmarshal(schema, &sch)
+	if sch.Properties["line"].Type != "integer" || !strings.Contains(sch.Properties["line"].Description, "1-based") ||
+		sch.Properties["symbol"].Description == "" || !slices.Equal(sch.Required, []string{"file", "line"}) {
+		t.Fatalf("lsp_goto_definition schema: %s", schema)
+	}
+	var check api.CheckResult
+	res := call(t, s, "lsp_check_file", map[string]any{"filePath": "a.fk"}, &check)
+	if res.IsError || !check.Checked || len(check.Diagnostics) != 1 || !strings.Contains(textOf(res), "a.fk:2:3: error: error on line 2") {
+		t.Fatalf("check_file: %+v %q", check, textOf(res))
+	}
+	res = call(t, s, "lsp_check_file", map[string]any{"filePath": "notes.xyz"}, &check)
+	if res.IsError || check.Checked || !strings.Contains(textOf(res), "not checked: no language server handles .xyz files") {
+		t.Fatalf("check_file on an unknown type: %+v %q", check, textOf(res))
+	}
+	var locs LocationsOutput
+	res = call(t, s, "lsp_goto_definition", map[string]any{"file": "a.fk", "line": 2, "symbol": "ERROR"}, &locs)
+	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].Character != 3 || !strings.Contains(textOf(res), "a.fk:2:3") {
+		t.Fatalf("definition: %+v %q", locs, textOf(res))
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"lsp_goto_definition", map[string]any{"file": "../elsewhere.fk", "line": 1, "character": 1}, "outside the workspace root"},
+		{"lsp_hover", map[string]any{"file": "notes.xyz", "line": 1, "character": 1}, "no language server handles .xyz files (configured: "},
+		{"lsp_hover", map[string]any{"file": "a.fk", "line": 40, "character": 1}, "line 40 is past the end of a.fk (2 lines)"},
+		{"lsp_hover", map[string]any{"file": "a.fk", "line": 1, "symbol": "Nope"}, `"Nope" does not occur on line 1`},
+		{"lsp_goto_definition", map[string]any{"file": "a.fk"}, "line"},
+	} {
+		res := call(t, s, tc.tool, tc.args, nil)
+		if !res.IsError || !strings.Contains(textOf(res), tc.want) || strings.Contains(textOf(res), "jsonrpc error") {
+			t.Errorf("%s %v: error %v %q, want %q", tc.tool, tc.args, res.IsError, textOf(res), tc.want)
+		}
+	}
+}
+
+// TestStarting: a server that has not finished starting is a tool error
+// that says to retry.
+func TestStarting(t *testing.T) {
+	s := connect(t, map[string]string{"a.hang": "x\n"}, fakeConfig(`,"firstTouchTimeout":300`))
+	res := call(t, s, "lsp_hover", map[string]any{"file": "a.hang", "line": 1, "character": 1}, nil)
+	if !res.IsError || !strings.Contains(textOf(res), "hangs is still starting; retry in a moment") {
+		t.Fatalf("hover: %v %q", res.IsError, textOf(res))
+	}
+}
+
+// TestDisabled: lsp false leaves lsp_status, which says so;
+// navigationTools false leaves the diagnostics tools.
+func TestDisabled(t *testing.T) {
+	s := connect(t, nil, `{"lsp": false}`)
+	tools := toolNames(t, s)
+	if len(tools) != 1 || tools["lsp_status"] == nil {
+		t.Fatalf("tools with lsp: false: %v", tools)
+	}
+	var st StatusOutput
+	res := call(t, s, "lsp_status", nil, &st)
+	if !st.Disabled || !strings.Contains(textOf(res), "LSP is disabled by configuration") {
+		t.Fatalf("status: %+v %q", st, textOf(res))
+	}
+	s = connect(t, nil, fakeConfig(`,"navigationTools":false`))
+	tools = toolNames(t, s)
+	if len(tools) != 3 || tools["lsp_check_file"] == nil || tools["lsp_diagnostics"] == nil || tools["lsp_hover"] != nil {
+		t.Fatalf("tools with navigationTools: false: %v", tools)
+	}
+}
+
+// TestToolsGopls: the navigation tools against gopls; lsp_diagnostics
+// sees a file changed on disk, and text given by the caller stands.
+func TestToolsGopls(t *testing.T) {
+	servertest.Binary(t, "gopls")
+	s := connectWith(t, map[string]string{
+		"go.mod": "module example.com/demo\n\ngo 1.22\n",
+		"lib.go": "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n",
+		"use.go": "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n",
+	}, `{"lsp":{"autoInstall":false}}`, nil)
+	var locs LocationsOutput
+	res := call(t, s, "lsp_goto_definition", map[string]any{"file": "use.go", "line": 3, "symbol": "Greeting"}, &locs)
+	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "lib.go" || locs.Locations[0].Line != 4 || locs.Locations[0].Character != 6 || !strings.Contains(textOf(res), "lib.go:4:6") {
+		t.Fatalf("definition: %+v %q", locs, textOf(res))
+	}
+	res = call(t, s, "lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "character": 6}, &locs)
+	if res.IsError || len(locs.Locations) != 2 {
+		t.Fatalf("references: %+v %q", locs, textOf(res))
+	}
+	var hover HoverOutput
+	res = call(t, s, "lsp_hover", map[string]any{"file": "use.go", "line": 3, "symbol": "Greeting"}, &hover)
+	if res.IsError || hover.Content == nil || !strings.Contains(*hover.Content, "func Greeting(name string) string") {
+		t.Fatalf("hover: %+v %q", hover, textOf(res))
+	}
+	var syms SymbolsOutput
+	res = call(t, s, "lsp_document_symbols", map[string]any{"file": "lib.go"}, &syms)
+	if res.IsError || len(syms.Symbols) != 1 || syms.Symbols[0].Name != "Greeting" || syms.Symbols[0].Kind != "function" {
+		t.Fatalf("document symbols: %+v %q", syms, textOf(res))
+	}
+	var ws WorkspaceSymbolsOutput
+	res = call(t, s, "lsp_workspace_symbols", map[string]any{"query": "Greeting"}, &ws)
+	if res.IsError || !slices.ContainsFunc(ws.Symbols, func(s api.WorkspaceSymbol) bool { return s.Name == "Greeting" && s.File == "lib.go" }) {
+		t.Fatalf("workspace symbols: %+v %q", ws, textOf(res))
+	}
+	var diags DiagnosticsOutput
+	call(t, s, "lsp_diagnostics", nil, &diags)
+	if len(diags.Files) != 0 {
+		t.Fatalf("diagnostics before the change: %+v", diags)
+	}
+	root := rootOf(t, s)
+	if err := os.WriteFile(filepath.Join(root, "use.go"), []byte("package demo\n\nfunc Use() int { return Greeting(\"x\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = call(t, s, "lsp_diagnostics", nil, &diags)
+	if d := diags.Files["use.go"]; len(d) != 1 || d[0].Line != 3 || !strings.Contains(textOf(res), "use.go:3:") {
+		t.Fatalf("diagnostics after the change on disk: %+v %q", diags, textOf(res))
+	}
+	var check api.CheckResult
+	res = call(t, s, "lsp_check_file", map[string]any{"filePath": "use.go", "text": "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n"}, &check)
+	if res.IsError || len(check.Diagnostics) != 0 || len(check.Servers) != 1 || check.Servers[0].Verdict != api.VerdictSettled {
+		t.Fatalf("check_file: %+v %q", check, textOf(res))
+	}
+	diags = DiagnosticsOutput{}
+	call(t, s, "lsp_diagnostics", nil, &diags)
+	if len(diags.Files["use.go"]) != 0 {
+		t.Fatalf("lsp_diagnostics replaced the caller's text with the disk's: %+v", diags)
+	}
+	var st StatusOutput
+	call(t, s, "lsp_status", nil, &st)
+	if !slices.ContainsFunc(st.Servers, func(s api.ServerStatus) bool { return s.ID == "gopls" && s.Status == "active" && s.ServerPID > 0 }) {
+		t.Fatalf("status: %+v", st)
+	}
+}
+
+// rootOf reads the workspace root from the server's instructions.
+func rootOf(t *testing.T, s *mcp.ClientSession) string {
+	t.Helper()
+	instr := s.InitializeResult().Instructions
+	const prefix = "the files of "
+	i := strings.Index(instr, prefix)
+	j := strings.Index(instr, ". Paths")
+	if i < 0 || j < i {
+		t.Fatalf("instructions: %q", instr)
+	}
+	return instr[i+len(prefix) : j]
+}

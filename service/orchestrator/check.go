@@ -1,0 +1,293 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// Check makes every server for the file see its text (the file on disk
+// unless p.Text is given), waits until each has settled or its timeout
+// (p.TimeoutMs, when > 0, replaces the configured ones) and returns the
+// merged, filtered, sorted diagnostics with each server's verdict.
+// Checked is false, with the reason, whenever no server fully checked the
+// file: outside the root, no server for its type, a binary file, LSP
+// disabled, or every server unavailable, broken or out of time. An empty
+// path is invalid params.
+func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
+	res := api.CheckResult{Diagnostics: []api.Diagnostic{}, Servers: []api.ServerResult{}}
+	if p.FilePath == "" {
+		return res, invalidParams("filePath is required")
+	}
+	if p.TimeoutMs < 0 {
+		return res, invalidParams("timeoutMs must be ≥ 1")
+	}
+	abs, ok := o.resolve(p.FilePath)
+	if !ok {
+		res.Reason = fmt.Sprintf("%s is outside the workspace root %s", p.FilePath, o.root)
+		return res, nil
+	}
+	if o.cfg.Disabled {
+		res.Reason = "LSP is disabled by configuration"
+		return res, nil
+	}
+	targets := o.serversFor(abs)
+	if len(targets) == 0 {
+		res.Reason = o.noServerReason(abs)
+		return res, nil
+	}
+	var content string
+	if p.Text != nil {
+		content = *p.Text
+	} else {
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return res, fmt.Errorf("check %s: %w", o.rel(abs), err)
+		}
+		content = string(data)
+	}
+	if binary([]byte(content)) {
+		res.Reason = o.rel(abs) + " is a binary file"
+		return res, nil
+	}
+	o.bump()
+	timeout := time.Duration(p.TimeoutMs) * time.Millisecond
+	results := make([]api.ServerResult, len(targets))
+	diags := make([][]api.Diagnostic, len(targets))
+	var wg conc.WaitGroup
+	for i, t := range targets {
+		wg.Go(func() {
+			results[i], diags[i] = o.checkOn(ctx, t, abs, content, p.Text == nil, timeout)
+		})
+	}
+	if panicked := wg.WaitAndRecover(); panicked != nil {
+		o.log.Error("check: panic", "panic", panicked.String())
+		return res, transport.Errorf(transport.CodeInternalError, "check %s: internal error: %v", o.rel(abs), panicked.Value)
+	}
+	res.Servers = results
+	res.Diagnostics = o.merge(slices.Concat(diags...))
+	res.Checked, res.Reason = verdictOf(results)
+	return res, nil
+}
+
+// verdictOf says whether every server settled, and if not, why.
+func verdictOf(results []api.ServerResult) (bool, string) {
+	var why []string
+	for _, r := range results {
+		if r.Verdict != api.VerdictSettled {
+			s := r.ID + " " + string(r.Verdict)
+			if r.Reason != "" {
+				s += ": " + r.Reason
+			}
+			why = append(why, s)
+		}
+	}
+	if len(why) == 0 {
+		return true, ""
+	}
+	return false, strings.Join(why, "; ")
+}
+
+// noServerReason says why no server serves the file at abs.
+func (o *Orchestrator) noServerReason(abs string) string {
+	ext := strings.ToLower(filepath.Ext(abs))
+	if ext == "" {
+		ext = filepath.Base(abs)
+	}
+	return fmt.Sprintf("no language server handles %s files (configured: %s)", ext, o.knownServers())
+}
+
+// CheckFile is lsp/checkFile: Check's diagnostics alone, [] for a file no
+// server checked.
+func (o *Orchestrator) CheckFile(ctx context.Context, p api.CheckParams) ([]api.Diagnostic, error) {
+	res, err := o.Check(ctx, p)
+	return res.Diagnostics, err
+}
+
+// binary reports whether data looks binary: a NUL in the first 8 KiB.
+func binary(data []byte) bool {
+	if len(data) > 8192 {
+		data = data[:8192]
+	}
+	return slices.Contains(data, 0)
+}
+
+// checkOn runs one server's part of a check.
+func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string, disk bool, timeout time.Duration) (api.ServerResult, []api.Diagnostic) {
+	start := time.Now()
+	res := api.ServerResult{ID: t.spec.ID}
+	done := func(v api.Verdict, reason string) (api.ServerResult, []api.Diagnostic) {
+		res.Verdict, res.Reason, res.MS = v, reason, time.Since(start).Milliseconds()
+		o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", v, "ms", res.MS)
+		return res, nil
+	}
+	s, err := o.session(t)
+	if err != nil {
+		return done(api.VerdictBroken, err.Error())
+	}
+	first := s.touch()
+	if o.oneShot {
+		s.waitInstalled(ctx)
+	}
+	if timeout <= 0 {
+		timeout = o.cfg.DiagnosticTimeout
+		if first {
+			timeout = o.cfg.FirstTouchTimeout
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, verdict, reason := s.await(ctx)
+	if c == nil {
+		return done(verdict, reason)
+	}
+	uri, version, err := s.sync(ctx, c, path, t.spec.LanguageID(path), text, disk)
+	if err != nil {
+		if ctx.Err() != nil {
+			return done(api.VerdictTimedOut, "")
+		}
+		return done(api.VerdictBroken, err.Error())
+	}
+	settle := c.WaitSettled(ctx, uri, version)
+	diags := o.convert(t.spec.ID, c, uri, c.Diagnostics(uri), text)
+	res.MS = time.Since(start).Milliseconds()
+	switch settle {
+	case client.Settled:
+		res.Verdict = api.VerdictSettled
+	case client.TimedOut:
+		res.Verdict = api.VerdictTimedOut
+		if len(diags) > 0 {
+			res.Verdict = api.VerdictPartial
+		}
+		o.log.Warn("check timed out", "server", t.spec.ID, "file", o.rel(path), "ms", res.MS)
+	case client.ServerGone:
+		res.Verdict, res.Reason = api.VerdictBroken, c.Status().Reason
+		s.crashHandled(ctx, c) // so status says what became of it
+	}
+	o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", res.Verdict, "ms", res.MS)
+	return res, diags
+}
+
+// merge filters by severity, drops duplicates (file, range and message) and
+// sorts by file, line and column.
+func (o *Orchestrator) merge(in []api.Diagnostic) []api.Diagnostic {
+	type key struct {
+		file         string
+		l, c, el, ec int
+		message      string
+	}
+	seen := map[key]bool{}
+	out := []api.Diagnostic{}
+	for _, d := range in {
+		if !slices.Contains(o.cfg.IncludeSeverities, d.Severity) {
+			continue
+		}
+		k := key{d.File, d.Line, d.Character, d.EndLine, d.EndCharacter, d.Message}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Character < b.Character
+	})
+	return out
+}
+
+// convert turns a client's diagnostics for uri into the contract's shape.
+// Columns need the line text: text when given, else the open document's,
+// else the file on disk. Files outside the root are left out.
+func (o *Orchestrator) convert(server string, c *client.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic, text string) []api.Diagnostic {
+	path, err := uri.Path()
+	if err != nil || !within(o.root, path) || len(diags) == 0 {
+		return nil
+	}
+	if text == "" {
+		if t, ok := c.DocumentText(uri); ok {
+			text = t
+		} else if data, err := os.ReadFile(path); err == nil {
+			text = string(data)
+		}
+	}
+	lines := strings.Split(text, "\n")
+	m := c.Mapper()
+	file := o.rel(path)
+	out := make([]api.Diagnostic, 0, len(diags))
+	for _, d := range diags {
+		l, ch := position(lines, d.Range.Start, m)
+		el, ech := position(lines, d.Range.End, m)
+		out = append(out, api.Diagnostic{
+			File: file, Line: l, Character: ch, EndLine: el, EndCharacter: ech,
+			Severity: severityName(d.Severity),
+			Message:  client.MessageText(d),
+			Code:     code(d.Code),
+			Source:   deref(d.Source),
+			Server:   server,
+		})
+	}
+	return out
+}
+
+// position turns an LSP position into a 1-based line and code-point
+// column, given the file's lines.
+func position(lines []string, p protocol.Position, m client.Mapper) (int, int) {
+	line := ""
+	if int(p.Line) < len(lines) {
+		line = lines[p.Line]
+	}
+	return int(p.Line) + 1, m.CodePoints(line, p.Character) + 1
+}
+
+// severityName is the contract's name for an LSP severity; a diagnostic
+// without one counts as an error.
+func severityName(s *protocol.DiagnosticSeverity) string {
+	if s == nil {
+		return "error"
+	}
+	switch *s {
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "error"
+}
+
+func code(c protocol.IntegerOrString) any {
+	if n, ok := c.AsInteger(); ok {
+		return n
+	}
+	if s, ok := c.AsString(); ok {
+		return s
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

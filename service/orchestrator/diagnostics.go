@@ -1,0 +1,108 @@
+package orchestrator
+
+import (
+	"context"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// Diagnostics returns every known file's diagnostics (severity-filtered,
+// files with none left out), keyed by path relative to the root.
+func (o *Orchestrator) Diagnostics() api.FileDiagnostics {
+	var all []api.Diagnostic
+	for _, s := range o.liveSessions() {
+		c := s.current()
+		if c == nil {
+			continue
+		}
+		for uri, ds := range c.AllDiagnostics() {
+			all = append(all, o.convert(s.spec.ID, c, uri, ds, "")...)
+		}
+	}
+	out := api.FileDiagnostics{}
+	for _, d := range o.merge(all) {
+		out[d.File] = append(out[d.File], d)
+	}
+	return out
+}
+
+// defaultWait is how long DiagnosticsAfter waits when not told.
+const defaultWait = time.Second
+
+// DiagnosticsAfter waits (at most p.WaitMs, default 1000) until every
+// server that was sent a change after p.AfterEpoch has settled — the changed
+// documents' versions, then a brief quiet spell for the reports on other
+// files (importers) that follow — and returns Diagnostics.
+func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAfterParams) (api.FileDiagnostics, error) {
+	wait := defaultWait
+	if p.WaitMs != nil {
+		if *p.WaitMs < 0 {
+			return nil, invalidParams("waitMs must be ≥ 0")
+		}
+		wait = time.Duration(*p.WaitMs) * time.Millisecond
+	}
+	o.settleAfter(ctx, p.AfterEpoch, wait)
+	return o.Diagnostics(), nil
+}
+
+// settleAfter waits, at most wait, until every session sent a change after
+// epoch has settled.
+func (o *Orchestrator) settleAfter(ctx context.Context, epoch uint64, wait time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var wg conc.WaitGroup
+	for _, s := range o.liveSessions() {
+		wg.Go(func() { s.settleAfter(ctx, epoch) })
+	}
+	if p := wg.WaitAndRecover(); p != nil {
+		o.log.Error("diagnosticsAfter: panic", "panic", p.String())
+	}
+}
+
+// RefreshFromDisk re-checks the documents open in a server whose file now
+// differs from what the server has (edited outside lspkit). Documents
+// checked with text from the caller keep that text.
+func (o *Orchestrator) RefreshFromDisk(ctx context.Context) {
+	seen := map[string]bool{}
+	for _, s := range o.liveSessions() {
+		c := s.current()
+		if c == nil {
+			continue
+		}
+		for _, uri := range s.fromDisk() {
+			path, err := uri.Path()
+			if err != nil || seen[path] {
+				continue
+			}
+			have, open := c.DocumentText(uri)
+			disk, err := os.ReadFile(path)
+			if !open || err != nil || string(disk) == have {
+				continue
+			}
+			seen[path] = true
+			if _, err := o.Check(ctx, api.CheckParams{FilePath: path}); err != nil {
+				o.log.Warn("refresh from disk", "file", o.rel(path), "err", err)
+			}
+		}
+	}
+}
+
+// fromDisk returns the documents whose text came from the file on disk.
+func (s *session) fromDisk() []protocol.DocumentURI {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []protocol.DocumentURI
+	for uri, ch := range s.changes {
+		if ch.disk {
+			out = append(out, uri)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

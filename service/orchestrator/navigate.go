@@ -1,0 +1,300 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// opened is a file open in a server that can answer a method.
+type opened struct {
+	c     *client.Client
+	uri   protocol.DocumentURI
+	file  string // relative to the root
+	lines []string
+}
+
+// open finds the first server for file that supports method for it, makes
+// sure it has the file (the open text, else the disk's) and returns it.
+func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, error) {
+	if file == "" {
+		return opened{}, invalidParams("file is required")
+	}
+	abs, ok := o.resolve(file)
+	if !ok {
+		return opened{}, o.outsideRoot(file)
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return opened{}, notFound(o.rel(abs), err)
+	case err != nil:
+		return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
+	case info.IsDir():
+		return opened{}, invalidParams("%s is a directory", o.rel(abs))
+	}
+	targets := o.serversFor(abs)
+	if len(targets) == 0 {
+		return opened{}, noServer("%s", o.noServerReason(abs))
+	}
+	var reasons []string
+	for _, t := range targets {
+		s, err := o.session(t)
+		if err != nil {
+			return opened{}, err
+		}
+		s.touch()
+		wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
+		c, verdict, why := s.await(wctx)
+		cancel()
+		uri, err := protocol.FileURI(abs)
+		if err != nil {
+			return opened{}, err
+		}
+		switch {
+		case c == nil && verdict == api.VerdictTimedOut:
+			reasons = append(reasons, t.spec.ID+" is still starting; retry in a moment")
+			continue
+		case c == nil:
+			reasons = append(reasons, fmt.Sprintf("%s is %s: %s", t.spec.ID, verdict, why))
+			continue
+		case !c.Supports(method, uri, t.spec.LanguageID(abs)):
+			reasons = append(reasons, fmt.Sprintf("%s does not offer %s", t.spec.ID, method))
+			continue
+		}
+		text, isOpen := c.DocumentText(uri)
+		if !isOpen {
+			data, err := os.ReadFile(abs)
+			if err != nil {
+				return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
+			}
+			text = string(data)
+			if _, _, err := s.sync(ctx, c, abs, t.spec.LanguageID(abs), text, true); err != nil {
+				return opened{}, err
+			}
+		}
+		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n")}, nil
+	}
+	return opened{}, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
+}
+
+// position converts an agent's position into the server's position in the
+// file.
+func (op opened) position(p api.PositionParams) (protocol.Position, error) {
+	lines := len(op.lines)
+	if lines > 0 && op.lines[lines-1] == "" {
+		lines-- // the text ends with a newline
+	}
+	if p.Line < 1 {
+		return protocol.Position{}, invalidParams("line must be ≥ 1")
+	}
+	if p.Line > max(lines, 1) {
+		return protocol.Position{}, invalidParams("line %d is past the end of %s (%d lines)", p.Line, op.file, lines)
+	}
+	text := ""
+	if p.Line-1 < len(op.lines) {
+		text = op.lines[p.Line-1]
+	}
+	col := p.Character - 1
+	if p.Symbol != "" {
+		i := strings.Index(text, p.Symbol)
+		if i < 0 {
+			return protocol.Position{}, invalidParams("symbol %q does not occur on line %d of %s: %q", p.Symbol, p.Line, op.file, strings.TrimSpace(text))
+		}
+		col = utf8.RuneCountInString(text[:i])
+	}
+	if col < 0 {
+		return protocol.Position{}, invalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
+	}
+	return protocol.Position{Line: uint32(p.Line - 1), Character: op.c.Mapper().Column(text, col)}, nil
+}
+
+// checkPosition rejects positions that cannot exist, before any file is
+// looked at.
+func checkPosition(p api.PositionParams) error {
+	switch {
+	case p.Line < 1:
+		return invalidParams("line must be ≥ 1")
+	case p.Character < 0:
+		return invalidParams("character must be ≥ 1")
+	case p.Character == 0 && p.Symbol == "":
+		return invalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
+	}
+	return nil
+}
+
+// locate runs a definition-like request at a position and converts its
+// locations.
+func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method string, call func(*client.Client, context.Context, protocol.DocumentURI, protocol.Position) ([]protocol.Location, error)) (api.LocationsResult, error) {
+	if err := checkPosition(p); err != nil {
+		return api.LocationsResult{}, err
+	}
+	op, err := o.open(ctx, p.File, method)
+	if err != nil {
+		return api.LocationsResult{}, err
+	}
+	pos, err := op.position(p)
+	if err != nil {
+		return api.LocationsResult{}, err
+	}
+	locs, err := call(op.c, ctx, op.uri, pos)
+	if err != nil {
+		return api.LocationsResult{}, err
+	}
+	o.log.Debug("navigate", "method", method, "uri", op.uri, "position", pos, "results", len(locs))
+	out := make([]api.Location, 0, len(locs))
+	texts := map[protocol.DocumentURI][]string{}
+	m := op.c.Mapper()
+	for _, l := range locs {
+		lines, ok := texts[l.URI]
+		if !ok {
+			lines = o.linesOf(op.c, l.URI)
+			texts[l.URI] = lines
+		}
+		path, err := l.URI.Path()
+		if err != nil {
+			continue
+		}
+		sl, sc := position(lines, l.Range.Start, m)
+		el, ec := position(lines, l.Range.End, m)
+		out = append(out, api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec})
+	}
+	return api.LocationsResult{Locations: out}, nil
+}
+
+// Definition returns where the symbol at a position is defined.
+func (o *Orchestrator) Definition(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return o.locate(ctx, p, protocol.DefinitionRequest.Method(), (*client.Client).Definition)
+}
+
+// TypeDefinition returns where the type of the symbol at a position is
+// defined.
+func (o *Orchestrator) TypeDefinition(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return o.locate(ctx, p, protocol.TypeDefinitionRequest.Method(), (*client.Client).TypeDefinition)
+}
+
+// Implementation returns the implementations of the symbol at a position.
+func (o *Orchestrator) Implementation(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return o.locate(ctx, p, protocol.ImplementationRequest.Method(), (*client.Client).Implementation)
+}
+
+// References returns every reference to the symbol at a position, its
+// declaration included.
+func (o *Orchestrator) References(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return o.locate(ctx, p, protocol.ReferencesRequest.Method(), func(c *client.Client, ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
+		return c.References(ctx, uri, pos, true)
+	})
+}
+
+// linesOf returns a document's lines: the open text, else the disk's.
+func (o *Orchestrator) linesOf(c *client.Client, uri protocol.DocumentURI) []string {
+	if t, ok := c.DocumentText(uri); ok {
+		return strings.Split(t, "\n")
+	}
+	if path, err := uri.Path(); err == nil {
+		if data, err := os.ReadFile(path); err == nil {
+			return strings.Split(string(data), "\n")
+		}
+	}
+	return nil
+}
+
+// Hover returns the hover text at a position; Content is nil when the
+// server has nothing there.
+func (o *Orchestrator) Hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
+	if err := checkPosition(p); err != nil {
+		return api.HoverResult{}, err
+	}
+	op, err := o.open(ctx, p.File, protocol.HoverRequest.Method())
+	if err != nil {
+		return api.HoverResult{}, err
+	}
+	pos, err := op.position(p)
+	if err != nil {
+		return api.HoverResult{}, err
+	}
+	text, ok, err := op.c.Hover(ctx, op.uri, pos)
+	if err != nil || !ok {
+		return api.HoverResult{}, err
+	}
+	return api.HoverResult{Content: &text}, nil
+}
+
+// DocumentSymbols returns a file's symbols as a tree.
+func (o *Orchestrator) DocumentSymbols(ctx context.Context, p api.FileParams) (api.SymbolsResult, error) {
+	op, err := o.open(ctx, p.File, protocol.DocumentSymbolRequest.Method())
+	if err != nil {
+		return api.SymbolsResult{}, err
+	}
+	syms, err := op.c.DocumentSymbols(ctx, op.uri)
+	if err != nil {
+		return api.SymbolsResult{}, err
+	}
+	m := op.c.Mapper()
+	var conv func([]client.Symbol) []api.Symbol
+	conv = func(in []client.Symbol) []api.Symbol {
+		out := make([]api.Symbol, 0, len(in))
+		for _, s := range in {
+			out = append(out, api.Symbol{Name: s.Name, Kind: kindName(s.Kind), Detail: s.Detail, Range: toRange(op.lines, s.Range, m), Children: conv(s.Children)})
+		}
+		return out
+	}
+	return api.SymbolsResult{Symbols: conv(syms)}, nil
+}
+
+// WorkspaceSymbols asks the servers already running for symbols matching
+// the query (workspace/symbol needs a running server; it starts none).
+func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) (api.WorkspaceSymbolsResult, error) {
+	out := api.WorkspaceSymbolsResult{Symbols: []api.WorkspaceSymbol{}}
+	var errs []error
+	for _, s := range o.liveSessions() {
+		c := s.current()
+		if c == nil || !c.Supports(protocol.WorkspaceSymbolRequest.Method(), "", "") {
+			continue
+		}
+		syms, err := c.WorkspaceSymbols(ctx, p.Query)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		m := c.Mapper()
+		for _, sym := range syms {
+			path, err := sym.URI.Path()
+			if err != nil {
+				continue
+			}
+			ws := api.WorkspaceSymbol{Name: sym.Name, Kind: kindName(sym.Kind), File: o.rel(path)}
+			if sym.Range != nil {
+				ws.Range = toRange(o.linesOf(c, sym.URI), *sym.Range, m)
+			}
+			out.Symbols = append(out.Symbols, ws)
+		}
+	}
+	if len(out.Symbols) == 0 && len(errs) > 0 {
+		return out, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func toRange(lines []string, r protocol.Range, m client.Mapper) api.Range {
+	sl, sc := position(lines, r.Start, m)
+	el, ec := position(lines, r.End, m)
+	return api.Range{StartLine: sl, StartChar: sc, EndLine: el, EndChar: ec}
+}
+
+// kindName is a symbol kind's lower-camel name ("function", "typeParameter").
+func kindName(k protocol.SymbolKind) string {
+	s := k.String()
+	if s == "" || strings.Contains(s, "(") {
+		return "unknown"
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,339 @@
+// Package orchestrator runs language servers for one workspace and answers
+// the lspkit service contract as a Go API: one client per (server, root),
+// started on first need, restarted after crashes within the configured
+// policy, checked in parallel; checks with per-server verdicts, diagnostics
+// across files, feedback reports, navigation and status. The daemon's
+// JSON-RPC and MCP surfaces are thin adapters over it, and a Go program can
+// embed it without the daemon.
+//
+// Every method takes and returns the types of package api. Failures are, or
+// wrap, a *transport.Error whose code says what went wrong (api.CodeOutsideRoot,
+// api.CodeNoServer, transport.CodeInvalidParams, …), so every surface reports
+// them alike.
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/registry"
+)
+
+// Options configures an Orchestrator.
+type Options struct {
+	Root   string        // the workspace root; files outside it are never served
+	Config config.Config // the zero Config means config.Default()
+	Logger *slog.Logger
+	// Store is where servers are found and installed; nil uses
+	// registry.DefaultDir with Progress.
+	Store *registry.Store
+	// Progress receives auto-install progress (the CLI draws it on
+	// stderr); nil logs the start and end.
+	Progress func(registry.Progress)
+	// Launch starts a language server; nil starts real processes. Tests
+	// run in-process servers through it (internal/lsptest).
+	Launch client.Launch
+	// OneShot is for a command that checks and exits (lspkit check): a
+	// check waits for a server's auto-install before its timeout starts
+	// (the daemon does not, and reports the server as starting meanwhile),
+	// and servers are not offered file watching (nothing changes on disk
+	// during a one-shot check, and gopls starts slower when it sets up
+	// watches).
+	OneShot bool
+	// StopGrace is how long a stopping server gets to exit after
+	// shutdown/exit before it is terminated, and then killed (default 2 s).
+	StopGrace time.Duration
+}
+
+// An Orchestrator runs the language servers of one workspace.
+type Orchestrator struct {
+	root    string // absolute, symlinks resolved
+	cfg     config.Config
+	log     *slog.Logger
+	specs   map[string]*registry.Spec
+	store   *registry.Store
+	launch  client.Launch
+	grace   time.Duration
+	oneShot bool
+
+	mu       sync.Mutex
+	sessions map[string]*session // by server id + "\x00" + root
+	closed   bool
+	stopOnce sync.Once
+	epoch    uint64
+	life     context.Context
+	end      context.CancelFunc
+	bg       conc.WaitGroup // supervisors
+}
+
+// New returns an orchestrator for opts.Root. It starts no server.
+func New(opts Options) (*Orchestrator, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: root %q: %w", opts.Root, err)
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return nil, fmt.Errorf("orchestrator: root %q: %w", opts.Root, err)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Config.Servers == nil {
+		d := config.Default()
+		d.Disabled = opts.Config.Disabled
+		opts.Config = d
+	}
+	specs, err := registry.Servers(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	o := &Orchestrator{
+		root:     root,
+		cfg:      opts.Config,
+		log:      opts.Logger,
+		specs:    specs,
+		store:    opts.Store,
+		launch:   opts.Launch,
+		grace:    opts.StopGrace,
+		oneShot:  opts.OneShot,
+		sessions: map[string]*session{},
+	}
+	if o.store == nil {
+		progress := opts.Progress
+		if progress == nil {
+			progress = func(p registry.Progress) {
+				if p.Elapsed == 0 || p.Done {
+					o.log.Info("install", "progress", p.String())
+				}
+			}
+		}
+		o.store = registry.NewStore(registry.DefaultDir(), progress)
+	}
+	o.life, o.end = context.WithCancel(context.Background())
+	return o, nil
+}
+
+// Root returns the workspace root (absolute, symlinks resolved).
+func (o *Orchestrator) Root() string { return o.root }
+
+// Config returns the configuration in force.
+func (o *Orchestrator) Config() config.Config { return o.cfg }
+
+// Store returns the server store.
+func (o *Orchestrator) Store() *registry.Store { return o.store }
+
+// Epoch returns the diagnostic epoch: it advances on every check and every
+// diagnostics change a server reports.
+func (o *Orchestrator) Epoch() uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.epoch
+}
+
+func (o *Orchestrator) bump() uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.epoch++
+	return o.epoch
+}
+
+// resolve turns a path from a request into an absolute path inside the
+// root, with symlinks resolved; ok is false for paths outside it.
+func (o *Orchestrator) resolve(path string) (string, bool) {
+	if path == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.root, path)
+	}
+	path = filepath.Clean(path)
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	} else if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		path = filepath.Join(r, filepath.Base(path)) // a file not written yet
+	}
+	return path, within(o.root, path)
+}
+
+// within reports whether path is dir or inside it, by whole segments.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// rel returns path relative to the root, '/'-separated; paths outside the
+// root stay absolute.
+func (o *Orchestrator) rel(path string) string {
+	if within(o.root, path) {
+		if r, err := filepath.Rel(o.root, path); err == nil {
+			return filepath.ToSlash(r)
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
+// target is one server for one file: the spec and the root it runs in.
+type target struct {
+	spec *registry.Spec
+	root string
+}
+
+// serversFor returns the enabled servers for the file at path (absolute,
+// inside the root) with the root each would run in, in id order.
+func (o *Orchestrator) serversFor(path string) []target {
+	if o.cfg.Disabled {
+		return nil
+	}
+	var out []target
+	for _, id := range slices.Sorted(maps.Keys(o.specs)) {
+		s := o.specs[id]
+		if !s.Enabled || !s.Serves(path) {
+			continue
+		}
+		root, found := o.serverRoot(s, path)
+		if !found && s.RequireMarker {
+			continue
+		}
+		out = append(out, target{spec: s, root: root})
+	}
+	return out
+}
+
+// serverRoot is the nearest directory from path's up to the workspace root
+// holding one of the server's markers, else the workspace root.
+func (o *Orchestrator) serverRoot(s *registry.Spec, path string) (string, bool) {
+	for dir := filepath.Dir(path); within(o.root, dir); dir = filepath.Dir(dir) {
+		for _, m := range s.RootMarkers {
+			if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+				return dir, true
+			}
+		}
+		if dir == o.root {
+			break
+		}
+	}
+	return o.root, false
+}
+
+// knownServers lists the enabled servers with their file types, for "no
+// server for this file" answers.
+func (o *Orchestrator) knownServers() string {
+	var parts []string
+	for _, id := range slices.Sorted(maps.Keys(o.specs)) {
+		s := o.specs[id]
+		if s.Enabled && !o.cfg.Disabled {
+			parts = append(parts, fmt.Sprintf("%s (%s)", id, strings.Join(append(slices.Clone(s.Extensions), s.FileNames...), " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "none (LSP is disabled by configuration)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// session returns the session for a target, creating it (and starting its
+// server in the background) on first need: concurrent first touches share
+// one start.
+func (o *Orchestrator) session(t target) (*session, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil, errors.New("the daemon is shutting down")
+	}
+	key := t.spec.ID + "\x00" + t.root
+	if s, ok := o.sessions[key]; ok {
+		return s, nil
+	}
+	s := newSession(o, t)
+	o.sessions[key] = s
+	o.bg.Go(s.supervise)
+	return s, nil
+}
+
+// liveSessions returns the sessions, ordered by server id and root.
+func (o *Orchestrator) liveSessions() []*session {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]*session, 0, len(o.sessions))
+	for _, k := range slices.Sorted(maps.Keys(o.sessions)) {
+		out = append(out, o.sessions[k])
+	}
+	return out
+}
+
+// close stops new sessions, ends background work and returns the sessions.
+func (o *Orchestrator) close() []*session {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	o.end()
+	return slices.Collect(maps.Values(o.sessions))
+}
+
+// Shutdown stops every server (shutdown, exit, terminate, kill) in parallel
+// and waits for them; concurrent calls all wait for the one stop.
+func (o *Orchestrator) Shutdown(ctx context.Context) {
+	o.stopOnce.Do(func() {
+		var wg conc.WaitGroup
+		for _, s := range o.close() {
+			wg.Go(func() { s.stop(ctx) })
+		}
+		wg.WaitAndRecover()
+		o.bg.WaitAndRecover()
+	})
+}
+
+// Kill ends every server at once (kill to each process group) without
+// waiting: for a one-shot command that exits next. Use Shutdown otherwise.
+func (o *Orchestrator) Kill() {
+	for _, s := range o.close() {
+		s.kill()
+	}
+}
+
+// clientConfig is how a session starts its server's client.
+func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) client.Config {
+	var env []string
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		env = append(env, k+"="+spec.Env[k])
+	}
+	return client.Config{
+		Name:                  spec.ID,
+		Command:               client.Command{Path: path, Args: spec.Args, Env: env, Dir: root},
+		Root:                  root,
+		InitializationOptions: o.store.Expand(spec.InitializationOptions),
+		Settings:              o.store.Expand(spec.Settings),
+		Launch:                o.launch,
+		Logger:                o.log,
+		StopGrace:             o.grace,
+		NoFileWatcher:         o.oneShot,
+	}
+}
+
+// ClientConfig returns the client configuration the orchestrator would
+// start server id with in root (its command found, not installed): for
+// tools and tests that drive a client directly.
+func (o *Orchestrator) ClientConfig(id, root string) (client.Config, error) {
+	spec, ok := o.specs[id]
+	if !ok {
+		return client.Config{}, fmt.Errorf("no server %q", id)
+	}
+	path, ok := o.store.Find(spec.Command)
+	if !ok {
+		return client.Config{}, fmt.Errorf("%s: %s not found", id, spec.Command)
+	}
+	return o.clientConfig(spec, path, root), nil
+}

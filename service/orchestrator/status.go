@@ -1,0 +1,56 @@
+package orchestrator
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// Status reports every built-in and configured server, ordered by id (and
+// by root when one server runs in several): running ones as they are, the
+// others as disabled, unavailable (with how to install) or ready to start.
+func (o *Orchestrator) Status() []api.ServerStatus {
+	running := map[string][]api.ServerStatus{}
+	for _, s := range o.liveSessions() {
+		s.mu.Lock()
+		st := api.ServerStatus{ID: s.spec.ID, Language: s.spec.Language, Status: s.state, Root: s.root, Reason: s.reason, Restarts: s.restarts}
+		if s.client != nil && s.state == api.StatusActive {
+			st.ServerPID = s.client.Status().PID
+		}
+		s.mu.Unlock()
+		running[s.spec.ID] = append(running[s.spec.ID], st)
+	}
+	var out []api.ServerStatus
+	for _, id := range slices.Sorted(maps.Keys(o.specs)) {
+		spec := o.specs[id]
+		if sts, ok := running[id]; ok {
+			out = append(out, sts...)
+			continue
+		}
+		st := api.ServerStatus{ID: id, Language: spec.Language}
+		switch {
+		case o.cfg.Disabled:
+			st.Status, st.Reason = api.StatusDisabled, "LSP disabled by configuration"
+		case !spec.Enabled:
+			st.Status, st.Reason = api.StatusDisabled, "disabled by configuration"
+			if spec.DefaultDisabled {
+				st.Reason = "off by default; enable with lsp.servers." + id + ".enabled"
+			}
+		default:
+			if _, ok := o.store.Find(spec.Command); ok {
+				st.Status, st.Reason = api.StatusIdle, "not started: starts when a matching file is checked"
+			} else if spec.Install != nil && spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
+				st.Status, st.Reason = api.StatusIdle, "not installed: installed on first need ("+spec.Install.From.Describe()+")"
+			} else {
+				st.Status = api.StatusUnavailable
+				st.Reason = spec.Command + " not found on PATH or in the server store"
+				if spec.Install != nil {
+					st.Reason += "; install it with: lspkit install " + id + " (" + spec.Install.From.Describe() + ")"
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}

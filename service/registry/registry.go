@@ -1,0 +1,260 @@
+// Package registry knows lspkit's language servers: the built-ins, read
+// from the embedded servers.json (the one place their commands, file types,
+// root markers, settings and pinned install recipes are written), with the
+// configuration's additions and overrides applied; and the server store,
+// where installed servers live, how a command is found and how a recipe is
+// installed.
+package registry
+
+import (
+	_ "embed"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/service/config"
+)
+
+//go:embed servers.json
+var serversJSON []byte
+
+// Spec is everything lspkit knows about one language server.
+type Spec struct {
+	ID       string            `json:"id"`
+	Language string            `json:"language"` // for status: "go", "typescript", …
+	Command  string            `json:"command"`  // an absolute path, or a name looked up on PATH and in the store
+	Args     []string          `json:"args,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+	// Extensions (with the dot) and exact file names (Dockerfile) it serves.
+	Extensions []string `json:"extensions"`
+	FileNames  []string `json:"fileNames,omitempty"`
+	// LanguageIDs maps an extension or file name to the LSP language id;
+	// unlisted ones use Language.
+	LanguageIDs map[string]string `json:"languageIds,omitempty"`
+	// RootMarkers are the files or directories whose nearest ancestor
+	// directory becomes the server's root.
+	RootMarkers []string `json:"rootMarkers,omitempty"`
+	// RequireMarker keeps the server off files with no marker above them
+	// (eslint without an eslint config).
+	RequireMarker bool `json:"requireMarker,omitempty"`
+	// DefaultDisabled servers run only when the configuration enables them
+	// (alternatives to a default one: TypeScript 7, basedpyright).
+	DefaultDisabled bool `json:"defaultDisabled,omitempty"`
+	// InitializationOptions and Settings (what workspace/configuration
+	// answers); "${servers}" in them stands for the store's directory.
+	InitializationOptions jsontext.Value `json:"initializationOptions,omitempty"`
+	Settings              jsontext.Value `json:"settings,omitempty"`
+	// Install is how to install a pinned version, or nil.
+	Install *Recipe `json:"install,omitempty"`
+	// Helpers are other programs the server uses, installed with it
+	// (shellcheck for bash-language-server's diagnostics).
+	Helpers []*Recipe `json:"helpers,omitempty"`
+	// Tested marks the servers the live test suite runs against.
+	Tested bool `json:"tested,omitempty"`
+	// Enabled is false when the configuration disables it (or it is off by
+	// default and not enabled).
+	Enabled bool `json:"-"`
+}
+
+// Recipe installs one program: a group's packages, and the executable they
+// provide.
+type Recipe struct {
+	Group string        `json:"group"` // the install group's name in servers.json
+	Bin   string        `json:"bin"`   // the executable it provides (npm: under node_modules/.bin; apt: on PATH)
+	From  *InstallGroup `json:"-"`     // the group itself
+}
+
+// InstallGroup is an install group of servers.json: packages installed
+// together at pinned versions, shared by the servers that come from them.
+type InstallGroup struct {
+	Kind     string   `json:"kind"`               // "go" (go install), "npm" (npm install --prefix) or "apt" (a system package)
+	Packages []string `json:"packages"`           // module@version, npm package@version, or Debian package names
+	Requires []string `json:"requires,omitempty"` // other groups installed first
+	name     string
+}
+
+// Name is the group's name.
+func (g *InstallGroup) Name() string { return g.name }
+
+// Describe is the command a person would run to install the group.
+func (g *InstallGroup) Describe() string {
+	switch g.Kind {
+	case "go":
+		return "go install " + strings.Join(g.Packages, " ")
+	case "apt":
+		return "apt-get install " + strings.Join(g.Packages, " ")
+	}
+	return "npm install -g " + strings.Join(g.Packages, " ")
+}
+
+// file is servers.json.
+type file struct {
+	Comment  string                   `json:"$comment"`
+	Installs map[string]*InstallGroup `json:"installs"`
+	Servers  []*Spec                  `json:"servers"`
+}
+
+// Builtins returns lspkit's built-in servers, by id, fresh: callers may
+// change them.
+func Builtins() (map[string]*Spec, error) { return parse(serversJSON) }
+
+func parse(data []byte) (map[string]*Spec, error) {
+	var f file
+	if err := json.Unmarshal(data, &f, json.RejectUnknownMembers(true)); err != nil {
+		return nil, fmt.Errorf("registry: servers.json: %w", err)
+	}
+	for name, g := range f.Installs {
+		g.name = name
+		for _, r := range g.Requires {
+			if f.Installs[r] == nil {
+				return nil, fmt.Errorf("registry: servers.json: install group %s requires unknown group %s", name, r)
+			}
+		}
+	}
+	out := make(map[string]*Spec, len(f.Servers))
+	for _, s := range f.Servers {
+		if s.ID == "" || s.Command == "" || len(s.Extensions)+len(s.FileNames) == 0 {
+			return nil, fmt.Errorf("registry: servers.json: incomplete server %+v", s)
+		}
+		if out[s.ID] != nil {
+			return nil, fmt.Errorf("registry: servers.json: server %s twice", s.ID)
+		}
+		for _, r := range append([]*Recipe{s.Install}, s.Helpers...) {
+			if r == nil {
+				continue
+			}
+			if r.From = f.Installs[r.Group]; r.From == nil {
+				return nil, fmt.Errorf("registry: servers.json: server %s: unknown install group %s", s.ID, r.Group)
+			}
+		}
+		s.Enabled = !s.DefaultDisabled
+		out[s.ID] = s
+	}
+	return out, nil
+}
+
+// Groups returns servers.json's install groups, by name.
+func Groups() (map[string]*InstallGroup, error) {
+	var f file
+	if err := json.Unmarshal(serversJSON, &f); err != nil {
+		return nil, fmt.Errorf("registry: servers.json: %w", err)
+	}
+	for name, g := range f.Installs {
+		g.name = name
+	}
+	return f.Installs, nil
+}
+
+// Servers returns the built-ins with the configuration applied: entries
+// override fields by id, add new servers, and enable or disable them.
+func Servers(cfg config.Config) (map[string]*Spec, error) {
+	out, err := Builtins()
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(cfg.Servers)) {
+		sc := cfg.Servers[id]
+		s, ok := out[id]
+		if !ok {
+			s = &Spec{ID: id, Language: sc.Language, Enabled: true}
+			if s.Language == "" {
+				s.Language = id
+			}
+			out[id] = s
+		}
+		if sc.Enabled != nil {
+			s.Enabled = *sc.Enabled
+		} else if ok && sc.Command != "" {
+			s.Enabled = true // configuring a command for a built-in means using it
+		}
+		if sc.Command != "" {
+			s.Command, s.Args, s.Install, s.Helpers = sc.Command, sc.Args, nil, nil
+		} else if sc.Args != nil {
+			s.Args = sc.Args
+		}
+		if sc.Extensions != nil {
+			s.Extensions = lower(sc.Extensions)
+			s.FileNames = nil
+		}
+		if sc.RootMarkers != nil {
+			s.RootMarkers = sc.RootMarkers
+		}
+		if sc.Env != nil {
+			s.Env = maps.Clone(sc.Env)
+		}
+		if sc.InitializationOptions != nil {
+			s.InitializationOptions = sc.InitializationOptions
+		}
+		if sc.Settings != nil {
+			s.Settings = sc.Settings
+		}
+		if sc.Language != "" {
+			s.Language = sc.Language
+		}
+	}
+	return out, nil
+}
+
+func lower(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToLower(s)
+	}
+	return out
+}
+
+// LanguageID returns the LSP language id for a file.
+func (s *Spec) LanguageID(path string) string {
+	if id, ok := s.LanguageIDs[filepath.Base(path)]; ok {
+		return id
+	}
+	if id, ok := s.LanguageIDs[strings.ToLower(filepath.Ext(path))]; ok {
+		return id
+	}
+	return s.Language
+}
+
+// Serves reports whether the server handles the file at path.
+func (s *Spec) Serves(path string) bool {
+	if slices.Contains(s.FileNames, filepath.Base(path)) {
+		return true
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext != "" && slices.Contains(s.Extensions, ext)
+}
+
+// Version is the pinned version of a server's first package ("v0.23.0",
+// "5.3.0 + typescript 6.0.3" for a group of several), the package name of a
+// system package ("clangd-19"), or "" without a recipe.
+func (s *Spec) Version() string {
+	if s.Install == nil || s.Install.From == nil {
+		return ""
+	}
+	if s.Install.From.Kind == "apt" {
+		return strings.Join(s.Install.From.Packages, " ") // the distribution's version
+	}
+	var parts []string
+	for i, p := range s.Install.From.Packages {
+		name, version := splitPackage(p)
+		if i == 0 {
+			parts = append(parts, version)
+		} else {
+			parts = append(parts, name+" "+version)
+		}
+	}
+	return strings.Join(parts, " + ")
+}
+
+// splitPackage splits "name@version" (an npm scope's @ aside).
+func splitPackage(p string) (name, version string) {
+	i := strings.LastIndexByte(p, '@')
+	if i <= 0 {
+		return p, ""
+	}
+	return p[:i], p[i+1:]
+}

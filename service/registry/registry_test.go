@@ -1,0 +1,157 @@
+package registry
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lspkit/lspkit/service/config"
+)
+
+// TestBuiltins: at least 20 built-in servers, each complete, every recipe
+// pinned.
+func TestBuiltins(t *testing.T) {
+	specs, err := Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) < 20 {
+		t.Fatalf("%d built-in servers", len(specs))
+	}
+	for id, s := range specs {
+		if s.ID != id || s.Language == "" || s.Command == "" || len(s.Extensions)+len(s.FileNames) == 0 {
+			t.Errorf("%s: incomplete: %+v", id, s)
+		}
+		if s.Install == nil {
+			continue
+		}
+		if s.Install.Bin == "" || len(s.Install.From.Packages) == 0 {
+			t.Errorf("%s: incomplete recipe %+v", id, s.Install)
+		}
+		for _, p := range s.Install.From.Packages {
+			if _, v := splitPackage(p); v == "" && s.Install.From.Kind != "apt" {
+				t.Errorf("%s: %s is not pinned", id, p)
+			}
+		}
+	}
+	for _, id := range []string{"gopls", "typescript", "typescript7", "eslint", "pyright", "basedpyright", "clangd", "rust-analyzer", "bash", "yaml", "json", "css", "html", "lua", "luau", "jdtls", "zls", "ruby-lsp", "intelephense", "dockerfile", "terraform-ls"} {
+		if specs[id] == nil {
+			t.Errorf("no built-in %s", id)
+		}
+	}
+	if !specs["dockerfile"].Serves("/w/Dockerfile") || specs["typescript"].LanguageID("/w/a.tsx") != "typescriptreact" || specs["clangd"].LanguageID("a.cpp") != "cpp" {
+		t.Error("file names or language ids")
+	}
+	if v := specs["typescript"].Version(); v != "5.3.0 + typescript 6.0.3" {
+		t.Errorf("typescript version %q", v)
+	}
+	if specs["typescript7"].Enabled || !specs["gopls"].Enabled {
+		t.Error("default enablement")
+	}
+}
+
+// TestPinnedOnce: every package@version appears in one install group only.
+func TestPinnedOnce(t *testing.T) {
+	groups, err := Groups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for name, g := range groups {
+		for _, p := range g.Packages {
+			if other, ok := seen[p]; ok {
+				t.Errorf("%s is pinned by %s and %s", p, other, name)
+			}
+			seen[p] = name
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"installs":{},"servers":[{"id":"a","language":"x","command":"a"}]}`:                                        "incomplete server",
+		`{"installs":{},"servers":[{"id":"a","command":"a","extensions":[".a"],"install":{"group":"g","bin":"a"}}]}`: "unknown install group g",
+		`{"installs":{"g":{"kind":"npm","packages":[],"requires":["h"]}},"servers":[]}`:                              "requires unknown group h",
+		`{"installs":{},"servers":[],"extra":1}`:                                                                     "unknown",
+	} {
+		if _, err := parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", doc, err, want)
+		}
+	}
+}
+
+// TestServers: the configuration overrides built-ins by id and adds servers.
+func TestServers(t *testing.T) {
+	cfg, err := config.Parse([]byte(`{"lsp": {"servers": {"eslint": {"enabled": false},
+		"gopls": {"command": "/opt/gopls"},
+		"luau": {"command": "luau-lsp", "args": ["lsp"], "extensions": [".LUAU"], "env": {"A": "b"}, "settings": {"y": 2}},
+		"mine": {"command": "my-ls", "extensions": [".my"]}}}}`), "lspkit.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := Servers(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if specs["eslint"].Enabled {
+		t.Error("eslint still enabled")
+	}
+	if g := specs["gopls"]; g.Command != "/opt/gopls" || g.Install != nil || !g.Enabled {
+		t.Errorf("gopls: %+v", g)
+	}
+	luau := specs["luau"]
+	if luau.Command != "luau-lsp" || strings.Join(luau.Args, " ") != "lsp" || luau.Env["A"] != "b" || string(luau.Settings) != `{"y":2}` || !luau.Serves("/x/a.luau") {
+		t.Fatalf("luau: %+v", luau)
+	}
+	if m := specs["mine"]; m.Language != "mine" || !m.Enabled || !m.Serves("a.my") {
+		t.Fatalf("mine: %+v", m)
+	}
+	builtins, _ := Builtins()
+	if !builtins["eslint"].Enabled {
+		t.Fatal("Servers changed the built-ins")
+	}
+}
+
+// TestStore: commands are found on PATH and in bin/; a group counts as
+// installed when its marker names its pinned packages and its command is
+// linked; ${servers} expands to the store.
+func TestStore(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStore(dir, nil)
+	specs, _ := Builtins()
+	yaml := specs["yaml"]
+	if _, ok := s.Find(yaml.Command); ok && os.Getenv("PATH") == "" {
+		t.Fatal("found without PATH")
+	}
+	if s.Installed(yaml) && !strings.Contains(os.Getenv("PATH"), "lspkit") {
+		if _, ok := s.Find(yaml.Command); !ok {
+			t.Fatal("installed without its command")
+		}
+	}
+	marker := filepath.Join(dir, "npm", "yaml", ".installed")
+	os.MkdirAll(filepath.Dir(marker), 0o755)
+	os.WriteFile(marker, []byte("yaml-language-server@0.0.1\n"), 0o644)
+	if s.groupInstalled(yaml.Install.From) {
+		t.Fatal("an old version's marker counts as installed")
+	}
+	os.WriteFile(marker, []byte(strings.Join(yaml.Install.From.Packages, " ")+"\n"), 0o644)
+	if !s.groupInstalled(yaml.Install.From) {
+		t.Fatal("the pinned marker does not count")
+	}
+	target := filepath.Join(dir, "npm", "yaml", "node_modules", ".bin", yaml.Install.Bin)
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	os.WriteFile(target, []byte("#!/bin/sh\n"), 0o755)
+	if err := s.link(yaml.Install, yaml.Command); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Installed(yaml) {
+		t.Fatal("linked and marked, not installed")
+	}
+	if p, ok := s.Find(yaml.Command); !ok || (!strings.HasPrefix(p, dir) && !strings.Contains(p, "yaml-language-server")) {
+		t.Fatalf("find: %s %v", p, ok)
+	}
+	if got := string(s.Expand([]byte(`{"p":"${servers}/x"}`))); got != `{"p":"`+dir+`/x"}` {
+		t.Fatalf("expand: %s", got)
+	}
+}

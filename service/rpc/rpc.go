@@ -1,0 +1,213 @@
+// Package rpc is the daemon's JSON-RPC surface: the service contract's
+// methods over LSP framing, as one table of typed handlers over the
+// orchestrator's Go API. Params are decoded with encoding/json/v2 into the
+// api package's structs; a missing or ill-typed member is -32602 naming it;
+// the orchestrator's errors go out with their codes unchanged.
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// Options configures Serve.
+type Options struct {
+	Version string
+	Logger  *slog.Logger
+}
+
+// Serve answers the contract's methods on rwc until lsp/shutdown, the peer
+// hangs up or ctx ends, then stops every server and returns. It sends
+// lsp/ready first. It does not wait for a read blocked on rwc to return (a
+// blocking stdin cannot be interrupted by closing it): the caller exits, or
+// closes the stream's other end.
+func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCloser, opts Options) error {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &handler{routes: Routes(o)}
+	conn := transport.NewConn(rwc, transport.Options{Handler: h, Logger: opts.Logger, MaxConcurrentRequests: 64})
+	h.conn = conn
+	h.o = o
+	if err := conn.Notify(ctx, api.MethodReady, api.ReadyParams{Version: opts.Version, PID: os.Getpid()}); err != nil {
+		conn.Close()
+		o.Shutdown(context.Background())
+		return fmt.Errorf("rpc: %s: %w", api.MethodReady, err)
+	}
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+		go conn.Close()
+	}
+	o.Shutdown(context.Background())
+	return nil
+}
+
+// A Route is one method of the table: its required params members and
+// the typed call that answers it.
+type Route struct {
+	Required []string
+	Call     func(ctx context.Context, method string, params jsontext.Value) (any, error)
+}
+
+// route makes a Route from a typed handler: params decoded into P, the
+// result R encoded as the answer.
+func route[P, R any](fn func(context.Context, P) (R, error), required ...string) Route {
+	return Route{Required: required, Call: func(ctx context.Context, method string, raw jsontext.Value) (any, error) {
+		p, err := Decode[P](method, raw, required...)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, p)
+	}}
+}
+
+// none adapts a handler without params.
+func none[R any](fn func() R) func(context.Context, struct{}) (R, error) {
+	return func(context.Context, struct{}) (R, error) { return fn(), nil }
+}
+
+// Routes is the contract's method table over o. lsp/shutdown is answered
+// by Serve's handler, which also closes the connection.
+func Routes(o *orchestrator.Orchestrator) map[string]Route {
+	return map[string]Route{
+		api.MethodCheckFile:          route(o.CheckFile, "filePath"),
+		api.MethodCheck:              route(o.Check, "filePath"),
+		api.MethodDiagnostics:        route(none(o.Diagnostics)),
+		api.MethodGetDiagnosticEpoch: route(none(o.Epoch)),
+		api.MethodDiagnosticsAfter:   route(o.DiagnosticsAfter, "afterEpoch"),
+		api.MethodReport:             route(o.Report, "filePath", "mode"),
+		api.MethodStatus:             route(none(o.Status)),
+		api.MethodDefinition:         route(o.Definition, "file", "line"),
+		api.MethodTypeDefinition:     route(o.TypeDefinition, "file", "line"),
+		api.MethodImplementation:     route(o.Implementation, "file", "line"),
+		api.MethodReferences:         route(o.References, "file", "line"),
+		api.MethodHover:              route(o.Hover, "file", "line"),
+		api.MethodDocumentSymbols:    route(o.DocumentSymbols, "file"),
+		api.MethodWorkspaceSymbols:   route(o.WorkspaceSymbols, "query"),
+	}
+}
+
+type handler struct {
+	o      *orchestrator.Orchestrator
+	conn   *transport.Conn
+	routes map[string]Route
+}
+
+// Handle dispatches a request through the table.
+func (h *handler) Handle(ctx context.Context, req *transport.Request) (any, error) {
+	if req.Notification {
+		if req.Method == "exit" || req.Method == "lsp/exit" {
+			go h.conn.Close()
+		}
+		return nil, nil
+	}
+	switch req.Method {
+	case api.MethodShutdown, "shutdown":
+		h.o.Shutdown(ctx)
+		req.AfterReply(func() { go h.conn.Close() })
+		return nil, nil
+	}
+	r, ok := h.routes[req.Method]
+	if !ok {
+		return nil, transport.ErrMethodNotFound
+	}
+	return r.Call(ctx, req.Method, req.Params)
+}
+
+// Decode decodes a request's params into P: an object (absent params are
+// {}), with every required member present and not null, and every member
+// of the type P gives it. Problems are -32602 errors naming the member.
+func Decode[P any](method string, raw jsontext.Value, required ...string) (P, error) {
+	var p P
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = jsontext.Value("{}")
+	}
+	if raw.Kind() != '{' {
+		return p, transport.Errorf(transport.CodeInvalidParams, "%s: params must be an object", method)
+	}
+	var members map[string]jsontext.Value
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return p, transport.Errorf(transport.CodeInvalidParams, "%s: params: %v", method, err)
+	}
+	for _, name := range required {
+		if v, ok := members[name]; !ok || string(v) == "null" {
+			return p, transport.Errorf(transport.CodeInvalidParams, "%s: params.%s: missing (%s is required)", method, name, expected(p, name))
+		}
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		var se *json.SemanticError
+		if errors.As(err, &se) && se.JSONPointer != "" {
+			field := string(se.JSONPointer)[1:]
+			return p, transport.Errorf(transport.CodeInvalidParams, "%s: params.%s: expected %s, got %s", method, field, expected(p, field), describe(members[field]))
+		}
+		return p, transport.Errorf(transport.CodeInvalidParams, "%s: params: %v", method, err)
+	}
+	return p, nil
+}
+
+// expected names the JSON kind the member name of P takes.
+func expected(p any, name string) string {
+	t := reflect.TypeOf(p)
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag != name {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch ft.Kind() {
+		case reflect.String:
+			return "a string"
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+			return "an integer"
+		case reflect.Bool:
+			return "true or false"
+		}
+	}
+	return "a value"
+}
+
+// describe names a JSON value's kind for error messages.
+func describe(raw jsontext.Value) string {
+	switch raw.Kind() {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string " + clip(string(raw))
+	case '0':
+		return "the number " + clip(string(raw))
+	case 't', 'f':
+		return "the boolean " + string(raw)
+	case 'n':
+		return "null"
+	}
+	return "invalid JSON"
+}
+
+// clip bounds what an error echoes of a value.
+func clip(s string) string {
+	const most = 80
+	if len(s) <= most {
+		return s
+	}
+	return s[:most] + "…"
+}

@@ -1,0 +1,142 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// serve runs Serve in-process over a pipe, with fake servers for .fk
+// files, and returns the agent's end of the connection.
+func serve(t *testing.T, files map[string]string) *transport.Conn {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, _ := os.Executable()
+	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false,"servers":{"fake":{"command":`+quote(exe)+`,"args":["ok"],"extensions":[".fk"]}}}}`), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {}}}
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: l.Launch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, daemon := net.Pipe()
+	ready := make(chan struct{})
+	conn := transport.NewConn(agent, transport.Options{Handler: transport.HandlerFunc(func(_ context.Context, req *transport.Request) (any, error) {
+		if req.Method == api.MethodReady {
+			close(ready)
+		}
+		return nil, nil
+	})})
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), o, daemon, Options{Version: "test"}) }()
+	t.Cleanup(func() {
+		conn.Close()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		if n := l.Alive(); n != 0 {
+			t.Errorf("%d servers left", n)
+		}
+	})
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no lsp/ready")
+	}
+	return conn
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
+
+// TestErrors: unknown methods, bad params (naming the field), positions
+// that do not exist and paths outside the root get their codes; the daemon
+// keeps answering.
+func TestErrors(t *testing.T) {
+	conn := serve(t, map[string]string{"a.fk": "one\n"})
+	cases := []struct {
+		method string
+		params any
+		code   int64
+		field  string
+	}{
+		{"lsp/nope", nil, transport.CodeMethodNotFound, ""},
+		{api.MethodCheckFile, map[string]any{}, transport.CodeInvalidParams, "params.filePath"},
+		{api.MethodCheckFile, map[string]any{"filePath": 7}, transport.CodeInvalidParams, "params.filePath: expected a string, got the number 7"},
+		{api.MethodCheckFile, map[string]any{"filePath": "a.fk", "timeoutMs": "x"}, transport.CodeInvalidParams, "params.timeoutMs: expected an integer"},
+		{api.MethodDefinition, map[string]any{"file": "a.fk", "line": 0, "character": 1}, transport.CodeInvalidParams, "line must be ≥ 1"},
+		{api.MethodReport, map[string]any{"filePath": "a.fk", "mode": "both"}, transport.CodeInvalidParams, "mode"},
+		{api.MethodDiagnosticsAfter, map[string]any{}, transport.CodeInvalidParams, "params.afterEpoch"},
+		{api.MethodCheckFile, []int{1}, transport.CodeInvalidParams, "params must be an object"},
+		{api.MethodDefinition, map[string]any{"file": "../outside.fk", "line": 1, "character": 1}, api.CodeOutsideRoot, "../outside.fk"},
+		{api.MethodHover, map[string]any{"file": "gone.fk", "line": 1, "character": 1}, api.CodeNotFound, "no such file: gone.fk"},
+	}
+	for _, tc := range cases {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := conn.Call(ctx, tc.method, tc.params, nil)
+		cancel()
+		var rpcErr *transport.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != tc.code || !strings.Contains(rpcErr.Message, tc.field) {
+			t.Errorf("%s %v: got %v, want code %d naming %q", tc.method, tc.params, err, tc.code, tc.field)
+		}
+	}
+	var epoch uint64
+	if err := conn.Call(context.Background(), api.MethodGetDiagnosticEpoch, nil, &epoch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRoundTrip: each method's params and result go through the table.
+func TestRoundTrip(t *testing.T) {
+	conn := serve(t, map[string]string{"a.fk": "x ERROR\n"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var res api.CheckResult
+	if err := conn.Call(ctx, api.MethodCheck, api.CheckParams{FilePath: "a.fk"}, &res); err != nil || !res.Checked || len(res.Diagnostics) != 1 {
+		t.Fatalf("check: %+v %v", res, err)
+	}
+	var diags []api.Diagnostic
+	if err := conn.Call(ctx, api.MethodCheckFile, map[string]any{"filePath": "../elsewhere.fk"}, &diags); err != nil || diags == nil || len(diags) != 0 {
+		t.Fatalf("checkFile outside the root: %+v %v", diags, err)
+	}
+	var all jsontext.Value
+	if err := conn.Call(ctx, api.MethodDiagnostics, nil, &all); err != nil || !strings.HasPrefix(string(all), `{"a.fk":[{"file":"a.fk","line":1,"character":3`) {
+		t.Fatalf("diagnostics: %s %v", all, err)
+	}
+	var hover api.HoverResult
+	if err := conn.Call(ctx, api.MethodHover, api.PositionParams{File: "a.fk", Line: 1, Character: 1}, &hover); err != nil || hover.Content == nil {
+		t.Fatalf("hover: %+v %v", hover, err)
+	}
+	var sts []api.ServerStatus
+	if err := conn.Call(ctx, api.MethodStatus, nil, &sts); err != nil || len(sts) < 20 {
+		t.Fatalf("status: %d %v", len(sts), err)
+	}
+	var null jsontext.Value
+	if err := conn.Call(ctx, api.MethodShutdown, nil, &null); err != nil || string(null) != "null" {
+		t.Fatalf("shutdown: %s %v", null, err)
+	}
+	select {
+	case <-conn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection stayed up after lsp/shutdown")
+	}
+}
