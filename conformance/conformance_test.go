@@ -85,7 +85,7 @@ type outcome struct {
 	Error      []api.Diagnostic `json:"error"`
 	Fixed      []api.Diagnostic `json:"fixed"`
 	Definition []api.Location   `json:"definition"`
-	Hover      string               `json:"hover"`
+	Hover      string           `json:"hover"`
 }
 
 // run drives a scenario through an orchestrator whose server for it is

@@ -14,7 +14,7 @@ type scenario struct {
 	lang     string // its language id
 	broken   string
 	fixed    string
-	errAt    [2]int      // 1-based line and column of the error in broken
+	errAt    [2]int             // 1-based line and column of the error in broken
 	def, hov api.PositionParams // in fixed; zero Line skips the step
 }
 
