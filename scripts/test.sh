@@ -38,13 +38,15 @@ LSPKIT_CONFORMANCE_SUMMARY=$summary go test -race -count=1 -timeout 10m ./...
 echo "== conformance live suite"
 cat "$summary"
 
-echo "== bench module (peers read every message of every corpus)"
+echo "== bench modules (peers read every message of every corpus)"
 (cd bench && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
+(cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
 
 echo "== fuzz (bounded)"
 # Budgets are execution counts, not durations: a duration -fuzztime races
 # Go's fuzz coordinator at the deadline and fails with "context deadline
 # exceeded" and no input (golang/go#75804, fixed in Go 1.27).
-go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 60000x
-go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 300000x
-go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 300000x
+go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 30000x
+go test ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 100000x
+go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 150000x
+go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 150000x

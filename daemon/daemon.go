@@ -1,0 +1,267 @@
+// Package daemon starts an lspkit daemon (`lspkit serve`) and talks to it,
+// so that an agent written in Go needs no JSON-RPC code of its own: Start
+// spawns it in its own process group and waits for lsp/ready; every method
+// of the service contract is a typed call; Stop shuts it down and kills
+// whatever of its process group is left.
+//
+//	d, err := daemon.Start(ctx, daemon.Options{Root: repo})
+//	...
+//	defer d.Stop(context.Background())
+//	res, err := d.Check(ctx, api.CheckParams{FilePath: "main.go"})
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// Options says how to start the daemon.
+type Options struct {
+	// Binary is the lspkit executable: a path, or a name looked up on
+	// PATH ("lspkit" when empty).
+	Binary string
+	// Root is the workspace root (--root); empty uses the daemon's default
+	// (its working directory, or LSPKIT_BOOTSTRAP's workspaceRoot).
+	Root string
+	// Config is a configuration file (--config).
+	Config string
+	// Dir is the daemon's working directory (default: Root, else ours).
+	Dir string
+	// Env is added to the daemon's environment (LSPKIT_BOOTSTRAP,
+	// LSPKIT_LOG, …).
+	Env []string
+	// ReadyTimeout bounds the wait for lsp/ready (10 s when zero).
+	ReadyTimeout time.Duration
+	// StopGrace is how long Stop waits for the daemon to exit after
+	// lsp/shutdown before it kills its process group (10 s when zero).
+	StopGrace time.Duration
+}
+
+// A Daemon is a running lspkit daemon.
+type Daemon struct {
+	proc  *client.Process
+	conn  *transport.Conn
+	ready api.ReadyParams
+	grace time.Duration
+}
+
+// Start spawns the daemon in its own process group (on Linux it also dies
+// with this process) and waits for lsp/ready. On failure nothing is left
+// running and the error carries the daemon's last stderr lines.
+func Start(ctx context.Context, opts Options) (*Daemon, error) {
+	if opts.Binary == "" {
+		opts.Binary = "lspkit"
+	}
+	if opts.ReadyTimeout <= 0 {
+		opts.ReadyTimeout = 10 * time.Second
+	}
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = 10 * time.Second
+	}
+	args := []string{"serve"}
+	if opts.Root != "" {
+		args = append(args, "--root", opts.Root)
+	}
+	if opts.Config != "" {
+		args = append(args, "--config", opts.Config)
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = opts.Root
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("daemon: %w", err)
+		}
+		dir = wd
+	}
+	proc, err := client.StartProcess(client.Command{Path: opts.Binary, Args: args, Dir: dir, Env: opts.Env})
+	if err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	d := &Daemon{proc: proc, grace: opts.StopGrace}
+	ready := make(chan api.ReadyParams, 1)
+	d.conn = transport.NewConn(proc.Stdio(), transport.Options{Handler: transport.HandlerFunc(func(_ context.Context, req *transport.Request) (any, error) {
+		if req.Method == api.MethodReady {
+			var p api.ReadyParams
+			json.Unmarshal(req.Params, &p)
+			select {
+			case ready <- p:
+			default:
+			}
+		}
+		return nil, nil
+	})})
+	timer := time.NewTimer(opts.ReadyTimeout)
+	defer timer.Stop()
+	select {
+	case d.ready = <-ready:
+		return d, nil
+	case <-proc.Done():
+		err = fmt.Errorf("the daemon exited before lsp/ready: %s", proc.Exit())
+	case <-d.conn.Done():
+		err = fmt.Errorf("the daemon's stdout closed before lsp/ready: %v", d.conn.Err())
+	case <-timer.C:
+		err = fmt.Errorf("no lsp/ready within %s", opts.ReadyTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	d.Kill()
+	if tail := proc.StderrTail(); len(tail) > 0 {
+		err = fmt.Errorf("%w; stderr: %s", err, strings.Join(tail, " | "))
+	}
+	return nil, fmt.Errorf("daemon: %w", err)
+}
+
+// Ready returns what the daemon said in lsp/ready: its version and pid.
+func (d *Daemon) Ready() api.ReadyParams { return d.ready }
+
+// PID returns the daemon's process id.
+func (d *Daemon) PID() int { return d.proc.PID() }
+
+// Alive reports whether the daemon is running and its connection up.
+func (d *Daemon) Alive() bool {
+	select {
+	case <-d.proc.Done():
+		return false
+	case <-d.conn.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// StderrTail returns the daemon's last stderr lines (its logs).
+func (d *Daemon) StderrTail() []string { return d.proc.StderrTail() }
+
+// Stop asks the daemon to shut down (lsp/shutdown: its servers get
+// shutdown and exit), waits for it to exit within the stop grace, then kills
+// its whole process group. It returns how the daemon ended when that was
+// not a clean exit.
+func (d *Daemon) Stop(ctx context.Context) error {
+	if d.Alive() {
+		ctx, cancel := context.WithTimeout(ctx, d.grace)
+		defer cancel()
+		d.Shutdown(ctx)
+		select {
+		case <-d.proc.Done():
+		case <-ctx.Done():
+		}
+	}
+	es := d.proc.Stop(time.Second)
+	d.conn.Close()
+	d.conn.Wait()
+	if es.Code != 0 || es.Signal != 0 {
+		return fmt.Errorf("daemon: %s", es)
+	}
+	return nil
+}
+
+// Kill kills the daemon's process group at once.
+func (d *Daemon) Kill() {
+	d.proc.Kill()
+	d.conn.Close()
+}
+
+// call makes one typed request of the contract.
+func call[R any](ctx context.Context, d *Daemon, method string, params any) (R, error) {
+	var r R
+	err := d.conn.CallRaw(ctx, method, params, func(raw []byte) error { return json.Unmarshal(raw, &r) })
+	if err != nil {
+		var zero R
+		if e, ok := errors.AsType[*transport.Error](err); ok {
+			return zero, e // the contract's error, with its code
+		}
+		return zero, fmt.Errorf("daemon: %s: %w", method, err)
+	}
+	return r, nil
+}
+
+// CheckFile is lsp/checkFile: the file's diagnostics.
+func (d *Daemon) CheckFile(ctx context.Context, p api.CheckParams) ([]api.Diagnostic, error) {
+	return call[[]api.Diagnostic](ctx, d, api.MethodCheckFile, p)
+}
+
+// Check is lsp/check: the diagnostics, whether the file was fully checked
+// and each server's verdict.
+func (d *Daemon) Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
+	return call[api.CheckResult](ctx, d, api.MethodCheck, p)
+}
+
+// Diagnostics is lsp/diagnostics: every known file's diagnostics.
+func (d *Daemon) Diagnostics(ctx context.Context) (api.FileDiagnostics, error) {
+	return call[api.FileDiagnostics](ctx, d, api.MethodDiagnostics, struct{}{})
+}
+
+// DiagnosticEpoch is lsp/getDiagnosticEpoch.
+func (d *Daemon) DiagnosticEpoch(ctx context.Context) (uint64, error) {
+	return call[uint64](ctx, d, api.MethodGetDiagnosticEpoch, struct{}{})
+}
+
+// DiagnosticsAfter is lsp/diagnosticsAfter.
+func (d *Daemon) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAfterParams) (api.FileDiagnostics, error) {
+	return call[api.FileDiagnostics](ctx, d, api.MethodDiagnosticsAfter, p)
+}
+
+// Report is lsp/report: the feedback block for the model.
+func (d *Daemon) Report(ctx context.Context, p api.ReportParams) (api.ReportResult, error) {
+	return call[api.ReportResult](ctx, d, api.MethodReport, p)
+}
+
+// Status is lsp/status.
+func (d *Daemon) Status(ctx context.Context) ([]api.ServerStatus, error) {
+	return call[[]api.ServerStatus](ctx, d, api.MethodStatus, struct{}{})
+}
+
+// Definition is lsp/definition.
+func (d *Daemon) Definition(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return call[api.LocationsResult](ctx, d, api.MethodDefinition, p)
+}
+
+// TypeDefinition is lsp/typeDefinition.
+func (d *Daemon) TypeDefinition(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return call[api.LocationsResult](ctx, d, api.MethodTypeDefinition, p)
+}
+
+// Implementation is lsp/implementation.
+func (d *Daemon) Implementation(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return call[api.LocationsResult](ctx, d, api.MethodImplementation, p)
+}
+
+// References is lsp/references.
+func (d *Daemon) References(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return call[api.LocationsResult](ctx, d, api.MethodReferences, p)
+}
+
+// Hover is lsp/hover.
+func (d *Daemon) Hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
+	return call[api.HoverResult](ctx, d, api.MethodHover, p)
+}
+
+// DocumentSymbols is lsp/documentSymbols.
+func (d *Daemon) DocumentSymbols(ctx context.Context, p api.FileParams) (api.SymbolsResult, error) {
+	return call[api.SymbolsResult](ctx, d, api.MethodDocumentSymbols, p)
+}
+
+// WorkspaceSymbols is lsp/workspaceSymbols.
+func (d *Daemon) WorkspaceSymbols(ctx context.Context, p api.QueryParams) (api.WorkspaceSymbolsResult, error) {
+	return call[api.WorkspaceSymbolsResult](ctx, d, api.MethodWorkspaceSymbols, p)
+}
+
+// Shutdown is lsp/shutdown: the daemon stops its servers and exits. Stop
+// calls it and then makes sure.
+func (d *Daemon) Shutdown(ctx context.Context) error {
+	_, err := call[struct{}](ctx, d, api.MethodShutdown, struct{}{})
+	return err
+}

@@ -1,0 +1,141 @@
+package daemon_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/daemon"
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// lspkitBin is the daemon under test, built once by TestMain.
+var lspkitBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lspkit-daemon")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	lspkitBin = filepath.Join(dir, "lspkit")
+	build := exec.Command("go", "build", "-o", lspkitBin, "../cmd/lspkit")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building lspkit:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDaemon: start, typed calls, stop; nothing left running.
+func TestDaemon(t *testing.T) {
+	servertest.Binary(t, "gopls")
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod":      "module example.com/demo\n\ngo 1.22\n",
+		"a.go":        "package demo\n\n// Answer is 42.\nfunc Answer() int { return 42 }\n\nvar X int = \"s\"\n",
+		"lspkit.json": `{"lsp":{"autoInstall":false}}`,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d, err := daemon.Start(ctx, daemon.Options{Binary: lspkitBin, Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := d.Ready(); r.PID != d.PID() || r.Version == "" || !d.Alive() {
+		t.Fatalf("ready %+v, pid %d, alive %v", r, d.PID(), d.Alive())
+	}
+	res, err := d.Check(ctx, api.CheckParams{FilePath: "a.go"})
+	if err != nil || !res.Checked || len(res.Diagnostics) != 1 || res.Diagnostics[0].Line != 6 {
+		t.Fatalf("check: %+v %v", res, err)
+	}
+	diags, err := d.CheckFile(ctx, api.CheckParams{FilePath: "a.go"})
+	if err != nil || len(diags) != 1 {
+		t.Fatalf("checkFile: %+v %v", diags, err)
+	}
+	hover, err := d.Hover(ctx, api.PositionParams{File: "a.go", Line: 4, Symbol: "Answer"})
+	if err != nil || hover.Content == nil || !strings.Contains(*hover.Content, "Answer is 42.") {
+		t.Fatalf("hover: %+v %v", hover, err)
+	}
+	if _, err := d.Definition(ctx, api.PositionParams{File: "../elsewhere.go", Line: 1, Character: 1}); err == nil {
+		t.Fatal("definition outside the root succeeded")
+	} else if e, ok := errors.AsType[*transport.Error](err); !ok || e.Code != api.CodeOutsideRoot {
+		t.Fatalf("outside the root: %v", err)
+	}
+	epoch, err := d.DiagnosticEpoch(ctx)
+	if err != nil || epoch == 0 {
+		t.Fatalf("epoch %d %v", epoch, err)
+	}
+	all, err := d.Diagnostics(ctx)
+	if err != nil || len(all["a.go"]) != 1 {
+		t.Fatalf("diagnostics %+v %v", all, err)
+	}
+	sts, err := d.Status(ctx)
+	var gopls int
+	for _, s := range sts {
+		if s.ID == "gopls" {
+			gopls = s.ServerPID
+		}
+	}
+	if err != nil || gopls <= 0 {
+		t.Fatalf("status: %v %v", sts, err)
+	}
+	pid := d.PID()
+	if err := d.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d.Alive() {
+		t.Fatal("alive after Stop")
+	}
+	servertest.Gone(t, pid)
+	servertest.Gone(t, gopls)
+}
+
+// TestStartNoReady: a binary that never sends lsp/ready fails Start within
+// the ready timeout and is killed.
+func TestStartNoReady(t *testing.T) {
+	dir := t.TempDir()
+	silent := filepath.Join(dir, "silent")
+	pidFile := filepath.Join(dir, "pid")
+	if err := os.WriteFile(silent, []byte("#!/bin/sh\necho $$ > "+pidFile+"\necho 'about to say nothing' >&2\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := daemon.Start(context.Background(), daemon.Options{Binary: silent, Root: dir, ReadyTimeout: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no lsp/ready within 300ms") {
+		t.Fatalf("got %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("Start took %s", took)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	fmt.Sscan(string(data), &pid)
+	servertest.Gone(t, pid)
+	if _, err := daemon.Start(context.Background(), daemon.Options{Binary: filepath.Join(dir, "missing")}); err == nil {
+		t.Fatal("a missing binary started")
+	}
+}
