@@ -13,59 +13,6 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 )
 
-// fuzzTargets are the union-heavy types a peer sends most.
-var fuzzTargets = []func() any{
-	func() any { return new(protocol.InitializeResult) },
-	func() any { return new(protocol.Hover) },
-	func() any { return new(protocol.CompletionList) },
-	func() any { return new(protocol.WorkspaceEdit) },
-	func() any { return new(protocol.PublishDiagnosticsParams) },
-	func() any { return new(protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice]) },
-	func() any { return new(protocol.DocumentDiagnosticReport) },
-	func() any { return new(protocol.RegistrationParams) },
-	func() any { return new(protocol.Nullable[protocol.SymbolInformationSliceOrDocumentSymbolSlice]) },
-}
-
-// FuzzDecode: no input panics, and whatever decodes re-encodes to JSON that
-// decodes again.
-func FuzzDecode(f *testing.F) {
-	data, err := os.ReadFile("testdata/traffic/gopls.jsonl")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var tl trafficLine
-		var env envelope
-		if json.Unmarshal(line, &tl) == nil && json.Unmarshal(tl.Message, &env) == nil {
-			if env.Params != nil {
-				f.Add([]byte(env.Params))
-			}
-			if env.Result != nil {
-				f.Add([]byte(env.Result))
-			}
-		}
-	}
-	for _, s := range []string{`{"contents":{"language":"go","value":"x"}}`, `[{"targetUri":"file:///a"}]`, `{"documentChanges":[{"kind":"create","uri":"x"}]}`, `{"kind":"full","items":[]}`, `[]`, `null`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		for _, target := range fuzzTargets {
-			v := target()
-			if jsonv2.Unmarshal(in, v) != nil {
-				continue
-			}
-			out, err := jsonv2.Marshal(v)
-			if err != nil {
-				// Only an unset union in a required place cannot encode.
-				continue
-			}
-			if err := jsonv2.Unmarshal(out, target()); err != nil {
-				t.Fatalf("%T: %s decoded, re-encoded as %s, which does not decode: %v", v, in, out, err)
-			}
-		}
-	})
-}
-
 // directTargets decode with the generated decoders directly, as the typed
 // descriptors and transport.Conn's read path do, without json/v2 in front.
 var directTargets = []struct {
@@ -90,9 +37,27 @@ var directTargets = []struct {
 // FuzzDecoder: the generated decoders accept only valid JSON (duplicate
 // member names allowed, last wins; a lone UTF-16 surrogate escape, which
 // JavaScript servers can send, becomes U+FFFD, but raw invalid UTF-8 is
-// rejected), never panic, and decode what they accept exactly as
-// encoding/json/v2 does through UnmarshalJSONFrom.
+// rejected), never panic, decode what they accept exactly as
+// encoding/json/v2 does through UnmarshalJSONFrom, and what they decode
+// re-encodes to JSON that decodes again. The seeds include every payload of
+// the recorded gopls traffic.
 func FuzzDecoder(f *testing.F) {
+	data, err := os.ReadFile("testdata/traffic/gopls.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var tl trafficLine
+		var env envelope
+		if json.Unmarshal(line, &tl) == nil && json.Unmarshal(tl.Message, &env) == nil {
+			if env.Params != nil {
+				f.Add([]byte(env.Params))
+			}
+			if env.Result != nil {
+				f.Add([]byte(env.Result))
+			}
+		}
+	}
 	for _, s := range []string{
 		`{"contents":{"kind":"markdown","value":"x"}}`, `[{"targetUri":"file:///a","targetRange":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"targetSelectionRange":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}}}]`,
 		`{"uri":"file:///a","diagnostics":[{"range":{"start":{"line":1,"character":2},"end":{"line":1,"character":3}},"message":"m\u00e9\ud83d\ude00","code":"x","severity":1}]}`,
@@ -120,10 +85,16 @@ func FuzzDecoder(f *testing.F) {
 			if err := jsonv2.Unmarshal(in, via); err != nil {
 				t.Fatalf("%s: decoded %q directly, json/v2 says %v", target.name, in, err)
 			}
-			direct, _ := jsonv2.Marshal(v)
+			direct, err := jsonv2.Marshal(v)
 			twice, _ := jsonv2.Marshal(via)
 			if !bytes.Equal(direct, twice) {
 				t.Fatalf("%s: %q decoded directly as %s, through json/v2 as %s", target.name, in, direct, twice)
+			}
+			if err != nil {
+				continue // only an unset union in a required place cannot encode
+			}
+			if _, err := target.decode(direct); err != nil {
+				t.Fatalf("%s: %q decoded, re-encoded as %s, which does not decode: %v", target.name, in, direct, err)
 			}
 		}
 	})

@@ -8,45 +8,66 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== go mod download"
+# phase NAME prints a heading with the seconds since the start.
+start=$SECONDS
+phase() { echo "== $1 (at $((SECONDS - start)) s)"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+phase "go mod download"
 go mod download
 
-echo "== language servers"
-go run ./cmd/lspkit install --tested
-export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
+# The servers install (npm waits on the network, gopls compiles) while the
+# checks run and the test binaries build.
+phase "language servers (in the background)"
+go run ./cmd/lspkit install --tested >"$tmp/install.log" 2>&1 &
+install=$!
 
-echo "== gofmt"
+phase "gofmt"
 unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change: $unformatted" >&2
 	exit 1
 fi
 
-echo "== go vet"
+phase "go vet"
 go vet ./...
 
-echo "== staticcheck"
+phase "staticcheck"
 go tool staticcheck ./...
 
-echo "== go test -race"
+phase "building the tests"
+go test -race -count=1 -run '^$' ./... >/dev/null
+# The fuzz targets' instrumented builds too (the seeds run once).
+go test ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 1x >/dev/null
+go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 1x >/dev/null
+
+phase "language servers"
+if ! wait "$install"; then
+	cat "$tmp/install.log" >&2
+	echo "lspkit install --tested failed" >&2
+	exit 1
+fi
+cat "$tmp/install.log"
+export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
+
+phase "go test -race"
 # The conformance live suite (every scenario against the installed servers,
 # through the daemon) writes its table here; it is shown below.
-summary=$(mktemp)
-trap 'rm -f "$summary"' EXIT
-LSPKIT_CONFORMANCE_SUMMARY=$summary go test -race -count=1 -timeout 10m ./...
+LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -race -count=1 -timeout 10m ./...
 
-echo "== conformance live suite"
-cat "$summary"
+phase "conformance live suite"
+cat "$tmp/summary"
 
-echo "== bench modules (peers read every message of every corpus)"
+phase "bench modules (peers read every message of every corpus)"
 (cd bench && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
 (cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
 
-echo "== fuzz (bounded)"
+phase "fuzz (bounded)"
 # Budgets are execution counts, not durations: a duration -fuzztime races
 # Go's fuzz coordinator at the deadline and fails with "context deadline
 # exceeded" and no input (golang/go#75804, fixed in Go 1.27).
-go test ./protocol -run '^$' -fuzz '^FuzzDecode$' -fuzztime 30000x
 go test ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 100000x
 go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 150000x
 go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 150000x
+phase "done"

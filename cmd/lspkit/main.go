@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -32,6 +33,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/conformance"
 	"github.com/lspkit/lspkit/service/api"
@@ -543,32 +545,47 @@ func install(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	fmt.Fprintf(stdout, "== language servers into %s\n", store.Dir())
-	failed := false
-	for _, id := range ids {
+	// Groups install concurrently (npm waits on the network while go
+	// compiles); the report comes in the order asked.
+	lines := make([]string, len(ids))
+	var failed atomic.Bool
+	var wg conc.WaitGroup
+	for i, id := range ids {
 		spec := specs[id]
 		switch {
 		case spec == nil:
 			fmt.Fprintf(stderr, "lspkit install: no built-in server %q\n", id)
-			failed = true
+			failed.Store(true)
 			continue
 		case spec.Install == nil:
 			fmt.Fprintf(stderr, "lspkit install: %s has no install recipe: install %s yourself\n", id, spec.Command)
-			failed = true
+			failed.Store(true)
 			continue
 		}
-		cached := store.Installed(spec)
-		if err := store.Install(ctx, spec, true); err != nil {
-			fmt.Fprintf(stderr, "lspkit install: %s: %v\n", id, err)
-			failed = true
-			continue
-		}
-		state := "installed"
-		if cached {
-			state = "cached"
-		}
-		fmt.Fprintf(stdout, "  %-14s %-42s %s\n", id, strings.Join(spec.Install.From.Packages, " "), state)
+		wg.Go(func() {
+			cached := store.Installed(spec)
+			if err := store.Install(ctx, spec, true); err != nil {
+				lines[i] = fmt.Sprintf("  %-14s failed: %v", id, err)
+				failed.Store(true)
+				return
+			}
+			state := "installed"
+			if cached {
+				state = "cached"
+			}
+			lines[i] = fmt.Sprintf("  %-14s %-42s %s", id, strings.Join(spec.Install.From.Packages, " "), state)
+		})
 	}
-	if failed {
+	if p := wg.WaitAndRecover(); p != nil {
+		fmt.Fprintf(stderr, "lspkit install: %v\n", p.Value)
+		return 1
+	}
+	for _, l := range lines {
+		if l != "" {
+			fmt.Fprintln(stdout, l)
+		}
+	}
+	if failed.Load() {
 		return 1
 	}
 	return 0

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -60,6 +61,7 @@ type Store struct {
 	dir      string
 	progress func(Progress)
 	installs singleflight.Group
+	apt      sync.Mutex // apt-get takes the dpkg lock: one at a time
 }
 
 // NewStore returns the store in dir, reporting install progress to
@@ -248,6 +250,8 @@ func (s *Store) run(ctx context.Context, server string, g *InstallGroup) error {
 		args := append([]string{"install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error"}, g.Packages...)
 		cmd = exec.CommandContext(ctx, npm, args...)
 	case "apt":
+		s.apt.Lock()
+		defer s.apt.Unlock()
 		aptGet := func(args ...string) *exec.Cmd {
 			argv := append([]string{"apt-get"}, args...)
 			if os.Geteuid() != 0 {
