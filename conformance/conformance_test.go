@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
@@ -30,10 +32,7 @@ import (
 var recordFlag = flag.Bool("record", false, "re-record the transcripts in testdata/ from the installed servers")
 
 func TestMain(m *testing.M) {
-	switch {
-	case os.Getenv("LSPKIT_REPLAY") != "":
-		os.Exit(replayMain())
-	case os.Getenv("LSPKIT_RECORD") != "":
+	if os.Getenv("LSPKIT_RECORD") != "" {
 		os.Exit(recordMain())
 	}
 	code := m.Run()
@@ -41,26 +40,33 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// replayMain is the replayed server: LSPKIT_REPLAY names the transcript,
-// LSPKIT_REPLAY_REPORT where divergences go, LSPKIT_REPLAY_SERVERS what
-// $SERVERS stands for.
-func replayMain() int {
-	t, err := ReadTranscript(os.Getenv("LSPKIT_REPLAY"))
+// replayer runs a transcript's replay in-process, through the
+// orchestrator's and the client's Launch seam: every start of the server
+// replays the transcript from its beginning. report returns the
+// divergences found so far.
+func replayer(t *testing.T, transcript string) (launch client.Launch, report func() string) {
+	t.Helper()
+	tr, err := ReadTranscript(transcript)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "replay:", err)
-		return 2
+		t.Fatal(err)
 	}
-	report, err := os.Create(os.Getenv("LSPKIT_REPLAY_REPORT"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "replay:", err)
-		return 2
+	servers := serversDir(t)
+	var mu sync.Mutex
+	var b strings.Builder
+	launch = func(context.Context, client.Command) (client.Proc, error) {
+		r := NewReplayer(tr, servers)
+		r.OnDivergence = func(d string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(&b, "%s\n\n", d)
+		}
+		return lsptest.Serve(r.Serve), nil
 	}
-	defer report.Close()
-	r := NewReplayer(t, os.Getenv("LSPKIT_REPLAY_SERVERS"))
-	r.OnDivergence = func(d string) { fmt.Fprintf(report, "%s\n\n", d) }
-	r.Serve(os.Stdin, os.Stdout)
-	fmt.Fprintln(report, "(replay ended)")
-	return 0
+	return launch, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return b.String()
+	}
 }
 
 // recordMain is the recording proxy: LSPKIT_RECORD names the transcript,
@@ -90,14 +96,13 @@ type outcome struct {
 
 // run drives a scenario through an orchestrator whose server for it is
 // command (with env), and returns what each step saw.
-func run(t *testing.T, sc scenario, root string, command string, args []string, env map[string]string) (outcome, time.Duration) {
+func run(t *testing.T, sc scenario, root string, command string, args []string, env map[string]string, launch client.Launch, report func() string) (outcome, time.Duration) {
 	t.Helper()
 	fatal := func(format string, args ...any) {
 		t.Helper()
-		if report := env["LSPKIT_REPLAY_REPORT"]; report != "" {
-			data, _ := os.ReadFile(report)
+		if report != nil {
 			format += "\nreplay divergences so far:\n%s"
-			args = append(args, data)
+			args = append(args, report())
 		}
 		t.Fatalf(format, args...)
 	}
@@ -112,7 +117,7 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg})
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: launch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +230,7 @@ func TestLive(t *testing.T) {
 			args := serverArgs(t, sc.server)
 			var out outcome
 			if !*recordFlag {
-				out, took = run(t, sc, root, bin, args, nil)
+				out, took = run(t, sc, root, bin, args, nil, nil, nil)
 				checkOutcome(t, sc, out)
 				result = "ok"
 				return
@@ -233,7 +238,7 @@ func TestLive(t *testing.T) {
 			exe, _ := os.Executable()
 			raw := filepath.Join(t.TempDir(), "raw.jsonl")
 			argv, _ := json.Marshal(append([]string{bin}, args...))
-			out, took = run(t, sc, root, exe, nil, map[string]string{"LSPKIT_RECORD": raw, "LSPKIT_RECORD_ARGV": string(argv)})
+			out, took = run(t, sc, root, exe, nil, map[string]string{"LSPKIT_RECORD": raw, "LSPKIT_RECORD_ARGV": string(argv)}, nil, nil)
 			checkOutcome(t, sc, out)
 			f, err := os.OpenFile(raw, os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
@@ -286,21 +291,14 @@ func serversDir(t *testing.T) string {
 // the replayer's divergences.
 func replay(t *testing.T, sc scenario, transcript string) (outcome, string) {
 	t.Helper()
-	exe, _ := os.Executable()
-	transcript, _ = filepath.Abs(transcript)
-	report := filepath.Join(t.TempDir(), "report.txt")
-	out, _ := run(t, sc, project(t, sc), exe, nil, map[string]string{
-		"LSPKIT_REPLAY": transcript, "LSPKIT_REPLAY_REPORT": report, "LSPKIT_REPLAY_SERVERS": serversDir(t),
-	})
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatalf("the replayed server wrote no report: %v", err)
-	}
+	exe, _ := os.Executable() // any existing file: the replay runs in-process
+	launch, report := replayer(t, transcript)
+	out, _ := run(t, sc, project(t, sc), exe, nil, nil, launch, report)
 	// Compare as JSON says it: a code is a number, whatever Go type held it.
 	raw, _ := json.Marshal(out)
 	var round outcome
 	json.Unmarshal(raw, &round)
-	return round, strings.TrimSuffix(strings.TrimSpace(string(data)), "(replay ended)")
+	return round, strings.TrimSpace(report())
 }
 
 // recorded returns the outcome the live run recorded in a transcript.
@@ -485,10 +483,9 @@ func TestReplayClient(t *testing.T) {
 			}
 			want := recorded(t, tr)
 			root := project(t, sc)
-			exe, _ := os.Executable()
-			report := filepath.Join(t.TempDir(), "report.txt")
-			cfgJSON := fmt.Sprintf(`{"lsp": {"servers": {%q: {"command": %q, "env": {"LSPKIT_REPLAY": %q, "LSPKIT_REPLAY_REPORT": %q, "LSPKIT_REPLAY_SERVERS": %q}}}}}`,
-				sc.server, exe, path, report, serversDir(t))
+			exe, _ := os.Executable() // any existing file: the replay runs in-process
+			launch, report := replayer(t, path)
+			cfgJSON := fmt.Sprintf(`{"lsp": {"servers": {%q: {"command": %q}}}}`, sc.server, exe)
 			cfg, err := config.Parse([]byte(cfgJSON), "test")
 			if err != nil {
 				t.Fatal(err)
@@ -501,6 +498,7 @@ func TestReplayClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			ccfg.Launch = launch
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			c, err := client.Start(ctx, ccfg)
@@ -514,8 +512,7 @@ func TestReplayClient(t *testing.T) {
 					t.Fatal(err)
 				}
 				if s := c.WaitSettled(ctx, uri, v); s != client.Settled {
-					data, _ := os.ReadFile(report)
-					t.Fatalf("%v\n%s", s, data)
+					t.Fatalf("%v\n%s", s, report())
 				}
 				var out []string
 				for _, d := range c.Diagnostics(uri) {
@@ -559,8 +556,7 @@ func TestReplayClient(t *testing.T) {
 			if err := c.Shutdown(ctx); err != nil {
 				t.Fatal(err)
 			}
-			data, _ := os.ReadFile(report)
-			if d := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(data)), "(replay ended)")); d != "" {
+			if d := strings.TrimSpace(report()); d != "" {
 				t.Fatalf("replay diverged:\n%s", d)
 			}
 		})

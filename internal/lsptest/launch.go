@@ -156,3 +156,18 @@ func (c pipeConn) Close() error {
 	c.r.Close()
 	return c.w.Close()
 }
+
+// Serve runs serve, any server that reads its input from in and writes its
+// output to out until in ends, in-process behind a client.Proc (a replayed
+// transcript, say). The server has exited when serve returns.
+func Serve(serve func(in io.Reader, out io.Writer)) *Proc {
+	toServerR, toServerW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	p := &Proc{client: pipeConn{toClientR, toServerW}, done: make(chan struct{})}
+	p.serverEnd = pipeConn{toServerR, toClientW}
+	go func() {
+		serve(toServerR, toClientW)
+		p.exit(0, "")
+	}()
+	return p
+}

@@ -12,9 +12,9 @@ import (
 	"github.com/lspkit/lspkit/service/config"
 )
 
-// TestMemoryFlat: 10,000 check cycles on one file, its text alternating
+// TestMemoryFlat: 3,000 check cycles on one file, its text alternating
 // between an error and a fix so the server re-diagnoses each time, leave
-// the heap where it was after the first thousand.
+// the heap where it was after the first 500.
 func TestMemoryFlat(t *testing.T) {
 	gopls := servertest.Binary(t, "gopls")
 	root := t.TempDir()
@@ -45,7 +45,7 @@ func TestMemoryFlat(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	const warm, cycles = 1000, 10000
+	const warm, cycles = 500, 3000
 	for i := range warm {
 		check(i)
 	}
