@@ -284,6 +284,7 @@ func (c *Client) Shutdown(ctx context.Context) error {
 		}
 		select {
 		case <-c.proc.Done():
+			err = nil // it exited, which is what the handshake is for (some exit as soon as they answer shutdown)
 		case <-ctx.Done():
 		}
 	}

@@ -197,3 +197,22 @@ func TestClientShutdownGrandchild(t *testing.T) {
 	servertest.Gone(t, c.Status().PID)
 	servertest.Gone(t, child)
 }
+
+// TestShutdownServerExitsEarly: a server that exits as soon as it answered
+// shutdown (before exit arrives) is shut down cleanly.
+func TestShutdownServerExitsEarly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Start(ctx, client.Config{Name: "fake", Root: t.TempDir(), Launch: func(context.Context, client.Command) (client.Proc, error) {
+		return lsptest.Start(lsptest.Behavior{ExitOnShutdown: true}), nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if st := c.Status(); st.State != client.StateStopped {
+		t.Fatalf("status %+v", st)
+	}
+}

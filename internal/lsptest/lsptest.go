@@ -67,6 +67,9 @@ type Behavior struct {
 	// Capabilities are extra server capabilities (a JSON object merged over
 	// the defaults).
 	Capabilities string
+	// ExitOnShutdown makes the server exit as soon as it has answered
+	// shutdown, before exit arrives.
+	ExitOnShutdown bool
 }
 
 // ErrorLines is the default Diagnose: an error for each line containing
@@ -132,6 +135,9 @@ func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int
 				raw.Write([]byte(b.Raw))
 				<-ctx.Done()
 				return nil, ctx.Err()
+			}
+			if b.ExitOnShutdown && req.Method == protocol.ShutdownRequest.Method() {
+				req.AfterReply(func() { exit(0, "") })
 			}
 			if b.Delay > 0 && !req.Notification {
 				select {
