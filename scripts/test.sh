@@ -45,7 +45,18 @@ fi
 cat "$tmp/install.log"
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 
-phase "go test -race"
+phase "go test -race (fuzzing in the background)"
+# The bounded fuzzing (one worker) uses the processor time the live tests
+# leave while they wait on their servers. Budgets are execution counts, not
+# durations: a duration -fuzztime races Go's fuzz coordinator at the
+# deadline and fails with "context deadline exceeded" and no input
+# (golang/go#75804, fixed in Go 1.27).
+(
+	go test ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 50000x -parallel 1 &&
+		go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 100000x -parallel 1 &&
+		go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 100000x -parallel 1
+) >"$tmp/fuzz.log" 2>&1 &
+fuzz=$!
 # The conformance live suite (every scenario against the installed servers,
 # through the daemon) writes its table here; it is shown below.
 LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -race -count=1 -timeout 10m ./...
@@ -58,10 +69,10 @@ phase "bench modules (peers read every message of every corpus)"
 (cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
 
 phase "fuzz (bounded)"
-# Budgets are execution counts, not durations: a duration -fuzztime races
-# Go's fuzz coordinator at the deadline and fails with "context deadline
-# exceeded" and no input (golang/go#75804, fixed in Go 1.27).
-go test ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 50000x
-go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 100000x
-go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 100000x
+if ! wait "$fuzz"; then
+	cat "$tmp/fuzz.log" >&2
+	echo "fuzzing failed" >&2
+	exit 1
+fi
+grep -E '^(ok|PASS|FAIL)' "$tmp/fuzz.log"
 phase "done"
