@@ -45,16 +45,21 @@ fi
 cat "$tmp/install.log"
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 
-phase "go test -race (fuzzing in the background)"
-# The bounded fuzzing (one worker) uses the processor time the live tests
-# leave while they wait on their servers. Budgets are execution counts, not
-# durations: a duration -fuzztime races Go's fuzz coordinator at the
-# deadline and fails with "context deadline exceeded" and no input
-# (golang/go#75804, fixed in Go 1.27).
+phase "go test -race (bench modules and fuzzing in the background)"
+# The bench modules' checks and the bounded fuzzing (one worker) use the
+# processor time the live tests leave while they wait on their servers.
+# Fuzz budgets are execution counts, not durations: a duration -fuzztime
+# races Go's fuzz coordinator at the deadline and fails with "context
+# deadline exceeded" and no input (golang/go#75804, fixed in Go 1.27).
 (
-	go test ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 50000x -parallel 1 &&
-		go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 100000x -parallel 1 &&
-		go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 100000x -parallel 1
+	(cd bench && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...) &&
+		(cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
+) >"$tmp/bench.log" 2>&1 &
+bench=$!
+(
+	go test ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 40000x -parallel 1 &&
+		go test ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 60000x -parallel 1 &&
+		go test ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 60000x -parallel 1
 ) >"$tmp/fuzz.log" 2>&1 &
 fuzz=$!
 # The conformance live suite (every scenario against the installed servers,
@@ -65,8 +70,12 @@ phase "conformance live suite"
 cat "$tmp/summary"
 
 phase "bench modules (peers read every message of every corpus)"
-(cd bench && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
-(cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -count=1 ./...)
+if ! wait "$bench"; then
+	cat "$tmp/bench.log" >&2
+	echo "the bench modules failed" >&2
+	exit 1
+fi
+grep -E '^(ok|FAIL)' "$tmp/bench.log"
 
 phase "fuzz (bounded)"
 if ! wait "$fuzz"; then
