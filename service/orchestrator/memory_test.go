@@ -12,9 +12,9 @@ import (
 	"github.com/lspkit/lspkit/service/config"
 )
 
-// TestMemoryFlat: 3,000 check cycles on one file, its text alternating
+// TestMemoryFlat: 2,000 check cycles on one file, its text alternating
 // between an error and a fix so the server re-diagnoses each time, leave
-// the heap where it was after the first 500.
+// the heap where it was after the first 400.
 func TestMemoryFlat(t *testing.T) {
 	gopls := servertest.Binary(t, "gopls")
 	root := t.TempDir()
@@ -45,7 +45,7 @@ func TestMemoryFlat(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	const warm, cycles = 500, 3000
+	const warm, cycles = 400, 2000
 	for i := range warm {
 		check(i)
 	}
