@@ -272,6 +272,10 @@ func (c *Client) Shutdown(ctx context.Context) error {
 	default:
 		ctx, cancel := context.WithTimeout(ctx, c.cfg.StopGrace)
 		defer cancel()
+		// Answer what the server asked before saying goodbye.
+		if derr := c.conn.Drain(ctx); derr != nil {
+			c.log.Debug("shutdown: server requests still unanswered", "err", derr)
+		}
 		_, err = protocol.ShutdownRequest.Call(ctx, c.conn, protocol.NoParams{})
 		if _, lied := errors.AsType[*protocol.DecodeError](err); lied {
 			// It answered, with something other than null: good enough

@@ -42,18 +42,28 @@ type Replayer struct {
 	asked       map[string]string         // server request id → its method
 	pending     []int                     // indices of unmatched client entries, in order
 	followers   map[int][]int             // client entry → the server entries after it
+	pullAt      map[int]int32             // recorded pull entry → its document's version then
+	live        map[string]int32          // document URI (normalized) → the version the client last sent
 	divergences []string
 }
 
 // NewReplayer returns a replayer for t; serversDir stands for $SERVERS.
 func NewReplayer(t *Transcript, serversDir string) *Replayer {
-	r := &Replayer{t: t, serversDir: serversDir, ids: map[string]jsontext.Value{}, held: map[string][]int{}, asked: map[string]string{}, followers: map[int][]int{}}
+	r := &Replayer{t: t, serversDir: serversDir, ids: map[string]jsontext.Value{}, held: map[string][]int{}, asked: map[string]string{}, followers: map[int][]int{},
+		pullAt: map[int]int32{}, live: map[string]int32{}}
 	last := -1
+	recorded := map[string]int32{} // document version as the recording's client had sent it
 	for i, e := range t.Entries {
 		switch e.Dir {
 		case ClientToServer:
 			if method(e.Msg) == "$/cancelRequest" {
 				continue // timing: a client cancels what it stopped waiting for
+			}
+			if uri, v, ok := documentVersion(e.Msg); ok {
+				recorded[uri] = v
+			}
+			if optional(e.Msg) {
+				r.pullAt[i] = recorded[documentURI(e.Msg)]
 			}
 			r.pending = append(r.pending, i)
 			last = i
@@ -134,19 +144,15 @@ func documentURI(msg []byte) string {
 }
 
 // answerExtraPull answers a pull the recording did not make with the
-// result of the last pull recorded for the document before the point the
-// replay has reached (the first client message still to come): the answer
-// the server gave for the same text. It reports whether there was one.
+// result of the last pull the recording made at the same document version:
+// the answer the server gave for the same text. It reports whether there
+// was one.
 func (r *Replayer) answerExtraPull(w *transport.Writer, msg []byte) bool {
 	uri := r.normalizeText(documentURI(msg))
-	now := len(r.t.Entries)
-	if len(r.pending) > 0 {
-		now = r.pending[0]
-	}
+	version := r.live[uri]
 	var pullID jsontext.Value
-	for k := 0; k < now; k++ {
-		e := r.t.Entries[k]
-		if e.Dir == ClientToServer && optional(e.Msg) && documentURI(e.Msg) == uri {
+	for k, e := range r.t.Entries {
+		if e.Dir == ClientToServer && optional(e.Msg) && documentURI(e.Msg) == uri && r.pullAt[k] == version {
 			pullID, _ = idOf(e.Msg)
 		}
 	}
@@ -161,6 +167,28 @@ func (r *Replayer) answerExtraPull(w *transport.Writer, msg []byte) bool {
 		}
 	}
 	return false
+}
+
+// documentVersion reads the document and version a didOpen or didChange
+// sends.
+func documentVersion(msg []byte) (string, int32, bool) {
+	switch method(msg) {
+	case protocol.DidOpenTextDocumentNotification.Method(), protocol.DidChangeTextDocumentNotification.Method():
+	default:
+		return "", 0, false
+	}
+	var v struct {
+		Params struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int32  `json:"version"`
+			} `json:"textDocument"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &v) != nil {
+		return "", 0, false
+	}
+	return v.Params.TextDocument.URI, v.Params.TextDocument.Version, true
 }
 
 // normalizeText puts the placeholders into a text from the client.
@@ -183,11 +211,21 @@ func (r *Replayer) handle(w *transport.Writer, msg []byte) bool {
 	// The first recorded message of the same kind that matches exactly,
 	// else the first of the same kind (a divergence): a client's
 	// concurrent requests may go out in another order than recorded.
+	if uri, v, ok := documentVersion(msg); ok {
+		r.live[r.normalizeText(uri)] = v
+	}
 	sig := signature(msg)
 	got := r.normalize(msg, false)
+	// A pull is answered for the document's text: it matches only a pull
+	// the recording made at the same version (pulls carry no version, and
+	// how many a client makes is timing).
+	version, isPull := int32(0), optional(msg)
+	if isPull {
+		version = r.live[r.normalizeText(documentURI(msg))]
+	}
 	at := -1
 	for k, i := range r.pending {
-		if signature(r.t.Entries[i].Msg) != sig {
+		if signature(r.t.Entries[i].Msg) != sig || isPull && r.pullAt[i] != version {
 			continue
 		}
 		if at < 0 {

@@ -116,6 +116,8 @@ type Conn struct {
 	running   map[ID]context.CancelFunc // incoming requests not yet answered
 	queue     []*Request                // incoming messages not yet dispatched
 	queued    chan struct{}             // signalled when queue grows
+	inflight  int                       // incoming messages queued or being handled (and answered)
+	drained   chan struct{}             // closed when inflight falls to 0; replaced when it rises
 	closing   bool
 	cause     error
 	baseCtx   context.Context
@@ -156,6 +158,7 @@ func NewConn(rwc io.ReadWriteCloser, opts Options) *Conn {
 		pending:   map[int64]*pendingCall{},
 		running:   map[ID]context.CancelFunc{},
 		queued:    make(chan struct{}, 1),
+		drained:   closedChan(),
 		baseCtx:   ctx,
 		cancelAll: cancel,
 		done:      make(chan struct{}),
@@ -165,6 +168,40 @@ func NewConn(rwc io.ReadWriteCloser, opts Options) *Conn {
 	go c.dispatchLoop()
 	go c.writeLoop()
 	return c
+}
+
+func closedChan() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+// Drain waits until every incoming message that has arrived is handled,
+// and every request among them answered, or ctx ends or the connection
+// does. A side about to end the conversation (an LSP client sending
+// shutdown) drains first, so no request of the peer goes unanswered.
+func (c *Conn) Drain(ctx context.Context) error {
+	c.mu.Lock()
+	drained := c.drained
+	c.mu.Unlock()
+	select {
+	case <-drained:
+		return nil
+	case <-c.done:
+		return fmt.Errorf("transport: drain: connection down: %w", c.Err())
+	case <-ctx.Done():
+		return fmt.Errorf("transport: drain: %w", ctx.Err())
+	}
+}
+
+// handled counts an incoming message as handled (and answered).
+func (c *Conn) handled() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inflight--
+	if c.inflight == 0 {
+		close(c.drained)
+	}
 }
 
 // Done is closed when the connection has ended.
@@ -557,6 +594,10 @@ func (c *Conn) incoming(env *Envelope, frame []byte) {
 	if c.closing {
 		return
 	}
+	if c.inflight == 0 {
+		c.drained = make(chan struct{})
+	}
+	c.inflight++
 	c.queue = append(c.queue, req)
 	select {
 	case c.queued <- struct{}{}:
@@ -660,6 +701,7 @@ func (c *Conn) dispatchLoop() {
 		}
 		if req.Notification {
 			c.handleNotification(req)
+			c.handled()
 			continue
 		}
 		select {
@@ -694,6 +736,7 @@ func (c *Conn) handleNotification(req *Request) {
 
 func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, req *Request) {
 	defer c.others.Done()
+	defer c.handled() // after the reply is written
 	defer func() { <-c.sem }()
 	defer func() {
 		c.mu.Lock()

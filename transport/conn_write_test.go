@@ -159,3 +159,32 @@ func TestCallRawDecodesOnce(t *testing.T) {
 		t.Fatalf("decoder saw %s", r)
 	}
 }
+
+// TestDrain: Drain returns once every incoming request is answered.
+func TestDrain(t *testing.T) {
+	release, started := make(chan struct{}), make(chan struct{})
+	c, peer := newRawPeer(t, Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		close(started)
+		<-release
+		return "done", nil
+	})})
+	if err := c.Drain(context.Background()); err != nil {
+		t.Fatalf("an idle connection does not drain: %v", err)
+	}
+	peer.send(t, `{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	<-started
+	drained := make(chan error, 1)
+	go func() { drained <- c.Drain(context.Background()) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := c.Drain(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("drained with a request unanswered: %v", err)
+	}
+	close(release)
+	if got := peer.recv(t); got != `{"jsonrpc":"2.0","id":1,"result":"done"}` {
+		t.Fatalf("answer: %s", got)
+	}
+	if err := <-drained; err != nil {
+		t.Fatal(err)
+	}
+}
