@@ -55,6 +55,7 @@ func goModule(t *testing.T) string {
 }
 
 func TestClientGopls(t *testing.T) {
+	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -93,6 +94,7 @@ func TestClientGopls(t *testing.T) {
 // TestClientTypeScript7: TypeScript 7's native server exits with status 1
 // even after shutdown and exit; a shutdown we asked for is stopped, not broken.
 func TestClientTypeScript7(t *testing.T) {
+	t.Parallel()
 	tsc := servertest.Binary(t, "tsc7")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.ts"), []byte("export const x: number = 1;\n"), 0o644); err != nil {

@@ -100,6 +100,7 @@ func TestColumns(t *testing.T) {
 }
 
 func TestDiagnosticsGopls(t *testing.T) {
+	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -145,6 +146,7 @@ func TestDiagnosticsGopls(t *testing.T) {
 // come only by pull. It counts columns in UTF-8 bytes, and the error and the
 // fix sit after é🙂 on their line.
 func TestDiagnosticsTypeScript7(t *testing.T) {
+	t.Parallel()
 	tsc := servertest.Binary(t, "tsc7")
 	dir := tsProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -173,6 +175,7 @@ func errorsOf(diags []protocol.Diagnostic) []protocol.Diagnostic {
 // TestDiagnosticsTypeScriptLanguageServer: typescript-language-server (with
 // TypeScript 6) pushes diagnostics.
 func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {
+	t.Parallel()
 	tsls := servertest.Binary(t, "typescript-language-server")
 	dir := tsProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -185,6 +188,7 @@ func TestDiagnosticsTypeScriptLanguageServer(t *testing.T) {
 // TestDiagnosticsPyright: pyright offers pull diagnostics by dynamic
 // registration (twice, then withdraws one), possibly after the file is open.
 func TestDiagnosticsPyright(t *testing.T) {
+	t.Parallel()
 	pyright := servertest.Binary(t, "pyright-langserver")
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -196,6 +200,7 @@ func TestDiagnosticsPyright(t *testing.T) {
 
 // TestDiagnosticsClangd: clangd pushes diagnostics with versions.
 func TestDiagnosticsClangd(t *testing.T) {
+	t.Parallel()
 	clangd := servertest.Binary(t, "clangd")
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -251,6 +256,7 @@ func errorThenFixed(ctx context.Context, t *testing.T, c *Client, path, language
 // opened. A fix on disk reaches pyright through the file watcher and its
 // next report clears the error.
 func TestWorkspaceDiagnosticsPyright(t *testing.T) {
+	t.Parallel()
 	pyright := servertest.Binary(t, "pyright-langserver")
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.py")
@@ -284,6 +290,7 @@ func TestWorkspaceDiagnosticsPyright(t *testing.T) {
 // TestSaveGopls: with diagnosticsTrigger "Save", gopls diagnoses a change
 // only when it is saved, so the new error appears only through didSave.
 func TestSaveGopls(t *testing.T) {
+	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

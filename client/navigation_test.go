@@ -36,6 +36,7 @@ func Use() string {
 `
 
 func TestNavigationGopls(t *testing.T) {
+	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
 	dir := t.TempDir()
 	files := map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "lib.go": navLib, "use.go": navUse}
@@ -137,6 +138,7 @@ type navFixture struct {
 // TestNavigationServers: definition and references across two files on
 // TypeScript (both servers), pyright and clangd.
 func TestNavigationServers(t *testing.T) {
+	t.Parallel()
 	tsFiles := map[string]string{
 		"tsconfig.json": `{"compilerOptions":{"strict":true}}`,
 		"lib.ts":        "export function greeting(name: string): string {\n  return \"hello, \" + name;\n}\n",

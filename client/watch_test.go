@@ -293,6 +293,7 @@ func TestWatchUnregister(t *testing.T) {
 // defines what an open file lacks; gopls hears of it through the watcher and
 // the open file's error clears without reopening it.
 func TestWatchedFilesGopls(t *testing.T) {
+	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -318,6 +319,7 @@ func TestWatchedFilesGopls(t *testing.T) {
 // TestNoFileWatcherGopls: without the capability gopls registers no
 // watchers, and no watcher runs.
 func TestNoFileWatcherGopls(t *testing.T) {
+	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

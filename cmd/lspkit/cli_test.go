@@ -61,6 +61,7 @@ func processesIn(dir string) []string {
 }
 
 func TestCLIUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if out, _, code := lspkit(t, dir, "--version"); code != 0 || !strings.HasPrefix(out, "lspkit ") {
 		t.Errorf("--version: %d %q", code, out)
@@ -92,6 +93,7 @@ func TestCLIUsage(t *testing.T) {
 }
 
 func TestCLICheck(t *testing.T) {
+	t.Parallel()
 	serversEnv(t)
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
@@ -118,6 +120,7 @@ func TestCLICheck(t *testing.T) {
 }
 
 func TestCLIStatus(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"lspkit.json": `{"lsp": false}`})
 	out, _, code := lspkit(t, root, "status")
@@ -140,6 +143,7 @@ func TestCLIStatus(t *testing.T) {
 // installed into the user cache on first need, with progress on stderr,
 // and then used; without npm the server is unavailable, saying why.
 func TestAutoInstall(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed")
 	}

@@ -156,6 +156,7 @@ func noInstall(extra string) string {
 }
 
 func TestReadyAndShutdown(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n", "lspkit.json": noInstall("")})
 	d := startDaemon(t, root, serversEnv(t)...)
@@ -190,6 +191,7 @@ func TestReadyAndShutdown(t *testing.T) {
 // TestDaemonExits: stdin EOF and SIGTERM stop the servers and exit 0;
 // SIGKILL of the daemon takes its servers with it (Pdeathsig).
 func TestDaemonExits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		end   func(d *daemon) error
@@ -228,6 +230,7 @@ func TestDaemonExits(t *testing.T) {
 // TestBootstrap: the root and configuration from LSPKIT_BOOTSTRAP, as
 // agents spawn the daemon (no --root, another working directory).
 func TestBootstrap(t *testing.T) {
+	t.Parallel()
 	serversEnv(t)
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"})

@@ -64,6 +64,7 @@ func textOf(res *mcp.CallToolResult) string {
 // TestMCPFDs: `lspkit serve --mcp-fds 3,4`: the control channel on stdio and
 // MCP on fds 3 and 4 share one orchestrator and one gopls.
 func TestMCPFDs(t *testing.T) {
+	t.Parallel()
 	serversEnv(t)
 	root := mcpFixture(t, noInstall(""))
 	mcpIn, toDaemon, err := os.Pipe()

@@ -50,6 +50,7 @@ func mustCheck(t *testing.T, o *Orchestrator, p api.CheckParams) api.CheckResult
 // TestGoCrossFile: a write to a.go that changes a signature breaks b.go; a
 // write report and DiagnosticsAfter include b.go; unsaved text stands.
 func TestGoCrossFile(t *testing.T) {
+	t.Parallel()
 	servertest.Binary(t, "gopls")
 	o := live(t, map[string]string{
 		"go.mod": goMod,
@@ -94,6 +95,7 @@ func TestGoCrossFile(t *testing.T) {
 // hover and symbols against gopls, 1-based and in code points (é🙂 precede
 // the call on its line).
 func TestNavigation(t *testing.T) {
+	t.Parallel()
 	servertest.Binary(t, "gopls")
 	o := live(t, map[string]string{
 		"go.mod": goMod,
@@ -144,6 +146,7 @@ func TestNavigation(t *testing.T) {
 
 // TestTypeScriptAndESLint: one .ts file, two servers, both reporting.
 func TestTypeScriptAndESLint(t *testing.T) {
+	t.Parallel()
 	servertest.Binary(t, "typescript-language-server")
 	servertest.Binary(t, "vscode-eslint-language-server")
 	o := live(t, map[string]string{
@@ -172,6 +175,7 @@ func TestTypeScriptAndESLint(t *testing.T) {
 // TestTypeScript7: the pull-only server, enabled by configuration instead
 // of typescript-language-server.
 func TestTypeScript7(t *testing.T) {
+	t.Parallel()
 	servertest.Binary(t, "tsc7")
 	o := live(t, map[string]string{
 		"tsconfig.json": `{"compilerOptions":{"strict":true}}`,
@@ -186,6 +190,7 @@ func TestTypeScript7(t *testing.T) {
 // TestCustomServer: a server from the configuration, on a command from the
 // configuration (gopls under another id, the built-in off).
 func TestCustomServer(t *testing.T) {
+	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
 	o := live(t, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"},
 		fmt.Sprintf(`,"servers":{"gopls":{"enabled":false},"mygo":{"command":%q,"extensions":[".go"],"rootMarkers":["go.mod"],"env":{"GOFLAGS":"-mod=mod"}}}`, gopls))
