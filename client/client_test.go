@@ -75,7 +75,7 @@ func TestClientGopls(t *testing.T) {
 	// gopls registers for configuration changes and watched files (this
 	// client offers dynamic registration for both), and indexes the module.
 	waitFor(ctx, t, c, "didChangeConfiguration and didChangeWatchedFiles registrations", func() bool {
-		return len(c.Registrations("workspace/didChangeConfiguration")) > 0 && len(c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)) > 0
+		return len(c.Registrations(protocol.DidChangeConfigurationNotification.Method())) > 0 && len(c.Registrations(protocol.DidChangeWatchedFilesNotification.Method())) > 0
 	})
 	waitFor(ctx, t, c, "indexing to finish", func() bool { return !c.Busy() })
 	if err := c.Shutdown(ctx); err != nil {

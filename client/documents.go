@@ -173,14 +173,15 @@ func (c *Client) Save(ctx context.Context, path string) error {
 	}
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	text, open := c.docs.text(uri)
+	doc, open := c.docs.get(uri)
 	if !open {
 		return fmt.Errorf("client: %s: save %s: document not open", c.cfg.Name, path)
 	}
-	caps := c.ServerCapabilities()
-	if !caps.Supports(protocol.MethodTextDocumentDidSave) && !c.regs.has(protocol.MethodTextDocumentDidSave) {
+	text := doc.text
+	if !c.Supports(protocol.DidSaveTextDocumentNotification.Method(), uri, doc.languageID) {
 		return nil
 	}
+	caps := c.ServerCapabilities()
 	params := protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}
 	if includeText(&caps) {
 		params.Text = &text

@@ -115,8 +115,8 @@ func TestProcessGopls(t *testing.T) {
 	conn := transport.NewConn(p.Stdio(), transport.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var res protocol.InitializeResult
-	if err := conn.Call(ctx, protocol.MethodInitialize, protocol.InitializeParams{ProcessID: protocol.NewNullable(int32(os.Getpid()))}, &res); err != nil {
+	res, err := protocol.InitializeRequest.Call(ctx, conn, protocol.InitializeParams{ProcessID: protocol.NewNullable(int32(os.Getpid()))})
+	if err != nil {
 		t.Fatalf("initialize: %v (%s)", err, strings.Join(p.StderrTail(), " | "))
 	}
 	if res.ServerInfo == nil || res.ServerInfo.Name != "gopls" {

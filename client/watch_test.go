@@ -16,7 +16,7 @@ import (
 )
 
 func reg(id, options string) protocol.Registration {
-	return protocol.Registration{ID: id, Method: protocol.MethodWorkspaceDidChangeWatchedFiles, RegisterOptions: []byte(options)}
+	return protocol.Registration{ID: id, Method: protocol.DidChangeWatchedFilesNotification.Method(), RegisterOptions: []byte(options)}
 }
 
 func TestWatchPatterns(t *testing.T) {
@@ -300,7 +300,7 @@ func TestWatchedFilesGopls(t *testing.T) {
 	dir := goModule(t)
 	c := startClient(ctx, t, Config{Name: "gopls", Command: Command{Path: gopls, Env: []string{"GOFLAGS=-mod=mod", "GOPROXY=off"}}, Root: dir})
 	waitFor(ctx, t, c, "gopls to register watched files", func() bool {
-		return len(c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)) > 0
+		return len(c.Registrations(protocol.DidChangeWatchedFilesNotification.Method())) > 0
 	})
 	uri, v, err := c.Sync(ctx, filepath.Join(dir, "use.go"), "go", "package demo\n\nfunc Use() int { return Helper() }\n")
 	if err != nil {
@@ -335,7 +335,7 @@ func TestNoFileWatcherGopls(t *testing.T) {
 	c.watchMu.Lock()
 	w := c.watcher
 	c.watchMu.Unlock()
-	if n := len(c.Registrations(protocol.MethodWorkspaceDidChangeWatchedFiles)); n != 0 || w != nil {
+	if n := len(c.Registrations(protocol.DidChangeWatchedFilesNotification.Method())); n != 0 || w != nil {
 		t.Fatalf("%d watched-files registrations, watcher %v", n, w)
 	}
 }

@@ -43,8 +43,16 @@ func TestBuiltins(t *testing.T) {
 	if !specs["dockerfile"].Serves("/w/Dockerfile") || specs["typescript"].LanguageID("/w/a.tsx") != "typescriptreact" || specs["clangd"].LanguageID("a.cpp") != "cpp" {
 		t.Error("file names or language ids")
 	}
-	if v := specs["typescript"].Version(); v != "5.3.0 + typescript 6.0.3" {
-		t.Errorf("typescript version %q", v)
+	synthetic, err := parse([]byte(`{"installs":{"g":{"kind":"npm","packages":["a-ls@1.2.3","@scope/lib@4.5.6"]},"s":{"kind":"apt","packages":["a-ls-9"]}},
+		"servers":[{"id":"a","command":"a","extensions":[".a"],"install":{"group":"g","bin":"a"}},{"id":"b","command":"b","extensions":[".b"],"install":{"group":"s","bin":"a-ls-9"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := synthetic["a"].Version(); v != "1.2.3 + @scope/lib 4.5.6" {
+		t.Errorf("npm group version %q", v)
+	}
+	if v := synthetic["b"].Version(); v != "a-ls-9" {
+		t.Errorf("apt version %q", v)
 	}
 	if specs["typescript7"].Enabled || !specs["gopls"].Enabled {
 		t.Error("default enablement")
