@@ -41,6 +41,8 @@ type Config struct {
 	// capabilities: for one-shot uses, where files do not change while the
 	// server runs.
 	NoFileWatcher bool
+	// Settle says how the server says it is done with a text (Diagnose).
+	Settle SettlePolicy
 	// StopGrace is how long Shutdown waits for the server to exit before
 	// terminating it, and then before killing it (2 s).
 	StopGrace time.Duration
@@ -412,7 +414,7 @@ func (s serverRequests) WorkspaceApplyEdit(ctx context.Context, p *protocol.Appl
 // asks for a new workspace pull.
 func (s serverRequests) WorkspaceDiagnosticRefresh(context.Context) error {
 	for uri, v := range s.c.docs.sentVersions() {
-		s.c.pulls.pull(uri, v)
+		s.c.pulls.pull(uri, v, 0)
 	}
 	s.c.pulls.kickWorkspace()
 	return nil

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -24,6 +23,9 @@ type fileDiagnostics struct {
 	pulled       bool
 	pullVersion  int32
 	pullResultID string
+	pullEpoch    uint64 // the change epoch when the last pull answer arrived
+
+	settledEpoch uint64 // the change epoch when the server last said it was done with the file (a settle command returned)
 }
 
 // current is what the file's diagnostics are now: the pulled ones if the
@@ -75,9 +77,9 @@ func (s *diagStore) publish(p *protocol.PublishDiagnosticsParams, epoch uint64) 
 
 // storePull stores a pull result for uri computed at version: items (nil
 // when the server said unchanged: the stored ones stand) and the result id
-// for the next pull. A result for an older version than the stored one is
-// dropped.
-func (s *diagStore) storePull(uri protocol.DocumentURI, version int32, items *[]protocol.Diagnostic, resultID *string) {
+// for the next pull, tagged with the change epoch. A result for an older
+// version than the stored one is dropped.
+func (s *diagStore) storePull(uri protocol.DocumentURI, version int32, items *[]protocol.Diagnostic, resultID *string, epoch uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.fileLocked(uri)
@@ -91,7 +93,15 @@ func (s *diagStore) storePull(uri protocol.DocumentURI, version int32, items *[]
 	if resultID != nil {
 		f.pullResultID = *resultID
 	}
-	f.pulled, f.pullVersion = true, version
+	f.pulled, f.pullVersion, f.pullEpoch = true, version, epoch
+}
+
+// markSettled records that the server said, at epoch, that everything it
+// has to say about uri is in.
+func (s *diagStore) markSettled(uri protocol.DocumentURI, epoch uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fileLocked(uri).settledEpoch = epoch
 }
 
 // resultID returns the result id of uri's last pull, or "".
@@ -137,11 +147,6 @@ func (s *diagStore) all() map[protocol.DocumentURI][]protocol.Diagnostic {
 	return out
 }
 
-// quietWindow is how long a server that publishes without versions must stay
-// quiet after its first push following a change before that file counts as
-// settled.
-const quietWindow = 200 * time.Millisecond
-
 // Diagnostics returns the server's current diagnostics for uri: the pulled
 // ones if the server answers pulls, else the pushed ones.
 func (c *Client) Diagnostics(uri protocol.DocumentURI) []protocol.Diagnostic {
@@ -176,71 +181,6 @@ func (s Settle) String() string {
 		return "server gone"
 	}
 	return "Settle(" + strconv.Itoa(int(s)) + ")"
-}
-
-// WaitSettled waits until the diagnostics of uri are final for version: a
-// pull result for it, a push naming it, or — for servers that push without
-// versions — the first push after the change followed by a quiet window
-// (cut short by the deadline); never while the server reports work-done
-// progress still running.
-func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, version int32) Settle {
-	for {
-		changed := c.changes.wait()
-		settled, quietLeft := c.settled(uri, version)
-		if settled {
-			return Settled
-		}
-		var quiet <-chan time.Time
-		var timer *time.Timer
-		if quietLeft > 0 {
-			timer = time.NewTimer(quietLeft)
-			quiet = timer.C
-		}
-		end := Settle(-1)
-		select {
-		case <-changed:
-		case <-quiet:
-		case <-c.proc.Done():
-			end = ServerGone
-		case <-ctx.Done():
-			end = TimedOut
-			if quietLeft > 0 {
-				end = Settled // a push after the change arrived; the deadline cut the quiet window
-			}
-		}
-		if timer != nil {
-			timer.Stop()
-		}
-		if end >= 0 {
-			return end
-		}
-	}
-}
-
-// settled reports whether uri's diagnostics are final for version, or how
-// long the quiet window still has to run.
-func (c *Client) settled(uri protocol.DocumentURI, version int32) (bool, time.Duration) {
-	if c.progress.busy() {
-		return false, 0
-	}
-	doc, open := c.docs.get(uri)
-	f, known := c.diags.get(uri)
-	if !open || !known {
-		return false, 0
-	}
-	if c.regs.pullProvider().ok {
-		return f.pulled && f.pullVersion >= version, 0
-	}
-	if f.pushVersion != nil {
-		return *f.pushVersion >= version, 0
-	}
-	if f.pushEpoch <= doc.changeEpoch {
-		return false, 0 // no push since the change
-	}
-	if left := quietWindow - time.Since(f.pushAt); left > 0 {
-		return false, left
-	}
-	return true, 0
 }
 
 // pullProvider is what the server said about pull diagnostics: whether it

@@ -72,6 +72,20 @@ func (s *docStore) update(uri protocol.DocumentURI, languageID, text string, epo
 	return before, *d, open, true
 }
 
+// bump advances an open document's version without changing its text,
+// and returns it; false when it is not open.
+func (s *docStore) bump(uri protocol.DocumentURI, epoch func() uint64) (document, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[uri]
+	if !ok {
+		return document{}, false
+	}
+	d.version++
+	d.changeEpoch = epoch()
+	return *d, true
+}
+
 // markSent records that version of uri is on the wire.
 func (s *docStore) markSent(uri protocol.DocumentURI, version int32) {
 	s.mu.Lock()
@@ -117,49 +131,68 @@ func (s *docStore) uris() []protocol.DocumentURI {
 // from the caller; the file on disk is not read. It returns the document's
 // URI and version; unchanged text sends nothing and keeps the version.
 func (c *Client) Sync(ctx context.Context, path, languageID, text string) (protocol.DocumentURI, int32, error) {
+	uri, version, _, err := c.sync(ctx, path, languageID, text)
+	return uri, version, err
+}
+
+// sync is Sync, also reporting whether anything was sent.
+func (c *Client) sync(ctx context.Context, path, languageID, text string) (protocol.DocumentURI, int32, bool, error) {
 	uri, err := protocol.FileURI(path)
 	if err != nil {
-		return "", 0, err
+		return "", 0, false, err
 	}
 	// Changes go out one at a time, in version order.
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
 	before, doc, open, changed := c.docs.update(uri, languageID, text, c.changes.advance)
 	if !changed {
-		return uri, doc.version, nil
+		return uri, doc.version, false, nil
 	}
 	c.changes.wake()
-	caps := c.ServerCapabilities()
-	kind := syncKind(&caps)
-	switch {
-	case !open:
+	if !open {
 		err = protocol.DidOpenTextDocumentNotification.Notify(ctx, c.conn, protocol.DidOpenTextDocumentParams{
 			TextDocument: protocol.TextDocumentItem{URI: uri, LanguageID: protocol.LanguageKind(languageID), Version: doc.version, Text: text},
 		})
-	case kind == protocol.TextDocumentSyncKindNone:
-		// The server wants no changes.
-	default:
-		change := protocol.NewTextDocumentContentChangeEventTextDocumentContentChangeWholeDocument(protocol.TextDocumentContentChangeWholeDocument{Text: text})
-		if kind == protocol.TextDocumentSyncKindIncremental {
-			start, end, replacement := minimalEdit(before.text, text, c.Mapper())
-			change = protocol.NewTextDocumentContentChangeEventTextDocumentContentChangePartial(protocol.TextDocumentContentChangePartial{
-				Range: protocol.Range{Start: start, End: end}, Text: replacement,
-			})
-		}
-		err = protocol.DidChangeTextDocumentNotification.Notify(ctx, c.conn, protocol.DidChangeTextDocumentParams{
-			TextDocument:   protocol.VersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
-			ContentChanges: []protocol.TextDocumentContentChangeEvent{change},
-		})
+	} else {
+		err = c.sendChange(ctx, uri, before.text, doc)
 	}
 	if err != nil {
-		return uri, doc.version, fmt.Errorf("client: %s: sync %s: %w", c.cfg.Name, uri, err)
+		return uri, doc.version, true, fmt.Errorf("client: %s: sync %s: %w", c.cfg.Name, uri, err)
 	}
-	// Only now may a pull be tagged with this version: a pull sent before
-	// the change would be answered for the old text.
-	c.docs.markSent(uri, doc.version)
+	c.sent(uri, doc.version)
+	return uri, doc.version, true, nil
+}
+
+// sent records that version of uri is on the wire and starts what follows
+// a change: only now may a pull be tagged with this version (a pull sent
+// before the change would be answered for the old text).
+func (c *Client) sent(uri protocol.DocumentURI, version int32) {
+	c.docs.markSent(uri, version)
 	c.pulls.kickWorkspace()
-	c.pulls.pull(uri, doc.version)
-	return uri, doc.version, nil
+	c.pulls.pull(uri, version, 0)
+}
+
+// sendChange sends didChange taking the server's copy of uri from old to
+// doc's text at doc's version: one minimal edit for servers with
+// incremental sync, the whole text otherwise, nothing for servers that
+// want no changes. The caller holds syncMu.
+func (c *Client) sendChange(ctx context.Context, uri protocol.DocumentURI, old string, doc document) error {
+	caps := c.ServerCapabilities()
+	kind := syncKind(&caps)
+	if kind == protocol.TextDocumentSyncKindNone {
+		return nil
+	}
+	change := protocol.NewTextDocumentContentChangeEventTextDocumentContentChangeWholeDocument(protocol.TextDocumentContentChangeWholeDocument{Text: doc.text})
+	if kind == protocol.TextDocumentSyncKindIncremental {
+		start, end, replacement := minimalEdit(old, doc.text, c.Mapper())
+		change = protocol.NewTextDocumentContentChangeEventTextDocumentContentChangePartial(protocol.TextDocumentContentChangePartial{
+			Range: protocol.Range{Start: start, End: end}, Text: replacement,
+		})
+	}
+	return protocol.DidChangeTextDocumentNotification.Notify(ctx, c.conn, protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{URI: uri, Version: doc.version},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{change},
+	})
 }
 
 // Save tells the server the open document at path was saved (didSave, with

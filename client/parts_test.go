@@ -102,22 +102,26 @@ func TestDiagStore(t *testing.T) {
 		t.Fatalf("push: %+v", f)
 	}
 	items := []protocol.Diagnostic{diag("pulled v4")}
-	s.storePull(a, 4, &items, protocol.Ptr("r4"))
+	s.storePull(a, 4, &items, protocol.Ptr("r4"), 6)
 	old := []protocol.Diagnostic{diag("pulled v2")}
-	s.storePull(a, 2, &old, protocol.Ptr("r2")) // older: dropped
+	s.storePull(a, 2, &old, protocol.Ptr("r2"), 7) // older: dropped
 	f, _ = s.get(a)
-	if MessageText(f.current()[0]) != "pulled v4" || f.pullResultID != "r4" || s.resultID(a) != "r4" {
+	if MessageText(f.current()[0]) != "pulled v4" || f.pullResultID != "r4" || s.resultID(a) != "r4" || f.pullEpoch != 6 {
 		t.Fatalf("pull: %+v", f)
 	}
-	s.storePull(a, 5, nil, protocol.Ptr("r5")) // unchanged: the items stand
-	if f, _ = s.get(a); MessageText(f.current()[0]) != "pulled v4" || f.pullVersion != 5 {
+	s.storePull(a, 5, nil, protocol.Ptr("r5"), 8) // unchanged: the items stand
+	if f, _ = s.get(a); MessageText(f.current()[0]) != "pulled v4" || f.pullVersion != 5 || f.pullEpoch != 8 {
 		t.Fatalf("unchanged: %+v", f)
 	}
 	if ids := s.resultIDs(); len(ids) != 1 || ids[0].Value != "r5" {
 		t.Fatalf("result ids %+v", ids)
 	}
 	empty := []protocol.Diagnostic{}
-	s.storePull("file:///b.go", 1, &empty, nil)
+	s.storePull("file:///b.go", 1, &empty, nil, 9)
+	s.markSettled(a, 10)
+	if f, _ = s.get(a); f.settledEpoch != 10 {
+		t.Fatalf("settled: %+v", f)
+	}
 	if all := s.all(); len(all) != 1 || len(all[a]) != 1 {
 		t.Fatalf("all: %+v", all)
 	}

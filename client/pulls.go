@@ -58,18 +58,19 @@ func (p *puller) close() {
 	p.running.Wait()
 }
 
-// pull makes sure the server's pull diagnostics for uri cover version, in
-// the background: concurrent needs share the pull in flight, and a need for
-// a version newer than the one in flight pulls again when it is answered,
-// with the result id it brought. An older version's answer never replaces a
-// newer one's.
-func (p *puller) pull(uri protocol.DocumentURI, version int32) {
+// pull makes sure the server's pull diagnostics for uri cover version and
+// were answered after change epoch after, in the background: concurrent
+// needs share the pull in flight, and a need the pull in flight does not
+// meet (a newer version; a pull that began before after) pulls again when
+// it is answered, with the result id it brought. An older version's answer
+// never replaces a newer one's.
+func (p *puller) pull(uri protocol.DocumentURI, version int32, after uint64) {
 	if !p.c.regs.pullProvider().ok {
 		return
 	}
 	p.goRun(func() {
 		for p.life.Err() == nil {
-			if f, ok := p.c.diags.get(uri); ok && f.pulled && f.pullVersion >= version {
+			if f, ok := p.c.diags.get(uri); ok && f.pulled && f.pullVersion >= version && f.pullEpoch > after {
 				return
 			}
 			pulled, err, _ := p.docs.Do(string(uri), func() (any, error) { return p.pullOnce(uri) })
@@ -94,6 +95,7 @@ func (p *puller) pullOnce(uri protocol.DocumentURI) (int32, error) {
 	if id := c.diags.resultID(uri); id != "" {
 		params.PreviousResultID = &id
 	}
+	epoch := c.changes.advance() // the answer reflects what the server knew from now on
 	report, err := protocol.DocumentDiagnosticRequest.Call(p.life, c.conn, params)
 	if err != nil {
 		if p.life.Err() == nil {
@@ -103,20 +105,19 @@ func (p *puller) pullOnce(uri protocol.DocumentURI) (int32, error) {
 	}
 	var related map[protocol.DocumentURI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
 	if full, ok := report.AsRelatedFullDocumentDiagnosticReport(); ok {
-		c.diags.storePull(uri, version, &full.Items, full.ResultID)
+		c.diags.storePull(uri, version, &full.Items, full.ResultID, epoch)
 		related = full.RelatedDocuments
 	} else if unchanged, ok := report.AsRelatedUnchangedDocumentDiagnosticReport(); ok {
-		c.diags.storePull(uri, version, nil, &unchanged.ResultID)
+		c.diags.storePull(uri, version, nil, &unchanged.ResultID, epoch)
 		related = unchanged.RelatedDocuments
 	}
 	for ruri, r := range related {
 		if full, ok := r.AsFullDocumentDiagnosticReport(); ok {
-			c.diags.storePull(ruri, versions[ruri], &full.Items, full.ResultID)
+			c.diags.storePull(ruri, versions[ruri], &full.Items, full.ResultID, epoch)
 		} else if unchanged, ok := r.AsUnchangedDocumentDiagnosticReport(); ok {
-			c.diags.storePull(ruri, versions[ruri], nil, &unchanged.ResultID)
+			c.diags.storePull(ruri, versions[ruri], nil, &unchanged.ResultID, epoch)
 		}
 	}
-	c.changes.advance()
 	c.changes.wake()
 	return version, nil
 }
@@ -221,14 +222,14 @@ func (p *puller) merge(items []protocol.WorkspaceDocumentDiagnosticReport) {
 	}
 	c := p.c
 	versions := c.docs.sentVersions()
+	epoch := c.changes.advance()
 	for _, item := range items {
 		if full, ok := item.AsWorkspaceFullDocumentDiagnosticReport(); ok {
-			c.diags.storePull(full.URI, reportVersion(full.Version, versions[full.URI]), &full.Items, full.ResultID)
+			c.diags.storePull(full.URI, reportVersion(full.Version, versions[full.URI]), &full.Items, full.ResultID, epoch)
 		} else if unchanged, ok := item.AsWorkspaceUnchangedDocumentDiagnosticReport(); ok {
-			c.diags.storePull(unchanged.URI, reportVersion(unchanged.Version, versions[unchanged.URI]), nil, &unchanged.ResultID)
+			c.diags.storePull(unchanged.URI, reportVersion(unchanged.Version, versions[unchanged.URI]), nil, &unchanged.ResultID, epoch)
 		}
 	}
-	c.changes.advance()
 	c.changes.wake()
 }
 

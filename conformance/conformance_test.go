@@ -247,7 +247,13 @@ func TestLive(t *testing.T) {
 			NewWriter(f).Expect("outcome", out)
 			f.Close()
 			data, _ := os.ReadFile(raw)
-			data = Normalize(data, root, RootPlaceholder, filepath.Dir(root), RootPlaceholder+"/..", serversDir(t), ServersPlaceholder)
+			// No path of the recording machine stays in a transcript:
+			// the root, the server store, then the test's temporary
+			// directory, the home directory and the temporary directory
+			// as the servers' logs name them.
+			home, _ := os.UserHomeDir()
+			data = Normalize(data, root, RootPlaceholder, filepath.Dir(root), RootPlaceholder+"/..", serversDir(t), ServersPlaceholder,
+				filepath.Dir(filepath.Dir(root)), "$TMP/test", home, "$HOME", os.TempDir(), "$TMP")
 			if err := os.WriteFile(filepath.Join("testdata", sc.name+".jsonl"), data, 0o644); err != nil {
 				t.Fatal(err)
 			}

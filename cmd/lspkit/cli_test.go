@@ -93,6 +93,8 @@ func TestCLIUsage(t *testing.T) {
 	}
 }
 
+// TestCLICheck: findings, clean and the JSON report against gopls; the
+// severity flag widens the configured default.
 func TestCLICheck(t *testing.T) {
 	t.Parallel()
 	serversEnv(t)
@@ -101,6 +103,8 @@ func TestCLICheck(t *testing.T) {
 		"go.mod":      goMod,
 		"bad.go":      "package demo\n\nvar X int = \"s\"\n",
 		"good.go":     "package demo\n\nvar Y = 1\n",
+		"vet/vet.go":  "package vet\n\nimport \"fmt\"\n\nfunc P() { fmt.Printf(\"%d\\n\", \"x\") }\n",
+		"notes.xyz":   "not code\n",
 		"lspkit.json": noInstall(""),
 	})
 	out, errOut, code := lspkit(t, root, "check", "bad.go")
@@ -108,14 +112,70 @@ func TestCLICheck(t *testing.T) {
 		t.Fatalf("bad.go: exit %d\n%s\n%s", code, out, errOut)
 	}
 	noProcessesIn(t, root)
-	out, errOut, code = lspkit(t, root, "check", "good.go")
-	if code != 0 || out != "" {
-		t.Fatalf("good.go: exit %d\n%s\n%s", code, out, errOut)
+	// go vet's printf finding is a warning: clean at the default
+	// severities, a finding when warnings are asked for. (gopls runs the
+	// analyzers on packages without type errors: vet is its own package.)
+	if out, errOut, code = lspkit(t, root, "check", "good.go", "vet/vet.go"); code != 0 || out != "" {
+		t.Fatalf("good.go vet/vet.go: exit %d\n%s\n%s", code, out, errOut)
 	}
-	out, _, code = lspkit(t, root, "check", "--json", "bad.go", "good.go")
-	var diags []api.Diagnostic
-	if err := json.Unmarshal([]byte(out), &diags); err != nil || code != 1 || len(diags) != 1 || diags[0].File != "bad.go" {
-		t.Fatalf("--json: exit %d %v\n%s", code, err, out)
+	out, errOut, code = lspkit(t, root, "check", "--severity", "error,warning", "vet/vet.go")
+	if code != 1 || !strings.Contains(out, "vet/vet.go:5:") || !strings.Contains(out, "warning: fmt.Printf format %d has arg") {
+		t.Fatalf("--severity error,warning: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code = lspkit(t, root, "check", "--json", "bad.go", "good.go", "notes.xyz")
+	var report checkReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil || code != 1 || len(report.Diagnostics) != 1 || report.Diagnostics[0].File != "bad.go" {
+		t.Fatalf("--json: exit %d %v\n%s\n%s", code, err, out, errOut)
+	}
+	if len(report.Files) != 3 || !report.Files[0].Checked || report.Files[0].File != "bad.go" || len(report.Files[0].Servers) != 1 ||
+		report.Files[0].Servers[0].Verdict != api.VerdictSettled || report.Files[2].Checked || !strings.Contains(report.Files[2].Reason, "no language server handles .xyz files") {
+		t.Fatalf("--json files: %+v", report.Files)
+	}
+	if strings.Count(errOut, "notes.xyz") != 1 {
+		t.Fatalf("the unchecked file is not named once on stderr:\n%s", errOut)
+	}
+	noProcessesIn(t, root)
+}
+
+// TestCLICheckVerdicts: every way a file goes unchecked has its exit
+// status and its own reason, named once; bad input exits 2 and the other
+// files are still checked.
+func TestCLICheckVerdicts(t *testing.T) {
+	t.Parallel()
+	root, elsewhere := t.TempDir(), t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"notes.xyz":   "not code\n",
+		"blob.brk":    "\x00\x01binary",
+		"a.missing":   "x\n",
+		"a.brk":       "x\n",
+		"a.hang":      "x\n",
+		"dir/a.brk":   "x\n",
+		"lspkit.json": noInstall(`,"servers":{"missing":{"command":"lspkit-no-such-server","extensions":[".missing"]},"broken":{"command":"sh","args":["-c","echo the server fell over >&2; exit 3"],"extensions":[".brk"]},"hang":{"command":"sh","args":["-c","exec sleep 60"],"extensions":[".hang"]}}`),
+	})
+	writeFiles(t, elsewhere, map[string]string{"off/lspkit.json": `{"lsp": false}`, "off/a.go": "package a\n", "out.xyz": "x\n"})
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // on stderr
+	}{
+		{"no server", []string{"notes.xyz"}, 3, "notes.xyz: not checked: no language server handles .xyz files (configured: "},
+		{"binary", []string{"blob.brk"}, 3, "blob.brk: not checked: blob.brk is a binary file"},
+		{"unavailable", []string{"a.missing"}, 3, "a.missing: not checked: missing is unavailable: lspkit-no-such-server not found on PATH"},
+		{"broken", []string{"a.brk"}, 3, "the server fell over"},
+		{"timed out", []string{"--timeout", "300", "a.hang"}, 3, "a.hang: not checked: hang timed out after "},
+		{"missing path", []string{"gone.go", "notes.xyz"}, 2, "gone.go: no such file"},
+		{"directory", []string{"dir"}, 2, "dir: is a directory"},
+		{"outside the root", []string{filepath.Join(elsewhere, "out.xyz")}, 2, "outside the workspace root"},
+		{"disabled", []string{"--root", filepath.Join(elsewhere, "off"), filepath.Join(elsewhere, "off", "a.go")}, 3, "not checked: LSP is disabled by configuration"},
+	} {
+		out, errOut, code := lspkit(t, root, append([]string{"check"}, tc.args...)...)
+		if code != tc.code || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d and %q", tc.name, code, out, errOut, tc.code, tc.want)
+		}
+		if tc.name == "missing path" && !strings.Contains(errOut, "notes.xyz: not checked:") {
+			t.Errorf("missing path: the other file was not checked: %q", errOut)
+		}
 	}
 	noProcessesIn(t, root)
 }

@@ -56,8 +56,15 @@ Usage:
         run SERVER between a client on stdin/stdout and itself, unchanged,
         recording both directions as a transcript (JSON Lines) in FILE
   lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] [--timeout MS] FILE...
-        start the servers FILE needs, print its diagnostics, stop them;
-        exit 1 if there is an error, 0 if clean, 2 on usage errors
+        start the servers the FILEs need, print their diagnostics at the
+        severities asked for (default: the configuration's, error), stop them.
+        Exit status: 0 every file checked by every server for it and nothing
+        found; 1 findings; 2 bad input (a missing path, a directory, a file
+        outside the root, bad flags or configuration); 3 some file not (fully)
+        checked — no server for its type, server unavailable or broken, timed
+        out, binary, LSP disabled — and no findings. Each unchecked file is
+        named once on stderr with its reason. --json prints
+        {"diagnostics": [...], "files": [{"file", "checked", "reason"?, "servers": [...]}]}
   lspkit status [--root DIR] [--config FILE] [--json]
         what would run for the root: servers, binaries, configuration problems
   lspkit install [--tested] [SERVER...]
@@ -332,6 +339,28 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return 0
 }
 
+// The exit statuses of lspkit check.
+const (
+	exitClean     = 0 // every file checked by every server for it; nothing at the requested severities
+	exitFindings  = 1 // findings at the requested severities
+	exitBadInput  = 2 // a missing path, a directory, a file outside the root, bad flags or configuration
+	exitUnchecked = 3 // some file not (fully) checked, and no findings
+)
+
+// checkReport is lspkit check --json's output.
+type checkReport struct {
+	Diagnostics []api.Diagnostic `json:"diagnostics"`
+	Files       []fileVerdict    `json:"files"`
+}
+
+// fileVerdict is one file's verdict in a check report.
+type fileVerdict struct {
+	File    string             `json:"file"`
+	Checked bool               `json:"checked"`
+	Reason  string             `json:"reason,omitempty"`
+	Servers []api.ServerResult `json:"servers"`
+}
+
 func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := flags("check", &c)
@@ -349,6 +378,16 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lspkit check: --timeout: must be ≥ 0")
 		return exitUsage
 	}
+	var severities []string
+	if *severity != "" {
+		severities = strings.Split(*severity, ",")
+		for _, s := range severities {
+			if !api.ValidSeverity(s) {
+				fmt.Fprintf(stderr, "lspkit check: --severity: unknown severity %q (expected error, warning, info or hint)\n", s)
+				return exitUsage
+			}
+		}
+	}
 	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
@@ -359,61 +398,64 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
 		return exitUsage
 	}
-	severities := o.Config().IncludeSeverities
-	if *severity != "" {
-		severities = strings.Split(*severity, ",")
-		for _, s := range severities {
-			switch s {
-			case "error", "warning", "info", "hint":
-			default:
-				fmt.Fprintf(stderr, "lspkit check: --severity: unknown severity %q (expected error, warning, info or hint)\n", s)
-				return exitUsage
-			}
-		}
-	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	// A one-shot check has nothing for its servers to save: it kills them
 	// (SIGKILL to each process group) as it exits instead of waiting for a
 	// polite shutdown.
 	defer o.Kill()
-	wd, _ := os.Getwd()
-	var all []api.Diagnostic
-	failed := false
+
+	// Bad input is said first, one line per file; the other files are
+	// still checked, so nothing is lost.
+	code := exitClean
+	var files []string
 	for _, file := range fs.Args() {
-		abs, err := filepath.Abs(file)
-		if err != nil {
-			fmt.Fprintf(stderr, "lspkit check: %s: %v\n", file, err)
-			return exitUsage
-		}
-		res, err := o.Check(ctx, api.CheckParams{FilePath: abs, TimeoutMs: *timeoutMS})
-		if err != nil {
-			fmt.Fprintf(stderr, "lspkit check: %v\n", err)
-			failed = true
+		if why := badPath(o.Root(), file); why != "" {
+			fmt.Fprintf(stderr, "lspkit check: %s: %s\n", file, why)
+			code = exitBadInput
 			continue
 		}
-		if len(res.Servers) == 0 {
-			fmt.Fprintf(stderr, "lspkit check: %s: no language server for this file (or it is outside %s)\n", file, o.Root())
+		files = append(files, file)
+	}
+	// Files are checked at once: their servers work in parallel, and a
+	// check costs the slowest file, not the sum.
+	results := make([]api.CheckResult, len(files))
+	errs := make([]error, len(files))
+	var wg conc.WaitGroup
+	for i, file := range files {
+		abs, _ := filepath.Abs(file)
+		wg.Go(func() {
+			results[i], errs[i] = o.Check(ctx, api.CheckParams{FilePath: abs, TimeoutMs: *timeoutMS, Severities: severities})
+		})
+	}
+	if p := wg.WaitAndRecover(); p != nil {
+		fmt.Fprintf(stderr, "lspkit check: internal error: %v\n", p.Value)
+		return 1
+	}
+	report := checkReport{Diagnostics: []api.Diagnostic{}, Files: []fileVerdict{}}
+	unchecked := false
+	for i, file := range files {
+		res := results[i]
+		v := fileVerdict{File: file, Checked: res.Checked, Reason: res.Reason, Servers: res.Servers}
+		if rel, err := filepath.Rel(o.Root(), mustAbs(file)); err == nil {
+			v.File = filepath.ToSlash(rel)
 		}
-		for _, s := range res.Servers {
-			if s.Verdict != api.VerdictSettled {
-				fmt.Fprintf(stderr, "lspkit check: %s: %s %s after %d ms %s\n", file, s.ID, s.Verdict, s.MS, s.Reason)
-			}
+		if errs[i] != nil {
+			v.Reason = errs[i].Error()
 		}
-		for _, d := range res.Diagnostics {
-			if contains(severities, d.Severity) {
-				all = append(all, d)
-			}
+		if !v.Checked {
+			unchecked = true
+			fmt.Fprintf(stderr, "lspkit check: %s: not checked: %s\n", file, v.Reason)
 		}
+		report.Files = append(report.Files, v)
+		report.Diagnostics = append(report.Diagnostics, res.Diagnostics...)
 	}
 	if *asJSON {
-		if all == nil {
-			all = []api.Diagnostic{}
-		}
-		out, _ := json.Marshal(all, jsontext.WithIndent("  "))
+		out, _ := json.Marshal(report, jsontext.WithIndent("  "))
 		fmt.Fprintf(stdout, "%s\n", out)
 	} else {
-		for _, d := range all {
+		wd, _ := os.Getwd()
+		for _, d := range report.Diagnostics {
 			path := filepath.Join(o.Root(), filepath.FromSlash(d.File))
 			if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
 				path = r
@@ -425,15 +467,45 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s [%s]\n", path, d.Line, d.Character, d.Severity, d.Message, source)
 		}
 	}
-	for _, d := range all {
-		if d.Severity == "error" {
-			return 1
-		}
+	switch {
+	case code == exitBadInput:
+		return exitBadInput
+	case len(report.Diagnostics) > 0:
+		return exitFindings
+	case unchecked:
+		return exitUnchecked
 	}
-	if failed {
-		return 1
+	return exitClean
+}
+
+// badPath says why file cannot be checked under root — missing, a
+// directory, outside the root — or "".
+func badPath(root, file string) string {
+	abs := mustAbs(file)
+	info, err := os.Stat(abs)
+	switch {
+	case err != nil && errors.Is(err, os.ErrNotExist):
+		return "no such file"
+	case err != nil:
+		return err.Error()
+	case info.IsDir():
+		return "is a directory (name the files to check)"
 	}
-	return 0
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if rel, err := filepath.Rel(root, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "outside the workspace root " + root + " (set --root)"
+	}
+	return ""
+}
+
+// mustAbs is file as an absolute path (the file itself if that fails).
+func mustAbs(file string) string {
+	if abs, err := filepath.Abs(file); err == nil {
+		return abs
+	}
+	return file
 }
 
 // progressBar draws auto-install progress on stderr: on a terminal one
@@ -463,15 +535,6 @@ func progressBar(w io.Writer) func(registry.Progress) {
 			fmt.Fprintf(w, "\r\033[Klspkit: installing %s [%s] %.0f s", p.Server, bar, p.Elapsed.Seconds())
 		}
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func status(args []string, stdout, stderr io.Writer) int {

@@ -107,6 +107,10 @@ type CheckParams struct {
 	FilePath  string  `json:"filePath"`
 	Text      *string `json:"text,omitzero"`      // authoritative instead of the file on disk
 	TimeoutMs int     `json:"timeoutMs,omitzero"` // per server; 0: the configured timeouts
+	// Severities are the severities reported ("error", "warning", "info",
+	// "hint"); empty: the configuration's includeSeverities. They widen as
+	// well as narrow the configured default.
+	Severities []string `json:"severities,omitzero"`
 }
 
 // Verdict says how one server finished a check.

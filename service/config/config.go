@@ -203,7 +203,7 @@ func Parse(data []byte, source string) (Config, error) {
 	}
 	opts, err := object(lsp, source, "lsp")
 	if err != nil {
-		return cfg, &Error{Source: source, Key: "lsp", Msg: "expected false or an object, got " + describe(lsp)}
+		return cfg, &Error{Source: source, Key: "lsp", Msg: "expected true, false or an object, got " + describe(lsp)}
 	}
 	p := parser{source: source}
 	for _, k := range sorted(opts) {
@@ -265,17 +265,17 @@ func Parse(data []byte, source string) (Config, error) {
 	return cfg, nil
 }
 
-// ParseOpencode reads the lsp key of an opencode.json: "lsp": false,
-// or servers by id with command (an array), extensions, env,
+// ParseOpencode reads the lsp key of an opencode.json: "lsp": true (the
+// defaults), "lsp": false (off), or servers by id with command (an array), extensions, env,
 // initialization and disabled.
 func ParseOpencode(data []byte, source string) (Config, error) {
 	cfg, lsp, err := lspValue(data, source)
-	if err != nil || lsp == nil {
-		return cfg, err
+	if err != nil || lsp == nil || lsp.Kind() == 't' {
+		return cfg, err // "lsp": true is the defaults
 	}
 	servers, err := object(lsp, source, "lsp")
 	if err != nil {
-		return cfg, err
+		return cfg, &Error{Source: source, Key: "lsp", Msg: "expected true, false or an object, got " + describe(lsp)}
 	}
 	p := parser{source: source}
 	for _, id := range sorted(servers) {

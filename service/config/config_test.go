@@ -50,7 +50,7 @@ func TestConfigErrors(t *testing.T) {
 		{`{"lsp": {"includeSeverities": ["fatal"]}}`, `cfg.json: lsp.includeSeverities: unknown severity "fatal"`},
 		{`{"lsp": {"restart": {"max": 1}}}`, `cfg.json: lsp.restart.max: unknown key`},
 		{`{"lsp": {"colour": true}}`, `cfg.json: lsp.colour: unknown key`},
-		{`{"lsp": 3}`, `cfg.json: lsp: expected false or an object, got the number 3`},
+		{`{"lsp": 3}`, `cfg.json: lsp: expected true, false or an object, got the number 3`},
 		{`{"lsp": {`, `cfg.json: not valid JSON`},
 		{`[]`, `cfg.json: expected an object, got an array`},
 		{`{"lsp": {"servers": {"a": {}, "a": {}}}}`, "cfg.json: bad object: jsontext: duplicate object member name \"a\" within \"/lsp/servers\""},
@@ -93,5 +93,24 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(root, filepath.Join(root, "missing.json"), nil); err == nil || !strings.Contains(err.Error(), "missing.json: cannot read") {
 		t.Fatalf("missing --config: %v", err)
+	}
+}
+
+// TestOpencodeBooleans: opencode.json's "lsp": true means the defaults,
+// "lsp": false turns LSP off, anything else that is not an object is an
+// error naming the key.
+func TestOpencodeBooleans(t *testing.T) {
+	on, err := ParseOpencode([]byte(`{"lsp": true, "model": "x"}`), "opencode.json")
+	if err != nil || on.Disabled || len(on.Servers) != 0 || !on.AutoInstall {
+		t.Fatalf(`"lsp": true: %+v %v`, on, err)
+	}
+	if off, err := ParseOpencode([]byte(`{"lsp": false}`), "opencode.json"); err != nil || !off.Disabled {
+		t.Fatalf(`"lsp": false: %+v %v`, off, err)
+	}
+	if _, err := ParseOpencode([]byte(`{"lsp": "yes"}`), "opencode.json"); err == nil || err.Error() != `opencode.json: lsp: expected true, false or an object, got a string "yes"` {
+		t.Fatalf(`"lsp": "yes": %v`, err)
+	}
+	if on, err := Parse([]byte(`{"lsp": true}`), "lspkit.json"); err != nil || on.Disabled {
+		t.Fatalf(`lspkit.json "lsp": true: %+v %v`, on, err)
 	}
 }

@@ -2,7 +2,9 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +36,11 @@ func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckR
 	if p.TimeoutMs < 0 {
 		return res, invalidParams("timeoutMs must be ≥ 1")
 	}
+	for _, s := range p.Severities {
+		if !api.ValidSeverity(s) {
+			return res, invalidParams("severities: unknown severity %q (expected error, warning, info or hint)", s)
+		}
+	}
 	abs, ok := o.resolve(p.FilePath)
 	if !ok {
 		res.Reason = fmt.Sprintf("%s is outside the workspace root %s", p.FilePath, o.root)
@@ -48,17 +55,23 @@ func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckR
 		res.Reason = o.noServerReason(abs)
 		return res, nil
 	}
-	var content string
+	var src source
 	if p.Text != nil {
-		content = *p.Text
+		src.text = *p.Text
 	} else {
-		data, err := os.ReadFile(abs)
-		if err != nil {
+		var err error
+		switch src, err = readSource(abs); {
+		case errors.Is(err, fs.ErrNotExist):
+			res.Reason = o.rel(abs) + " does not exist"
+			return res, nil
+		case errors.Is(err, errDirectory):
+			res.Reason = o.rel(abs) + " is a directory"
+			return res, nil
+		case err != nil:
 			return res, fmt.Errorf("check %s: %w", o.rel(abs), err)
 		}
-		content = string(data)
 	}
-	if binary([]byte(content)) {
+	if binary([]byte(src.text)) {
 		res.Reason = o.rel(abs) + " is a binary file"
 		return res, nil
 	}
@@ -69,7 +82,7 @@ func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckR
 	var wg conc.WaitGroup
 	for i, t := range targets {
 		wg.Go(func() {
-			results[i], diags[i] = o.checkOn(ctx, t, abs, content, p.Text == nil, timeout)
+			results[i], diags[i] = o.checkOn(ctx, t, abs, src, timeout)
 		})
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
@@ -77,27 +90,41 @@ func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckR
 		return res, transport.Errorf(transport.CodeInternalError, "check %s: internal error: %v", o.rel(abs), panicked.Value)
 	}
 	res.Servers = results
-	res.Diagnostics = o.merge(slices.Concat(diags...))
+	res.Diagnostics = o.merge(slices.Concat(diags...), p.Severities)
 	res.Checked, res.Reason = verdictOf(results)
 	return res, nil
 }
 
-// verdictOf says whether every server settled, and if not, why.
+// verdictOf says whether every server settled, and if not, why: one
+// clause per server that did not.
 func verdictOf(results []api.ServerResult) (bool, string) {
 	var why []string
 	for _, r := range results {
 		if r.Verdict != api.VerdictSettled {
-			s := r.ID + " " + string(r.Verdict)
-			if r.Reason != "" {
-				s += ": " + r.Reason
-			}
-			why = append(why, s)
+			why = append(why, serverReason(r))
 		}
 	}
 	if len(why) == 0 {
 		return true, ""
 	}
 	return false, strings.Join(why, "; ")
+}
+
+// serverReason says, in a clause, why a server did not settle.
+func serverReason(r api.ServerResult) string {
+	var s string
+	switch r.Verdict {
+	case api.VerdictPartial:
+		s = fmt.Sprintf("%s timed out after %d ms with part of its findings", r.ID, r.MS)
+	case api.VerdictTimedOut:
+		s = fmt.Sprintf("%s timed out after %d ms", r.ID, r.MS)
+	default:
+		s = fmt.Sprintf("%s is %s", r.ID, r.Verdict)
+	}
+	if r.Reason != "" {
+		s += ": " + r.Reason
+	}
+	return s
 }
 
 // noServerReason says why no server serves the file at abs.
@@ -125,7 +152,7 @@ func binary(data []byte) bool {
 }
 
 // checkOn runs one server's part of a check.
-func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string, disk bool, timeout time.Duration) (api.ServerResult, []api.Diagnostic) {
+func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src source, timeout time.Duration) (api.ServerResult, []api.Diagnostic) {
 	start := time.Now()
 	res := api.ServerResult{ID: t.spec.ID}
 	done := func(v api.Verdict, reason string) (api.ServerResult, []api.Diagnostic) {
@@ -153,15 +180,16 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string,
 	if c == nil {
 		return done(verdict, reason)
 	}
-	uri, version, err := s.sync(ctx, c, path, t.spec.LanguageID(path), text, disk)
+	s.refresh(ctx, c, path)
+	a, err := s.diagnose(ctx, c, path, t.spec.LanguageID(path), src)
 	if err != nil {
 		if ctx.Err() != nil {
 			return done(api.VerdictTimedOut, "")
 		}
 		return done(api.VerdictBroken, err.Error())
 	}
-	settle := c.WaitSettled(ctx, uri, version)
-	diags := o.convert(t.spec.ID, c, uri, c.Diagnostics(uri), text)
+	settle := a.Settle
+	diags := o.convert(t.spec.ID, c, a.URI, a.Diagnostics, src.text)
 	res.MS = time.Since(start).Milliseconds()
 	switch settle {
 	case client.Settled:
@@ -180,9 +208,12 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path, text string,
 	return res, diags
 }
 
-// merge filters by severity, drops duplicates (file, range and message) and
-// sorts by file, line and column.
-func (o *Orchestrator) merge(in []api.Diagnostic) []api.Diagnostic {
+// merge keeps the severities asked for (none: the configured ones), drops
+// duplicates (file, range and message) and sorts by file, line and column.
+func (o *Orchestrator) merge(in []api.Diagnostic, severities []string) []api.Diagnostic {
+	if len(severities) == 0 {
+		severities = o.cfg.IncludeSeverities
+	}
 	type key struct {
 		file         string
 		l, c, el, ec int
@@ -191,7 +222,7 @@ func (o *Orchestrator) merge(in []api.Diagnostic) []api.Diagnostic {
 	seen := map[key]bool{}
 	out := []api.Diagnostic{}
 	for _, d := range in {
-		if !slices.Contains(o.cfg.IncludeSeverities, d.Severity) {
+		if !slices.Contains(severities, d.Severity) {
 			continue
 		}
 		k := key{d.File, d.Line, d.Character, d.EndLine, d.EndCharacter, d.Message}

@@ -26,7 +26,7 @@ func (o *Orchestrator) Diagnostics() api.FileDiagnostics {
 		}
 	}
 	out := api.FileDiagnostics{}
-	for _, d := range o.merge(all) {
+	for _, d := range o.merge(all, nil) {
 		out[d.File] = append(out[d.File], d)
 	}
 	return out

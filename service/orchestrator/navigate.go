@@ -70,14 +70,15 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			reasons = append(reasons, fmt.Sprintf("%s does not offer %s", t.spec.ID, method))
 			continue
 		}
+		s.refresh(ctx, c, "")
 		text, isOpen := c.DocumentText(uri)
 		if !isOpen {
-			data, err := os.ReadFile(abs)
+			src, err := readSource(abs)
 			if err != nil {
 				return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
 			}
-			text = string(data)
-			if _, _, err := s.sync(ctx, c, abs, t.spec.LanguageID(abs), text, true); err != nil {
+			text = src.text
+			if _, _, err := s.sync(ctx, c, abs, t.spec.LanguageID(abs), src); err != nil {
 				return opened{}, err
 			}
 		}

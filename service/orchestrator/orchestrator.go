@@ -320,7 +320,23 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) clie
 		Logger:                o.log,
 		StopGrace:             o.grace,
 		NoFileWatcher:         o.oneShot,
+		Settle:                settlePolicy(spec.Settle),
 	}
+}
+
+// settlePolicy is the client's form of a server's settle entry.
+func settlePolicy(s *registry.Settle) client.SettlePolicy {
+	if s == nil {
+		return client.SettlePolicy{}
+	}
+	p := client.SettlePolicy{Command: s.Command, Arguments: s.Arguments, TSServer: s.TSServer}
+	if s.QuietMs != nil {
+		p.Quiet = time.Duration(*s.QuietMs) * time.Millisecond
+		if *s.QuietMs == 0 {
+			p.Quiet = -1 // none: one publish per version is the whole answer
+		}
+	}
+	return p
 }
 
 // ClientConfig returns the client configuration the orchestrator would
@@ -331,7 +347,7 @@ func (o *Orchestrator) ClientConfig(id, root string) (client.Config, error) {
 	if !ok {
 		return client.Config{}, fmt.Errorf("no server %q", id)
 	}
-	path, ok := o.store.Find(spec.Command)
+	path, ok := o.store.Find(spec)
 	if !ok {
 		return client.Config{}, fmt.Errorf("%s: %s not found", id, spec.Command)
 	}

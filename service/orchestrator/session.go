@@ -2,7 +2,11 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -44,12 +48,42 @@ type session struct {
 type change struct {
 	epoch   uint64
 	version int32
-	disk    bool // the text came from the file on disk, not from the caller
+	disk    bool      // the text came from the file on disk, not from the caller
+	mod     time.Time // then: the file's modification time and size before it was read
+	size    int64
+}
+
+// source is the text a server is sent for a file, and where it came from.
+type source struct {
+	text string
+	disk bool      // read from the file, not given by the caller
+	mod  time.Time // the file's modification time and size before it was read
+	size int64
+}
+
+// errDirectory says a path to check is a directory.
+var errDirectory = errors.New("is a directory")
+
+// readSource reads the file at path as a source, noting its modification
+// time and size first (a write after them shows as a change later).
+func readSource(path string) (source, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return source{}, err
+	}
+	if info.IsDir() {
+		return source{}, errDirectory
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return source{}, err
+	}
+	return source{text: string(data), disk: true, mod: info.ModTime(), size: info.Size()}, nil
 }
 
 func newSession(o *Orchestrator, t target) *session {
 	s := &session{o: o, spec: t.spec, root: t.root, state: api.StatusStarting, ready: make(chan struct{}), updated: make(chan struct{}), changes: map[protocol.DocumentURI]change{}}
-	if _, found := o.store.Find(t.spec.Command); !found && t.spec.Install != nil && t.spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
+	if _, found := o.store.Find(t.spec); !found && t.spec.Install != nil && t.spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
 		s.installing, s.reason = true, "installing "+strings.Join(t.spec.Install.From.Packages, " ")
 	}
 	return s
@@ -113,19 +147,77 @@ func (s *session) await(ctx context.Context) (*client.Client, api.Verdict, strin
 	}
 }
 
+// diagnose sends the text, waits for the server's complete findings for
+// it (client.Diagnose) and records the change.
+func (s *session) diagnose(ctx context.Context, c *client.Client, path, languageID string, src source) (client.Answer, error) {
+	a, err := c.Diagnose(ctx, path, languageID, src.text)
+	if err != nil {
+		return a, err
+	}
+	s.record(c, a.URI, a.Version, src)
+	return a, nil
+}
+
 // sync sends the text and records the change.
-func (s *session) sync(ctx context.Context, c *client.Client, path, languageID, text string, disk bool) (protocol.DocumentURI, int32, error) {
-	uri, version, err := c.Sync(ctx, path, languageID, text)
+func (s *session) sync(ctx context.Context, c *client.Client, path, languageID string, src source) (protocol.DocumentURI, int32, error) {
+	uri, version, err := c.Sync(ctx, path, languageID, src.text)
 	if err != nil {
 		return uri, version, err
 	}
+	s.record(c, uri, version, src)
+	return uri, version, nil
+}
+
+// record notes that c was sent version of uri from src.
+func (s *session) record(c *client.Client, uri protocol.DocumentURI, version int32, src source) {
 	epoch := s.o.Epoch()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.client == c {
-		s.changes[uri] = change{epoch: epoch, version: version, disk: disk}
+		s.changes[uri] = change{epoch: epoch, version: version, disk: src.disk, mod: src.mod, size: src.size}
+	}
+}
+
+// refresh re-sends to c the documents whose text came from disk and whose
+// file changed since (another program wrote it), except the one at path,
+// so that the server answers for the files as they are; a document whose
+// file is gone is closed.
+func (s *session) refresh(ctx context.Context, c *client.Client, except string) {
+	s.mu.Lock()
+	stale := map[protocol.DocumentURI]change{}
+	for uri, ch := range s.changes {
+		if ch.disk {
+			stale[uri] = ch
+		}
 	}
 	s.mu.Unlock()
-	return uri, version, nil
+	for _, uri := range slices.Sorted(maps.Keys(stale)) {
+		path, err := uri.Path()
+		if err != nil || path == except {
+			continue
+		}
+		ch := stale[uri]
+		info, err := os.Stat(path)
+		if err == nil && info.ModTime().Equal(ch.mod) && info.Size() == ch.size {
+			continue
+		}
+		if err != nil || info.IsDir() {
+			if err := c.CloseDocument(ctx, path); err != nil {
+				s.o.log.Warn("close a document whose file is gone", "file", s.o.rel(path), "err", err)
+			}
+			s.mu.Lock()
+			delete(s.changes, uri)
+			s.mu.Unlock()
+			continue
+		}
+		src, err := readSource(path)
+		if err != nil {
+			continue
+		}
+		if _, _, err := s.sync(ctx, c, path, s.spec.LanguageID(path), src); err != nil {
+			s.o.log.Warn("re-send a file changed on disk", "file", s.o.rel(path), "err", err)
+		}
+	}
 }
 
 // quietSpell is how long a server must report nothing new, after the

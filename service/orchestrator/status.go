@@ -38,7 +38,7 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 				st.Reason = "off by default; enable with lsp.servers." + id + ".enabled"
 			}
 		default:
-			if _, ok := o.store.Find(spec.Command); ok {
+			if _, ok := o.store.Find(spec); ok {
 				st.Status, st.Reason = api.StatusIdle, "not started: starts when a matching file is checked"
 			} else if spec.Install != nil && spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
 				st.Status, st.Reason = api.StatusIdle, "not installed: installed on first need ("+spec.Install.From.Describe()+")"

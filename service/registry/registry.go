@@ -49,6 +49,13 @@ type Spec struct {
 	// answers); "${servers}" in them stands for the store's directory.
 	InitializationOptions jsontext.Value `json:"initializationOptions,omitempty"`
 	Settings              jsontext.Value `json:"settings,omitempty"`
+	// Alternatives are commands that serve when Command is absent: a
+	// distribution's versioned names (clangd-19, clangd-18, …).
+	Alternatives []string `json:"alternatives,omitempty"`
+	// Settle says how to know the server is done with a text, when its
+	// diagnostics alone do not say (client.SettlePolicy); nil waits for
+	// them as the protocol allows.
+	Settle *Settle `json:"settle,omitempty"`
 	// Install is how to install a pinned version, or nil.
 	Install *Recipe `json:"install,omitempty"`
 	// Helpers are other programs the server uses, installed with it
@@ -59,6 +66,24 @@ type Spec struct {
 	// Enabled is false when the configuration disables it (or it is off by
 	// default and not enabled).
 	Enabled bool `json:"-"`
+}
+
+// Settle is a server's way of saying it is done with a text.
+type Settle struct {
+	// Command is run (workspace/executeCommand) after each change: when it
+	// returns, the server has published every diagnostic for the document
+	// (gopls.diagnose_files). "${uri}" and "${path}" in Arguments stand for
+	// the document.
+	Command   string         `json:"command,omitempty"`
+	Arguments jsontext.Value `json:"arguments,omitempty"`
+	// TSServer asks typescript-language-server's tsserver for the
+	// document's diagnostics directly (typescript.tsserverRequest), since it
+	// publishes nothing when an edit leaves them unchanged.
+	TSServer bool `json:"tsserver,omitempty"`
+	// QuietMs is how long a server that publishes for a version must stay
+	// quiet afterwards before its findings for it count as complete (more
+	// may come in later waves); omitted: the client's default.
+	QuietMs *int `json:"quietMs,omitempty"`
 }
 
 // Recipe installs one program: a group's packages, and the executable they
@@ -173,7 +198,7 @@ func Servers(cfg config.Config) (map[string]*Spec, error) {
 			s.Enabled = true // configuring a command for a built-in means using it
 		}
 		if sc.Command != "" {
-			s.Command, s.Args, s.Install, s.Helpers = sc.Command, sc.Args, nil, nil
+			s.Command, s.Args, s.Install, s.Helpers, s.Alternatives = sc.Command, sc.Args, nil, nil, nil
 		} else if sc.Args != nil {
 			s.Args = sc.Args
 		}

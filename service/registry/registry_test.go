@@ -3,6 +3,7 @@ package registry
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,11 +130,11 @@ func TestStore(t *testing.T) {
 	s := NewStore(dir, nil)
 	specs, _ := Builtins()
 	yaml := specs["yaml"]
-	if _, ok := s.Find(yaml.Command); ok && os.Getenv("PATH") == "" {
+	if _, ok := s.Find(yaml); ok && os.Getenv("PATH") == "" {
 		t.Fatal("found without PATH")
 	}
 	if s.Installed(yaml) && !strings.Contains(os.Getenv("PATH"), "lspkit") {
-		if _, ok := s.Find(yaml.Command); !ok {
+		if _, ok := s.Find(yaml); !ok {
 			t.Fatal("installed without its command")
 		}
 	}
@@ -156,10 +157,46 @@ func TestStore(t *testing.T) {
 	if !s.Installed(yaml) {
 		t.Fatal("linked and marked, not installed")
 	}
-	if p, ok := s.Find(yaml.Command); !ok || (!strings.HasPrefix(p, dir) && !strings.Contains(p, "yaml-language-server")) {
+	if p, ok := s.Find(yaml); !ok || (!strings.HasPrefix(p, dir) && !strings.Contains(p, "yaml-language-server")) {
 		t.Fatalf("find: %s %v", p, ok)
 	}
 	if got := string(s.Expand([]byte(`{"p":"${servers}/x"}`))); got != `{"p":"`+dir+`/x"}` {
 		t.Fatalf("expand: %s", got)
+	}
+}
+
+// TestAlternatives: a command that is absent is found by its first
+// alternative present (clangd-19 for clangd); a configured command drops
+// the built-in's alternatives.
+func TestAlternatives(t *testing.T) {
+	s := NewStore(t.TempDir(), nil)
+	spec := &Spec{ID: "x", Command: "lspkit-no-such-command", Alternatives: []string{"lspkit-no-such-command-19", "sh"}}
+	p, ok := s.Find(spec)
+	if !ok || filepath.Base(p) != "sh" {
+		t.Fatalf("Find = %q, %v; want sh", p, ok)
+	}
+	spec.Alternatives = nil
+	if p, ok := s.Find(spec); ok {
+		t.Fatalf("Find without alternatives = %q", p)
+	}
+	builtins, err := Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clangd := builtins["clangd"]; !slices.Contains(clangd.Alternatives, "clangd-19") {
+		t.Errorf("clangd alternatives %v lack clangd-19", clangd.Alternatives)
+	}
+	cfg, err := config.Parse([]byte(`{"lsp": {"servers": {"clangd": {"command": "my-clangd"}}}}`), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := Servers(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range specs {
+		if sp.ID == "clangd" && (sp.Command != "my-clangd" || len(sp.Alternatives) != 0) {
+			t.Errorf("configured clangd: command %q alternatives %v", sp.Command, sp.Alternatives)
+		}
 	}
 }

@@ -85,9 +85,19 @@ func (s *Store) Expand(v jsontext.Value) jsontext.Value {
 	return jsontext.Value(strings.ReplaceAll(string(v), "${servers}", quoted[1:len(quoted)-1]))
 }
 
-// Find finds a command: an absolute path as is, else on PATH, else in the
-// store's bin directory.
-func (s *Store) Find(command string) (string, bool) {
+// Find finds spec's command: an absolute path as is, else on PATH, else in
+// the store's bin directory; failing those, the first of its alternatives
+// found the same way (a distribution's versioned name, such as clangd-19).
+func (s *Store) Find(spec *Spec) (string, bool) {
+	for _, command := range append([]string{spec.Command}, spec.Alternatives...) {
+		if p, ok := s.findCommand(command); ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func (s *Store) findCommand(command string) (string, bool) {
 	if filepath.IsAbs(command) {
 		info, err := os.Stat(command)
 		return command, err == nil && !info.IsDir()
@@ -107,7 +117,7 @@ func (s *Store) Find(command string) (string, bool) {
 // npm and autoInstall is on. A missing command is an error that says how
 // to install it.
 func (s *Store) Resolve(ctx context.Context, spec *Spec, autoInstall bool) (string, error) {
-	if p, ok := s.Find(spec.Command); ok {
+	if p, ok := s.Find(spec); ok {
 		return p, nil
 	}
 	missing := fmt.Sprintf("%s not found on PATH or in %s", spec.Command, filepath.Join(s.dir, "bin"))
@@ -122,7 +132,7 @@ func (s *Store) Resolve(ctx context.Context, spec *Spec, autoInstall bool) (stri
 	if err := s.Install(ctx, spec, false); err != nil {
 		return "", fmt.Errorf("%s and auto-install failed: %w", missing, err)
 	}
-	if p, ok := s.Find(spec.Command); ok {
+	if p, ok := s.Find(spec); ok {
 		return p, nil
 	}
 	return "", fmt.Errorf("%s even after installing it", missing)
@@ -132,7 +142,7 @@ func (s *Store) Resolve(ctx context.Context, spec *Spec, autoInstall bool) (stri
 // versions, with its command linked.
 func (s *Store) Installed(spec *Spec) bool {
 	if spec.Install == nil {
-		_, ok := s.Find(spec.Command)
+		_, ok := s.Find(spec)
 		return ok
 	}
 	if !s.groupInstalled(spec.Install.From) {

@@ -1,0 +1,405 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/protocol"
+)
+
+// SettlePolicy says how the client knows a server is done with a text.
+// Servers say it differently: a pull answer is complete for its version; a
+// versioned publish may be followed by more for the same version (gopls's
+// analyzer findings come in a later wave); a server that publishes without
+// versions, or publishes nothing when nothing changed, says nothing at all.
+type SettlePolicy struct {
+	// Command, when set, is run after each change (workspace/executeCommand,
+	// "${uri}" and "${path}" in Arguments standing for the document): when
+	// it returns, the server has published everything for the document
+	// (gopls.diagnose_files).
+	Command   string
+	Arguments jsontext.Value
+	// TSServer asks tsserver for the document's diagnostics directly,
+	// through typescript-language-server's typescript.tsserverRequest
+	// command: it answers for exactly the text sent, also when an edit
+	// changed nothing (when typescript-language-server publishes nothing).
+	TSServer bool
+	// Quiet is how long a server must publish nothing more for a version,
+	// after a publish for it, before its findings count as complete
+	// (default DefaultQuiet; negative: not at all).
+	Quiet time.Duration
+}
+
+// DefaultQuiet is the quiet window after a versioned publish when the
+// policy does not set one: long enough for a second wave that follows the
+// first at once, short against any check's timeout.
+const DefaultQuiet = 100 * time.Millisecond
+
+// unversionedQuiet is the quiet window after a publish without a version.
+const unversionedQuiet = 200 * time.Millisecond
+
+// Answer is a server's answer for one text of a document.
+type Answer struct {
+	URI         protocol.DocumentURI
+	Version     int32
+	Settle      Settle                // Settled when the findings are complete for the version
+	Diagnostics []protocol.Diagnostic // the server's findings for the version (what it has so far, unless settled)
+}
+
+// Diagnose makes the server hold text for the document at path (see Sync)
+// and waits, within ctx, until its findings for exactly that text are
+// complete: by the server's own completion signal where its policy names
+// one, else by a pull answer for the version, or publishes for it followed
+// by a quiet window. Only evidence that arrives after Diagnose starts
+// counts: a document whose text did not change is re-validated (re-sent
+// as a new version, unless the server's completion signal re-validates it
+// anyway), so its answer reflects changes elsewhere (a file it imports),
+// never a cached one.
+func (c *Client) Diagnose(ctx context.Context, path, languageID, text string) (Answer, error) {
+	since := c.changes.current()
+	uri, version, changed, err := c.sync(ctx, path, languageID, text)
+	if err != nil {
+		return Answer{URI: uri, Version: version}, err
+	}
+	p := c.cfg.Settle
+	if !changed && p.Command == "" && !p.TSServer {
+		// Re-sent, not merely pulled again: pyright answers a pull for
+		// an unchanged document from its cache, also after a file it
+		// imports changed.
+		if uri, version, err = c.touch(ctx, path); err != nil {
+			return Answer{URI: uri, Version: version}, err
+		}
+	}
+	a := Answer{URI: uri, Version: version}
+	a.Settle = c.await(ctx, uri, version, since)
+	a.Diagnostics = c.diagnosticsFor(uri, version, since)
+	return a, nil
+}
+
+// WaitSettled waits, within ctx, until the server's findings for version
+// of the open document uri are complete (see Diagnose), by the server's
+// completion signal where its policy names one, else by a pull answer for
+// the version or publishes for it followed by a quiet window; never while
+// the server reports work-done progress running.
+func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, version int32) Settle {
+	return c.await(ctx, uri, version, 0)
+}
+
+// await waits until uri's findings for version are complete, counting
+// only evidence after epoch since. A completion signal that fails is
+// logged, and the wait falls back to what the server sends.
+func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) Settle {
+	p := c.cfg.Settle
+	path, err := uri.Path()
+	if p.Command == "" && !p.TSServer || err != nil {
+		return c.waitSettled(ctx, uri, version, since)
+	}
+	var s Settle
+	if p.Command != "" {
+		s, err = c.settleByCommand(ctx, uri, path)
+	} else {
+		s, err = c.settleByTSServer(ctx, uri, path, version)
+	}
+	if err != nil && s != ServerGone {
+		c.log.Warn("settle signal failed; waiting for publishes instead", "server", c.cfg.Name, "err", err)
+		return c.waitSettled(ctx, uri, version, since)
+	}
+	return s
+}
+
+// touch re-sends an open document's text as a new version, so a server
+// that publishes per version publishes again.
+func (c *Client) touch(ctx context.Context, path string) (protocol.DocumentURI, int32, error) {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		return "", 0, err
+	}
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	doc, ok := c.docs.bump(uri, c.changes.advance)
+	if !ok {
+		return uri, 0, fmt.Errorf("client: %s: touch %s: document not open", c.cfg.Name, path)
+	}
+	c.changes.wake()
+	if err := c.sendChange(ctx, uri, doc.text, doc); err != nil {
+		return uri, doc.version, fmt.Errorf("client: %s: touch %s: %w", c.cfg.Name, uri, err)
+	}
+	c.sent(uri, doc.version)
+	return uri, doc.version, nil
+}
+
+// settleByCommand runs the policy's command for the document: when it
+// returns, and every message that arrived before its answer is handled,
+// the server's publishes for the document are in.
+func (c *Client) settleByCommand(ctx context.Context, uri protocol.DocumentURI, path string) (Settle, error) {
+	p := c.cfg.Settle
+	var args []jsontext.Value
+	if len(p.Arguments) > 0 {
+		expanded := strings.NewReplacer("${uri}", jsonString(string(uri)), "${path}", jsonString(path)).Replace(string(p.Arguments))
+		if err := json.Unmarshal([]byte(expanded), &args); err != nil {
+			return TimedOut, fmt.Errorf("settle arguments %s: %w", p.Arguments, err)
+		}
+	}
+	if _, err := protocol.ExecuteCommandRequest.Call(ctx, c.conn, protocol.ExecuteCommandParams{Command: p.Command, Arguments: args}); err != nil {
+		if ctx.Err() != nil {
+			return TimedOut, nil
+		}
+		return c.goneOr(TimedOut), err
+	}
+	if err := c.conn.Drain(ctx); err != nil {
+		return c.goneOr(TimedOut), nil
+	}
+	c.diags.markSettled(uri, c.changes.advance())
+	c.changes.wake()
+	return Settled, nil
+}
+
+// goneOr is ServerGone if the server exited, else s.
+func (c *Client) goneOr(s Settle) Settle {
+	select {
+	case <-c.proc.Done():
+		return ServerGone
+	default:
+		return s
+	}
+}
+
+// jsonString is s quoted for JSON, without the quotes: for substitution
+// inside a JSON string.
+func jsonString(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q[1 : len(q)-1])
+}
+
+// tsDiagnostic is a diagnostic as tsserver reports it.
+type tsDiagnostic struct {
+	Start              tsLocation `json:"start"`
+	End                tsLocation `json:"end"`
+	Text               string     `json:"text"`
+	Code               *int32     `json:"code"`
+	Category           string     `json:"category"`
+	Source             string     `json:"source"`
+	ReportsUnnecessary bool       `json:"reportsUnnecessary"`
+	ReportsDeprecated  bool       `json:"reportsDeprecated"`
+	RelatedInformation []struct {
+		Message string `json:"message"`
+		Span    *struct {
+			File  string     `json:"file"`
+			Start tsLocation `json:"start"`
+			End   tsLocation `json:"end"`
+		} `json:"span"`
+	} `json:"relatedInformation"`
+}
+
+// tsLocation is a 1-based line and UTF-16 offset.
+type tsLocation struct {
+	Line   uint32 `json:"line"`
+	Offset uint32 `json:"offset"`
+}
+
+func (l tsLocation) position() protocol.Position {
+	return protocol.Position{Line: max(l.Line, 1) - 1, Character: max(l.Offset, 1) - 1}
+}
+
+// tsDiagnosticKinds are the tsserver requests that make up a file's
+// diagnostics, as typescript-language-server gathers them.
+var tsDiagnosticKinds = []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync", "suggestionDiagnosticsSync"}
+
+// settleByTSServer asks tsserver for the document's syntactic, semantic
+// and suggestion diagnostics (tsserver answers for the text it has, which
+// typescript-language-server updated from our change before it forwards
+// the request), converts them as typescript-language-server does, and
+// stores them as the document's answer for the version.
+func (c *Client) settleByTSServer(ctx context.Context, uri protocol.DocumentURI, path string, version int32) (Settle, error) {
+	var all []protocol.Diagnostic
+	for _, kind := range tsDiagnosticKinds {
+		args := []jsontext.Value{jsontext.Value(strconv.Quote(kind)), jsontext.Value(`{"file":` + strconv.Quote(path) + `}`)}
+		res, err := protocol.ExecuteCommandRequest.Call(ctx, c.conn, protocol.ExecuteCommandParams{Command: "typescript.tsserverRequest", Arguments: args})
+		if err != nil {
+			if ctx.Err() != nil {
+				return TimedOut, nil
+			}
+			return c.goneOr(TimedOut), err
+		}
+		var resp struct {
+			Success bool           `json:"success"`
+			Message string         `json:"message"`
+			Body    []tsDiagnostic `json:"body"`
+		}
+		if err := json.Unmarshal(res, &resp); err != nil {
+			return TimedOut, fmt.Errorf("tsserver %s: %w", kind, err)
+		}
+		if !resp.Success {
+			return TimedOut, fmt.Errorf("tsserver %s: %s", kind, resp.Message)
+		}
+		for _, d := range resp.Body {
+			all = append(all, fromTSServer(d))
+		}
+	}
+	c.diags.storePull(uri, version, &all, nil, c.changes.advance())
+	c.changes.wake()
+	return Settled, nil
+}
+
+// fromTSServer converts a tsserver diagnostic as typescript-language-server
+// does (its toDiagnostic).
+func fromTSServer(d tsDiagnostic) protocol.Diagnostic {
+	severity := protocol.DiagnosticSeverityError
+	switch d.Category {
+	case "warning":
+		severity = protocol.DiagnosticSeverityWarning
+	case "suggestion":
+		severity = protocol.DiagnosticSeverityHint
+	}
+	source := d.Source
+	if source == "" {
+		source = "typescript"
+	}
+	out := protocol.Diagnostic{
+		Range:    protocol.Range{Start: d.Start.position(), End: d.End.position()},
+		Severity: &severity,
+		Source:   &source,
+		Message:  protocol.NewStringOrMarkupContentString(d.Text),
+	}
+	if d.Code != nil {
+		out.Code = protocol.NewIntegerOrStringInteger(*d.Code)
+	}
+	if d.ReportsUnnecessary {
+		out.Tags = append(out.Tags, protocol.DiagnosticTagUnnecessary)
+	}
+	if d.ReportsDeprecated {
+		out.Tags = append(out.Tags, protocol.DiagnosticTagDeprecated)
+	}
+	for _, r := range d.RelatedInformation {
+		if r.Span == nil {
+			continue
+		}
+		ruri, err := protocol.FileURI(r.Span.File)
+		if err != nil {
+			continue
+		}
+		out.RelatedInformation = append(out.RelatedInformation, protocol.DiagnosticRelatedInformation{
+			Location: protocol.Location{URI: ruri, Range: protocol.Range{Start: r.Span.Start.position(), End: r.Span.End.position()}},
+			Message:  r.Message,
+		})
+	}
+	return out
+}
+
+// waitSettled waits until uri's findings are complete for version by what
+// the server sends, counting only what arrived after epoch since.
+func (c *Client) waitSettled(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) Settle {
+	for {
+		changed := c.changes.wait()
+		settled, quietLeft := c.settledSince(uri, version, since)
+		if settled {
+			return Settled
+		}
+		var quiet <-chan time.Time
+		var timer *time.Timer
+		if quietLeft > 0 {
+			timer = time.NewTimer(quietLeft)
+			quiet = timer.C
+		}
+		end := Settle(-1)
+		select {
+		case <-changed:
+		case <-quiet:
+		case <-c.proc.Done():
+			end = ServerGone
+		case <-ctx.Done():
+			end = TimedOut
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if end >= 0 {
+			return end
+		}
+	}
+}
+
+// settledSince reports whether uri's findings are complete for version
+// from evidence after epoch since, or how long a quiet window still has to
+// run; never while the server reports work-done progress running.
+func (c *Client) settledSince(uri protocol.DocumentURI, version int32, since uint64) (bool, time.Duration) {
+	if c.progress.busy() {
+		return false, 0
+	}
+	doc, open := c.docs.get(uri)
+	f, known := c.diags.get(uri)
+	if !open || !known {
+		return false, 0
+	}
+	if c.regs.pullProvider().ok {
+		return f.pulled && f.pullVersion >= version && f.pullEpoch > since, 0
+	}
+	if f.pushEpoch <= since || f.pushEpoch <= doc.changeEpoch {
+		return false, 0 // nothing published since the check began, or since the change
+	}
+	quiet := unversionedQuiet
+	if f.pushVersion != nil {
+		if *f.pushVersion < version {
+			return false, 0
+		}
+		quiet = c.cfg.Settle.Quiet
+		if quiet == 0 {
+			quiet = DefaultQuiet
+		}
+	}
+	if left := quiet - time.Since(f.pushAt); left > 0 {
+		return false, left
+	}
+	return true, 0
+}
+
+// diagnosticsFor returns the findings for version of uri: the pull answer
+// for it and the publishes for it (or, without versions, since the change),
+// merged and deduplicated. Both are the server's findings: neither replaces
+// the other.
+func (c *Client) diagnosticsFor(uri protocol.DocumentURI, version int32, since uint64) []protocol.Diagnostic {
+	doc, _ := c.docs.get(uri)
+	f, _ := c.diags.get(uri)
+	var parts [][]protocol.Diagnostic
+	if f.pulled && f.pullVersion >= version {
+		if c.cfg.Settle.TSServer {
+			// tsserver's own answer for exactly this text: a publish may
+			// still be one computed for an earlier text.
+			return slices.Clone(f.pull)
+		}
+		parts = append(parts, f.pull)
+	}
+	if f.pushVersion != nil && *f.pushVersion >= version || f.pushVersion == nil && f.pushEpoch > doc.changeEpoch || f.settledEpoch > since && f.pushEpoch > 0 {
+		parts = append(parts, f.push)
+	}
+	return mergeDiagnostics(parts...)
+}
+
+// mergeDiagnostics concatenates diagnostic lists, dropping repeats (the
+// same range and message).
+func mergeDiagnostics(parts ...[]protocol.Diagnostic) []protocol.Diagnostic {
+	type key struct {
+		r   protocol.Range
+		msg string
+	}
+	var out []protocol.Diagnostic
+	seen := map[key]bool{}
+	for _, part := range parts {
+		for _, d := range part {
+			k := key{d.Range, MessageText(d)}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return slices.Clip(out)
+}

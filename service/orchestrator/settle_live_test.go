@@ -1,0 +1,166 @@
+package orchestrator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// The settle tests prove, against real servers, that a check's answer is
+// the server's complete answer for exactly the text checked: later waves
+// included, clean edits settled (not timed out), dependents re-checked.
+
+var everySeverity = []string{"error", "warning", "info", "hint"}
+
+// TestGoAnalyzerFindings: gopls publishes go vet's analyzer findings in a
+// wave after the type checker's; a check includes them.
+func TestGoAnalyzerFindings(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	src := "package demo\n\nimport \"fmt\"\n\nfunc F(x int) {\n" +
+		"\tfmt.Printf(\"%d\\n\", \"x\")\n" + // printf
+		"\tfmt.Sprintf(\"y\")\n" + // unusedresult
+		"\tx = x\n" + // assign (self-assignment)
+		"\treturn\n" +
+		"\tfmt.Println()\n" + // unreachable
+		"}\n"
+	o := live(t, map[string]string{"go.mod": goMod, "a.go": src}, "")
+	for round, text := range []*string{nil, new(src + "\n")} { // cold, then warm with an edit
+		res := mustCheck(t, o, api.CheckParams{FilePath: "a.go", Text: text, Severities: everySeverity})
+		if !res.Checked {
+			t.Fatalf("round %d: not checked: %+v", round, res)
+		}
+		for _, want := range []struct {
+			line int
+			text string
+		}{{6, "format %d has arg"}, {7, "result of fmt.Sprintf call not used"}, {8, "self-assignment of x"}, {10, "unreachable code"}} {
+			if !hasDiagnostic(res.Diagnostics, want.line, want.text) {
+				t.Errorf("round %d: no finding %q at line %d in %+v", round, want.text, want.line, res.Diagnostics)
+			}
+		}
+	}
+	// The default severities (error) leave the warnings out, and the
+	// same check still counts as complete.
+	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"}); !res.Checked || len(res.Diagnostics) != 0 {
+		t.Fatalf("errors only: %+v", res)
+	}
+}
+
+// TestTypeScriptCleanEdits: typescript-language-server publishes nothing
+// when an edit leaves a file clean; a check of such an edit is settled,
+// not timed out, and an edit that breaks the file is reported.
+func TestTypeScriptCleanEdits(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "typescript-language-server")
+	clean := "export const n: number = 1;\n"
+	o := live(t, map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true}}`, "a.ts": clean}, `,"diagnosticTimeout":20000`)
+	edits := []struct {
+		text   string
+		errors int
+	}{
+		{clean, 0},
+		{"// a comment\n" + clean, 0},
+		{"// another comment\n" + clean, 0},
+		{"export const n: number = \"s\";\n", 1},
+		{clean, 0},
+		{clean + "// the end\n", 0},
+	}
+	for i, e := range edits {
+		res := mustCheck(t, o, api.CheckParams{FilePath: "a.ts", Text: &e.text})
+		if !res.Checked || len(res.Servers) != 1 || res.Servers[0].Verdict != api.VerdictSettled || len(res.Diagnostics) != e.errors {
+			t.Fatalf("edit %d: want settled with %d errors: %+v", i, e.errors, res)
+		}
+	}
+}
+
+// dependentCase is one language's pair of files: b uses a; changing a
+// breaks b without touching it.
+type dependentCase struct {
+	name, binary  string
+	files         map[string]string
+	a, b          string // file names
+	broken, fixed string // a's text that breaks b, and that mends it
+	bLine         int    // where b breaks
+}
+
+var dependentCases = []dependentCase{
+	{
+		name: "go", binary: "gopls",
+		files: map[string]string{"go.mod": goMod, "b.go": "package demo\n\nfunc G() int { return F() + 1 }\n"},
+		a:     "a.go", b: "b.go",
+		fixed:  "package demo\n\nfunc F() int { return 1 }\n",
+		broken: "package demo\n\nfunc F() string { return \"1\" }\n",
+		bLine:  3,
+	},
+	{
+		name: "typescript", binary: "typescript-language-server",
+		files: map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true}}`, "b.ts": "import { f } from \"./a\";\n\nexport const g: number = f() + 1;\n"},
+		a:     "a.ts", b: "b.ts",
+		fixed:  "export function f(): number { return 1; }\n",
+		broken: "export function f(x: number): number { return x; }\n",
+		bLine:  3,
+	},
+	{
+		name: "python", binary: "pyright-langserver",
+		files: map[string]string{"pyproject.toml": "[project]\nname = \"demo\"\n", "b.py": "from a import f\n\n\ndef g() -> int:\n    return f() + 1\n"},
+		a:     "a.py", b: "b.py",
+		fixed:  "def f() -> int:\n    return 1\n",
+		broken: "def f(x: int) -> int:\n    return x\n",
+		bLine:  5,
+	},
+	{
+		name: "c", binary: "clangd",
+		files: map[string]string{"compile_flags.txt": "-std=c11\n", "b.c": "#include \"a.h\"\n\nint g(void) { return f() + 1; }\n"},
+		a:     "a.h", b: "b.c",
+		fixed:  "int f(void);\n",
+		broken: "int f(int x);\n",
+		bLine:  3,
+	},
+}
+
+// TestDependentsFresh: after a's text changes — checked, or only written
+// to disk — a check of the unchanged b answers for the new a, in both
+// directions (the break appears, then goes), in every language.
+func TestDependentsFresh(t *testing.T) {
+	t.Parallel()
+	for _, tc := range dependentCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, tc.binary)
+			files := map[string]string{tc.a: tc.fixed}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			o := live(t, files, `,"diagnosticTimeout":20000`)
+			wantB := func(step string, errors int) {
+				t.Helper()
+				res := mustCheck(t, o, api.CheckParams{FilePath: tc.b})
+				if !res.Checked || len(res.Diagnostics) != errors || errors > 0 && res.Diagnostics[0].Line != tc.bLine {
+					t.Fatalf("%s: want %d errors in %s (line %d): %+v", step, errors, tc.b, tc.bLine, res)
+				}
+			}
+			wantB("before", 0)
+			// a changes and is checked (the server is sent its text).
+			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
+			mustCheck(t, o, api.CheckParams{FilePath: tc.a})
+			wantB("a broken and checked", 1)
+			writeFiles(t, o.Root(), map[string]string{tc.a: tc.fixed})
+			mustCheck(t, o, api.CheckParams{FilePath: tc.a})
+			wantB("a mended and checked", 0)
+			// a changes on disk only.
+			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
+			wantB("a broken on disk", 1)
+		})
+	}
+}
+
+func hasDiagnostic(ds []api.Diagnostic, line int, text string) bool {
+	for _, d := range ds {
+		if d.Line == line && strings.Contains(d.Message, text) {
+			return true
+		}
+	}
+	return false
+}
