@@ -68,6 +68,10 @@ type Process struct {
 	err    error // from Wait
 }
 
+// WaitDelay is how long a server's exit is waited past its own for the
+// processes it left holding its output.
+const WaitDelay = 500 * time.Millisecond
+
 // StartProcess starts the server. Its stdin and stdout are the LSP stream
 // ([Process.Stdio]); its stderr is kept in a ring ([Process.StderrTail]).
 func StartProcess(c Command) (*Process, error) {
@@ -90,6 +94,10 @@ func StartProcess(c Command) (*Process, error) {
 		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
 	}
 	cmd.Stderr = p.stderr
+	// A grandchild that inherited stderr (gopls's telemetry helper) keeps
+	// the pipe open after the server exits: Wait stops copying it after
+	// WaitDelay instead of waiting for the grandchild.
+	cmd.WaitDelay = WaitDelay
 	// Pdeathsig fires when the OS thread that forked the child exits, and
 	// the Go runtime may retire threads. So the child is started from a
 	// goroutine locked to its thread, which then waits for the child: the

@@ -130,3 +130,22 @@ func TestProcessGopls(t *testing.T) {
 	}
 	servertest.Gone(t, p.PID())
 }
+
+// TestExitNotHeldByGrandchild: a server that exits while a child it left
+// behind holds its stderr is reaped within WaitDelay, not when the child
+// ends.
+func TestExitNotHeldByGrandchild(t *testing.T) {
+	p, err := StartProcess(Command{Path: "sh", Args: []string{"-c", "sleep 60 >&2 & echo started >&2; exit 0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill() // the sleep, in the server's group
+	select {
+	case <-p.Done():
+	case <-time.After(10 * WaitDelay):
+		t.Fatalf("the server was not reaped %v after it exited: a grandchild holding stderr held Wait", 10*WaitDelay)
+	}
+	if es := p.Exit(); es.Code != 0 {
+		t.Fatalf("exit: %s", es)
+	}
+}

@@ -82,6 +82,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Reader configures the frame reader.
 	Reader ReaderOptions
+	// AnswerAfterEOF keeps the connection up after the peer ends its
+	// stream (a half-close, such as a daemon's client closing stdin after
+	// its last request) until every message already read is handled and
+	// every request among them answered; calls of ours still waiting fail
+	// at once, since the peer can no longer answer them.
+	AnswerAfterEOF bool
 }
 
 // A Conn is a JSON-RPC 2.0 connection over LSP base-protocol framing.
@@ -106,10 +112,12 @@ type Conn struct {
 	w       *Writer
 	handler Handler
 	params  ParamsDecoder
-	log     *slog.Logger
-	sem     chan struct{}
-	nextID  atomic.Int64
-	writes  chan *outgoing
+
+	answerAfterEOF bool
+	log            *slog.Logger
+	sem            chan struct{}
+	nextID         atomic.Int64
+	writes         chan *outgoing
 
 	mu        sync.Mutex
 	pending   map[int64]*pendingCall    // our calls awaiting responses
@@ -147,21 +155,23 @@ func NewConn(rwc io.ReadWriteCloser, opts Options) *Conn {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
-		rwc:       rwc,
-		r:         NewReader(rwc, opts.Reader),
-		w:         NewWriter(rwc),
-		handler:   opts.Handler,
-		params:    opts.Params,
-		log:       opts.Logger,
-		sem:       make(chan struct{}, opts.MaxConcurrentRequests),
-		writes:    make(chan *outgoing, 64),
-		pending:   map[int64]*pendingCall{},
-		running:   map[ID]context.CancelFunc{},
-		queued:    make(chan struct{}, 1),
-		drained:   closedChan(),
-		baseCtx:   ctx,
-		cancelAll: cancel,
-		done:      make(chan struct{}),
+		rwc:     rwc,
+		r:       NewReader(rwc, opts.Reader),
+		w:       NewWriter(rwc),
+		handler: opts.Handler,
+		params:  opts.Params,
+
+		answerAfterEOF: opts.AnswerAfterEOF,
+		log:            opts.Logger,
+		sem:            make(chan struct{}, opts.MaxConcurrentRequests),
+		writes:         make(chan *outgoing, 64),
+		pending:        map[int64]*pendingCall{},
+		running:        map[ID]context.CancelFunc{},
+		queued:         make(chan struct{}, 1),
+		drained:        closedChan(),
+		baseCtx:        ctx,
+		cancelAll:      cancel,
+		done:           make(chan struct{}),
 	}
 	c.internal.Add(3)
 	go c.readLoop()
@@ -191,6 +201,25 @@ func (c *Conn) Drain(ctx context.Context) error {
 		return fmt.Errorf("transport: drain: connection down: %w", c.Err())
 	case <-ctx.Done():
 		return fmt.Errorf("transport: drain: %w", ctx.Err())
+	}
+}
+
+// answerPending, after the peer ended its stream, fails the calls waiting
+// for answers and waits until the messages already read are handled and
+// answered, or the connection is closed.
+func (c *Conn) answerPending() {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = map[int64]*pendingCall{}
+	drained := c.drained
+	c.mu.Unlock()
+	fail := fmt.Errorf("transport: connection down: the peer ended its stream: %w", io.EOF)
+	for _, p := range pending {
+		p.done <- fail
+	}
+	select {
+	case <-drained:
+	case <-c.done:
 	}
 }
 
@@ -446,6 +475,8 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				c.log.Warn("transport: read failed; connection down", "err", err)
+			} else if c.answerAfterEOF {
+				c.answerPending()
 			}
 			c.shutdown(err)
 			return
@@ -729,7 +760,12 @@ func (c *Conn) handleNotification(req *Request) {
 		return
 	}
 	_, err := c.call(c.baseCtx, req)
-	if err != nil && !errors.Is(err, ErrMethodNotFound) {
+	switch {
+	case errors.Is(err, ErrMethodNotFound):
+		// Servers send extensions of their own ($/typescriptVersion):
+		// worth a trace, never a warning.
+		c.log.Debug("transport: notification not handled", "method", req.Method)
+	case err != nil:
 		c.log.Warn("transport: notification handler failed", "method", req.Method, "err", err)
 	}
 }

@@ -188,3 +188,56 @@ func TestDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// eofPeer is a stream whose reads come from in and signal eof when in
+// ends; writes go to out.
+type eofPeer struct {
+	in  io.Reader
+	out io.Writer
+	eof chan struct{}
+}
+
+func (p *eofPeer) Read(b []byte) (int, error) {
+	n, err := p.in.Read(b)
+	if err == io.EOF {
+		select {
+		case <-p.eof:
+		default:
+			close(p.eof)
+		}
+	}
+	return n, err
+}
+func (p *eofPeer) Write(b []byte) (int, error) { return p.out.Write(b) }
+func (p *eofPeer) Close() error                { return nil }
+
+// TestAnswerAfterEOF: with AnswerAfterEOF, a request read before the peer
+// ended its stream is still answered — its handler runs on after the end
+// of input — and the connection goes down after; without it, the end of
+// input cancels the handler and nothing is answered.
+func TestAnswerAfterEOF(t *testing.T) {
+	for _, answer := range []bool{true, false} {
+		var in, out strings.Builder
+		in.WriteString(frame(`{"jsonrpc":"2.0","id":1,"method":"slow"}`))
+		peer := &eofPeer{in: strings.NewReader(in.String()), out: &out, eof: make(chan struct{})}
+		c := NewConn(peer, Options{AnswerAfterEOF: answer, Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			select {
+			case <-peer.eof: // the end of input was read before the answer
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return "done", nil
+		})})
+		c.Wait()
+		got := out.String()
+		if answer && !strings.Contains(got, `"result":"done"`) {
+			t.Errorf("AnswerAfterEOF: the request was not answered: %q", got)
+		}
+		if !answer && got != "" {
+			t.Errorf("without AnswerAfterEOF: %q written after the end of input", got)
+		}
+		if !errors.Is(c.Err(), io.EOF) {
+			t.Errorf("AnswerAfterEOF=%v: Err = %v, want io.EOF", answer, c.Err())
+		}
+	}
+}

@@ -32,7 +32,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/conformance"
@@ -245,7 +244,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if mcpIn != nil {
 		server := mcpserver.New(o, version())
 		go func() {
-			if err := server.Run(ctx, &mcp.IOTransport{Reader: mcpIn, Writer: mcpOut}); err != nil && ctx.Err() == nil {
+			if err := server.Run(ctx, mcpserver.StdioTransport(mcpIn, mcpOut)); err != nil && ctx.Err() == nil {
 				log.Warn("mcp session ended", "err", err)
 			}
 		}()
@@ -328,7 +327,7 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	done := make(chan error, 1)
-	go func() { done <- mcpserver.New(o, version()).Run(ctx, &mcp.StdioTransport{}) }()
+	go func() { done <- mcpserver.New(o, version()).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout)) }()
 	select {
 	case err := <-done:
 		log.Debug("mcp session ended", "err", err) // the client hung up

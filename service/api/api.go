@@ -178,9 +178,9 @@ type ServerStatus struct {
 	Language  string `json:"language"`
 	Status    string `json:"status"`
 	Root      string `json:"root,omitempty"`
-	ServerPID int    `json:"serverPid,omitempty"`
+	ServerPID int    `json:"serverPid,omitzero"`
 	Reason    string `json:"reason,omitempty"`
-	Restarts  int    `json:"restarts,omitempty"`
+	Restarts  int    `json:"restarts,omitzero"`
 }
 
 // PositionParams is a position as agents give it: the file, a 1-based line

@@ -291,3 +291,40 @@ func rootOf(t *testing.T, s *mcp.ClientSession) string {
 	}
 	return instr[i+len(prefix) : j]
 }
+
+// TestAnswersBeforeEOF: a client that writes its requests and closes its
+// input at once still gets every answer (the check takes a while: its
+// server waits before answering), and the session then ends.
+func TestAnswersBeforeEOF(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.fk"), []byte("x ERROR\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte(fakeConfig("")), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {Delay: 100 * time.Millisecond}}}
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: l.Launch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Shutdown(context.Background())
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"lsp_check_file","arguments":{"filePath":"a.fk"}}}
+`)
+	var out strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := New(o, "test").Run(ctx, StdioTransport(in, &out)); err != nil && !strings.Contains(err.Error(), "EOF") {
+		t.Fatal(err)
+	}
+	var answered bool
+	for line := range strings.Lines(out.String()) {
+		answered = answered || strings.Contains(line, `"id":"last"`) && strings.Contains(line, "error on line 1")
+	}
+	if !answered {
+		t.Fatalf("the last request was not answered:\n%s", out.String())
+	}
+}

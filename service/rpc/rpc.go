@@ -39,7 +39,7 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &handler{routes: Routes(o)}
-	conn := transport.NewConn(rwc, transport.Options{Handler: h, Logger: opts.Logger, MaxConcurrentRequests: 64})
+	conn := transport.NewConn(rwc, transport.Options{Handler: h, Logger: opts.Logger, MaxConcurrentRequests: 64, AnswerAfterEOF: true})
 	h.conn = conn
 	h.o = o
 	if err := conn.Notify(ctx, api.MethodReady, api.ReadyParams{Version: opts.Version, PID: os.Getpid()}); err != nil {

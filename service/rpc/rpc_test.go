@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,47 @@ func TestRoundTrip(t *testing.T) {
 	case <-conn.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the connection stayed up after lsp/shutdown")
+	}
+}
+
+// halfClosed is a stream whose input is fixed (it ends after it) and
+// whose output is collected.
+type halfClosed struct {
+	in  *strings.Reader
+	out strings.Builder
+}
+
+func (h *halfClosed) Read(p []byte) (int, error)  { return h.in.Read(p) }
+func (h *halfClosed) Write(p []byte) (int, error) { return h.out.Write(p) }
+func (h *halfClosed) Close() error                { return nil }
+
+// TestAnswersBeforeEOF: a request followed at once by the end of input is
+// answered before Serve shuts down (the check takes a while: its server
+// waits before answering).
+func TestAnswersBeforeEOF(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.fk"), []byte("x ERROR\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false,"servers":{"fake":{"command":`+quote(exe)+`,"args":["ok"],"extensions":[".fk"]}}}}`), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {Delay: 100 * time.Millisecond}}}
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: l.Launch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"jsonrpc":"2.0","id":7,"method":"lsp/checkFile","params":{"filePath":"a.fk"}}`
+	stream := &halfClosed{in: strings.NewReader("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)}
+	if err := Serve(context.Background(), o, stream, Options{Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := stream.out.String(); !strings.Contains(out, `"id":7,"result":[{`) || !strings.Contains(out, "error on line 1") {
+		t.Fatalf("the request was not answered:\n%s", out)
+	}
+	if n := l.Alive(); n != 0 {
+		t.Errorf("%d servers left", n)
 	}
 }
