@@ -217,8 +217,10 @@ func readPullProvider(caps *protocol.ServerCapabilities, regs map[string]protoco
 	return p
 }
 
-// publish stores pushed diagnostics.
+// publish stores pushed diagnostics, under the canonical spelling of the
+// URI (servers re-encode the URIs they were sent).
 func (c *Client) publish(p *protocol.PublishDiagnosticsParams) {
+	p.URI = p.URI.Canonical()
 	c.diags.publish(p, c.changes.advance())
 	c.changes.wake()
 }

@@ -72,18 +72,16 @@ func (s *docStore) update(uri protocol.DocumentURI, languageID, text string, epo
 	return before, *d, open, true
 }
 
-// bump advances an open document's version without changing its text,
-// and returns it; false when it is not open.
-func (s *docStore) bump(uri protocol.DocumentURI, epoch func() uint64) (document, bool) {
+// resend records text (changed or not) as a new version of the open
+// document uri and returns it.
+func (s *docStore) resend(uri protocol.DocumentURI, text string, epoch func() uint64) document {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, ok := s.docs[uri]
-	if !ok {
-		return document{}, false
-	}
+	d := s.docs[uri]
 	d.version++
+	d.text = text
 	d.changeEpoch = epoch()
-	return *d, true
+	return *d
 }
 
 // markSent records that version of uri is on the wire.

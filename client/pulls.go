@@ -112,6 +112,7 @@ func (p *puller) pullOnce(uri protocol.DocumentURI) (int32, error) {
 		related = unchanged.RelatedDocuments
 	}
 	for ruri, r := range related {
+		ruri = ruri.Canonical()
 		if full, ok := r.AsFullDocumentDiagnosticReport(); ok {
 			c.diags.storePull(ruri, versions[ruri], &full.Items, full.ResultID, epoch)
 		} else if unchanged, ok := r.AsUnchangedDocumentDiagnosticReport(); ok {
@@ -225,9 +226,11 @@ func (p *puller) merge(items []protocol.WorkspaceDocumentDiagnosticReport) {
 	epoch := c.changes.advance()
 	for _, item := range items {
 		if full, ok := item.AsWorkspaceFullDocumentDiagnosticReport(); ok {
-			c.diags.storePull(full.URI, reportVersion(full.Version, versions[full.URI]), &full.Items, full.ResultID, epoch)
+			uri := full.URI.Canonical()
+			c.diags.storePull(uri, reportVersion(full.Version, versions[uri]), &full.Items, full.ResultID, epoch)
 		} else if unchanged, ok := item.AsWorkspaceUnchangedDocumentDiagnosticReport(); ok {
-			c.diags.storePull(unchanged.URI, reportVersion(unchanged.Version, versions[unchanged.URI]), nil, &unchanged.ResultID, epoch)
+			uri := unchanged.URI.Canonical()
+			c.diags.storePull(uri, reportVersion(unchanged.Version, versions[uri]), nil, &unchanged.ResultID, epoch)
 		}
 	}
 	c.changes.wake()

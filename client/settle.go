@@ -31,6 +31,10 @@ type SettlePolicy struct {
 	// command: it answers for exactly the text sent, also when an edit
 	// changed nothing (when typescript-language-server publishes nothing).
 	TSServer bool
+	// SkipsSameText says the server ignores a change that leaves the text
+	// as it was (clangd): re-checking an unchanged document then takes a
+	// real change first (see Diagnose).
+	SkipsSameText bool
 	// Quiet is how long a server must publish nothing more for a version,
 	// after a publish for it, before its findings count as complete
 	// (default DefaultQuiet; negative: not at all).
@@ -73,7 +77,7 @@ func (c *Client) Diagnose(ctx context.Context, path, languageID, text string) (A
 		// Re-sent, not merely pulled again: pyright answers a pull for
 		// an unchanged document from its cache, also after a file it
 		// imports changed.
-		if uri, version, err = c.touch(ctx, path); err != nil {
+		if uri, version, err = c.touch(ctx, path, since); err != nil {
 			return Answer{URI: uri, Version: version}, err
 		}
 	}
@@ -114,25 +118,49 @@ func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version in
 	return s
 }
 
-// touch re-sends an open document's text as a new version, so a server
-// that publishes per version publishes again.
-func (c *Client) touch(ctx context.Context, path string) (protocol.DocumentURI, int32, error) {
+// touch makes the server take an open document's unchanged text as new:
+// it is re-sent as a new version. A server that skips a change leaving the
+// text as it was (SettlePolicy.SkipsSameText: clangd re-checks nothing and
+// publishes nothing then, also when a header it includes changed) is sent
+// the text with a newline added first, and that version's diagnostics are
+// awaited (clangd drops an update followed at once by another). It
+// returns the final version.
+func (c *Client) touch(ctx context.Context, path string, since uint64) (protocol.DocumentURI, int32, error) {
 	uri, err := protocol.FileURI(path)
 	if err != nil {
 		return "", 0, err
 	}
-	c.syncMu.Lock()
-	defer c.syncMu.Unlock()
-	doc, ok := c.docs.bump(uri, c.changes.advance)
-	if !ok {
+	doc, open := c.docs.get(uri)
+	if !open {
 		return uri, 0, fmt.Errorf("client: %s: touch %s: document not open", c.cfg.Name, path)
 	}
-	c.changes.wake()
-	if err := c.sendChange(ctx, uri, doc.text, doc); err != nil {
-		return uri, doc.version, fmt.Errorf("client: %s: touch %s: %w", c.cfg.Name, uri, err)
+	if c.cfg.Settle.SkipsSameText {
+		v, err := c.resend(ctx, uri, doc.text+"\n")
+		if err != nil {
+			return uri, v, err
+		}
+		c.waitSettled(ctx, uri, v, since)
 	}
-	c.sent(uri, doc.version)
-	return uri, doc.version, nil
+	v, err := c.resend(ctx, uri, doc.text)
+	return uri, v, err
+}
+
+// resend sends text as a new version of the open document uri, changed or
+// not, and returns the version.
+func (c *Client) resend(ctx context.Context, uri protocol.DocumentURI, text string) (int32, error) {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	before, ok := c.docs.get(uri)
+	if !ok {
+		return 0, fmt.Errorf("client: %s: touch %s: document not open", c.cfg.Name, uri)
+	}
+	after := c.docs.resend(uri, text, c.changes.advance)
+	c.changes.wake()
+	if err := c.sendChange(ctx, uri, before.text, after); err != nil {
+		return after.version, fmt.Errorf("client: %s: touch %s: %w", c.cfg.Name, uri, err)
+	}
+	c.sent(uri, after.version)
+	return after.version, nil
 }
 
 // settleByCommand runs the policy's command for the document: when it

@@ -53,7 +53,8 @@ phase "go test -race (bench modules and fuzzing in the background)"
 # deadline exceeded" and no input (golang/go#75804, fixed in Go 1.27).
 (
 	(cd bench && go vet ./... && go tool staticcheck ./... && go test -vet=off -count=1 ./...) &&
-		(cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -vet=off -count=1 ./...)
+		(cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -vet=off -count=1 ./...) &&
+		(cd bench/accuracy && go vet ./... && go tool staticcheck ./... && go test -vet=off -count=1 ./...)
 ) >"$tmp/bench.log" 2>&1 &
 bench=$!
 (

@@ -12,9 +12,11 @@ import (
 )
 
 // rawClient is the baseline for the check benchmark: the least an LSP
-// client can do to get a file's first diagnostics from a server — spawn it,
-// initialize, initialized, didOpen, answer what the server asks with null,
-// read until a non-empty publishDiagnostics for the file, kill the server.
+// client can do to get a file's complete diagnostics from gopls — spawn it,
+// initialize, initialized, didOpen, gopls.diagnose_files (gopls answers once
+// every wave of findings is published), answer what the server asks with
+// null, read until that answer and a non-empty publishDiagnostics for the
+// file, kill the server.
 // Run as the test binary with LSPKIT_FAKE=raw-client and
 // LSPKIT_RAW="server-path file-path".
 func rawClient() {
@@ -44,7 +46,7 @@ func rawClient() {
 	}
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":%d,"rootUri":"file://%s","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true}}},"workspaceFolders":[{"uri":"file://%s","name":"ws"}]}}`, os.Getpid(), root, root))
 	var env transport.Envelope
-	opened := false
+	opened, diagnosed, published := false, false, false
 	for {
 		frame, err := r.ReadFrame()
 		if err != nil {
@@ -58,7 +60,13 @@ func rawClient() {
 			send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 			quoted := fmt.Sprintf("%q", string(text))
 			send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"go","version":1,"text":%s}}}`, uri, quoted))
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"gopls.diagnose_files","arguments":[{"Files":[%q]}]}}`, uri))
 			opened = true
+		case env.Kind == transport.KindResponse && env.IDNum == 2:
+			diagnosed = true
+			if published {
+				return
+			}
 		case env.Kind == transport.KindRequest:
 			id := fmt.Sprint(env.IDNum)
 			if env.IDKind == transport.IDString {
@@ -66,7 +74,10 @@ func rawClient() {
 			}
 			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, id))
 		case string(env.Method) == "textDocument/publishDiagnostics" && strings.Contains(string(frame), uri) && !strings.Contains(string(frame), `"diagnostics":[]`):
-			return
+			published = true
+			if diagnosed {
+				return
+			}
 		}
 	}
 }

@@ -120,6 +120,21 @@ func TestCheckSettles(t *testing.T) {
 	}
 }
 
+// TestWavesComplete: a server that publishes a version's findings in two
+// waves (as gopls does: type errors first, analyzers later) is not settled
+// by the first: the check waits out the quiet window and has both, on the
+// first check and on a re-check of the same text.
+func TestWavesComplete(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\ny ERROR\n"}, lspConfig("", `"waves": `+fakeServer("waves")),
+		map[string]lsptest.Behavior{"waves": {Waves: 2, WaveGap: 30 * time.Millisecond}})
+	for round := range 2 {
+		res := f.check(t, api.CheckParams{FilePath: "a.fk"})
+		if !res.Checked || len(res.Diagnostics) != 2 || res.Servers[0].Verdict != api.VerdictSettled {
+			t.Fatalf("round %d: want both waves' findings, settled: %+v", round, res)
+		}
+	}
+}
+
 // TestPullServer: a server that answers pulls and publishes nothing.
 func TestPullServer(t *testing.T) {
 	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig("", `"pull": `+fakeServer("pull")), map[string]lsptest.Behavior{"pull": {Pull: true}})

@@ -20,10 +20,17 @@ const goMod = "module example.com/demo\n\ngo 1.22\n"
 
 // live starts an orchestrator over a new root with files and the
 // configuration's lsp options (autoInstall off).
-func live(t *testing.T, files map[string]string, options string) *Orchestrator {
+func live(t testing.TB, files map[string]string, options string) *Orchestrator {
 	t.Helper()
 	root := t.TempDir()
 	writeFiles(t, root, files)
+	return liveIn(t, root, options)
+}
+
+// liveIn starts an orchestrator over root with the configuration's lsp
+// options (autoInstall off).
+func liveIn(t testing.TB, root, options string) *Orchestrator {
+	t.Helper()
 	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false`+options+`}}`), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +43,7 @@ func live(t *testing.T, files map[string]string, options string) *Orchestrator {
 	return o
 }
 
-func mustCheck(t *testing.T, o *Orchestrator, p api.CheckParams) api.CheckResult {
+func mustCheck(t testing.TB, o *Orchestrator, p api.CheckParams) api.CheckResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -329,7 +329,7 @@ func settlePolicy(s *registry.Settle) client.SettlePolicy {
 	if s == nil {
 		return client.SettlePolicy{}
 	}
-	p := client.SettlePolicy{Command: s.Command, Arguments: s.Arguments, TSServer: s.TSServer}
+	p := client.SettlePolicy{Command: s.Command, Arguments: s.Arguments, TSServer: s.TSServer, SkipsSameText: s.SkipsSameText}
 	if s.QuietMs != nil {
 		p.Quiet = time.Duration(*s.QuietMs) * time.Millisecond
 		if *s.QuietMs == 0 {

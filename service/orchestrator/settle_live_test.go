@@ -1,8 +1,11 @@
 package orchestrator
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
@@ -142,6 +145,7 @@ func TestDependentsFresh(t *testing.T) {
 				}
 			}
 			wantB("before", 0)
+			wantB("again, nothing changed", 0) // settled, not timed out: clangd publishes nothing for the same text
 			// a changes and is checked (the server is sent its text).
 			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
 			mustCheck(t, o, api.CheckParams{FilePath: tc.a})
@@ -163,4 +167,74 @@ func hasDiagnostic(ds []api.Diagnostic, line int, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestAwkwardRoot: in a root whose path has characters servers spell
+// differently in URIs (+ space # % @ and non-ASCII), every server's
+// findings reach the file they are about.
+func TestAwkwardRoot(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, binary, file, text string
+		extra                    map[string]string
+	}{
+		{"go", "gopls", "a.go", "package demo\n\nvar X int = \"s\"\n", map[string]string{"go.mod": goMod}},
+		{"typescript", "typescript-language-server", "a.ts", "export const n: number = \"s\";\n", map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true}}`}},
+		{"python", "pyright-langserver", "a.py", "x: int = \"s\"\n", map[string]string{"pyproject.toml": "[project]\nname = \"demo\"\n"}},
+		{"c", "clangd", "a.c", "int x = \"s\";\n", map[string]string{"compile_flags.txt": "-std=c11\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, tc.binary)
+			root := filepath.Join(t.TempDir(), "a+b c#d%e@f é")
+			files := map[string]string{tc.file: tc.text}
+			for k, v := range tc.extra {
+				files[k] = v
+			}
+			writeFiles(t, root, files)
+			o := liveIn(t, root, `,"diagnosticTimeout":20000`)
+			res := mustCheck(t, o, api.CheckParams{FilePath: tc.file})
+			line := strings.Count(tc.text, "\n") // the error is on the last line
+			if !res.Checked || len(res.Diagnostics) == 0 || res.Diagnostics[0].File != tc.file || res.Diagnostics[0].Line != line {
+				t.Fatalf("want an error at %s:%d: %+v", tc.file, line, res)
+			}
+		})
+	}
+}
+
+// BenchmarkTypeScriptEdits: warm checks of typescript-language-server
+// edits that leave the file clean against edits that break it; both must
+// settle (a clean edit, for which the server publishes nothing, used to
+// wait out the whole diagnostic timeout). Reports the median check in ms.
+func BenchmarkTypeScriptEdits(b *testing.B) {
+	servertest.Binary(b, "typescript-language-server")
+	clean := "export const n: number = 1;\n"
+	for _, tc := range []struct {
+		name  string
+		edits []string
+	}{
+		{"clean", []string{"// one\n" + clean, "// two\n" + clean}},
+		{"error", []string{"export const n: number = \"s\";\n", "export const n: number = \"t\";\n"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			root := b.TempDir()
+			writeFiles(b, root, map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true}}`, "a.ts": clean})
+			o := liveIn(b, root, "")
+			mustCheck(b, o, api.CheckParams{FilePath: "a.ts"}) // warm
+			var times []time.Duration
+			i := 0
+			for b.Loop() {
+				text := tc.edits[i%2]
+				i++
+				start := time.Now()
+				res := mustCheck(b, o, api.CheckParams{FilePath: "a.ts", Text: &text})
+				times = append(times, time.Since(start))
+				if res.Servers[0].Verdict != api.VerdictSettled {
+					b.Fatalf("edit %d: %+v", i, res)
+				}
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+		})
+	}
 }

@@ -80,6 +80,10 @@ type Settle struct {
 	// document's diagnostics directly (typescript.tsserverRequest), since it
 	// publishes nothing when an edit leaves them unchanged.
 	TSServer bool `json:"tsserver,omitempty"`
+	// SkipsSameText says the server ignores a change that leaves the text
+	// as it was (clangd), so re-checking an unchanged file takes a real
+	// change first.
+	SkipsSameText bool `json:"skipsSameText,omitempty"`
 	// QuietMs is how long a server that publishes for a version must stay
 	// quiet afterwards before its findings for it count as complete (more
 	// may come in later waves); omitted: the client's default.

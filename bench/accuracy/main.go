@@ -1,0 +1,342 @@
+// Command accuracy measures whether lspkit's checks find what the
+// compilers find: real projects (testdata, see SOURCES.md) with injected
+// breaks — type errors, undefined names, wrong argument counts, unused
+// imports, printf misuse, cross-file signature changes — checked by lspkit
+// and by each language's compiler as the oracle, cold (a fresh daemon per
+// break) and warm (one daemon that saw the project before the break, so
+// dependents are checked unchanged), comparing the lines reported.
+//
+//	go run . [-project NAME] [-mode cold|warm|both]
+//
+// It prints a Markdown table: per project and mode, the oracle's findings,
+// lspkit's recall of them at the same lines, lspkit's errors on files the
+// break left untouched and the oracle calls clean (false errors), findings
+// left over after the break was undone (stale), and the median time of one
+// file's check.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/orchestrator"
+)
+
+func main() {
+	only := flag.String("project", "", "measure only this project")
+	mode := flag.String("mode", "both", "cold, warm or both")
+	verbose := flag.Bool("v", false, "print each break's findings")
+	logs := flag.String("log", "", "print the daemon's logs at this level (debug, info, warn)")
+	flag.Parse()
+	if *logs != "" {
+		var level slog.Level
+		if err := level.UnmarshalText([]byte(*logs)); err != nil {
+			log.Fatal(err)
+		}
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	}
+	fmt.Println("| language | project | mode | breaks | oracle findings | found | recall | false errors on untouched clean files | stale after undo | median check (ms) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	failed := false
+	for _, p := range projects {
+		if *only != "" && p.name != *only {
+			continue
+		}
+		for _, m := range []string{"cold", "warm"} {
+			if *mode != "both" && *mode != m {
+				continue
+			}
+			r, err := measure(p, m == "warm", *verbose)
+			if err != nil {
+				log.Fatalf("%s %s: %v", p.name, m, err)
+			}
+			fmt.Printf("| %s | %s | %s | %d | %d | %d | %.0f%% | %d | %d | %d |\n", p.language, p.name, m, len(p.breaks), r.oracle, r.found, r.recall(), r.falseErrors, r.stale, r.median())
+			failed = failed || r.recall() < 95 || r.falseErrors > 0 || r.stale > 0
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// logger receives the daemon's logs (-log); nil discards them.
+var logger *slog.Logger
+
+// result accumulates one project's numbers in one mode.
+type result struct {
+	oracle, found, falseErrors, stale int
+	times                             []time.Duration
+}
+
+func (r *result) recall() float64 {
+	if r.oracle == 0 {
+		return 100
+	}
+	return 100 * float64(r.found) / float64(r.oracle)
+}
+
+func (r *result) median() int64 {
+	if len(r.times) == 0 {
+		return 0
+	}
+	slices.Sort(r.times)
+	return r.times[len(r.times)/2].Milliseconds()
+}
+
+// checker checks a project's files with one orchestrator.
+type checker struct {
+	o     *orchestrator.Orchestrator
+	p     project
+	files []string
+	mu    sync.Mutex
+	times []time.Duration
+}
+
+func newChecker(root string, p project) (*checker, error) {
+	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false,"diagnosticTimeout":60000,"firstTouchTimeout":120000}}`), "accuracy")
+	if err != nil {
+		return nil, err
+	}
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{o: o, p: p}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && slices.Contains(p.exts, filepath.Ext(path)) {
+			rel, _ := filepath.Rel(root, path)
+			c.files = append(c.files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	sort.Strings(c.files)
+	return c, err
+}
+
+// check checks first (when not empty), then every file at once, and
+// returns lspkit's findings: the severities the oracle counts, and the
+// errors apart.
+func (c *checker) check(first string) (all, errors map[finding]bool, err error) {
+	all, errors = map[finding]bool{}, map[finding]bool{}
+	var mu sync.Mutex
+	one := func(file string) error {
+		start := time.Now()
+		res, err := c.o.Check(context.Background(), api.CheckParams{FilePath: file, Severities: c.p.severities})
+		if err != nil {
+			return err
+		}
+		if !res.Checked {
+			return fmt.Errorf("%s not checked: %s", file, res.Reason)
+		}
+		c.mu.Lock()
+		c.times = append(c.times, time.Since(start))
+		c.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, d := range res.Diagnostics {
+			f := finding{d.File, d.Line}
+			all[f] = true
+			if d.Severity == "error" {
+				errors[f] = true
+			}
+		}
+		return nil
+	}
+	if first != "" {
+		if err := one(first); err != nil {
+			return nil, nil, err
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(c.files))
+	for i, f := range c.files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = one(f)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return all, errors, nil
+}
+
+// measure runs every break of p in one mode.
+func measure(p project, warm, verbose bool) (*result, error) {
+	src, err := filepath.Abs(filepath.Join("testdata", p.dir))
+	if err != nil {
+		return nil, err
+	}
+	r := &result{}
+	root, err := copyProject(src)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(root)
+	baseOracle, err := p.oracle(root)
+	if err != nil {
+		return nil, err
+	}
+	var warmChecker *checker
+	var baseAll, baseErrors map[finding]bool
+	if warm {
+		if warmChecker, err = newChecker(root, p); err != nil {
+			return nil, err
+		}
+		defer warmChecker.o.Shutdown(context.Background())
+		if baseAll, baseErrors, err = warmChecker.check(""); err != nil {
+			return nil, err
+		}
+		warmChecker.times = nil // the first touch is not what warm measures
+	} else {
+		c, err := newChecker(root, p)
+		if err != nil {
+			return nil, err
+		}
+		baseAll, baseErrors, err = c.check("")
+		c.o.Kill()
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range p.breaks {
+		path := filepath.Join(root, filepath.FromSlash(b.file))
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if strings.Count(string(orig), b.old) != 1 {
+			return nil, fmt.Errorf("%s: %q occurs %d times in %s", b.kind, b.old, strings.Count(string(orig), b.old), b.file)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(orig), b.old, b.new, 1)), 0o644); err != nil {
+			return nil, err
+		}
+		found, err := p.oracle(root)
+		if err != nil {
+			return nil, err
+		}
+		want := newFindings(found, baseOracle)
+		if len(want) == 0 {
+			return nil, fmt.Errorf("%s in %s: the oracle finds nothing", b.kind, b.file)
+		}
+		c := warmChecker
+		if !warm {
+			if c, err = newChecker(root, p); err != nil {
+				return nil, err
+			}
+		}
+		all, errs, err := c.check(b.file)
+		if err != nil {
+			return nil, err
+		}
+		got := newSet(all, baseAll)
+		var missed []finding
+		for _, f := range want {
+			if got[f] {
+				r.found++
+			} else {
+				missed = append(missed, f)
+			}
+		}
+		r.oracle += len(want)
+		oracleFiles := map[string]bool{b.file: true}
+		for _, f := range found {
+			oracleFiles[f.file] = true
+		}
+		var falseErrs []finding
+		for f := range newSet(errs, baseErrors) {
+			if !oracleFiles[f.file] {
+				falseErrs = append(falseErrs, f)
+			}
+		}
+		r.falseErrors += len(falseErrs)
+		if verbose || len(missed) > 0 || len(falseErrs) > 0 {
+			fmt.Fprintf(os.Stderr, "%s %s %s (%s): oracle %v; missed %v; false errors %v\n", p.name, mode(warm), b.kind, b.file, want, missed, falseErrs)
+		}
+		// Undo the break: every finding it caused must go.
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			return nil, err
+		}
+		if warm {
+			after, _, err := c.check(b.file)
+			if err != nil {
+				return nil, err
+			}
+			if stale := newSet(after, baseAll); len(stale) > 0 {
+				r.stale += len(stale)
+				fmt.Fprintf(os.Stderr, "%s %s %s: stale after undo: %v\n", p.name, mode(warm), b.kind, slices.Collect(maps.Keys(stale)))
+			}
+		} else {
+			r.times = append(r.times, c.times...)
+			c.o.Kill()
+		}
+	}
+	if warm {
+		r.times = warmChecker.times
+	}
+	return r, nil
+}
+
+func mode(warm bool) string {
+	if warm {
+		return "warm"
+	}
+	return "cold"
+}
+
+// newFindings is found less base, deduplicated.
+func newFindings(found, base []finding) []finding {
+	seen := map[finding]bool{}
+	for _, f := range base {
+		seen[f] = true
+	}
+	var out []finding
+	for _, f := range found {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// newSet is got less base.
+func newSet(got, base map[finding]bool) map[finding]bool {
+	out := map[finding]bool{}
+	for f := range got {
+		if !base[f] {
+			out[f] = true
+		}
+	}
+	return out
+}
+
+// copyProject copies a project into a new temporary directory.
+func copyProject(src string) (string, error) {
+	dst, err := os.MkdirTemp("", "lspkit-accuracy-")
+	if err != nil {
+		return "", err
+	}
+	if dst, err = filepath.EvalSymlinks(dst); err != nil {
+		return "", err
+	}
+	return dst, os.CopyFS(dst, os.DirFS(src))
+}

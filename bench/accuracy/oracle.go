@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/lspkit/lspkit/service/registry"
+)
+
+// A finding is a place a tool reports a problem: a file (relative to the
+// project, '/'-separated) and a 1-based line.
+type finding struct {
+	file string
+	line int
+}
+
+func (f finding) String() string { return fmt.Sprintf("%s:%d", f.file, f.line) }
+
+// run runs a command in dir and returns its combined output; a non-zero
+// exit is expected (the oracle found something), other failures are not.
+func run(dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return out, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// colonPositions finds "file:line:col:" positions in compiler output.
+var colonPositions = regexp.MustCompile(`(?m)^(?:vet: )?\.?/?([^\s:]+\.(?:go|c|h)):(\d+):\d+: (.*)$`)
+
+func parseColon(out []byte, keep func(rest string) bool) []finding {
+	var fs []finding
+	for _, m := range colonPositions.FindAllSubmatch(out, -1) {
+		if keep != nil && !keep(string(m[3])) {
+			continue
+		}
+		line, _ := strconv.Atoi(string(m[2]))
+		fs = append(fs, finding{filepath.ToSlash(string(m[1])), line})
+	}
+	return fs
+}
+
+// goOracle is the Go type checker over every package — through
+// golang.org/x/tools/go/packages, so that a package whose dependency does
+// not compile is still checked, as go build cannot — and go vet.
+func goOracle(dir string) ([]finding, error) {
+	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: packages.LoadAllSyntax}, "./...")
+	if err != nil {
+		return nil, err
+	}
+	var fs []finding
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			file, line, ok := splitPos(e.Pos)
+			if !ok {
+				continue
+			}
+			if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+				fs = append(fs, finding{filepath.ToSlash(rel), line})
+			}
+		}
+	})
+	vet, err := run(dir, "go", "vet", "./...")
+	if err != nil {
+		return nil, err
+	}
+	return append(fs, parseColon(vet, nil)...), nil
+}
+
+// splitPos splits "file:line:col".
+func splitPos(pos string) (string, int, bool) {
+	parts := strings.Split(pos, ":")
+	if len(parts) < 3 {
+		return "", 0, false
+	}
+	line, err := strconv.Atoi(parts[len(parts)-2])
+	return strings.Join(parts[:len(parts)-2], ":"), line, err == nil
+}
+
+// clangOracle is clang -fsyntax-only over the translation units, with the
+// project's compile flags; errors only.
+func clangOracle(dir string) ([]finding, error) {
+	clang, err := firstOnPath("clang-19", "clang")
+	if err != nil {
+		return nil, err
+	}
+	units, _ := filepath.Glob(filepath.Join(dir, "*.c"))
+	args := []string{"-fsyntax-only", "-std=c89", "-Wall"}
+	for _, u := range units {
+		args = append(args, filepath.Base(u))
+	}
+	out, err := run(dir, clang, args...)
+	if err != nil {
+		return nil, err
+	}
+	return parseColon(out, func(rest string) bool { return strings.HasPrefix(rest, "error:") }), nil
+}
+
+// tscPositions finds "file(line,col): error" in tsc's output.
+var tscPositions = regexp.MustCompile(`(?m)^([^\s(]+\.tsx?)\((\d+),\d+\): error `)
+
+// tscOracle is tsc --noEmit over the project's tsconfig.json, with the
+// TypeScript typescript-language-server runs.
+func tscOracle(dir string) ([]finding, error) {
+	out, err := run(dir, filepath.Join(registry.DefaultDir(), "npm", "typescript", "node_modules", ".bin", "tsc"), "--noEmit", "-p", ".")
+	if err != nil {
+		return nil, err
+	}
+	var fs []finding
+	for _, m := range tscPositions.FindAllSubmatch(out, -1) {
+		line, _ := strconv.Atoi(string(m[2]))
+		fs = append(fs, finding{filepath.ToSlash(string(m[1])), line})
+	}
+	return fs, nil
+}
+
+// pyrightOracle is the pyright CLI of the pinned pyright; errors only.
+func pyrightOracle(dir string) ([]finding, error) {
+	out, err := run(dir, filepath.Join(registry.DefaultDir(), "npm", "pyright", "node_modules", ".bin", "pyright"), "--outputjson")
+	if err != nil {
+		return nil, err
+	}
+	var report struct {
+		GeneralDiagnostics []struct {
+			File     string `json:"file"`
+			Severity string `json:"severity"`
+			Range    struct {
+				Start struct {
+					Line int `json:"line"`
+				} `json:"start"`
+			} `json:"range"`
+		} `json:"generalDiagnostics"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), &report); err != nil {
+		return nil, fmt.Errorf("pyright --outputjson: %w: %.200s", err, out)
+	}
+	var fs []finding
+	for _, d := range report.GeneralDiagnostics {
+		if d.Severity != "error" {
+			continue
+		}
+		rel, err := filepath.Rel(dir, d.File)
+		if err != nil {
+			continue
+		}
+		fs = append(fs, finding{filepath.ToSlash(rel), d.Range.Start.Line + 1})
+	}
+	return fs, nil
+}
+
+func firstOnPath(names ...string) (string, error) {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("none of %v on PATH (apt-get install clang-19)", names)
+}
