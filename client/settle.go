@@ -82,8 +82,12 @@ func (c *Client) Diagnose(ctx context.Context, path, languageID, text string) (A
 		}
 	}
 	a := Answer{URI: uri, Version: version}
-	a.Settle = c.await(ctx, uri, version, since)
-	a.Diagnostics = c.diagnosticsFor(uri, version, since)
+	var answer []protocol.Diagnostic
+	a.Settle, answer = c.await(ctx, uri, version, since)
+	a.Diagnostics = answer
+	if answer == nil {
+		a.Diagnostics = c.diagnosticsFor(uri, version, since)
+	}
 	return a, nil
 }
 
@@ -93,29 +97,32 @@ func (c *Client) Diagnose(ctx context.Context, path, languageID, text string) (A
 // the version or publishes for it followed by a quiet window; never while
 // the server reports work-done progress running.
 func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, version int32) Settle {
-	return c.await(ctx, uri, version, 0)
+	s, _ := c.await(ctx, uri, version, 0)
+	return s
 }
 
 // await waits until uri's findings for version are complete, counting
-// only evidence after epoch since. A completion signal that fails is
-// logged, and the wait falls back to what the server sends.
-func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) Settle {
+// only evidence after epoch since. A completion signal that answers with
+// the findings themselves (tsserver's) returns them too. A signal that
+// fails is logged, and the wait falls back to what the server sends.
+func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) (Settle, []protocol.Diagnostic) {
 	p := c.cfg.Settle
 	path, err := uri.Path()
 	if p.Command == "" && !p.TSServer || err != nil {
-		return c.waitSettled(ctx, uri, version, since)
+		return c.waitSettled(ctx, uri, version, since), nil
 	}
 	var s Settle
+	var answer []protocol.Diagnostic
 	if p.Command != "" {
 		s, err = c.settleByCommand(ctx, uri, path)
 	} else {
-		s, err = c.settleByTSServer(ctx, uri, path, version)
+		s, answer, err = c.settleByTSServer(ctx, uri, path, version)
 	}
 	if err != nil && s != ServerGone {
 		c.log.Warn("settle signal failed; waiting for publishes instead", "server", c.cfg.Name, "err", err)
-		return c.waitSettled(ctx, uri, version, since)
+		return c.waitSettled(ctx, uri, version, since), nil
 	}
-	return s
+	return s, answer
 }
 
 // touch makes the server take an open document's unchanged text as new:
@@ -243,18 +250,20 @@ var tsDiagnosticKinds = []string{"syntacticDiagnosticsSync", "semanticDiagnostic
 // settleByTSServer asks tsserver for the document's syntactic, semantic
 // and suggestion diagnostics (tsserver answers for the text it has, which
 // typescript-language-server updated from our change before it forwards
-// the request), converts them as typescript-language-server does, and
-// stores them as the document's answer for the version.
-func (c *Client) settleByTSServer(ctx context.Context, uri protocol.DocumentURI, path string, version int32) (Settle, error) {
-	var all []protocol.Diagnostic
+// the request) and converts them as typescript-language-server does. They
+// are the answer for the version, and stored as if published for it: the
+// server's own publishes, for this file or for its importers, supersede
+// them as they come.
+func (c *Client) settleByTSServer(ctx context.Context, uri protocol.DocumentURI, path string, version int32) (Settle, []protocol.Diagnostic, error) {
+	all := []protocol.Diagnostic{}
 	for _, kind := range tsDiagnosticKinds {
 		args := []jsontext.Value{jsontext.Value(strconv.Quote(kind)), jsontext.Value(`{"file":` + strconv.Quote(path) + `}`)}
 		res, err := protocol.ExecuteCommandRequest.Call(ctx, c.conn, protocol.ExecuteCommandParams{Command: "typescript.tsserverRequest", Arguments: args})
 		if err != nil {
 			if ctx.Err() != nil {
-				return TimedOut, nil
+				return TimedOut, nil, nil
 			}
-			return c.goneOr(TimedOut), err
+			return c.goneOr(TimedOut), nil, err
 		}
 		var resp struct {
 			Success bool           `json:"success"`
@@ -262,18 +271,17 @@ func (c *Client) settleByTSServer(ctx context.Context, uri protocol.DocumentURI,
 			Body    []tsDiagnostic `json:"body"`
 		}
 		if err := json.Unmarshal(res, &resp); err != nil {
-			return TimedOut, fmt.Errorf("tsserver %s: %w", kind, err)
+			return TimedOut, nil, fmt.Errorf("tsserver %s: %w", kind, err)
 		}
 		if !resp.Success {
-			return TimedOut, fmt.Errorf("tsserver %s: %s", kind, resp.Message)
+			return TimedOut, nil, fmt.Errorf("tsserver %s: %s", kind, resp.Message)
 		}
 		for _, d := range resp.Body {
 			all = append(all, fromTSServer(d))
 		}
 	}
-	c.diags.storePull(uri, version, &all, nil, c.changes.advance())
-	c.changes.wake()
-	return Settled, nil
+	c.publish(&protocol.PublishDiagnosticsParams{URI: uri, Version: &version, Diagnostics: all})
+	return Settled, slices.Clone(all), nil
 }
 
 // fromTSServer converts a tsserver diagnostic as typescript-language-server
@@ -397,11 +405,6 @@ func (c *Client) diagnosticsFor(uri protocol.DocumentURI, version int32, since u
 	f, _ := c.diags.get(uri)
 	var parts [][]protocol.Diagnostic
 	if f.pulled && f.pullVersion >= version {
-		if c.cfg.Settle.TSServer {
-			// tsserver's own answer for exactly this text: a publish may
-			// still be one computed for an earlier text.
-			return slices.Clone(f.pull)
-		}
 		parts = append(parts, f.pull)
 	}
 	if f.pushVersion != nil && *f.pushVersion >= version || f.pushVersion == nil && f.pushEpoch > doc.changeEpoch || f.settledEpoch > since && f.pushEpoch > 0 {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sourcegraph/conc"
+
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
@@ -247,11 +249,14 @@ func (s *session) settleAfter(ctx context.Context, epoch uint64) {
 	if !active || len(pending) == 0 {
 		return
 	}
+	changed := map[protocol.DocumentURI]bool{}
 	for _, p := range pending {
+		changed[p.uri] = true
 		if c.WaitSettled(ctx, p.uri, p.version) != client.Settled {
 			return
 		}
 	}
+	s.recheckOthers(ctx, c, changed)
 	for {
 		before := c.Epoch()
 		changed := c.Changed()
@@ -267,6 +272,38 @@ func (s *session) settleAfter(ctx context.Context, epoch uint64) {
 		case <-changed:
 			t.Stop()
 		}
+	}
+}
+
+// recheckOthers re-checks, at once, the documents open in c other than
+// the changed ones, as they are: a file that imports a changed one may be
+// broken by it, and servers that check open files only (pyright, clangd)
+// say so only when asked again.
+func (s *session) recheckOthers(ctx context.Context, c *client.Client, changed map[protocol.DocumentURI]bool) {
+	s.refresh(ctx, c, "")
+	s.mu.Lock()
+	var others []protocol.DocumentURI
+	for uri := range s.changes {
+		if !changed[uri] {
+			others = append(others, uri)
+		}
+	}
+	s.mu.Unlock()
+	var wg conc.WaitGroup
+	for _, uri := range others {
+		path, err := uri.Path()
+		text, open := c.DocumentText(uri)
+		if err != nil || !open {
+			continue
+		}
+		wg.Go(func() {
+			if _, err := c.Diagnose(ctx, path, s.spec.LanguageID(path), text); err != nil && ctx.Err() == nil {
+				s.o.log.Warn("re-check after a change", "file", s.o.rel(path), "err", err)
+			}
+		})
+	}
+	if p := wg.WaitAndRecover(); p != nil {
+		s.o.log.Error("re-check after a change: panic", "panic", p.String())
 	}
 }
 

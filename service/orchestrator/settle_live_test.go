@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -156,6 +157,17 @@ func TestDependentsFresh(t *testing.T) {
 			// a changes on disk only.
 			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
 			wantB("a broken on disk", 1)
+			// diagnosticsAfter a change to a includes what it broke in b.
+			writeFiles(t, o.Root(), map[string]string{tc.a: tc.fixed})
+			wantB("a mended on disk", 0)
+			epoch := o.Epoch()
+			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
+			mustCheck(t, o, api.CheckParams{FilePath: tc.a})
+			wait := 20000
+			after, err := o.DiagnosticsAfter(context.Background(), api.DiagnosticsAfterParams{AfterEpoch: epoch, WaitMs: &wait})
+			if err != nil || len(after[tc.b]) == 0 || after[tc.b][0].Line != tc.bLine {
+				t.Fatalf("diagnosticsAfter: want %s's error at line %d: %+v %v", tc.b, tc.bLine, after, err)
+			}
 		})
 	}
 }
