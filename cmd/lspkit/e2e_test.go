@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -52,10 +54,29 @@ func TestMain(m *testing.M) {
 
 // daemon is a running `lspkit serve` driven over its stdio.
 type daemon struct {
-	t     testing.TB
-	proc  *client.Process
-	conn  *transport.Conn
-	ready chan map[string]any
+	t      testing.TB
+	proc   *client.Process
+	stderr *lockedBuffer // the daemon's stderr when proc is not set
+	conn   *transport.Conn
+	ready  chan map[string]any
+}
+
+// lockedBuffer collects a process's output for failure messages.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // startDaemon runs `lspkit serve --root root` with env added.
@@ -101,7 +122,14 @@ func (d *daemon) call(method string, params, result any) error {
 func (d *daemon) must(method string, params, result any) {
 	d.t.Helper()
 	if err := d.call(method, params, result); err != nil {
-		d.t.Fatalf("%s: %v\n%s", method, err, strings.Join(d.proc.StderrTail(), "\n"))
+		stderr := ""
+		switch {
+		case d.proc != nil:
+			stderr = strings.Join(d.proc.StderrTail(), "\n")
+		case d.stderr != nil:
+			stderr = d.stderr.String()
+		}
+		d.t.Fatalf("%s: %v\n%s", method, err, stderr)
 	}
 }
 

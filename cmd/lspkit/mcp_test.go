@@ -80,6 +80,8 @@ func TestMCPFDs(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestMCPFDs(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no lsp/ready")
 	}
-	d := &daemon{t: t, conn: conn}
+	d := &daemon{t: t, conn: conn, stderr: stderr}
 	var diags []api.Diagnostic
 	d.must("lsp/checkFile", map[string]any{"filePath": "use.go"}, &diags)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
