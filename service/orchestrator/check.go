@@ -164,7 +164,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	if err != nil {
 		return done(api.VerdictBroken, err.Error())
 	}
-	first := s.touch()
+	first := s.cold()
 	if o.oneShot {
 		s.waitInstalled(ctx)
 	}
@@ -194,6 +194,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	switch settle {
 	case client.Settled:
 		res.Verdict = api.VerdictSettled
+		s.warmed()
 	case client.TimedOut:
 		res.Verdict = api.VerdictTimedOut
 		if len(diags) > 0 {

@@ -135,6 +135,29 @@ func TestWavesComplete(t *testing.T) {
 	}
 }
 
+// TestColdChecksAtOnce: files checked at once while their server starts
+// all get the first-touch timeout, not only the one that started it.
+func TestColdChecksAtOnce(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n", "b.fk": "y ERROR\n"},
+		lspConfig(`,"diagnosticTimeout":100,"firstTouchTimeout":20000`, `"slow": `+fakeServer("slow")),
+		map[string]lsptest.Behavior{"slow": {Delay: 300 * time.Millisecond}})
+	results := make([]api.CheckResult, 2)
+	var wg sync.WaitGroup
+	for i, file := range []string{"a.fk", "b.fk"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = f.check(t, api.CheckParams{FilePath: file})
+		}()
+	}
+	wg.Wait()
+	for i, res := range results {
+		if !res.Checked || len(res.Diagnostics) != 1 {
+			t.Errorf("file %d: %+v", i, res)
+		}
+	}
+}
+
 // TestPullServer: a server that answers pulls and publishes nothing.
 func TestPullServer(t *testing.T) {
 	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig("", `"pull": `+fakeServer("pull")), map[string]lsptest.Behavior{"pull": {Pull: true}})

@@ -51,7 +51,6 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		if err != nil {
 			return opened{}, err
 		}
-		s.touch()
 		wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
 		c, verdict, why := s.await(wctx)
 		cancel()

@@ -37,7 +37,7 @@ type session struct {
 	reason     string
 	ready      chan struct{} // closed when the current start attempt ends
 	updated    chan struct{} // closed (and replaced) when the supervisor changes the state
-	touched    bool
+	warm       bool          // a check has settled on it
 	installing bool
 	crashes    []time.Time
 	restarts   int
@@ -91,13 +91,21 @@ func newSession(o *Orchestrator, t target) *session {
 	return s
 }
 
-// touch marks the session touched and reports whether this was the first.
-func (s *session) touch() bool {
+// cold reports whether no check on the session has settled yet: a check
+// then waits for the server to start and load the workspace, so it gets
+// the first-touch timeout — every one of several files checked at once,
+// not only the one that started the server.
+func (s *session) cold() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	first := !s.touched
-	s.touched = true
-	return first
+	return !s.warm
+}
+
+// warmed records that a check on the session settled.
+func (s *session) warmed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.warm = true
 }
 
 // waitInstalled waits while the session's server is being installed.
