@@ -40,6 +40,7 @@ type Replayer struct {
 	ids         map[string]jsontext.Value // recorded client request id → actual
 	held        map[string][]int          // server responses to requests the client has not sent yet
 	asked       map[string]string         // server request id → its method
+	sent        map[string]bool           // server request ids sent to the client
 	pending     []int                     // indices of unmatched client entries, in order
 	followers   map[int][]int             // client entry → the server entries after it
 	pullAt      map[int]int32             // recorded pull entry → its document's version then
@@ -49,7 +50,7 @@ type Replayer struct {
 
 // NewReplayer returns a replayer for t; serversDir stands for $SERVERS.
 func NewReplayer(t *Transcript, serversDir string) *Replayer {
-	r := &Replayer{t: t, serversDir: serversDir, ids: map[string]jsontext.Value{}, held: map[string][]int{}, asked: map[string]string{}, followers: map[int][]int{},
+	r := &Replayer{t: t, serversDir: serversDir, ids: map[string]jsontext.Value{}, held: map[string][]int{}, asked: map[string]string{}, sent: map[string]bool{}, followers: map[int][]int{},
 		pullAt: map[int]int32{}, live: map[string]int32{}}
 	last := -1
 	recorded := map[string]int32{} // document version as the recording's client had sent it
@@ -94,11 +95,15 @@ func (r *Replayer) diverge(format string, args ...any) {
 
 // Serve plays the server on in/out until the client's exit notification or
 // the end of in; then every recorded client message must have been seen.
+// After exit it still reads the answers to requests it sent the client: a
+// request that crossed the client's shutdown on the wire is answered after
+// it.
 func (r *Replayer) Serve(in io.Reader, out io.Writer) {
 	rd := transport.NewReader(in, transport.ReaderOptions{})
 	w := transport.NewWriter(out)
 	r.emit(w, -1)
-	for {
+	exited := false
+	for !exited || r.awaitingAnswers() {
 		frame, err := rd.ReadFrame()
 		if err != nil {
 			break
@@ -108,7 +113,7 @@ func (r *Replayer) Serve(in io.Reader, out io.Writer) {
 			continue
 		}
 		if r.handle(w, msg) {
-			break
+			exited = true
 		}
 	}
 	r.mu.Lock()
@@ -119,6 +124,20 @@ func (r *Replayer) Serve(in io.Reader, out io.Writer) {
 			r.diverge("transcript line %d: the client never sent %s", e.Line, r.describe(e.Msg))
 		}
 	}
+}
+
+// awaitingAnswers reports whether a recorded client answer to a request
+// the replay has sent is still unmatched.
+func (r *Replayer) awaitingAnswers() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, i := range r.pending {
+		msg := r.t.Entries[i].Msg
+		if id, ok := idOf(msg); ok && method(msg) == "" && r.sent[string(id)] {
+			return true
+		}
+	}
+	return false
 }
 
 // optional reports whether a recorded client message is a diagnostic pull:
@@ -310,7 +329,11 @@ func (r *Replayer) send(w *transport.Writer, entries []int) {
 	r.mu.Lock()
 	frames := make([][]byte, 0, len(entries))
 	for _, j := range entries {
-		frames = append(frames, r.rewrite(r.t.Entries[j].Msg))
+		msg := r.t.Entries[j].Msg
+		if id, ok := idOf(msg); ok && method(msg) != "" {
+			r.sent[string(id)] = true
+		}
+		frames = append(frames, r.rewrite(msg))
 	}
 	r.mu.Unlock()
 	for _, f := range frames {

@@ -18,9 +18,12 @@ phase "go mod download"
 go mod download
 
 # The servers install (npm waits on the network, gopls compiles) while the
-# checks run.
+# checks run. lspkit is built first: go vet then reuses its packages instead
+# of compiling them a second time alongside.
+phase "build lspkit"
+go build -o "$tmp/lspkit" ./cmd/lspkit
 phase "language servers (in the background)"
-go run ./cmd/lspkit install --tested >"$tmp/install.log" 2>&1 &
+"$tmp/lspkit" install --tested >"$tmp/install.log" 2>&1 &
 install=$!
 
 phase "gofmt"
@@ -33,9 +36,6 @@ fi
 phase "go vet"
 go vet ./...
 
-phase "staticcheck"
-go tool staticcheck ./...
-
 phase "language servers"
 if ! wait "$install"; then
 	cat "$tmp/install.log" >&2
@@ -45,9 +45,12 @@ fi
 cat "$tmp/install.log"
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 
-phase "go test -race (bench modules and fuzzing in the background)"
-# The bench modules' checks and the bounded fuzzing (one worker) use the
-# processor time the live tests leave while they wait on their servers.
+phase "go test -race (staticcheck, bench modules and fuzzing in the background)"
+# staticcheck, the bench modules' checks and the bounded fuzzing (one
+# worker) use the processor time the live tests leave while they wait on
+# their servers.
+go tool staticcheck ./... >"$tmp/staticcheck.log" 2>&1 &
+staticcheck=$!
 # Fuzz budgets are execution counts, not durations: a duration -fuzztime
 # races Go's fuzz coordinator at the deadline and fails with "context
 # deadline exceeded" and no input (golang/go#75804, fixed in Go 1.27).
@@ -58,15 +61,22 @@ phase "go test -race (bench modules and fuzzing in the background)"
 ) >"$tmp/bench.log" 2>&1 &
 bench=$!
 (
-	go test -vet=off ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 40000x -parallel 1 &&
-		go test -vet=off ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 60000x -parallel 1 &&
-		go test -vet=off ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 60000x -parallel 1
+	go test -vet=off ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 10000x -parallel 1 &&
+		go test -vet=off ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 20000x -parallel 1 &&
+		go test -vet=off ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 20000x -parallel 1
 ) >"$tmp/fuzz.log" 2>&1 &
 fuzz=$!
 # The conformance live suite (every scenario against the installed servers,
 # through the daemon) writes its table here; it is shown below.
 # go vet ran above, in full: the tests skip go test's own partial vet.
 LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -timeout 10m ./...
+
+phase "staticcheck"
+if ! wait "$staticcheck"; then
+	cat "$tmp/staticcheck.log" >&2
+	echo "staticcheck failed" >&2
+	exit 1
+fi
 
 phase "conformance live suite"
 cat "$tmp/summary"

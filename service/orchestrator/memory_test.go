@@ -45,7 +45,7 @@ func TestMemoryFlat(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	const warm, cycles = 400, 2000
+	const warm, cycles = 300, 1200
 	for i := range warm {
 		check(i)
 	}
