@@ -62,6 +62,7 @@ type Client struct {
 	life     lifecycle
 	changes  *changes
 	docs     *docStore
+	docLocks *docLocks
 	diags    *diagStore
 	regs     *registry
 	progress *progressSet
@@ -123,6 +124,7 @@ func newClient(cfg Config) *Client {
 		log:      cfg.Logger.With("server", cfg.Name),
 		changes:  newChanges(),
 		docs:     newDocStore(),
+		docLocks: newDocLocks(),
 		diags:    newDiagStore(),
 		regs:     newRegistry(),
 		progress: newProgressSet(),

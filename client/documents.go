@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -123,12 +124,75 @@ func (s *docStore) uris() []protocol.DocumentURI {
 	return slices.Collect(maps.Keys(s.docs))
 }
 
+// ErrDocumentBusy says a document stayed busy with another check (or
+// change) until the caller's context ended.
+var ErrDocumentBusy = errors.New("the document was busy with another check")
+
+// docLocks serializes the work on each document: a check holds its
+// document from sending the text until the server's answer for that text
+// is in, so no check is answered with, or has its columns mapped by,
+// another check's text.
+type docLocks struct {
+	mu    sync.Mutex
+	locks map[protocol.DocumentURI]*docLock
+}
+
+// docLock is one document's lock: a token in ch is the holder; refs counts
+// holders and waiters, so the entry goes when nobody needs it.
+type docLock struct {
+	ch   chan struct{}
+	refs int
+}
+
+func newDocLocks() *docLocks { return &docLocks{locks: map[protocol.DocumentURI]*docLock{}} }
+
+// lock takes uri's lock, waiting within ctx, and returns its release.
+func (l *docLocks) lock(ctx context.Context, uri protocol.DocumentURI) (func(), error) {
+	l.mu.Lock()
+	dl := l.locks[uri]
+	if dl == nil {
+		dl = &docLock{ch: make(chan struct{}, 1)}
+		l.locks[uri] = dl
+	}
+	dl.refs++
+	l.mu.Unlock()
+	select {
+	case dl.ch <- struct{}{}:
+		return func() {
+			<-dl.ch
+			l.release(uri, dl)
+		}, nil
+	case <-ctx.Done():
+		l.release(uri, dl)
+		return nil, fmt.Errorf("%w: %w", ErrDocumentBusy, ctx.Err())
+	}
+}
+
+func (l *docLocks) release(uri protocol.DocumentURI, dl *docLock) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if dl.refs--; dl.refs == 0 {
+		delete(l.locks, uri)
+	}
+}
+
 // Sync makes the server's copy of the file at path hold text: didOpen the
 // first time, then didChange with a new version (one minimal edit for
 // servers with incremental sync, the whole text otherwise). The text comes
 // from the caller; the file on disk is not read. It returns the document's
 // URI and version; unchanged text sends nothing and keeps the version.
+//
+// It waits (within ctx) while a Diagnose of the same document is under way.
 func (c *Client) Sync(ctx context.Context, path, languageID, text string) (protocol.DocumentURI, int32, error) {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		return "", 0, err
+	}
+	unlock, err := c.docLocks.lock(ctx, uri)
+	if err != nil {
+		return uri, 0, fmt.Errorf("client: %s: sync %s: %w", c.cfg.Name, uri, err)
+	}
+	defer unlock()
 	uri, version, _, err := c.sync(ctx, path, languageID, text)
 	return uri, version, err
 }
@@ -202,6 +266,11 @@ func (c *Client) Save(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := c.docLocks.lock(ctx, uri)
+	if err != nil {
+		return fmt.Errorf("client: %s: save %s: %w", c.cfg.Name, uri, err)
+	}
+	defer unlock()
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
 	doc, open := c.docs.get(uri)
@@ -241,6 +310,11 @@ func (c *Client) CloseDocument(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := c.docLocks.lock(ctx, uri)
+	if err != nil {
+		return fmt.Errorf("client: %s: close %s: %w", c.cfg.Name, uri, err)
+	}
+	defer unlock()
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
 	open := c.docs.remove(uri)

@@ -66,7 +66,21 @@ type Answer struct {
 // as a new version, unless the server's completion signal re-validates it
 // anyway), so its answer reflects changes elsewhere (a file it imports),
 // never a cached one.
+//
+// Checks of one document take turns: each holds the document from sending
+// its text until its answer is in, so every answer is for the text its
+// check sent. A check still waiting for its turn when ctx ends returns an
+// error wrapping ErrDocumentBusy.
 func (c *Client) Diagnose(ctx context.Context, path, languageID, text string) (Answer, error) {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		return Answer{}, err
+	}
+	unlock, err := c.docLocks.lock(ctx, uri)
+	if err != nil {
+		return Answer{URI: uri}, fmt.Errorf("client: %s: diagnose %s: %w", c.cfg.Name, uri, err)
+	}
+	defer unlock()
 	since := c.changes.current()
 	uri, version, changed, err := c.sync(ctx, path, languageID, text)
 	if err != nil {

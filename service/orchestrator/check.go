@@ -183,6 +183,9 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	s.refresh(ctx, c, path)
 	a, err := s.diagnose(ctx, c, path, t.spec.LanguageID(path), src)
 	if err != nil {
+		if errors.Is(err, client.ErrDocumentBusy) {
+			return done(api.VerdictTimedOut, "other checks of the file took its time")
+		}
 		if ctx.Err() != nil {
 			return done(api.VerdictTimedOut, "")
 		}

@@ -2,9 +2,11 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -248,5 +250,38 @@ func BenchmarkTypeScriptEdits(b *testing.B) {
 			slices.Sort(times)
 			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
 		})
+	}
+}
+
+// TestGoConcurrentChecksOwnText: 24 checks of one Go file at once, each
+// with its own text, against gopls: each is answered for its own text,
+// with its columns.
+func TestGoConcurrentChecksOwnText(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	text := func(i int) string {
+		return fmt.Sprintf("package demo\n\n// %d\nvar %sX int = \"%s\"\n", i, strings.Repeat(" ", i), strings.Repeat("😀", i))
+	}
+	o := live(t, map[string]string{"go.mod": goMod, "a.go": text(0)}, "")
+	mustCheck(t, o, api.CheckParams{FilePath: "a.go"}) // warm: the cold start is not what this is about
+	const n = 24
+	results := make([]api.CheckResult, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = mustCheck(t, o, api.CheckParams{FilePath: "a.go", Text: new(text(i)), TimeoutMs: 30000})
+		}()
+	}
+	wg.Wait()
+	for i, res := range results {
+		// The error is the string literal: after "var", i spaces and
+		// "X int = ", and i astral characters long (two UTF-16 units each).
+		col := len("var ") + i + len("X int = ") + 1
+		if !res.Checked || len(res.Diagnostics) != 1 || res.Diagnostics[0].Line != 4 || res.Diagnostics[0].Character != col ||
+			res.Diagnostics[0].EndCharacter != col+i+2 || !strings.Contains(res.Diagnostics[0].Message, "cannot use \""+strings.Repeat("😀", i)) {
+			t.Errorf("check %d: want one error at 4:%d-%d, got %+v", i, col, col+i+2, res)
+		}
 	}
 }

@@ -1,0 +1,139 @@
+package orchestrator
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// snapshotText is check i's text: its number on the first line, and an
+// error after i astral characters (two UTF-16 units each) on the second,
+// so a column mapped with another check's text comes out wrong.
+func snapshotText(i int) string {
+	return fmt.Sprintf("check %d\n%sERROR\n", i, strings.Repeat("😀", i))
+}
+
+// firstLineError is a fake's diagnose: one error, on the line with ERROR,
+// whose message is the text's first line (which check's text it saw).
+func firstLineError(text string) []protocol.Diagnostic {
+	out := lsptest.ErrorLines(text)
+	for i := range out {
+		out[i].Message = protocol.NewStringOrMarkupContentString(strings.SplitN(text, "\n", 2)[0])
+	}
+	return out
+}
+
+// TestConcurrentChecksOwnText: 24 checks of one file at once, each with
+// its own text, each answered with the findings for exactly its text and
+// columns mapped with it — against servers that publish in waves after a
+// delay, and that answer pulls.
+func TestConcurrentChecksOwnText(t *testing.T) {
+	behaviors := map[string]lsptest.Behavior{
+		"waves": {Diagnose: firstLineError, Waves: 2, Delay: 2 * time.Millisecond, WaveGap: time.Millisecond},
+		"pull":  {Diagnose: firstLineError, Pull: true, Delay: time.Millisecond},
+	}
+	for name := range behaviors {
+		t.Run(name, func(t *testing.T) {
+			f := newFake(t, map[string]string{"a.fk": "check -1\n"}, lspConfig("", `"`+name+`": `+fakeServer(name)), behaviors)
+			const n = 24
+			results := make([]api.CheckResult, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					text := snapshotText(i)
+					results[i] = f.check(t, api.CheckParams{FilePath: "a.fk", Text: &text, TimeoutMs: 20000})
+				}()
+			}
+			wg.Wait()
+			for i, res := range results {
+				want := []api.Diagnostic{{File: "a.fk", Line: 2, Character: i + 1, EndLine: 2, EndCharacter: i + 6, Severity: "error", Message: fmt.Sprintf("check %d", i), Source: "fake", Server: name}}
+				if !res.Checked || fmt.Sprint(res.Diagnostics) != fmt.Sprint(want) {
+					t.Errorf("check %d: checked %v (%s), got %+v, want %+v", i, res.Checked, res.Reason, res.Diagnostics, want)
+				}
+			}
+		})
+	}
+}
+
+// TestBusyDocumentTimesOut: a check that waits its whole time for another
+// check of the same file says so, and does not wait past its timeout.
+func TestBusyDocumentTimesOut(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"slow": `+fakeServer("slow")),
+		map[string]lsptest.Behavior{"slow": {Delay: 700 * time.Millisecond}})
+	first := "ERROR one\n"
+	second := "ERROR two\n"
+	var wg sync.WaitGroup
+	var long api.CheckResult
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		long = f.check(t, api.CheckParams{FilePath: "a.fk", Text: &first, TimeoutMs: 20000})
+	}()
+	// The first check holds the document once it has sent it.
+	f.waitOpen(t, "slow", "a.fk")
+	start := time.Now()
+	short := f.check(t, api.CheckParams{FilePath: "a.fk", Text: &second, TimeoutMs: 200})
+	waited := time.Since(start)
+	wg.Wait()
+	if short.Checked || short.Servers[0].Verdict != api.VerdictTimedOut || !strings.Contains(short.Reason, "other checks of the file") {
+		t.Errorf("the waiting check: %+v", short)
+	}
+	if waited > 1500*time.Millisecond {
+		t.Errorf("the waiting check took %v with a 200 ms timeout", waited)
+	}
+	if !long.Checked || len(long.Diagnostics) != 1 {
+		t.Errorf("the first check: %+v", long)
+	}
+}
+
+// waitOpen waits until server id's client has the file open.
+func (f *fake) waitOpen(t *testing.T, id, file string) {
+	t.Helper()
+	uri, _ := protocol.FileURI(filepath.Join(f.root, file))
+	deadline := time.After(10 * time.Second)
+	for {
+		f.mu.Lock()
+		var sess *session
+		for _, s := range f.sessions {
+			if s.spec.ID == id {
+				sess = s
+			}
+		}
+		f.mu.Unlock()
+		// The next event that can open it: the client's next change, the
+		// session's start, or (before the check made the session) a tick.
+		var next <-chan struct{}
+		var tick <-chan time.Time
+		switch c := (*client.Client)(nil); {
+		case sess == nil:
+			tick = time.After(time.Millisecond)
+		default:
+			if c = sess.current(); c == nil {
+				sess.mu.Lock()
+				next = sess.ready
+				sess.mu.Unlock()
+				break
+			}
+			next = c.Changed()
+			if _, open := c.DocumentText(uri); open {
+				return
+			}
+		}
+		select {
+		case <-next:
+		case <-tick:
+		case <-deadline:
+			t.Fatalf("%s never had %s open", id, file)
+		}
+	}
+}
