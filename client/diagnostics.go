@@ -28,13 +28,11 @@ type fileDiagnostics struct {
 	settledEpoch uint64 // the change epoch when the server last said it was done with the file (a settle command returned)
 }
 
-// current is what the file's diagnostics are now: the pulled ones if the
-// server answered a pull, else the pushed ones.
+// current is what the file's diagnostics are now: the last pull answer and
+// the last publish, merged (both are the server's findings; neither
+// replaces the other).
 func (f *fileDiagnostics) current() []protocol.Diagnostic {
-	if f.pulled {
-		return f.pull
-	}
-	return f.push
+	return mergeDiagnostics(f.pull, f.push)
 }
 
 // diagStore is the server's diagnostics by file, under its own lock.
@@ -147,8 +145,8 @@ func (s *diagStore) all() map[protocol.DocumentURI][]protocol.Diagnostic {
 	return out
 }
 
-// Diagnostics returns the server's current diagnostics for uri: the pulled
-// ones if the server answers pulls, else the pushed ones.
+// Diagnostics returns the server's current diagnostics for uri: its last
+// pull answer and its last publish, merged.
 func (c *Client) Diagnostics(uri protocol.DocumentURI) []protocol.Diagnostic {
 	f, _ := c.diags.get(uri)
 	return slices.Clone(f.current())

@@ -122,7 +122,10 @@ func TestDiagStore(t *testing.T) {
 	if f, _ = s.get(a); f.settledEpoch != 10 {
 		t.Fatalf("settled: %+v", f)
 	}
-	if all := s.all(); len(all) != 1 || len(all[a]) != 1 {
+	// Pulled and pushed findings are both the server's: merged, neither
+	// replacing the other, repeats dropped.
+	s.publish(&protocol.PublishDiagnosticsParams{URI: a, Version: &v, Diagnostics: []protocol.Diagnostic{diag("pushed"), diag("pulled v4")}}, 11)
+	if all := s.all(); len(all) != 1 || len(all[a]) != 2 || MessageText(all[a][0]) != "pulled v4" || MessageText(all[a][1]) != "pushed" {
 		t.Fatalf("all: %+v", all)
 	}
 	s.forget(a)

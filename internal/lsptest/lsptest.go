@@ -45,6 +45,9 @@ type Behavior struct {
 	// Pull makes the server answer textDocument/diagnostic (announced in
 	// its capabilities) and publish nothing.
 	Pull bool
+	// Push, with Pull, makes the server publish these diagnostics for each
+	// version too (a server with findings of both kinds).
+	Push func(text string) []protocol.Diagnostic
 	// Silent publishes nothing at all.
 	Silent bool
 	// CrashOn names a method on whose arrival the server dies with exit
@@ -308,10 +311,13 @@ func (s *server) diagnose(text string) []protocol.Diagnostic {
 
 // publish sends the diagnostics of a version, in waves, after the delay.
 func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
-	if s.b.Pull || s.b.Silent {
+	if s.b.Pull && s.b.Push == nil || s.b.Silent {
 		return
 	}
 	diags := s.diagnose(text)
+	if s.b.Pull {
+		diags = s.b.Push(text)
+	}
 	waves := max(s.b.Waves, 1)
 	go func() {
 		if s.b.Delay > 0 {

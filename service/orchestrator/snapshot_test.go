@@ -137,3 +137,30 @@ func (f *fake) waitOpen(t *testing.T, id, file string) {
 		}
 	}
 }
+
+// TestPushAndPull: a server that answers pulls and also publishes has both
+// kinds of findings in a check and in lsp/diagnostics, neither replacing
+// the other.
+func TestPushAndPull(t *testing.T) {
+	pushed := func(text string) []protocol.Diagnostic {
+		out := []protocol.Diagnostic{}
+		for i, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, "WARN") {
+				out = append(out, protocol.Diagnostic{
+					Range:    protocol.Range{Start: protocol.Position{Line: uint32(i)}, End: protocol.Position{Line: uint32(i), Character: 4}},
+					Severity: protocol.Ptr(protocol.DiagnosticSeverityError), Message: protocol.NewStringOrMarkupContentString("pushed"),
+				})
+			}
+		}
+		return out
+	}
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\nWARN\n"}, lspConfig("", `"both": `+fakeServer("both")),
+		map[string]lsptest.Behavior{"both": {Pull: true, Push: pushed}})
+	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
+	if !res.Checked || len(res.Diagnostics) != 2 || res.Diagnostics[0].Message != "error on line 1" || res.Diagnostics[1].Message != "pushed" {
+		t.Fatalf("check: %+v", res)
+	}
+	if all := f.Diagnostics(); len(all["a.fk"]) != 2 {
+		t.Fatalf("lsp/diagnostics: %+v", all)
+	}
+}
