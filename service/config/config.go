@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -42,6 +43,16 @@ type Config struct {
 	AutoInstall bool
 	// Restart is the crash policy.
 	Restart RestartPolicy
+	// Exclude are globs (doublestar syntax, against '/'-separated paths
+	// relative to the root) of files that are never checked, start no
+	// server and are left out of reports.
+	Exclude []string
+	// MaxFileBytes is the largest file a server is sent; bigger ones are
+	// refused with a reason.
+	MaxFileBytes int
+	// MaxOpenDocuments is how many documents each server keeps open; the
+	// least recently checked is closed beyond it.
+	MaxOpenDocuments int
 	// Source names where the configuration came from, for status and errors.
 	Source string
 }
@@ -79,6 +90,9 @@ func Default() Config {
 		NavigationTools:            true,
 		AutoInstall:                true,
 		Restart:                    RestartPolicy{MaxRestarts: 3, Window: 5 * time.Minute},
+		Exclude:                    []string{"**/node_modules/**", "**/.git/**"},
+		MaxFileBytes:               2 << 20,
+		MaxOpenDocuments:           200,
 		Source:                     "defaults",
 	}
 }
@@ -240,6 +254,20 @@ func Parse(data []byte, source string) (Config, error) {
 			p.boolean(v, key, &cfg.NavigationTools)
 		case "autoInstall":
 			p.boolean(v, key, &cfg.AutoInstall)
+		case "exclude":
+			p.strings(v, key, &cfg.Exclude)
+			for _, g := range cfg.Exclude {
+				if !doublestar.ValidatePattern(g) && p.err == nil {
+					p.fail(key, fmt.Sprintf("bad glob %q", g))
+				}
+			}
+		case "maxFileBytes":
+			p.count(v, key, &cfg.MaxFileBytes)
+		case "maxOpenDocuments":
+			p.count(v, key, &cfg.MaxOpenDocuments)
+			if p.err == nil && cfg.MaxOpenDocuments < 1 {
+				p.fail(key, "expected a whole number ≥ 1, got 0")
+			}
 		case "restart":
 			r, err := object(v, source, key)
 			if err != nil {

@@ -15,13 +15,15 @@ func TestParse(t *testing.T) {
 		"diagnosticTimeout": 3000, "firstTouchTimeout": 10000,
 		"includeSeverities": ["error", "warning"], "maxDiagnosticsPerFile": 20, "maxProjectDiagnosticsFiles": 5,
 		"navigationTools": false, "autoInstall": false,
-		"restart": {"maxRestarts": 0, "windowMs": 300000}}}`), "lspkit.json")
+		"restart": {"maxRestarts": 0, "windowMs": 300000},
+		"exclude": ["vendor/**"], "maxFileBytes": 1000, "maxOpenDocuments": 3}}`), "lspkit.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Disabled || cfg.DiagnosticTimeout != 3*time.Second || cfg.FirstTouchTimeout != 10*time.Second ||
 		strings.Join(cfg.IncludeSeverities, ",") != "error,warning" || cfg.NavigationTools || cfg.AutoInstall ||
-		cfg.Restart.MaxRestarts != 0 || cfg.Restart.Window != 5*time.Minute {
+		cfg.Restart.MaxRestarts != 0 || cfg.Restart.Window != 5*time.Minute ||
+		strings.Join(cfg.Exclude, ",") != "vendor/**" || cfg.MaxFileBytes != 1000 || cfg.MaxOpenDocuments != 3 {
 		t.Fatalf("%+v", cfg)
 	}
 	if e := cfg.Servers["eslint"]; e.Enabled == nil || *e.Enabled {
@@ -34,7 +36,8 @@ func TestParse(t *testing.T) {
 	if off, _ := Parse([]byte(`{"lsp": false}`), "f"); !off.Disabled {
 		t.Error(`"lsp": false did not disable`)
 	}
-	if def, _ := Parse([]byte(`{"other": 1}`), "f"); def.Disabled || def.DiagnosticTimeout != 3*time.Second {
+	if def, _ := Parse([]byte(`{"other": 1}`), "f"); def.Disabled || def.DiagnosticTimeout != 3*time.Second ||
+		strings.Join(def.Exclude, ",") != "**/node_modules/**,**/.git/**" || def.MaxFileBytes != 2<<20 || def.MaxOpenDocuments != 200 {
 		t.Error("absent lsp key is not the defaults")
 	}
 }
@@ -50,6 +53,9 @@ func TestConfigErrors(t *testing.T) {
 		{`{"lsp": {"includeSeverities": ["fatal"]}}`, `cfg.json: lsp.includeSeverities: unknown severity "fatal"`},
 		{`{"lsp": {"restart": {"max": 1}}}`, `cfg.json: lsp.restart.max: unknown key`},
 		{`{"lsp": {"colour": true}}`, `cfg.json: lsp.colour: unknown key`},
+		{`{"lsp": {"exclude": ["a/[b"]}}`, `cfg.json: lsp.exclude: bad glob "a/[b"`},
+		{`{"lsp": {"maxFileBytes": -1}}`, `cfg.json: lsp.maxFileBytes: expected a whole number ≥ 0, got the number -1`},
+		{`{"lsp": {"maxOpenDocuments": 0}}`, `cfg.json: lsp.maxOpenDocuments: expected a whole number ≥ 1, got 0`},
 		{`{"lsp": 3}`, `cfg.json: lsp: expected true, false or an object, got the number 3`},
 		{`{"lsp": {`, `cfg.json: not valid JSON`},
 		{`[]`, `cfg.json: expected an object, got an array`},

@@ -50,6 +50,10 @@ func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckR
 		res.Reason = "LSP is disabled by configuration"
 		return res, nil
 	}
+	if glob, ok := o.excluded(abs); ok {
+		res.Reason = fmt.Sprintf("%s is excluded by %q (config exclude)", o.rel(abs), glob)
+		return res, nil
+	}
 	targets := o.serversFor(abs)
 	if len(targets) == 0 {
 		res.Reason = o.noServerReason(abs)
@@ -58,14 +62,19 @@ func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckR
 	var src source
 	if p.Text != nil {
 		src.text = *p.Text
+		if n := int64(len(src.text)); n > o.maxFileBytes() {
+			res.Reason = fmt.Sprintf("the text of %s %s", o.rel(abs), (&tooBigError{n, o.maxFileBytes()}).Error())
+			return res, nil
+		}
 	} else {
 		var err error
-		switch src, err = readSource(abs); {
+		var big *tooBigError
+		switch src, err = readSource(abs, o.maxFileBytes()); {
 		case errors.Is(err, fs.ErrNotExist):
 			res.Reason = o.rel(abs) + " does not exist"
 			return res, nil
-		case errors.Is(err, errDirectory):
-			res.Reason = o.rel(abs) + " is a directory"
+		case errors.Is(err, errDirectory), errors.Is(err, errNotRegular), errors.As(err, &big):
+			res.Reason = o.rel(abs) + " " + err.Error()
 			return res, nil
 		case err != nil:
 			return res, fmt.Errorf("check %s: %w", o.rel(abs), err)
@@ -251,10 +260,13 @@ func (o *Orchestrator) merge(in []api.Diagnostic, severities []string) []api.Dia
 
 // convert turns a client's diagnostics for uri into the contract's shape.
 // Columns need the line text: text when given, else the open document's,
-// else the file on disk. Files outside the root are left out.
+// else the file on disk. Files outside the root or excluded are left out.
 func (o *Orchestrator) convert(server string, c *client.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic, text string) []api.Diagnostic {
 	path, err := uri.Path()
 	if err != nil || !within(o.root, path) || len(diags) == 0 {
+		return nil
+	}
+	if _, excluded := o.excluded(path); excluded {
 		return nil
 	}
 	if text == "" {

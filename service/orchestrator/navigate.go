@@ -72,7 +72,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		s.refresh(ctx, c, "")
 		text, isOpen := c.DocumentText(uri)
 		if !isOpen {
-			src, err := readSource(abs)
+			src, err := readSource(abs, o.maxFileBytes())
 			if err != nil {
 				return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
 			}

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/client"
@@ -166,6 +167,26 @@ func (o *Orchestrator) resolve(path string) (string, bool) {
 		path = filepath.Join(r, filepath.Base(path)) // a file not written yet
 	}
 	return path, within(o.root, path)
+}
+
+// excluded reports whether the file at abs (inside the root) matches one
+// of the configured exclude globs, and which.
+func (o *Orchestrator) excluded(abs string) (string, bool) {
+	rel := o.rel(abs)
+	for _, g := range o.cfg.Exclude {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// maxFileBytes is the largest file a server is sent.
+func (o *Orchestrator) maxFileBytes() int64 {
+	if o.cfg.MaxFileBytes <= 0 {
+		return int64(config.Default().MaxFileBytes)
+	}
+	return int64(o.cfg.MaxFileBytes)
 }
 
 // within reports whether path is dir or inside it, by whole segments.

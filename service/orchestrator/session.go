@@ -63,22 +63,53 @@ type source struct {
 	size int64
 }
 
-// errDirectory says a path to check is a directory.
-var errDirectory = errors.New("is a directory")
+// Why a file is not read.
+var (
+	errDirectory  = errors.New("is a directory")
+	errNotRegular = errors.New("is not a regular file")
+)
 
-// readSource reads the file at path as a source, noting its modification
-// time and size first (a write after them shows as a change later).
-func readSource(path string) (source, error) {
+// tooBigError says a file is over the size limit.
+type tooBigError struct{ size, max int64 }
+
+func (e *tooBigError) Error() string {
+	return fmt.Sprintf("is %s, over the %s limit (maxFileBytes)", byteSize(e.size), byteSize(e.max))
+}
+
+// byteSize writes n bytes for people.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readSource reads the regular file at path as a source, noting its
+// modification time and size first (a write after them shows as a change
+// later). Directories, other non-regular files (a FIFO would block the
+// read) and files over max bytes are not read.
+func readSource(path string, max int64) (source, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return source{}, err
 	}
-	if info.IsDir() {
+	switch {
+	case info.IsDir():
 		return source{}, errDirectory
+	case !info.Mode().IsRegular():
+		return source{}, errNotRegular
+	case info.Size() > max:
+		return source{}, &tooBigError{info.Size(), max}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return source{}, err
+	}
+	if int64(len(data)) > max {
+		return source{}, &tooBigError{int64(len(data)), max}
 	}
 	return source{text: string(data), disk: true, mod: info.ModTime(), size: info.Size()}, nil
 }
@@ -220,7 +251,7 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 			s.mu.Unlock()
 			continue
 		}
-		src, err := readSource(path)
+		src, err := readSource(path, s.o.maxFileBytes())
 		if err != nil {
 			continue
 		}

@@ -164,3 +164,33 @@ func TestPushAndPull(t *testing.T) {
 		t.Fatalf("lsp/diagnostics: %+v", all)
 	}
 }
+
+// TestExclusionsAndLimits: excluded files and files over maxFileBytes are
+// not checked, start no server, and say why.
+func TestExclusionsAndLimits(t *testing.T) {
+	f := newFake(t, map[string]string{
+		"node_modules/m/a.fk": "ERROR\n", ".git/b.fk": "ERROR\n", "gen/c.fk": "ERROR\n",
+		"big.fk": strings.Repeat("x", 100) + "\n", "ok.fk": "ERROR\n",
+	}, lspConfig(`,"exclude":["**/node_modules/**","**/.git/**","gen/**"],"maxFileBytes":64`, `"fake": `+fakeServer("fake")),
+		map[string]lsptest.Behavior{"fake": {}})
+	for file, want := range map[string]string{
+		"node_modules/m/a.fk": `node_modules/m/a.fk is excluded by "**/node_modules/**" (config exclude)`,
+		".git/b.fk":           `.git/b.fk is excluded by "**/.git/**" (config exclude)`,
+		"gen/c.fk":            `gen/c.fk is excluded by "gen/**" (config exclude)`,
+		"big.fk":              "big.fk is 101 bytes, over the 64 bytes limit (maxFileBytes)",
+	} {
+		if res := f.check(t, api.CheckParams{FilePath: file}); res.Checked || res.Reason != want || len(res.Servers) != 0 {
+			t.Errorf("%s: %+v, want reason %q", file, res, want)
+		}
+	}
+	big := strings.Repeat("y", 65)
+	if res := f.check(t, api.CheckParams{FilePath: "ok.fk", Text: &big}); res.Checked || res.Reason != "the text of ok.fk is 65 bytes, over the 64 bytes limit (maxFileBytes)" {
+		t.Errorf("big text: %+v", res)
+	}
+	if n := f.launcher.Launched("fake"); n != 0 {
+		t.Errorf("%d servers started for files not checked", n)
+	}
+	if res := f.check(t, api.CheckParams{FilePath: "ok.fk"}); !res.Checked || len(res.Diagnostics) != 1 {
+		t.Errorf("ok.fk: %+v", res)
+	}
+}
