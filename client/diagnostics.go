@@ -125,6 +125,23 @@ func (s *diagStore) resultIDs() []protocol.PreviousResultID {
 	return out
 }
 
+// closed keeps a closed document's diagnostics as what the server last
+// said, but for no version (a reopened document starts its versions
+// again); a file with none is forgotten.
+func (s *diagStore) closed(uri protocol.DocumentURI) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[uri]
+	if !ok {
+		return
+	}
+	if len(f.push) == 0 && len(f.pull) == 0 {
+		delete(s.files, uri)
+		return
+	}
+	f.pushVersion, f.pullVersion, f.settledEpoch = nil, 0, 0
+}
+
 // forget drops a file's diagnostics.
 func (s *diagStore) forget(uri protocol.DocumentURI) {
 	s.mu.Lock()

@@ -15,15 +15,19 @@
 //
 // Documents are the caller's text: [Client.Sync] opens or changes one (full
 // or minimal incremental edits, columns in the server's position encoding),
-// [Client.Save] and [Client.CloseDocument] finish the set. Diagnostics are
-// kept per URI from push and pull (per document with result ids and related
-// documents, and a standing workspace/diagnostic request where the server
-// offers it), under canonical URIs. [Client.Diagnose] sends a text and
-// returns the server's findings for exactly that text once the server is
-// done with it, by the signal its [SettlePolicy] names (a command that
-// returns when every wave is published, tsserver's own answer, a pull
-// answer, or publishes followed by a quiet window); [Client.WaitSettled]
-// waits the same way for a version already sent.
+// [Client.Save], [Client.CloseDocument] (its diagnostics kept until the
+// server says more) and [Client.ForgetDocument] (a file that is gone)
+// finish the set. Diagnostics are kept per URI from push and pull, merged
+// (per document with result ids and related documents, and a standing
+// workspace/diagnostic request where the server offers it), under
+// canonical URIs. [Client.Diagnose] sends a text and returns the server's
+// findings for exactly that text once the server is done with it, by the
+// signal its [SettlePolicy] names (a command that returns when every wave
+// is published, tsserver's own answer, a pull answer, or publishes
+// followed by a quiet window); checks of one document take turns, so each
+// answer is for its own text. [Client.DiagnoseSaved] adds didSave for text
+// that is the file's content. [Client.WaitSettled] waits the same way for
+// a version already sent.
 //
 // When the server registers workspace/didChangeWatchedFiles, an fsnotify
 // watcher over the root matches its glob patterns and watch kinds and sends

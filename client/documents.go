@@ -271,11 +271,17 @@ func (c *Client) Save(ctx context.Context, path string) error {
 		return fmt.Errorf("client: %s: save %s: %w", c.cfg.Name, uri, err)
 	}
 	defer unlock()
+	return c.save(ctx, uri)
+}
+
+// save sends didSave for the open document uri if the server asked for
+// saves. The caller holds uri's document lock.
+func (c *Client) save(ctx context.Context, uri protocol.DocumentURI) error {
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
 	doc, open := c.docs.get(uri)
 	if !open {
-		return fmt.Errorf("client: %s: save %s: document not open", c.cfg.Name, path)
+		return fmt.Errorf("client: %s: save %s: document not open", c.cfg.Name, uri)
 	}
 	text := doc.text
 	if !c.Supports(protocol.DidSaveTextDocumentNotification.Method(), uri, doc.languageID) {
@@ -303,9 +309,20 @@ func includeText(caps *protocol.ServerCapabilities) bool {
 	return ok && so.IncludeText != nil && *so.IncludeText
 }
 
-// CloseDocument closes the server's copy of the file and forgets its
-// diagnostics.
+// CloseDocument closes the server's copy of the file (didClose). Its
+// diagnostics stay until the server says something new about the file;
+// they no longer count as an answer for any version.
 func (c *Client) CloseDocument(ctx context.Context, path string) error {
+	return c.closeDocument(ctx, path, false)
+}
+
+// ForgetDocument closes the server's copy of the file, if open, and drops
+// its diagnostics: for a file that is gone.
+func (c *Client) ForgetDocument(ctx context.Context, path string) error {
+	return c.closeDocument(ctx, path, true)
+}
+
+func (c *Client) closeDocument(ctx context.Context, path string, forget bool) error {
 	uri, err := protocol.FileURI(path)
 	if err != nil {
 		return err
@@ -318,7 +335,11 @@ func (c *Client) CloseDocument(ctx context.Context, path string) error {
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
 	open := c.docs.remove(uri)
-	c.diags.forget(uri)
+	if forget {
+		c.diags.forget(uri)
+	} else {
+		c.diags.closed(uri)
+	}
 	c.changes.wake()
 	if !open {
 		return nil

@@ -72,6 +72,17 @@ type Answer struct {
 // check sent. A check still waiting for its turn when ctx ends returns an
 // error wrapping ErrDocumentBusy.
 func (c *Client) Diagnose(ctx context.Context, path, languageID, text string) (Answer, error) {
+	return c.diagnose(ctx, path, languageID, text, false)
+}
+
+// DiagnoseSaved is Diagnose for text that is the file's saved content:
+// didSave follows the change, for servers that asked for saves (servers
+// that check on save, such as rust-analyzer's cargo check, then report).
+func (c *Client) DiagnoseSaved(ctx context.Context, path, languageID, text string) (Answer, error) {
+	return c.diagnose(ctx, path, languageID, text, true)
+}
+
+func (c *Client) diagnose(ctx context.Context, path, languageID, text string, saved bool) (Answer, error) {
 	uri, err := protocol.FileURI(path)
 	if err != nil {
 		return Answer{}, err
@@ -92,6 +103,11 @@ func (c *Client) Diagnose(ctx context.Context, path, languageID, text string) (A
 		// an unchanged document from its cache, also after a file it
 		// imports changed.
 		if uri, version, err = c.touch(ctx, path, since); err != nil {
+			return Answer{URI: uri, Version: version}, err
+		}
+	}
+	if saved {
+		if err := c.save(ctx, uri); err != nil {
 			return Answer{URI: uri, Version: version}, err
 		}
 	}

@@ -63,11 +63,33 @@ func (l *Launcher) Alive() int {
 	return n
 }
 
+// Documents returns how many documents the running fake servers have open,
+// and how many saves they were sent in all.
+func (l *Launcher) Documents() (open, saves int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.running {
+		if p.srv == nil {
+			continue
+		}
+		p.srv.mu.Lock()
+		saves += p.srv.saves
+		select {
+		case <-p.done:
+		default:
+			open += len(p.srv.docs)
+		}
+		p.srv.mu.Unlock()
+	}
+	return open, saves
+}
+
 // Proc is an in-process fake server behind client.Proc: its stream is a
 // pair of pipes, its exit ends the server's connection.
 type Proc struct {
 	client    io.ReadWriteCloser
 	serverEnd io.Closer
+	srv       *server // nil for Serve's
 	done      chan struct{}
 	once      sync.Once
 	status    client.ExitStatus
@@ -85,9 +107,9 @@ func Start(b Behavior) *Proc {
 	}
 	server := pipeConn{toServerR, toClientW}
 	p.serverEnd = server
-	conn := serve(b, server, toClientW, p.exit)
+	p.srv = serve(b, server, toClientW, p.exit)
 	go func() {
-		<-conn.Done()
+		<-p.srv.conn.Done()
 		p.exit(0, "")
 	}()
 	return p

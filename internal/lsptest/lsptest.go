@@ -113,15 +113,16 @@ type server struct {
 	conn *transport.Conn
 	exit func(code int, stderr string) // ends the server
 
-	mu   sync.Mutex
-	docs map[protocol.DocumentURI]string
+	mu    sync.Mutex
+	docs  map[protocol.DocumentURI]string
+	saves int
 }
 
 var _ protocol.Server = (*server)(nil)
 
 // serve runs a fake server over rwc until the connection ends. exit ends
 // the server process (or its in-process stand-in).
-func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int, stderr string)) *transport.Conn {
+func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int, stderr string)) *server {
 	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}}
 	s.conn = transport.NewConn(rwc, transport.Options{
 		Params: protocol.DecodeServerParams,
@@ -155,7 +156,7 @@ func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int
 			return protocol.CallServer(ctx, s, req.Method, req.Decoded)
 		}),
 	})
-	return s.conn
+	return s
 }
 
 // Initialize announces the capabilities.
@@ -249,8 +250,11 @@ func (s *server) TextDocumentDidClose(_ context.Context, p *protocol.DidCloseTex
 	return nil
 }
 
-// TextDocumentDidSave accepts saves.
+// TextDocumentDidSave counts saves.
 func (s *server) TextDocumentDidSave(context.Context, *protocol.DidSaveTextDocumentParams) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.saves++
 	return nil
 }
 
@@ -384,8 +388,8 @@ func Main(behaviors map[string]Behavior) {
 	if b.Before != nil {
 		b.Before()
 	}
-	conn := serve(b, stdio{os.Stdin, os.Stdout}, os.Stdout, exit)
-	<-conn.Done()
+	s := serve(b, stdio{os.Stdin, os.Stdout}, os.Stdout, exit)
+	<-s.conn.Done()
 	os.Exit(0)
 }
 

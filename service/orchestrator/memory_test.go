@@ -2,19 +2,22 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
 )
 
-// TestMemoryFlat: 2,000 check cycles on one file, its text alternating
+// TestMemoryFlat: 1,200 check cycles on one file, its text alternating
 // between an error and a fix so the server re-diagnoses each time, leave
-// the heap where it was after the first 400.
+// the heap where it was after the first 300.
 func TestMemoryFlat(t *testing.T) {
 	gopls := servertest.Binary(t, "gopls")
 	root := t.TempDir()
@@ -58,4 +61,73 @@ func TestMemoryFlat(t *testing.T) {
 	if after > before+512*1024 {
 		t.Fatalf("heap grew from %d KiB to %d KiB over %d cycles", before/1024, after/1024, cycles-warm)
 	}
+}
+
+// BenchmarkManyFiles checks 5,000 distinct files, each once, through an
+// in-process fake server (answering pulls), and reports the daemon's heap
+// and resident set after 1,000 and after 5,000 files: with the default
+// open-document limit (200) the least recently checked documents are
+// closed and both stay flat; "unbounded" keeps every document open, for
+// comparison. (The fake shares the process; it forgets closed documents
+// too.)
+func BenchmarkManyFiles(b *testing.B) {
+	const files = 5000
+	contents := map[string]string{}
+	for i := range files {
+		contents[fmt.Sprintf("d%02d/f%04d.fk", i%50, i)] = fmt.Sprintf("// file %d\n%s\n", i, strings.Repeat("x", 512))
+	}
+	root := b.TempDir()
+	writeFiles(b, root, contents)
+	for _, bc := range []struct{ name, options string }{{"lru200", ""}, {"unbounded", `,"maxOpenDocuments":1000000`}} {
+		b.Run(bc.name, func(b *testing.B) {
+			cfg, err := config.Parse([]byte(lspConfig(bc.options, `"fake": `+fakeServer("fake"))), "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"fake": {Pull: true}}}
+			var heap1k, heap5k, rss1k, rss5k float64
+			for b.Loop() {
+				o, err := New(Options{Root: root, Config: cfg, Launch: l.Launch})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range files {
+					res, err := o.Check(b.Context(), api.CheckParams{FilePath: fmt.Sprintf("d%02d/f%04d.fk", i%50, i)})
+					if err != nil || !res.Checked {
+						b.Fatalf("file %d: %+v %v", i, res, err)
+					}
+					switch i + 1 {
+					case 1000:
+						heap1k, rss1k = memory()
+					case files:
+						heap5k, rss5k = memory()
+					}
+				}
+				o.Shutdown(context.Background())
+			}
+			b.ReportMetric(heap1k, "heap-MiB@1k")
+			b.ReportMetric(heap5k, "heap-MiB@5k")
+			b.ReportMetric(rss1k, "rss-MiB@1k")
+			b.ReportMetric(rss5k, "rss-MiB@5k")
+		})
+	}
+}
+
+// memory returns the live heap after a collection and the resident set
+// (Linux; 0 elsewhere), in MiB.
+func memory() (heap, rss float64) {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	heap = float64(m.HeapAlloc) / (1 << 20)
+	if data, err := os.ReadFile("/proc/self/status"); err == nil {
+		for line := range strings.Lines(string(data)) {
+			if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				var n float64
+				fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), &n)
+				rss = n / 1024
+			}
+		}
+	}
+	return heap, rss
 }

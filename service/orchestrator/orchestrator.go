@@ -189,6 +189,14 @@ func (o *Orchestrator) maxFileBytes() int64 {
 	return int64(o.cfg.MaxFileBytes)
 }
 
+// maxOpenDocuments is how many documents each server keeps open.
+func (o *Orchestrator) maxOpenDocuments() int {
+	if o.cfg.MaxOpenDocuments <= 0 {
+		return config.Default().MaxOpenDocuments
+	}
+	return o.cfg.MaxOpenDocuments
+}
+
 // within reports whether path is dir or inside it, by whole segments.
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)

@@ -41,7 +41,8 @@ type session struct {
 	installing bool
 	crashes    []time.Time
 	restarts   int
-	changes    map[protocol.DocumentURI]change // what was sent, for diagnosticsAfter
+	changes    map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
+	uses       uint64                          // counts record calls: change.used orders the open documents by last use
 	stopping   bool
 }
 
@@ -53,6 +54,7 @@ type change struct {
 	disk    bool      // the text came from the file on disk, not from the caller
 	mod     time.Time // then: the file's modification time and size before it was read
 	size    int64
+	used    uint64 // when it was last checked or sent, in session.uses
 }
 
 // source is the text a server is sent for a file, and where it came from.
@@ -190,12 +192,18 @@ func (s *session) await(ctx context.Context) (*client.Client, api.Verdict, strin
 
 // diagnose sends the text, waits for the server's complete findings for
 // it (client.Diagnose) and records the change.
+// Text read from the file is the file's saved content: servers that
+// asked for saves are sent didSave too.
 func (s *session) diagnose(ctx context.Context, c *client.Client, path, languageID string, src source) (client.Answer, error) {
-	a, err := c.Diagnose(ctx, path, languageID, src.text)
+	diagnose := c.Diagnose
+	if src.disk {
+		diagnose = c.DiagnoseSaved
+	}
+	a, err := diagnose(ctx, path, languageID, src.text)
 	if err != nil {
 		return a, err
 	}
-	s.record(c, a.URI, a.Version, src)
+	s.record(ctx, c, a.URI, a.Version, src)
 	return a, nil
 }
 
@@ -205,17 +213,41 @@ func (s *session) sync(ctx context.Context, c *client.Client, path, languageID s
 	if err != nil {
 		return uri, version, err
 	}
-	s.record(c, uri, version, src)
+	s.record(ctx, c, uri, version, src)
 	return uri, version, nil
 }
 
-// record notes that c was sent version of uri from src.
-func (s *session) record(c *client.Client, uri protocol.DocumentURI, version int32, src source) {
+// record notes that c was sent version of uri from src, and closes the
+// least recently used documents beyond the open-document limit.
+func (s *session) record(ctx context.Context, c *client.Client, uri protocol.DocumentURI, version int32, src source) {
 	epoch := s.o.Epoch()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.client == c {
-		s.changes[uri] = change{epoch: epoch, version: version, disk: src.disk, mod: src.mod, size: src.size}
+	if s.client != c {
+		s.mu.Unlock()
+		return
+	}
+	s.uses++
+	s.changes[uri] = change{epoch: epoch, version: version, disk: src.disk, mod: src.mod, size: src.size, used: s.uses}
+	var evict []protocol.DocumentURI
+	for limit := s.o.maxOpenDocuments(); len(s.changes) > limit; {
+		oldest := uri
+		for u, ch := range s.changes {
+			if ch.used < s.changes[oldest].used {
+				oldest = u
+			}
+		}
+		delete(s.changes, oldest)
+		evict = append(evict, oldest)
+	}
+	s.mu.Unlock()
+	for _, u := range evict {
+		path, err := u.Path()
+		if err != nil {
+			continue
+		}
+		if err := c.CloseDocument(ctx, path); err != nil {
+			s.o.log.Warn("close the least recently used document", "server", s.spec.ID, "file", s.o.rel(path), "err", err)
+		}
 	}
 }
 
@@ -243,7 +275,7 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 			continue
 		}
 		if err != nil || info.IsDir() {
-			if err := c.CloseDocument(ctx, path); err != nil {
+			if err := c.ForgetDocument(ctx, path); err != nil {
 				s.o.log.Warn("close a document whose file is gone", "file", s.o.rel(path), "err", err)
 			}
 			s.mu.Lock()

@@ -194,3 +194,34 @@ func TestExclusionsAndLimits(t *testing.T) {
 		t.Errorf("ok.fk: %+v", res)
 	}
 }
+
+// TestSaveAndClose: a check of a file's own content is followed by
+// didSave; beyond maxOpenDocuments the least recently checked document is
+// closed, its diagnostics kept.
+func TestSaveAndClose(t *testing.T) {
+	files := map[string]string{}
+	for i := range 10 {
+		files[fmt.Sprintf("f%d.fk", i)] = "ERROR\n"
+	}
+	f := newFake(t, files, lspConfig(`,"maxOpenDocuments":3`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	for i := range 10 {
+		if res := f.check(t, api.CheckParams{FilePath: fmt.Sprintf("f%d.fk", i)}); !res.Checked || len(res.Diagnostics) != 1 {
+			t.Fatalf("f%d.fk: %+v", i, res)
+		}
+	}
+	text := "ERROR given\n"
+	if res := f.check(t, api.CheckParams{FilePath: "f9.fk", Text: &text}); !res.Checked || len(res.Diagnostics) != 1 {
+		t.Fatalf("given text: %+v", res)
+	}
+	// Notifications are in order on the wire: a hover on f9 is answered
+	// after the server took every close and save before it.
+	if _, err := f.Hover(t.Context(), api.PositionParams{File: "f9.fk", Line: 1, Character: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if open, saves := f.launcher.Documents(); open != 3 || saves != 10 {
+		t.Errorf("the server has %d documents open (want 3) and was sent %d saves (want 10: not for the given text)", open, saves)
+	}
+	if all := f.Diagnostics(); len(all) != 10 {
+		t.Errorf("diagnostics of closed documents not kept: %d files", len(all))
+	}
+}
