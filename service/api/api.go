@@ -111,6 +111,10 @@ type CheckParams struct {
 	// "hint"); empty: the configuration's includeSeverities. They widen as
 	// well as narrow the configured default.
 	Severities []string `json:"severities,omitzero"`
+	// Delta leaves out the findings that the previous check or report of
+	// the file showed (same range and message); Repeated counts them. A
+	// finding that went away and came back is new again.
+	Delta bool `json:"delta,omitzero"`
 }
 
 // Verdict says how one server finished a check.
@@ -140,6 +144,9 @@ type CheckResult struct {
 	Reason      string         `json:"reason,omitempty"`
 	Diagnostics []Diagnostic   `json:"diagnostics"`
 	Servers     []ServerResult `json:"servers"`
+	// Repeated counts the findings a delta check left out: the previous
+	// check or report of the file showed them.
+	Repeated int `json:"repeated,omitzero"`
 }
 
 // DiagnosticsAfterParams is lsp/diagnosticsAfter's params.
@@ -153,6 +160,9 @@ type ReportParams struct {
 	FilePath string  `json:"filePath"`
 	Text     *string `json:"text,omitzero"`
 	Mode     string  `json:"mode"` // "edit" or "write"
+	// Delta reports only findings that the previous check or report of
+	// each file did not show (same range and message).
+	Delta bool `json:"delta,omitzero"`
 }
 
 // ReportResult is lsp/report's answer: the feedback block for the model and
@@ -160,6 +170,8 @@ type ReportParams struct {
 type ReportResult struct {
 	Text        string          `json:"text"`
 	Diagnostics FileDiagnostics `json:"diagnostics"`
+	// Repeated counts the findings a delta report left out, over all files.
+	Repeated int `json:"repeated,omitzero"`
 }
 
 // Server states, as lsp/status reports them.

@@ -254,6 +254,7 @@ type CheckInput struct {
 	FilePath  string `json:"filePath" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
 	Text      string `json:"text,omitempty" jsonschema:"the file's content to check instead of what is on disk (unsaved edits)"`
 	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"how long to wait for each server, in milliseconds (default: the configured timeouts)"`
+	Delta     bool   `json:"delta,omitempty" jsonschema:"list only findings the previous check of this file did not show (same range and message); the others are counted"`
 }
 
 func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in CheckInput) (*mcp.CallToolResult, api.CheckResult, error) {
@@ -261,19 +262,25 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 	if in.Text != "" {
 		t = &in.Text
 	}
-	res, err := m.o.Check(ctx, api.CheckParams{FilePath: in.FilePath, Text: t, TimeoutMs: in.TimeoutMs})
+	res, err := m.o.Check(ctx, api.CheckParams{FilePath: in.FilePath, Text: t, TimeoutMs: in.TimeoutMs, Delta: in.Delta})
 	if err != nil {
 		return nil, api.CheckResult{}, err
 	}
 	var b strings.Builder
 	renderDiagnostics(&b, res.Diagnostics)
+	severities := strings.Join(m.o.Config().IncludeSeverities, " or ")
 	switch {
 	case !res.Checked && len(res.Servers) == 0:
 		fmt.Fprintf(&b, "not checked: %s\n", res.Reason)
+	case len(res.Diagnostics) == 0 && res.Checked && res.Repeated == 0:
+		fmt.Fprintf(&b, "no %s in %s\n", severities, in.FilePath)
 	case len(res.Diagnostics) == 0 && res.Checked:
-		fmt.Fprintf(&b, "no %s in %s\n", strings.Join(m.o.Config().IncludeSeverities, " or "), in.FilePath)
+		fmt.Fprintf(&b, "no new %s in %s\n", severities, in.FilePath)
 	case !res.Checked:
 		fmt.Fprintf(&b, "not fully checked: %s\n", res.Reason)
+	}
+	if res.Repeated > 0 {
+		fmt.Fprintf(&b, "(%d %s shown before %s still there)\n", res.Repeated, plural(res.Repeated, "finding", "findings"), plural(res.Repeated, "is", "are"))
 	}
 	for _, s := range res.Servers {
 		fmt.Fprintf(&b, "[%s: %s in %d ms%s]\n", s.ID, s.Verdict, s.MS, prefixed(s.Reason))
@@ -353,4 +360,12 @@ func (m *mcpTools) status(context.Context, *mcp.CallToolRequest, struct{}) (*mcp
 		b.WriteString("\n")
 	}
 	return text(b.String()), out, nil
+}
+
+// plural picks the singular for n == 1.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

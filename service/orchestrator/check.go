@@ -27,8 +27,27 @@ import (
 // Checked is false, with the reason, whenever no server fully checked the
 // file: outside the root, no server for its type, a binary file, LSP
 // disabled, or every server unavailable, broken or out of time. An empty
-// path is invalid params.
+// path is invalid params. With p.Delta, findings the previous check or
+// report of the file showed are left out and counted in Repeated.
 func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
+	res, err := o.check(ctx, p)
+	if err == nil && res.Checked {
+		res.Diagnostics, res.Repeated = o.shown.update(o.fileKey(p.FilePath), res.Diagnostics, p.Delta)
+	}
+	return res, err
+}
+
+// fileKey is the root-relative name of a path from a request, or the path
+// itself when it is outside the root.
+func (o *Orchestrator) fileKey(path string) string {
+	if abs, ok := o.resolve(path); ok {
+		return o.rel(abs)
+	}
+	return path
+}
+
+// check is Check without the record of what was shown.
+func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
 	res := api.CheckResult{Diagnostics: []api.Diagnostic{}, Servers: []api.ServerResult{}}
 	if p.FilePath == "" {
 		return res, invalidParams("filePath is required")

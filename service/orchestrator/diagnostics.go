@@ -86,7 +86,7 @@ func (o *Orchestrator) RefreshFromDisk(ctx context.Context) {
 				continue
 			}
 			seen[path] = true
-			if _, err := o.Check(ctx, api.CheckParams{FilePath: path}); err != nil {
+			if _, err := o.check(ctx, api.CheckParams{FilePath: path}); err != nil {
 				o.log.Warn("refresh from disk", "file", o.rel(path), "err", err)
 			}
 		}

@@ -78,6 +78,7 @@ type Orchestrator struct {
 	life     context.Context
 	end      context.CancelFunc
 	bg       conc.WaitGroup // supervisors
+	shown    shownFindings  // what the last checks and reports showed, for delta answers
 }
 
 // New returns an orchestrator for opts.Root. It starts no server.

@@ -22,7 +22,7 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 		return api.ReportResult{}, invalidParams("mode must be \"edit\" or \"write\", not %q", p.Mode)
 	}
 	before := o.Epoch()
-	res, err := o.Check(ctx, api.CheckParams{FilePath: p.FilePath, Text: p.Text})
+	res, err := o.check(ctx, api.CheckParams{FilePath: p.FilePath, Text: p.Text})
 	if err != nil {
 		return api.ReportResult{}, err
 	}
@@ -31,8 +31,19 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 	if abs, ok := o.resolve(p.FilePath); ok {
 		file = o.rel(abs)
 	}
-	if len(res.Diagnostics) > 0 {
-		out.Diagnostics[file] = res.Diagnostics
+	// show keeps what the report shows of a file: with Delta, what the
+	// previous check or report of it did not show.
+	show := func(f string, ds []api.Diagnostic) {
+		ds, repeated := o.shown.update(f, ds, p.Delta)
+		out.Repeated += repeated
+		if len(ds) > 0 {
+			out.Diagnostics[f] = ds
+		}
+	}
+	if res.Checked {
+		show(file, res.Diagnostics)
+	} else if len(res.Diagnostics) > 0 {
+		out.Diagnostics[file] = res.Diagnostics // partial: shown, not remembered as complete
 	}
 	var others []string
 	if p.Mode == "write" {
@@ -42,12 +53,27 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 			if f == file || len(others) == o.cfg.MaxProjectDiagnosticsFiles {
 				continue
 			}
-			others = append(others, f)
-			out.Diagnostics[f] = all[f]
+			if show(f, all[f]); len(out.Diagnostics[f]) > 0 {
+				others = append(others, f)
+			}
 		}
 	}
 	out.Text = o.format(file, others, out.Diagnostics)
+	if out.Repeated > 0 && p.Delta {
+		if out.Text != "" {
+			out.Text += "\n"
+		}
+		out.Text += fmt.Sprintf("(%d %s reported before %s still there)\n", out.Repeated, plural(out.Repeated, "finding", "findings"), plural(out.Repeated, "is", "are"))
+	}
 	return out, nil
+}
+
+// plural picks the singular for n == 1.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // format renders the report: the file's own block ("in this file"), then

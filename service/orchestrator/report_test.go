@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
 )
@@ -106,5 +107,55 @@ func TestFileDiagnosticsOrder(t *testing.T) {
 		if !slices.IsSorted(keys) || len(keys) != 6 || !strings.HasPrefix(string(out), want) {
 			t.Fatalf("keys %v in %s", keys, out)
 		}
+	}
+}
+
+// TestDeltaReport: a delta report shows only what the previous check or
+// report of the file did not; a fixed-then-reintroduced error is new
+// again; the same holds for a delta check.
+func TestDeltaReport(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	report := func(text string) api.ReportResult {
+		t.Helper()
+		res, err := f.Report(t.Context(), api.ReportParams{FilePath: "a.fk", Text: &text, Mode: "edit", Delta: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	lines := func(r api.ReportResult) []int {
+		var out []int
+		for _, d := range r.Diagnostics["a.fk"] {
+			out = append(out, d.Line)
+		}
+		return out
+	}
+	steps := []struct {
+		text     string
+		shown    []int
+		repeated int
+		says     string
+	}{
+		{"ERROR\nERROR\n", []int{1, 2}, 0, "[1:1] error on line 1"},
+		{"ERROR\nERROR\n", nil, 2, "(2 findings reported before are still there)"},
+		{"ERROR\nERROR\nERROR\n", []int{3}, 2, "[3:1] error on line 3"},
+		{"x\n", nil, 0, ""},
+		{"ERROR\n", []int{1}, 0, "[1:1] error on line 1"},
+	}
+	for i, s := range steps {
+		r := report(s.text)
+		if fmt.Sprint(lines(r)) != fmt.Sprint(s.shown) || r.Repeated != s.repeated || !strings.Contains(r.Text, s.says) || (s.says == "") != (r.Text == "") {
+			t.Errorf("step %d: shown %v repeated %d text %q; want %v, %d, %q", i, lines(r), r.Repeated, r.Text, s.shown, s.repeated, s.says)
+		}
+	}
+	// A delta check after the report: nothing new, one repeated.
+	text := "ERROR\n"
+	res := f.check(t, api.CheckParams{FilePath: "a.fk", Text: &text, Delta: true})
+	if !res.Checked || len(res.Diagnostics) != 0 || res.Repeated != 1 {
+		t.Errorf("delta check: %+v", res)
+	}
+	// Without delta everything is shown, and remembered.
+	if res := f.check(t, api.CheckParams{FilePath: "a.fk", Text: &text}); len(res.Diagnostics) != 1 || res.Repeated != 0 {
+		t.Errorf("full check: %+v", res)
 	}
 }
