@@ -41,6 +41,11 @@ type Config struct {
 	// capabilities: for one-shot uses, where files do not change while the
 	// server runs.
 	NoFileWatcher bool
+	// WatchBudget is how many directories the file watcher watches at
+	// most (default DefaultWatchBudget); beyond it, or when the system's
+	// watch limit is hit, the rest is polled and status says watching is
+	// degraded.
+	WatchBudget int
 	// Settle says how the server says it is done with a text (Diagnose).
 	Settle SettlePolicy
 	// StopGrace is how long Shutdown waits for the server to exit before

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -99,43 +101,208 @@ func watchPatterns(root string, regs []protocol.Registration) ([]watchPattern, [
 	return out, errs
 }
 
+// DefaultWatchBudget is how many directories a file watcher watches at
+// most when its configuration does not say.
+const DefaultWatchBudget = 10000
+
+// Polling of what the watcher could not watch: a pass at most every
+// pollEvery, and never more often than pollLoad times its own duration.
+const (
+	pollEvery = 2 * time.Second
+	pollLoad  = 10
+)
+
+// watchScope is the part of the tree a pattern can match: directories
+// under base, at most depth levels down (-1: any depth).
+type watchScope struct {
+	base  string
+	depth int
+}
+
+// scopeOf is the part of the tree p can match: the glob's literal leading
+// directories, and as deep below them as its remaining separators reach.
+func scopeOf(p watchPattern) watchScope {
+	static, rest := doublestar.SplitPattern(p.glob)
+	base := filepath.Join(p.base, filepath.FromSlash(static))
+	if p.base == "" {
+		base = filepath.FromSlash(static)
+	}
+	depth := strings.Count(rest, "/")
+	if strings.Contains(rest, "**") || strings.Contains(rest, "{") && depth > 0 {
+		depth = -1
+	}
+	return watchScope{base: base, depth: depth}
+}
+
+// fileStamp is what a poll compares: a file's modification time and size.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
 // fileWatcher watches directories on disk with fsnotify and tells the server
-// about changes its registered patterns match, in brief batches.
+// about changes its registered patterns match, in brief batches. Its
+// directories are added in the background, only those a pattern can match,
+// up to a budget; what it cannot watch (over the budget, or the system's
+// limit reached) it polls, and says so in its status.
 type fileWatcher struct {
-	root string
-	log  *slog.Logger
-	send func([]protocol.FileEvent)
-	fs   *fsnotify.Watcher
-	done chan struct{} // closed when run returns
+	root   string
+	log    *slog.Logger
+	send   func([]protocol.FileEvent)
+	fs     *fsnotify.Watcher
+	budget int
+	every  time.Duration // the shortest time between polls
+	done   chan struct{} // closed when run returns
+	stop   chan struct{} // closed by close: the scanner and poller end
+	kick   chan struct{} // a scan is wanted
+	bg     sync.WaitGroup
 
 	mu       sync.Mutex
 	patterns []watchPattern
-	watched  map[string]bool // directories being watched
+	scopes   []watchScope
+	watched  map[string]bool      // directories being watched
+	polled   map[string]bool      // trees polled instead (over budget or limit)
+	stamps   map[string]fileStamp // polled files the patterns match, as last seen
+	degraded string               // why some of the tree is polled
+	asked    uint64               // scans asked for
+	scanned  uint64               // scans finished
+	scanDone chan struct{}        // closed (and replaced) when a scan finishes
+}
+
+// watcherOptions bound a file watcher: how many directories it watches
+// (0: DefaultWatchBudget) and how often it polls at most (0: pollEvery).
+type watcherOptions struct {
+	budget    int
+	pollEvery time.Duration
 }
 
 // newFileWatcher starts a watcher over root that passes each batch of
 // matching changes to send, from one goroutine, in order.
-func newFileWatcher(root string, log *slog.Logger, send func([]protocol.FileEvent)) (*fileWatcher, error) {
+func newFileWatcher(root string, log *slog.Logger, opts watcherOptions, send func([]protocol.FileEvent)) (*fileWatcher, error) {
 	fsw, err := fsnotify.NewBufferedWatcher(1024)
 	if err != nil {
 		return nil, fmt.Errorf("file watcher: %w", err)
 	}
-	w := &fileWatcher{root: root, log: log, send: send, fs: fsw, done: make(chan struct{}), watched: map[string]bool{}}
+	if opts.budget <= 0 {
+		opts.budget = DefaultWatchBudget
+	}
+	if opts.pollEvery <= 0 {
+		opts.pollEvery = pollEvery
+	}
+	w := &fileWatcher{root: root, log: log, send: send, fs: fsw, budget: opts.budget, every: opts.pollEvery,
+		done: make(chan struct{}), stop: make(chan struct{}), kick: make(chan struct{}, 1), scanDone: make(chan struct{}),
+		watched: map[string]bool{}, polled: map[string]bool{}, stamps: map[string]fileStamp{}}
 	go w.run()
+	w.bg.Add(2)
+	go w.scanner()
+	go w.poller()
 	return w, nil
 }
 
-// setPatterns replaces the registered patterns and watches the root's
-// directories they may need (skipped ones they name included) before it
-// returns. Only the workspace root is watched: servers also register
-// library trees outside it (pyright: the whole Python standard library),
-// which would cost thousands of watches and a long walk on every
-// registration, for files that do not change during a session.
+// setPatterns replaces the registered patterns and has the root's
+// directories they can match (skipped ones they name included) watched in
+// the background: a server's registration, and the checks behind it, never
+// wait for a walk of the tree. Only the workspace root is watched: servers
+// also register library trees outside it (pyright: the whole Python
+// standard library), which would cost thousands of watches for files that
+// do not change during a session.
 func (w *fileWatcher) setPatterns(patterns []watchPattern) {
+	scopes := make([]watchScope, 0, len(patterns))
+	for _, p := range patterns {
+		scopes = append(scopes, scopeOf(p))
+	}
 	w.mu.Lock()
-	w.patterns = patterns
+	w.patterns, w.scopes = patterns, scopes
+	w.asked++
 	w.mu.Unlock()
-	w.addTree(w.root)
+	select {
+	case w.kick <- struct{}{}:
+	default: // a scan is already wanted
+	}
+}
+
+// scanner walks the tree whenever the patterns change.
+func (w *fileWatcher) scanner() {
+	defer w.bg.Done()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-w.kick:
+		}
+		w.mu.Lock()
+		asked := w.asked
+		w.mu.Unlock()
+		w.addTree(w.root)
+		w.mu.Lock()
+		w.scanned = asked
+		close(w.scanDone)
+		w.scanDone = make(chan struct{})
+		w.mu.Unlock()
+	}
+}
+
+// waitScanned waits until the scans asked for so far are done, or ctx ends.
+func (w *fileWatcher) waitScanned(ctx context.Context) error {
+	for {
+		w.mu.Lock()
+		done, ch := w.scanned >= w.asked, w.scanDone
+		w.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-w.stop:
+			return errors.New("file watcher closed")
+		}
+	}
+}
+
+// status says how the watcher is doing, for people: how many directories
+// it watches, whether it is still scanning, and why some are polled.
+func (w *fileWatcher) status() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := fmt.Sprintf("%d directories", len(w.watched))
+	if w.scanned < w.asked {
+		s += ", scanning"
+	}
+	if w.degraded != "" {
+		s = fmt.Sprintf("degraded: %s; %s watched, %d trees polled every %s or more", w.degraded, s, len(w.polled), w.every)
+	}
+	return s
+}
+
+// needed reports whether the directory at path is to be watched (a
+// pattern can match files in it, or it leads to where one can) and whether
+// the walk must go below it.
+func (w *fileWatcher) needed(path string) (watch, descend bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, sc := range w.scopes {
+		if within(sc.base, path) {
+			if sc.depth < 0 {
+				return true, true
+			}
+			rel, _ := filepath.Rel(sc.base, path)
+			d := 0
+			if rel != "." {
+				d = strings.Count(filepath.ToSlash(rel), "/") + 1
+			}
+			if d <= sc.depth {
+				watch = true
+				descend = descend || d < sc.depth
+			}
+		} else if within(path, sc.base) {
+			// An ancestor of the scope: watched too, so that the scope's
+			// directory is seen when it is created.
+			watch, descend = true, true
+		}
+	}
+	return watch, descend
 }
 
 // within reports whether path is dir or inside it.
@@ -164,9 +331,12 @@ func (w *fileWatcher) skipped(path string) bool {
 	return false
 }
 
-// addTree watches dir and every directory below it, and returns the files
-// it found in directories it had not watched before (they may have appeared
-// before their directory was watched).
+// addTree watches dir and the directories below it that a pattern can
+// match, and returns the files it found in directories it had not watched
+// or polled before (they may have appeared before their directory was
+// watched).
+// Beyond the budget, or when the system refuses more watches, a tree is
+// polled instead.
 func (w *fileWatcher) addTree(dir string) []string {
 	var found []string
 	fresh := map[string]bool{}
@@ -184,17 +354,46 @@ func (w *fileWatcher) addTree(dir string) []string {
 			}
 			return nil
 		}
+		select {
+		case <-w.stop:
+			return filepath.SkipAll
+		default:
+		}
 		if path != dir && w.skipped(path) {
 			return filepath.SkipDir
 		}
+		watch, descend := w.needed(path)
+		if !watch {
+			if descend {
+				return nil
+			}
+			return filepath.SkipDir
+		}
 		w.mu.Lock()
-		seen := w.watched[path]
+		seen, polled, full := w.watched[path], w.polled[path], len(w.watched) >= w.budget || w.degraded != ""
+		if !seen && !polled && full {
+			w.pollLocked(path, fmt.Sprintf("the watch budget of %d directories is spent", w.budget))
+		}
 		w.mu.Unlock()
-		if seen {
+		switch {
+		case !seen && !polled && full:
+			found = append(found, w.baseline(path)...)
+			return filepath.SkipDir
+		case polled:
+			return filepath.SkipDir
+		case seen:
 			return nil
 		}
 		if err := w.fs.Add(path); err != nil {
-			w.log.Warn("file watcher: cannot watch", "dir", path, "err", err)
+			if limit := watchLimit(err); limit != "" {
+				w.mu.Lock()
+				w.pollLocked(path, limit)
+				w.mu.Unlock()
+				found = append(found, w.baseline(path)...)
+				w.log.Warn("file watcher: degraded, polling the rest", "dir", path, "err", err)
+			} else {
+				w.log.Warn("file watcher: cannot watch", "dir", path, "err", err)
+			}
 			return filepath.SkipDir
 		}
 		w.mu.Lock()
@@ -204,6 +403,148 @@ func (w *fileWatcher) addTree(dir string) []string {
 		return nil
 	})
 	return found
+}
+
+// pollLocked has the tree at path polled, saying why the first time.
+func (w *fileWatcher) pollLocked(path, why string) {
+	if w.degraded == "" {
+		w.degraded = why
+		w.log.Warn("file watcher: degraded, polling the rest", "why", why)
+	}
+	w.polled[path] = true
+}
+
+// watchLimit names the system limit err says was hit, or "".
+func watchLimit(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return "the system's inotify watch limit is reached (fs.inotify.max_user_watches)"
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return "the open-file limit is reached"
+	}
+	return ""
+}
+
+// poller polls the trees that could not be watched.
+func (w *fileWatcher) poller() {
+	defer w.bg.Done()
+	wait := w.every
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-w.stop:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		start := time.Now()
+		if events := w.poll(); len(events) > 0 {
+			w.send(events)
+		}
+		wait = max(w.every, pollLoad*time.Since(start))
+	}
+}
+
+// poll walks the polled trees and returns the changes to files the
+// patterns match since the last pass (or since the tree's baseline).
+func (w *fileWatcher) poll() []protocol.FileEvent {
+	w.mu.Lock()
+	trees := make(map[string]bool, len(w.polled))
+	for t := range w.polled {
+		trees[t] = true
+	}
+	w.mu.Unlock()
+	if len(trees) == 0 {
+		return nil
+	}
+	now := map[string]fileStamp{}
+	for tree := range trees {
+		w.stampTree(tree, now)
+	}
+	inTrees := func(path string) bool {
+		for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+			if trees[dir] {
+				return true
+			}
+			if parent := filepath.Dir(dir); parent == dir {
+				return false
+			}
+		}
+	}
+	var b batch
+	w.mu.Lock()
+	var created, changed, deleted []string
+	for path, st := range now {
+		old, ok := w.stamps[path]
+		switch {
+		case !ok:
+			created = append(created, path)
+		case old != st:
+			changed = append(changed, path)
+		}
+		w.stamps[path] = st
+	}
+	for path := range w.stamps {
+		if _, ok := now[path]; !ok && inTrees(path) {
+			deleted = append(deleted, path)
+			delete(w.stamps, path)
+		}
+	}
+	w.mu.Unlock()
+	for _, p := range created {
+		w.match(&b, p, protocol.FileChangeTypeCreated)
+	}
+	for _, p := range changed {
+		w.match(&b, p, protocol.FileChangeTypeChanged)
+	}
+	for _, p := range deleted {
+		w.match(&b, p, protocol.FileChangeTypeDeleted)
+	}
+	return b.take()
+}
+
+// stampTree records in out the stamps of the files under tree that the
+// patterns match, in the directories they can match.
+func (w *fileWatcher) stampTree(tree string, out map[string]fileStamp) {
+	filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if path != tree && w.skipped(path) {
+				return filepath.SkipDir
+			}
+			if watch, descend := w.needed(path); !watch && !descend {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !w.wanted(path, protocol.WatchKindCreate|protocol.WatchKindChange|protocol.WatchKindDelete) {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			out[path] = fileStamp{info.ModTime(), info.Size()}
+		}
+		return nil
+	})
+}
+
+// baseline records the stamps of a tree that starts being polled (later
+// polls report changes from there) and returns its files: news when the
+// tree itself is (a directory that just appeared).
+func (w *fileWatcher) baseline(tree string) []string {
+	now := map[string]fileStamp{}
+	w.stampTree(tree, now)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	files := make([]string, 0, len(now))
+	for path, st := range now {
+		if _, ok := w.stamps[path]; !ok {
+			w.stamps[path] = st
+		}
+		files = append(files, path)
+	}
+	return files
 }
 
 // forget stops watching the directory at path and those below it: it moved
@@ -225,6 +566,8 @@ func (w *fileWatcher) forget(path string) {
 
 // close stops watching; no batch is sent after it returns.
 func (w *fileWatcher) close() {
+	close(w.stop)
+	w.bg.Wait()
 	w.fs.Close()
 	<-w.done
 }
@@ -290,16 +633,7 @@ func (w *fileWatcher) match(b *batch, path string, t protocol.FileChangeType) {
 	case protocol.FileChangeTypeDeleted:
 		kind = protocol.WatchKindDelete
 	}
-	w.mu.Lock()
-	wanted := false
-	for _, p := range w.patterns {
-		if p.matches(path, kind) {
-			wanted = true
-			break
-		}
-	}
-	w.mu.Unlock()
-	if !wanted {
+	if !w.wanted(path, kind) {
 		return
 	}
 	uri, err := protocol.FileURI(path)
@@ -308,6 +642,19 @@ func (w *fileWatcher) match(b *batch, path string, t protocol.FileChangeType) {
 		return
 	}
 	b.add(uri, t)
+}
+
+// wanted reports whether a registered pattern wants a change of one of
+// kinds to the file at path.
+func (w *fileWatcher) wanted(path string, kinds protocol.WatchKind) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.patterns {
+		if p.matches(path, kinds) {
+			return true
+		}
+	}
+	return false
 }
 
 // batch gathers file events, one per file, in the order files first changed.
@@ -377,7 +724,7 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 		return
 	}
 	if c.watcher == nil && !c.life.isStopping() {
-		w, err := newFileWatcher(c.cfg.Root, c.log, func(events []protocol.FileEvent) {
+		w, err := newFileWatcher(c.cfg.Root, c.log, watcherOptions{budget: c.cfg.WatchBudget}, func(events []protocol.FileEvent) {
 			err := protocol.DidChangeWatchedFilesNotification.Notify(c.pulls.life, c.conn, protocol.DidChangeWatchedFilesParams{Changes: events})
 			if err != nil {
 				c.log.Warn("file watcher: notify failed", "err", err)
@@ -393,4 +740,18 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 	if c.watcher != nil {
 		c.watcher.setPatterns(patterns)
 	}
+}
+
+// WatchStatus says how the file watcher is doing: "" when none runs (the
+// server registered no watched files), else how many directories it
+// watches, whether it is still scanning, and whether watching is degraded
+// (some of the tree polled) and why.
+func (c *Client) WatchStatus() string {
+	c.watchMu.Lock()
+	w := c.watcher
+	c.watchMu.Unlock()
+	if w == nil {
+		return ""
+	}
+	return w.status()
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -189,7 +190,7 @@ func TestFileWatcher(t *testing.T) {
 	write(t, filepath.Join(root, ".git", "HEAD"), "ref\n")
 	write(t, filepath.Join(root, "web", "node_modules", "pkg", "a.js"), "x\n")
 	events := &watcherEvents{t: t, batches: make(chan []protocol.FileEvent, 100)}
-	w, err := newFileWatcher(root, slog.New(slog.DiscardHandler), func(b []protocol.FileEvent) { events.batches <- b })
+	w, err := newFileWatcher(root, slog.New(slog.DiscardHandler), watcherOptions{}, func(b []protocol.FileEvent) { events.batches <- b })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +200,9 @@ func TestFileWatcher(t *testing.T) {
 		{base: root, glob: "**/*.{go,mod}", kind: all},
 		{base: filepath.Join(root, "docs"), glob: "*.md", kind: protocol.WatchKindCreate},
 	})
+	if err := w.waitScanned(ctx); err != nil {
+		t.Fatal(err)
+	}
 	step := 0
 	expect := func(what string, want ...protocol.FileEvent) {
 		t.Helper()
@@ -258,6 +262,9 @@ func TestFileWatcher(t *testing.T) {
 		{base: root, glob: "**/*.{go,mod}", kind: all},
 		{base: root, glob: "**/node_modules/**/*.js", kind: all},
 	})
+	if err := w.waitScanned(ctx); err != nil {
+		t.Fatal(err)
+	}
 	js := filepath.Join(root, "web", "node_modules", "pkg", "a.js")
 	modify(t, js, "y\n")
 	expect("node_modules named", event(t, js, protocol.FileChangeTypeChanged))
@@ -271,6 +278,9 @@ func TestWatchUnregister(t *testing.T) {
 		regs["w"] = reg("w", `{"watchers":[{"globPattern":"**/*.go"}]}`)
 	})
 	w := c.watcher
+	if w != nil {
+		w.waitScanned(t.Context())
+	}
 	if w == nil || len(w.fs.WatchList()) != 1 {
 		t.Fatalf("registration did not start a watcher over the root: %+v", w)
 	}
@@ -351,7 +361,94 @@ func TestWatchOnlyRoot(t *testing.T) {
 		regs["w"] = reg("w", fmt.Sprintf(`{"watchers":[{"globPattern":"**"},{"globPattern":{"baseUri":%q,"pattern":"**"}}]}`, libURI))
 	})
 	defer c.watcher.close()
+	c.watcher.waitScanned(t.Context())
 	if got := c.watcher.fs.WatchList(); len(got) != 1 || got[0] != root {
 		t.Fatalf("watching %v, want only %s", got, root)
+	}
+}
+
+// TestWatchScope: a directory is watched only when a pattern can match
+// files in it or it leads to where one can.
+func TestWatchScope(t *testing.T) {
+	root := filepath.FromSlash("/ws")
+	w := &fileWatcher{}
+	all := protocol.WatchKindCreate
+	w.scopes = []watchScope{
+		scopeOf(watchPattern{base: root, glob: "*.json", kind: all}),
+		scopeOf(watchPattern{base: root, glob: "src/**/*.ts", kind: all}),
+		scopeOf(watchPattern{base: root, glob: "lib/*/x.go", kind: all}),
+	}
+	for _, tc := range []struct {
+		dir             string
+		watch, descends bool
+	}{
+		{"", true, true},              // *.json, and the way to src and lib
+		{"docs", false, false},        // nothing can match there
+		{"src", true, true},           // src/**
+		{"src/a/b/c", true, true},     // src/**
+		{"lib", true, true},           // lib/*/x.go: lib leads to lib/*
+		{"lib/a", true, false},        // lib/a/x.go can match; nothing below
+		{"lib/a/b", false, false},     // too deep
+		{"srcx", false, false},        // not src
+		{"docs/src", false, false},    // src only at the root
+		{"src/../docs", false, false}, // cleaned: docs
+	} {
+		watch, descend := w.needed(filepath.Join(root, filepath.FromSlash(tc.dir)))
+		if watch != tc.watch || descend != tc.descends {
+			t.Errorf("%q: watch %v descend %v, want %v %v", tc.dir, watch, descend, tc.watch, tc.descends)
+		}
+	}
+	if got := watchLimit(fmt.Errorf("add: %w", syscall.ENOSPC)); !strings.Contains(got, "inotify watch limit") {
+		t.Errorf("ENOSPC: %q", got)
+	}
+	if got := watchLimit(fmt.Errorf("add: %w", syscall.EMFILE)); !strings.Contains(got, "open-file limit") {
+		t.Errorf("EMFILE: %q", got)
+	}
+}
+
+// TestWatchBudget: beyond its budget the watcher polls the rest of the
+// tree, says it is degraded, and still reports creates, changes and
+// deletes there.
+func TestWatchBudget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	root, staging := t.TempDir(), t.TempDir()
+	for i := range 12 {
+		write(t, filepath.Join(root, fmt.Sprintf("d%02d", i), "keep.go"), "package keep\n")
+	}
+	events := &watcherEvents{t: t, batches: make(chan []protocol.FileEvent, 100)}
+	w, err := newFileWatcher(root, slog.New(slog.DiscardHandler), watcherOptions{budget: 4, pollEvery: 20 * time.Millisecond}, func(b []protocol.FileEvent) { events.batches <- b })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	all := protocol.WatchKindCreate | protocol.WatchKindChange | protocol.WatchKindDelete
+	w.setPatterns([]watchPattern{{base: root, glob: "**/*.go", kind: all}})
+	if err := w.waitScanned(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.fs.WatchList()); n != 4 {
+		t.Errorf("watching %d directories, budget 4", n)
+	}
+	if s := w.status(); !strings.Contains(s, "degraded: the watch budget of 4 directories is spent") || !strings.Contains(s, "9 trees polled") {
+		t.Errorf("status %q", s)
+	}
+	// d11 is polled (the walk is in name order: root, d00, d01, d02 are watched).
+	polled := filepath.Join(root, "d11")
+	created := filepath.Join(polled, "new.go")
+	create(t, staging, created, "package keep\n")
+	if got := events.until(ctx, created); !slices.Contains(got, event(t, created, protocol.FileChangeTypeCreated)) {
+		t.Errorf("create: %+v", got)
+	}
+	changed := filepath.Join(polled, "keep.go")
+	write(t, changed, "package keep // a longer text\n")
+	if got := events.until(ctx, changed); !slices.Contains(got, event(t, changed, protocol.FileChangeTypeChanged)) {
+		t.Errorf("change: %+v", got)
+	}
+	if err := os.Remove(created); err != nil {
+		t.Fatal(err)
+	}
+	if got := events.until(ctx, created); !slices.Contains(got, event(t, created, protocol.FileChangeTypeDeleted)) {
+		t.Errorf("delete: %+v", got)
 	}
 }

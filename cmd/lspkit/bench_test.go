@@ -271,3 +271,89 @@ func serverTimes(b *testing.B, res api.CheckResult) (slowest, sum time.Duration)
 	}
 	return slowest, sum
 }
+
+// BenchmarkFirstCheckTree: the daemon's first check of a file in a Go
+// module whose root also holds 1k, 20k or 100k directories, against the
+// raw client's on the same tree (the floor: no file watching), alternating
+// run by run. gopls registers watched files for the whole tree; the
+// daemon watches it in the background, within its budget, so the check
+// does not wait for the walk. Reports both medians, their ratio (target ≤
+// 1.1), and the daemon's resident set after the check and once the
+// watcher's scan is done.
+func BenchmarkFirstCheckTree(b *testing.B) {
+	gopls := servertest.Binary(b, "gopls")
+	for _, dirs := range []int{1000, 20000, 100000} {
+		b.Run(fmt.Sprintf("dirs=%dk", dirs/1000), func(b *testing.B) {
+			root := b.TempDir()
+			writeFiles(b, root, map[string]string{"go.mod": goMod, "main.go": "package demo\n\nvar X int = \"s\"\n",
+				"lspkit.json": `{"lsp":{"autoInstall":false}}`})
+			for i := range dirs {
+				if err := os.MkdirAll(filepath.Join(root, "tree", fmt.Sprintf("%03d", i/1000), fmt.Sprintf("%03d", i%1000)), 0o755); err != nil {
+					b.Fatal(err)
+				}
+			}
+			file := filepath.Join(root, "main.go")
+			exe, _ := os.Executable()
+			env := []string{"PATH=" + filepath.Dir(gopls) + ":" + os.Getenv("PATH")}
+			var raw, check []time.Duration
+			var rssCheck, rssScanned []float64
+			for b.Loop() {
+				rc := exec.Command(exe)
+				rc.Env = append(os.Environ(), "LSPKIT_FAKE=raw-client", "LSPKIT_RAW="+gopls+" "+file)
+				start := time.Now()
+				if out, err := rc.CombinedOutput(); err != nil {
+					b.Fatalf("raw client: %v: %s", err, out)
+				}
+				raw = append(raw, time.Since(start))
+
+				d := startDaemon(b, root, env...)
+				var res api.CheckResult
+				start = time.Now()
+				d.must("lsp/check", api.CheckParams{FilePath: "main.go"}, &res)
+				check = append(check, time.Since(start))
+				if !res.Checked || len(res.Diagnostics) != 1 {
+					b.Fatalf("check: %+v", res)
+				}
+				rssCheck = append(rssCheck, rssMiB(b, d.proc.PID()))
+				deadline := time.Now().Add(2 * time.Minute)
+				for w := d.status()["gopls"].Watching; w == "" || strings.Contains(w, "scanning"); w = d.status()["gopls"].Watching {
+					if time.Now().After(deadline) {
+						b.Fatalf("the watcher's scan did not finish: %q", w)
+					}
+					time.Sleep(50 * time.Millisecond) // polling the daemon's status, with a deadline
+				}
+				rssScanned = append(rssScanned, rssMiB(b, d.proc.PID()))
+				b.Logf("watching: %s", d.status()["gopls"].Watching)
+				d.must("lsp/shutdown", nil, nil)
+			}
+			b.ReportMetric(medianMS(raw), "raw-ms")
+			b.ReportMetric(medianMS(check), "check-ms")
+			b.ReportMetric(medianMS(check)/medianMS(raw), "ratio")
+			b.ReportMetric(median(rssCheck), "rss-MiB-check")
+			b.ReportMetric(median(rssScanned), "rss-MiB-scanned")
+		})
+	}
+}
+
+// median of numbers.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// rssMiB is a process's resident set in MiB (Linux; 0 elsewhere).
+func rssMiB(tb testing.TB, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(data)) {
+		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var n float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), &n)
+			return n / 1024
+		}
+	}
+	return 0
+}

@@ -80,7 +80,7 @@ func (b *lockedBuffer) String() string {
 }
 
 // startDaemon runs `lspkit serve --root root` with env added.
-func startDaemon(t *testing.T, root string, env ...string) *daemon {
+func startDaemon(t testing.TB, root string, env ...string) *daemon {
 	t.Helper()
 	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: []string{"serve", "--root", root}, Env: append(env, "LSPKIT_LOG=debug"), Dir: root})
 	if err != nil {

@@ -193,6 +193,10 @@ type ServerStatus struct {
 	ServerPID int    `json:"serverPid,omitzero"`
 	Reason    string `json:"reason,omitempty"`
 	Restarts  int    `json:"restarts,omitzero"`
+	// Watching says how the file watcher for the server's registered
+	// globs is doing: how many directories it watches, or "degraded: …"
+	// with why some of the tree is polled instead.
+	Watching string `json:"watching,omitempty"`
 }
 
 // PositionParams is a position as agents give it: the file, a 1-based line

@@ -53,6 +53,9 @@ type Config struct {
 	// MaxOpenDocuments is how many documents each server keeps open; the
 	// least recently checked is closed beyond it.
 	MaxOpenDocuments int
+	// WatchBudget is how many directories each server's file watcher
+	// watches at most; the rest is polled.
+	WatchBudget int
 	// Source names where the configuration came from, for status and errors.
 	Source string
 }
@@ -93,6 +96,7 @@ func Default() Config {
 		Exclude:                    []string{"**/node_modules/**", "**/.git/**"},
 		MaxFileBytes:               2 << 20,
 		MaxOpenDocuments:           200,
+		WatchBudget:                10000,
 		Source:                     "defaults",
 	}
 }
@@ -268,6 +272,8 @@ func Parse(data []byte, source string) (Config, error) {
 			if p.err == nil && cfg.MaxOpenDocuments < 1 {
 				p.fail(key, "expected a whole number ≥ 1, got 0")
 			}
+		case "watchBudget":
+			p.count(v, key, &cfg.WatchBudget)
 		case "restart":
 			r, err := object(v, source, key)
 			if err != nil {

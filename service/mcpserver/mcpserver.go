@@ -357,6 +357,9 @@ func (m *mcpTools) status(context.Context, *mcp.CallToolRequest, struct{}) (*mcp
 		if s.Reason != "" {
 			fmt.Fprintf(&b, " — %s", s.Reason)
 		}
+		if s.Watching != "" {
+			fmt.Fprintf(&b, " (file watching: %s)", s.Watching)
+		}
 		b.WriteString("\n")
 	}
 	return text(b.String()), out, nil

@@ -350,6 +350,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) clie
 		Logger:                o.log,
 		StopGrace:             o.grace,
 		NoFileWatcher:         o.oneShot,
+		WatchBudget:           o.cfg.WatchBudget,
 		Settle:                settlePolicy(spec.Settle),
 	}
 }

@@ -225,3 +225,28 @@ func TestSaveAndClose(t *testing.T) {
 		t.Errorf("diagnostics of closed documents not kept: %d files", len(all))
 	}
 }
+
+// TestWatchingInStatus: a server that registered watched files shows how
+// its watcher is doing, degraded beyond the watch budget.
+func TestWatchingInStatus(t *testing.T) {
+	files := map[string]string{"a.fk": "x\n"}
+	for i := range 5 {
+		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
+	}
+	f := newFake(t, files, lspConfig(`,"watchBudget":3`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}}})
+	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked {
+		t.Fatalf("%+v", res)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		w := f.status("fake").Watching
+		if strings.HasPrefix(w, "degraded: the watch budget of 3 directories is spent; 3 directories watched") {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("watching: %q", w)
+		case <-time.After(10 * time.Millisecond): // polling status, with a deadline
+		}
+	}
+}

@@ -17,6 +17,7 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 		st := api.ServerStatus{ID: s.spec.ID, Language: s.spec.Language, Status: s.state, Root: s.root, Reason: s.reason, Restarts: s.restarts}
 		if s.client != nil && s.state == api.StatusActive {
 			st.ServerPID = s.client.Status().PID
+			st.Watching = s.client.WatchStatus()
 		}
 		s.mu.Unlock()
 		running[s.spec.ID] = append(running[s.spec.ID], st)
