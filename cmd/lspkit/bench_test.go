@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -356,4 +357,79 @@ func rssMiB(tb testing.TB, pid int) float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkCheckFiles: one `lspkit check a.go b.ts c.py` (gopls,
+// typescript-language-server and pyright, all cold) against each file
+// checked alone, run by run: the files are checked concurrently, so the
+// whole costs about the slowest alone, not the sum — or, where the
+// servers' cold starts need more processor time than the machine has
+// cores for the slowest's duration, the processor-time floor (the
+// machine's processor time during the run, divided by its cores:
+// floor-ms, Linux only).
+func BenchmarkCheckFiles(b *testing.B) {
+	gopls := servertest.Binary(b, "gopls")
+	servertest.Binary(b, "typescript-language-server")
+	servertest.Binary(b, "pyright-langserver")
+	root := b.TempDir()
+	writeFiles(b, root, map[string]string{
+		"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n",
+		"tsconfig.json": `{"compilerOptions":{"strict":true}}`, "b.ts": "export const n: number = \"s\";\n",
+		"c.py":        "x: int = \"s\"\n",
+		"lspkit.json": `{"lsp":{"autoInstall":false}}`,
+	})
+	files := []string{"a.go", "b.ts", "c.py"}
+	env := append(os.Environ(), "PATH="+filepath.Dir(gopls)+":"+os.Getenv("PATH"))
+	var floor []time.Duration
+	run := func(args ...string) time.Duration {
+		cmd := exec.Command(lspkitBin, append([]string{"check", "--root", root}, args...)...)
+		cmd.Dir = root
+		cmd.Env = env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cpu0 := machineCPU()
+		start := time.Now()
+		cmd.Run()
+		el := time.Since(start)
+		if len(args) == len(files) {
+			floor = append(floor, (machineCPU()-cpu0)/time.Duration(runtime.NumCPU()))
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 1 || strings.Count(out.String(), ": error: ") != len(args) {
+			b.Fatalf("check %v: exit %d\n%s", args, code, out.String())
+		}
+		return el
+	}
+	var all, slowest, sum []time.Duration
+	for b.Loop() {
+		var mx, total time.Duration
+		for _, f := range files {
+			d := run(f)
+			mx, total = max(mx, d), total+d
+		}
+		slowest, sum = append(slowest, mx), append(sum, total)
+		all = append(all, run(files...))
+	}
+	b.ReportMetric(medianMS(all), "together-ms")
+	b.ReportMetric(medianMS(slowest), "slowest-alone-ms")
+	b.ReportMetric(medianMS(sum), "sum-alone-ms")
+	b.ReportMetric(medianMS(floor), "floor-ms")
+}
+
+// machineCPU is the processor time the machine has spent (user, nice,
+// system, irq, softirq; Linux /proc/stat at 100 ticks a second), or 0.
+func machineCPU() time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		if i < len(f) {
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
