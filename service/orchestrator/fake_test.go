@@ -138,6 +138,7 @@ func TestWavesComplete(t *testing.T) {
 // TestColdChecksAtOnce: files checked at once while their server starts
 // all get the first-touch timeout, not only the one that started it.
 func TestColdChecksAtOnce(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x ERROR\n", "b.fk": "y ERROR\n"},
 		lspConfig(`,"diagnosticTimeout":100,"firstTouchTimeout":20000`, `"slow": `+fakeServer("slow")),
 		map[string]lsptest.Behavior{"slow": {Delay: 300 * time.Millisecond}})
@@ -253,6 +254,7 @@ func TestDisabled(t *testing.T) {
 // TestServerCrashes: a server that dies on every didOpen is restarted
 // within the policy, then broken with its reason; checks keep answering.
 func TestServerCrashes(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"restart":{"maxRestarts":2,"windowMs":60000}`, `"crashy": `+fakeServer("crash")),
 		map[string]lsptest.Behavior{"crash": {CrashOn: "textDocument/didOpen"}})
 	var verdicts []api.Verdict
@@ -319,6 +321,7 @@ func TestGarbageServer(t *testing.T) {
 // with a good one; the good one's verdict and diagnostics come in its own
 // time, the check ends at the slow one's deadline.
 func TestSlowServerDoesNotDelay(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "ERROR\n"}, lspConfig(`,"firstTouchTimeout":1500`, `"good": `+fakeServer("ok"), `"hangs": `+fakeServer("hang")),
 		map[string]lsptest.Behavior{"ok": {}, "hang": {HangOn: "initialize"}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})

@@ -36,6 +36,7 @@ func firstLineError(text string) []protocol.Diagnostic {
 // columns mapped with it — against servers that publish in waves after a
 // delay, and that answer pulls.
 func TestConcurrentChecksOwnText(t *testing.T) {
+	t.Parallel()
 	behaviors := map[string]lsptest.Behavior{
 		"waves": {Diagnose: firstLineError, Waves: 2, Delay: 2 * time.Millisecond, WaveGap: time.Millisecond},
 		"pull":  {Diagnose: firstLineError, Pull: true, Delay: time.Millisecond},
@@ -68,6 +69,7 @@ func TestConcurrentChecksOwnText(t *testing.T) {
 // TestBusyDocumentTimesOut: a check that waits its whole time for another
 // check of the same file says so, and does not wait past its timeout.
 func TestBusyDocumentTimesOut(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"slow": `+fakeServer("slow")),
 		map[string]lsptest.Behavior{"slow": {Delay: 700 * time.Millisecond}})
 	first := "ERROR one\n"
@@ -199,6 +201,7 @@ func TestExclusionsAndLimits(t *testing.T) {
 // didSave; beyond maxOpenDocuments the least recently checked document is
 // closed, its diagnostics kept.
 func TestSaveAndClose(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for i := range 10 {
 		files[fmt.Sprintf("f%d.fk", i)] = "ERROR\n"
