@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -264,17 +263,7 @@ func TestGoConcurrentChecksOwnText(t *testing.T) {
 	}
 	o := live(t, map[string]string{"go.mod": goMod, "a.go": text(0)}, "")
 	mustCheck(t, o, api.CheckParams{FilePath: "a.go"}) // warm: the cold start is not what this is about
-	const n = 24
-	results := make([]api.CheckResult, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = mustCheck(t, o, api.CheckParams{FilePath: "a.go", Text: new(text(i)), TimeoutMs: 30000})
-		}()
-	}
-	wg.Wait()
+	results := checkAtOnce(24, "a.go", text, func(p api.CheckParams) api.CheckResult { return mustCheck(t, o, p) })
 	for i, res := range results {
 		// The error is the string literal: after "var", i spaces and
 		// "X int = ", and i astral characters long (two UTF-16 units each).

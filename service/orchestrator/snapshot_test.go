@@ -21,6 +21,20 @@ func snapshotText(i int) string {
 	return fmt.Sprintf("check %d\n%sERROR\n", i, strings.Repeat("😀", i))
 }
 
+// checkAtOnce runs n checks of file at once, check i with text(i), and
+// returns their results in order.
+func checkAtOnce(n int, file string, text func(int) string, check func(api.CheckParams) api.CheckResult) []api.CheckResult {
+	results := make([]api.CheckResult, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			results[i] = check(api.CheckParams{FilePath: file, Text: new(text(i)), TimeoutMs: 30000})
+		})
+	}
+	wg.Wait()
+	return results
+}
+
 // firstLineError is a fake's diagnose: one error, on the line with ERROR,
 // whose message is the text's first line (which check's text it saw).
 func firstLineError(text string) []protocol.Diagnostic {
@@ -44,18 +58,7 @@ func TestConcurrentChecksOwnText(t *testing.T) {
 	for name := range behaviors {
 		t.Run(name, func(t *testing.T) {
 			f := newFake(t, map[string]string{"a.fk": "check -1\n"}, lspConfig("", `"`+name+`": `+fakeServer(name)), behaviors)
-			const n = 24
-			results := make([]api.CheckResult, n)
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					text := snapshotText(i)
-					results[i] = f.check(t, api.CheckParams{FilePath: "a.fk", Text: &text, TimeoutMs: 20000})
-				}()
-			}
-			wg.Wait()
+			results := checkAtOnce(24, "a.fk", snapshotText, func(p api.CheckParams) api.CheckResult { return f.check(t, p) })
 			for i, res := range results {
 				want := []api.Diagnostic{{File: "a.fk", Line: 2, Character: i + 1, EndLine: 2, EndCharacter: i + 6, Severity: "error", Message: fmt.Sprintf("check %d", i), Source: "fake", Server: name}}
 				if !res.Checked || fmt.Sprint(res.Diagnostics) != fmt.Sprint(want) {
