@@ -484,3 +484,29 @@ func settingsSection(settings jsontext.Value, section string) jsontext.Value {
 	}
 	return cur
 }
+
+// pingMethod is a method no server implements: a responsive server answers
+// it at once, with "method not found". It is not an LSP method, so it has
+// no descriptor in protocol.
+const pingMethod = "lspkit/ping"
+
+// Ping asks the server something it must answer at once and reports
+// whether it did within ctx: any answer, an error included, means it is
+// responsive. A server that does not answer (stopped, or stuck) is not.
+func (c *Client) Ping(ctx context.Context) error {
+	err := c.conn.Call(ctx, pingMethod, nil, nil)
+	if _, answered := errors.AsType[*transport.Error](err); err == nil || answered {
+		return nil
+	}
+	return fmt.Errorf("client: %s: ping: %w", c.cfg.Name, err)
+}
+
+// Abandon marks the client broken, with reason, and kills its server: for
+// a server that stopped answering. Its supervisor sees a crash.
+func (c *Client) Abandon(reason string) {
+	c.setState(StateBroken, reason)
+	c.proc.Kill()
+}
+
+// Exited is closed when the server process has exited.
+func (c *Client) Exited() <-chan struct{} { return c.proc.Done() }

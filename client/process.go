@@ -194,7 +194,7 @@ func (e ExitStatus) String() string {
 	var s string
 	switch {
 	case e.Signal != 0:
-		s = "killed by " + e.Signal.String()
+		s = fmt.Sprintf("killed by signal %d (%s)", int(e.Signal), e.Signal)
 	case e.Err != nil:
 		s = e.Err.Error()
 	default:

@@ -149,3 +149,15 @@ func TestExitNotHeldByGrandchild(t *testing.T) {
 		t.Fatalf("exit: %s", es)
 	}
 }
+
+// TestExitStatusString: how an exit reads in a reason.
+func TestExitStatusString(t *testing.T) {
+	for es, want := range map[string]ExitStatus{
+		"killed by signal 9 (killed)":  {Code: -1, Signal: syscall.SIGKILL},
+		"exit status 3; stderr: a | b": {Code: 3, Stderr: []string{"a", "b"}},
+	} {
+		if got := want.String(); got != es {
+			t.Errorf("%+v: %q, want %q", want, got, es)
+		}
+	}
+}

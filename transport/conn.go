@@ -475,7 +475,10 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				c.log.Warn("transport: read failed; connection down", "err", err)
-			} else if c.answerAfterEOF {
+			}
+			if c.answerAfterEOF {
+				// The stream ended, or broke where it cannot be read
+				// on: what was read before is still answered.
 				c.answerPending()
 			}
 			c.shutdown(err)

@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -444,7 +445,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if !v.Checked {
 			unchecked = true
-			fmt.Fprintf(stderr, "lspkit check: %s: not checked: %s\n", file, v.Reason)
+			fmt.Fprintf(stderr, "lspkit check: %s: not checked: %s\n", printable(file), printable(v.Reason))
 		}
 		report.Files = append(report.Files, v)
 		report.Diagnostics = append(report.Diagnostics, res.Diagnostics...)
@@ -463,7 +464,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if source == "" {
 				source = d.Server
 			}
-			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s [%s]\n", path, d.Line, d.Character, d.Severity, d.Message, source)
+			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s [%s]\n", printable(path), d.Line, d.Character, d.Severity, printable(d.Message), source)
 		}
 	}
 	switch {
@@ -651,4 +652,13 @@ func install(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printable keeps one finding on one line: text with a control character
+// (a newline in a file name or message) is printed quoted.
+func printable(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }

@@ -49,8 +49,8 @@ func (o *Orchestrator) fileKey(path string) string {
 // check is Check without the record of what was shown.
 func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
 	res := api.CheckResult{Diagnostics: []api.Diagnostic{}, Servers: []api.ServerResult{}}
-	if p.FilePath == "" {
-		return res, invalidParams("filePath is required")
+	if err := validPath("filePath", p.FilePath); err != nil {
+		return res, err
 	}
 	if p.TimeoutMs < 0 {
 		return res, invalidParams("timeoutMs must be ≥ 1")
@@ -217,6 +217,16 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 		if ctx.Err() != nil {
 			return done(api.VerdictTimedOut, "")
 		}
+		// Sending failed: the server is likely gone. Once its exit is
+		// seen, status must say what became of it before the next check.
+		wait, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		select {
+		case <-c.Exited():
+			s.crashHandled(ctx, c)
+			return done(api.VerdictBroken, c.Status().Reason)
+		case <-wait.Done():
+		}
 		return done(api.VerdictBroken, err.Error())
 	}
 	settle := a.Settle
@@ -232,6 +242,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 			res.Verdict = api.VerdictPartial
 		}
 		o.log.Warn("check timed out", "server", t.spec.ID, "file", o.rel(path), "ms", res.MS)
+		s.probe(c)
 	case client.ServerGone:
 		res.Verdict, res.Reason = api.VerdictBroken, c.Status().Reason
 		s.crashHandled(ctx, c) // so status says what became of it

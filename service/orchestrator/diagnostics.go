@@ -2,6 +2,8 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"slices"
 	"time"
@@ -13,7 +15,9 @@ import (
 )
 
 // Diagnostics returns every known file's diagnostics (severity-filtered,
-// files with none left out), keyed by path relative to the root.
+// files with none left out), keyed by path relative to the root. A file
+// that no longer exists is left out, and its document closed and
+// forgotten.
 func (o *Orchestrator) Diagnostics() api.FileDiagnostics {
 	var all []api.Diagnostic
 	for _, s := range o.liveSessions() {
@@ -22,6 +26,12 @@ func (o *Orchestrator) Diagnostics() api.FileDiagnostics {
 			continue
 		}
 		for uri, ds := range c.AllDiagnostics() {
+			if path, err := uri.Path(); err == nil {
+				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+					s.forgetGone(c, uri, path)
+					continue
+				}
+			}
 			all = append(all, o.convert(s.spec.ID, c, uri, ds, "")...)
 		}
 	}

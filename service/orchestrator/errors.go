@@ -27,3 +27,19 @@ func noServer(format string, args ...any) *transport.Error {
 func notFound(file string, err error) *transport.Error {
 	return transport.WrapError(api.CodeNotFound, fmt.Sprintf("no such file: %s", file), err)
 }
+
+// maxPathBytes bounds a path in a request (PATH_MAX on Linux): longer ones
+// are refused before anything echoes them.
+const maxPathBytes = 4096
+
+// validPath checks a path parameter: given, and not longer than any file
+// system allows.
+func validPath(param, path string) error {
+	switch {
+	case path == "":
+		return invalidParams("%s is required", param)
+	case len(path) > maxPathBytes:
+		return invalidParams("%s is %d bytes long; a path is at most %d", param, len(path), maxPathBytes)
+	}
+	return nil
+}

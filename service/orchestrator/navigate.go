@@ -25,8 +25,8 @@ type opened struct {
 // open finds the first server for file that supports method for it, makes
 // sure it has the file (the open text, else the disk's) and returns it.
 func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, error) {
-	if file == "" {
-		return opened{}, invalidParams("file is required")
+	if err := validPath("file", file); err != nil {
+		return opened{}, err
 	}
 	abs, ok := o.resolve(file)
 	if !ok {

@@ -44,6 +44,7 @@ type session struct {
 	changes    map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
 	uses       uint64                          // counts record calls: change.used orders the open documents by last use
 	stopping   bool
+	probing    bool // a ping of the client is under way
 }
 
 // change is the last change sent for a document: the daemon epoch then and
@@ -293,6 +294,53 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 	}
 }
 
+// pingTimeout is how long a server whose check timed out has to answer a
+// ping before it counts as unresponsive.
+const pingTimeout = 5 * time.Second
+
+// probe pings c in the background after a check on it timed out; a
+// server that does not answer (stopped, stuck) is abandoned, and its
+// supervisor restarts it under the restart policy with the reason.
+func (s *session) probe(c *client.Client) {
+	s.mu.Lock()
+	if s.probing || s.client != c {
+		s.mu.Unlock()
+		return
+	}
+	s.probing = true
+	s.mu.Unlock()
+	s.o.bg.Go(func() {
+		defer func() {
+			s.mu.Lock()
+			s.probing = false
+			s.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(s.o.life, pingTimeout)
+		defer cancel()
+		if err := c.Ping(ctx); err == nil || s.o.life.Err() != nil {
+			return
+		}
+		reason := fmt.Sprintf("unresponsive: no answer to a ping within %s after a check timed out", pingTimeout)
+		s.o.log.Error("server unresponsive; restarting it", "server", s.spec.ID, "root", s.root, "reason", reason)
+		c.Abandon(reason)
+	})
+}
+
+// forgetGone closes the document of a file that is gone and drops its
+// diagnostics, in the background (a check of it may hold the document).
+func (s *session) forgetGone(c *client.Client, uri protocol.DocumentURI, path string) {
+	s.mu.Lock()
+	delete(s.changes, uri)
+	s.mu.Unlock()
+	s.o.bg.Go(func() {
+		ctx, cancel := context.WithTimeout(s.o.life, time.Minute)
+		defer cancel()
+		if err := c.ForgetDocument(ctx, path); err != nil && ctx.Err() == nil {
+			s.o.log.Warn("forget a file that is gone", "file", s.o.rel(path), "err", err)
+		}
+	})
+}
+
 // quietSpell is how long a server must report nothing new, after the
 // changed documents settled, before diagnosticsAfter trusts that the
 // reports on other files are in.
@@ -402,7 +450,8 @@ func (s *session) supervise() {
 		}
 		var reason string
 		if err == nil {
-			s.client, s.state, s.reason = c, api.StatusActive, ""
+			// After a restart the reason says what the last one was for.
+			s.client, s.state, s.reason = c, api.StatusActive, strings.Replace(s.reason, "restarting after: ", "restarted after: ", 1)
 			close(s.ready)
 			s.mu.Unlock()
 			o.log.Info("server started", "server", s.spec.ID, "root", s.root, "pid", c.Status().PID)

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // snapshotText is check i's text: its number on the first line, and an
@@ -254,5 +256,42 @@ func TestWatchingInStatus(t *testing.T) {
 			t.Fatalf("watching: %q", w)
 		case <-time.After(10 * time.Millisecond): // polling status, with a deadline
 		}
+	}
+}
+
+// TestDeletedFileDropped: once a checked file is deleted, lsp/diagnostics
+// no longer lists it, and its document is closed.
+func TestDeletedFileDropped(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "ERROR\n", "b.fk": "ERROR\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	for _, file := range []string{"a.fk", "b.fk"} {
+		if res := f.check(t, api.CheckParams{FilePath: file}); !res.Checked || len(res.Diagnostics) != 1 {
+			t.Fatalf("%s: %+v", file, res)
+		}
+	}
+	if err := os.Remove(filepath.Join(f.root, "a.fk")); err != nil {
+		t.Fatal(err)
+	}
+	if all := f.Diagnostics(); len(all) != 1 || len(all["b.fk"]) != 1 {
+		t.Fatalf("after deleting a.fk: %+v", all)
+	}
+	// The next check (of b.fk) waits for nothing of a.fk's; a check of
+	// a.fk says it is gone.
+	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); res.Checked || res.Reason != "a.fk does not exist" {
+		t.Fatalf("a.fk: %+v", res)
+	}
+}
+
+// TestLongPathRefused: a path longer than any file system allows is
+// refused without being echoed.
+func TestLongPathRefused(t *testing.T) {
+	f := newFake(t, nil, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	long := strings.Repeat("a", 10<<20)
+	_, err := f.Check(t.Context(), api.CheckParams{FilePath: long})
+	if !isCode(err, transport.CodeInvalidParams) || !strings.HasSuffix(err.Error(), "filePath is 10485760 bytes long; a path is at most 4096") {
+		t.Errorf("check: %v", err)
+	}
+	_, err = f.Hover(t.Context(), api.PositionParams{File: long, Line: 1, Character: 1})
+	if !isCode(err, transport.CodeInvalidParams) || len(err.Error()) > 100 {
+		t.Errorf("hover: %.200v", err)
 	}
 }

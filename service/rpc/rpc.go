@@ -53,6 +53,10 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 		go conn.Close()
 	}
 	o.Shutdown(context.Background())
+	if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, transport.ErrClosed) && ctx.Err() == nil {
+		// A broken frame: the stream cannot be read on.
+		return fmt.Errorf("rpc: input: %w", err)
+	}
 	return nil
 }
 
