@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,4 +53,33 @@ func TestStoppedServerRestarted(t *testing.T) {
 		t.Errorf("status: %+v (the stopped one was %d)", st, pid)
 	}
 	servertest.Gone(t, pid)
+}
+
+// TestServeBadFrame: a frame header the stream cannot be read past ends
+// serve with exit status 1 and one line on stderr naming the problem; a
+// request read before it is still answered.
+func TestServeBadFrame(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"lspkit.json": noInstall("")})
+	status := `{"jsonrpc":"2.0","id":1,"method":"lsp/status"}`
+	for header, want := range map[string]string{
+		"Content-Length: abc\r\n\r\n":                      `invalid Content-Length "abc"`,
+		"Content-Length: 2147483648\r\n\r\n":               "exceeds the 67108864-byte limit",
+		"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}": "conflicting Content-Length headers",
+		"X-Other: 1\r\n\r\n":                               "header block without Content-Length",
+	} {
+		cmd := exec.Command(lspkitBin, "serve", "--root", root)
+		cmd.Env = append(os.Environ(), "LSPKIT_LOG=error")
+		cmd.Stdin = strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n%s%s", len(status), status, header))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(errb.String(), "lspkit serve: rpc: input: transport: ") || !strings.Contains(errb.String(), want) {
+			t.Errorf("%q: exit %d, stderr %q", header, code, errb.String())
+		}
+		if !strings.Contains(out.String(), `"id":1,"result":[`) {
+			t.Errorf("%q: the request before it was not answered: %q", header, out.String())
+		}
+	}
 }
