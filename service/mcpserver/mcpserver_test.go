@@ -20,6 +20,7 @@ import (
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // TestCapSymbols: the tree is cut depth first at the budget, and what was
@@ -326,5 +327,73 @@ func TestAnswersBeforeEOF(t *testing.T) {
 	}
 	if !answered {
 		t.Fatalf("the last request was not answered:\n%s", out.String())
+	}
+}
+
+// TestHostileLines: every line that is not a JSON-RPC 2.0 message is
+// answered with the spec's error (and "id": null when its id cannot be
+// read), the SDK's code-0 errors get JSON-RPC codes, and the session goes
+// on to answer the request after them.
+func TestHostileLines(t *testing.T) {
+	cfg, err := config.Parse([]byte(fakeConfig("")), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := orchestrator.New(orchestrator.Options{Root: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Shutdown(context.Background())
+	init := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	cases := []struct {
+		name, lines, want string
+	}{
+		{"before initialize", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lsp_status","arguments":{}}}` + "\n" + init, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,`},
+		{"unknown method", init + `{"jsonrpc":"2.0","id":5,"method":"foo/bar"}` + "\n", `{"jsonrpc":"2.0","id":5,"error":{"code":-32601,`},
+		{"not JSON", init + "hello\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: `},
+		{"raw NUL", init + "{\"jsonrpc\":\"2.0\",\x00\"id\":1}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{"invalid UTF-8", init + "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"x\xff\"}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{"deep", init + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{"batch", init + `[{"jsonrpc":"2.0","id":8,"method":"tools/list"}]` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches are not supported: send one message per line"}}`},
+		{"jsonrpc 1.0", init + `{"jsonrpc":"1.0","id":7,"method":"tools/list"}` + "\n", `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"\"jsonrpc\" must be \"2.0\""}}`},
+		{"object id", init + `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"an id must be a string, an integer or null"}}`},
+		{"fractional id", init + `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := strings.NewReader(tc.lines + `{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"lsp_status","arguments":{}}}` + "\n")
+			var out strings.Builder
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			New(o, "test").Run(ctx, StdioTransport(in, &out))
+			var answered, replied bool
+			for line := range strings.Lines(out.String()) {
+				if !json.Valid([]byte(line)) {
+					t.Errorf("invalid JSON written: %q", line)
+				}
+				answered = answered || strings.Contains(line, `"id":"after","result"`)
+				replied = replied || strings.HasPrefix(line, tc.want)
+			}
+			if !answered || !replied {
+				t.Errorf("want a line starting %s and the request after it answered; got:\n%s", tc.want, out.String())
+			}
+		})
+	}
+}
+
+// TestLineLimit: a line over MaxLineBytes is refused without being held
+// in memory, and the session goes on.
+func TestLineLimit(t *testing.T) {
+	var l lines
+	l.max = 10
+	var got []string
+	l.feed([]byte("short\n"+strings.Repeat("x", 25)), func(b []byte) { got = append(got, fmt.Sprintf("%q", b)) })
+	l.feed([]byte(strings.Repeat("y", 25)+"\nok\n"), func(b []byte) { got = append(got, fmt.Sprintf("%q", b)) })
+	if strings.Join(got, " ") != `"short" "" "ok"` || cap(l.partial) > 16 {
+		t.Errorf("lines %v, buffer %d", got, cap(l.partial))
+	}
+	if _, code, msg := check(nil); code != transport.CodeInvalidRequest || msg != "message longer than 16777216 bytes" {
+		t.Errorf("overlong: %d %s", code, msg)
 	}
 }

@@ -2,14 +2,18 @@ package mcpserver
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspkit/lspkit/transport"
 )
 
 // MaxAnswerWait bounds how long the end of a client's input is held back
@@ -17,16 +21,35 @@ import (
 // keep the daemon up for ever); the tools' own timeouts are far shorter.
 const MaxAnswerWait = 5 * time.Minute
 
+// MaxLineBytes bounds one message (one line) read from the client, as
+// serve bounds a frame: a longer line is refused with an error, not read
+// into memory. A tool call's largest argument, a file's text, is at most
+// maxFileBytes (2 MiB by default) before JSON escaping.
+const MaxLineBytes = 16 << 20
+
 // StdioTransport is MCP's stdio transport (newline-delimited JSON) over in
-// and out that answers every request read before in ended: the end of
-// input reaches the MCP session only once each request read so far has
-// its response written, so a client that writes its last request and
-// closes its side at once still gets the answer.
+// and out, made robust for a session that must outlive a client's
+// mistakes:
+//
+//   - a line that is not a JSON-RPC 2.0 message — not JSON (too deep, a
+//     raw NUL, invalid UTF-8 included), a batch, jsonrpc other than "2.0",
+//     an id that is not a string or an integer, or longer than
+//     MaxLineBytes — is answered with -32700 (parse error) or -32600
+//     (invalid request) and "id": null unless its id could be read, and the
+//     session goes on;
+//   - errors the MCP SDK sends with code 0 get JSON-RPC's codes: -32601 for
+//     a method it does not handle, -32600 for a request not valid before
+//     initialization, -32603 otherwise;
+//   - every request read before in ended is answered: the end of input
+//     reaches the session only once each has its response written, so a
+//     client that writes its last request and closes its side at once
+//     still gets the answer.
 func StdioTransport(in io.Reader, out io.Writer) mcp.Transport {
 	t := &tracker{open: map[string]bool{}, idle: closedChan()}
+	w := &trackedWriter{w: out, t: t}
 	return &mcp.IOTransport{
-		Reader: io.NopCloser(&trackedReader{r: in, t: t}),
-		Writer: nopWriteCloser{&trackedWriter{w: out, t: t}},
+		Reader: io.NopCloser(&trackedReader{r: in, t: t, w: w, lines: lines{max: MaxLineBytes}}),
+		Writer: nopWriteCloser{w},
 	}
 }
 
@@ -88,60 +111,59 @@ func (t *tracker) waitIdle() {
 	}
 }
 
-// lines splits a byte stream into lines, handing each complete one to fn.
+// lines splits a byte stream into lines, handing each complete one to fn;
+// a line longer than max (when set) is handed over as nil, once, its bytes
+// dropped as they come.
 type lines struct {
-	partial []byte
+	max      int
+	partial  []byte
+	overlong bool
 }
 
 func (l *lines) feed(p []byte, fn func([]byte)) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			l.partial = append(l.partial, p...)
+			l.add(p)
 			return
 		}
-		line := p[:i]
-		if len(l.partial) > 0 {
-			line = append(l.partial, line...)
-			l.partial = l.partial[:0]
+		l.add(p[:i])
+		if l.overlong {
+			fn(nil)
+		} else {
+			fn(l.partial)
 		}
-		fn(line)
+		l.partial, l.overlong = l.partial[:0], false
 		p = p[i+1:]
 	}
 }
 
-func (l *lines) flush(fn func([]byte)) {
-	if len(l.partial) > 0 {
-		fn(l.partial)
-		l.partial = nil
+// add appends to the line being read, or drops it past max.
+func (l *lines) add(p []byte) {
+	if l.overlong {
+		return
 	}
+	if l.max > 0 && len(l.partial)+len(p) > l.max {
+		l.partial, l.overlong = nil, true
+		return
+	}
+	l.partial = append(l.partial, p...)
+}
+
+func (l *lines) flush(fn func([]byte)) {
+	switch {
+	case l.overlong:
+		fn(nil)
+	case len(l.partial) > 0:
+		fn(l.partial)
+	}
+	l.partial, l.overlong = nil, false
 }
 
 // message is what the tracker needs of a JSON-RPC message.
 type message struct {
 	ID     jsontext.Value `json:"id"`
 	Method string         `json:"method"`
-}
-
-// messages calls fn for each message on a line (one, or a batch's).
-func messages(line []byte, fn func(message)) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return
-	}
-	if line[0] == '[' {
-		var batch []message
-		if json.Unmarshal(line, &batch) == nil {
-			for _, m := range batch {
-				fn(m)
-			}
-		}
-		return
-	}
-	var m message
-	if json.Unmarshal(line, &m) == nil {
-		fn(m)
-	}
 }
 
 // idKey is a request id as a map key: strings as themselves, numbers in
@@ -164,62 +186,206 @@ func idKey(id jsontext.Value) (string, bool) {
 	return "", false
 }
 
-// trackedReader records the requests read, and holds back the end of input
-// until they are answered.
+// trackedReader passes the client's valid messages on to the session,
+// answers the others itself, records the requests read, and holds back the
+// end of input until they are answered.
 type trackedReader struct {
 	r     io.Reader
 	t     *tracker
+	w     *trackedWriter // where its own answers go
 	lines lines
+	ready []byte // valid lines for the session, newline-terminated
+	buf   []byte
+	eof   bool
 }
 
 func (r *trackedReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.lines.feed(p[:n], r.record)
-	if err == io.EOF {
-		r.lines.flush(r.record)
-		if n > 0 {
-			return n, nil // the next Read reports the end
+	for len(r.ready) == 0 {
+		if r.eof {
+			r.t.waitIdle()
+			return 0, io.EOF
 		}
-		r.t.waitIdle()
+		if r.buf == nil {
+			r.buf = make([]byte, 64<<10)
+		}
+		n, err := r.r.Read(r.buf)
+		r.lines.feed(r.buf[:n], r.take)
+		if err == io.EOF {
+			r.lines.flush(r.take)
+			r.eof = true
+		} else if err != nil {
+			return 0, err
+		}
 	}
-	return n, err
+	n := copy(p, r.ready)
+	r.ready = r.ready[n:]
+	if len(r.ready) == 0 {
+		r.ready = nil
+	}
+	return n, nil
 }
 
-func (r *trackedReader) record(line []byte) {
-	messages(line, func(m message) {
-		if m.Method == "" {
-			return
-		}
-		if key, ok := idKey(m.ID); ok {
-			r.t.add(key)
-		}
-	})
+// take passes a valid line on (recording a request) or answers an invalid
+// one; nil is a line over the limit.
+func (r *trackedReader) take(line []byte) {
+	line = bytes.TrimSpace(line)
+	if line != nil && len(line) == 0 {
+		return // blank lines are nothing
+	}
+	id, code, msg := check(line)
+	if code != 0 {
+		r.w.reply(id, code, msg)
+		return
+	}
+	var m message
+	json.Unmarshal(line, &m)
+	if key, ok := idKey(m.ID); ok && m.Method != "" {
+		r.t.add(key)
+	}
+	r.ready = append(append(r.ready, line...), '\n')
 }
 
-// trackedWriter marks requests answered as their responses are written.
+// check says whether line is one JSON-RPC 2.0 message; if not, the error
+// code and message to answer with, and the id to answer to (null unless
+// it could be read).
+func check(line []byte) (jsontext.Value, int64, string) {
+	null := jsontext.Value("null")
+	if line == nil {
+		return null, transport.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", MaxLineBytes)
+	}
+	var v jsontext.Value
+	if err := json.Unmarshal(line, &v); err != nil {
+		return null, transport.CodeParseError, "parse error: " + bounded(err.Error())
+	}
+	switch jsontext.Value(line).Kind() {
+	case '[':
+		return null, transport.CodeInvalidRequest, "batches are not supported: send one message per line"
+	case '{':
+	default:
+		return null, transport.CodeInvalidRequest, "a message must be a JSON object"
+	}
+	var m struct {
+		JSONRPC *string        `json:"jsonrpc"`
+		ID      jsontext.Value `json:"id"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		return null, transport.CodeInvalidRequest, "invalid message: " + bounded(err.Error())
+	}
+	id := null
+	switch m.ID.Kind() {
+	case 0, 'n':
+	case '"':
+		id = m.ID
+	case '0':
+		if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil {
+			return null, transport.CodeInvalidRequest, "an id number must be an integer that fits 64 bits"
+		}
+		id = m.ID
+	default:
+		return null, transport.CodeInvalidRequest, "an id must be a string, an integer or null"
+	}
+	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
+		return id, transport.CodeInvalidRequest, `"jsonrpc" must be "2.0"`
+	}
+	return nil, 0, ""
+}
+
+// bounded cuts a message that may quote the client's input.
+func bounded(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
+}
+
+// trackedWriter writes the session's messages a line at a time, giving
+// code-0 errors their JSON-RPC codes, and marks requests answered as their
+// responses are written.
 type trackedWriter struct {
 	mu    sync.Mutex
 	w     io.Writer
 	t     *tracker
 	lines lines
+	err   error
 }
 
 func (w *trackedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n, err := w.w.Write(p)
+	w.lines.feed(p, w.line)
+	if w.err != nil {
+		return 0, w.err
+	}
+	return len(p), nil
+}
+
+// line writes one complete message of the session's.
+func (w *trackedWriter) line(line []byte) {
+	var m struct {
+		ID     jsontext.Value `json:"id"`
+		Method string         `json:"method"`
+		Error  *struct {
+			Code    int64          `json:"code"`
+			Message string         `json:"message"`
+			Data    jsontext.Value `json:"data,omitzero"`
+		} `json:"error"`
+	}
+	decoded := json.Unmarshal(line, &m) == nil
+	if decoded && m.Error != nil && m.Error.Code == 0 {
+		if fixed, err := json.Marshal(errorReply{JSONRPC: "2.0", ID: m.ID, Error: replyError{Code: sdkErrorCode(m.Error.Message), Message: m.Error.Message, Data: m.Error.Data}}); err == nil {
+			line = fixed
+		}
+	}
+	w.writeLocked(line)
+	if decoded && m.Method == "" {
+		if key, ok := idKey(m.ID); ok {
+			w.t.done(key)
+		}
+	}
+}
+
+// sdkErrorCode is the JSON-RPC code for an error the SDK sent with code 0.
+func sdkErrorCode(msg string) int64 {
+	switch {
+	case strings.Contains(msg, "unsupported"), strings.Contains(msg, "not handled"):
+		return transport.CodeMethodNotFound
+	case strings.Contains(msg, "during session initialization"):
+		return transport.CodeInvalidRequest
+	}
+	return transport.CodeInternalError
+}
+
+// errorReply is an error response, its members in the usual order.
+type errorReply struct {
+	JSONRPC string         `json:"jsonrpc"`
+	ID      jsontext.Value `json:"id"`
+	Error   replyError     `json:"error"`
+}
+
+type replyError struct {
+	Code    int64          `json:"code"`
+	Message string         `json:"message"`
+	Data    jsontext.Value `json:"data,omitzero"`
+}
+
+// reply writes an error answer of the transport's own.
+func (w *trackedWriter) reply(id jsontext.Value, code int64, msg string) {
+	line, err := json.Marshal(errorReply{JSONRPC: "2.0", ID: id, Error: replyError{Code: code, Message: msg}})
 	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeLocked(line)
+}
+
+func (w *trackedWriter) writeLocked(line []byte) {
+	if w.err != nil {
+		return
+	}
+	if _, err := w.w.Write(append(line, '\n')); err != nil {
+		w.err = err
 		w.t.abandon() // nothing more reaches the client: nothing to wait for
 	}
-	w.lines.feed(p[:n], func(line []byte) {
-		messages(line, func(m message) {
-			if m.Method != "" {
-				return // a request or notification of ours
-			}
-			if key, ok := idKey(m.ID); ok {
-				w.t.done(key)
-			}
-		})
-	})
-	return n, err
 }
