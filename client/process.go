@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,11 @@ type Command struct {
 	Args []string // arguments after the executable
 	Dir  string   // working directory: the workspace root
 	Env  []string // extra KEY=VALUE entries on top of the daemon's environment
+	// Guard, when set, is the command of an orphan guard (the lspkit
+	// binary's "guard" mode: see GuardMain) to start the server through:
+	// the guard kills the server's whole process group, children and
+	// grandchildren included, when the daemon dies, even by SIGKILL.
+	Guard []string
 }
 
 // Proc is a running language server as a Client uses it: its stream and
@@ -60,6 +66,8 @@ const stderrLines = 50
 // a crash of the daemon does not leave it behind.
 type Process struct {
 	cmd    *exec.Cmd
+	pid    int      // the server's process id (the guard's child when guarded)
+	life   *os.File // with a guard: the pipe whose end tells it the daemon is gone
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr *ring
@@ -87,6 +95,31 @@ func StartProcess(c Command) (*Process, error) {
 		Pdeathsig: syscall.SIGKILL, // dies with the thread that started it
 	}
 	p := &Process{cmd: cmd, stderr: newRing(stderrLines), done: make(chan struct{})}
+	var pids *os.File // with a guard: where it says its server's pid
+	if len(c.Guard) > 0 {
+		guarded, err := exec.LookPath(c.Guard[0])
+		if err != nil {
+			return nil, fmt.Errorf("client: start %s: guard: %w", c.Path, err)
+		}
+		cmd.Path, cmd.Args = guarded, append(append(slices.Clone(c.Guard), "--", path), c.Args...)
+		// Not Pdeathsig: the guard outlives the daemon by the moment it
+		// takes to kill the group.
+		cmd.SysProcAttr.Pdeathsig = 0
+		lifeR, lifeW, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("client: start %s: guard: %w", c.Path, err)
+		}
+		pidR, pidW, err := os.Pipe()
+		if err != nil {
+			lifeR.Close()
+			lifeW.Close()
+			return nil, fmt.Errorf("client: start %s: guard: %w", c.Path, err)
+		}
+		cmd.ExtraFiles = []*os.File{lifeR, pidW}
+		p.life, pids = lifeW, pidR
+		defer lifeR.Close()
+		defer pidW.Close()
+	}
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
 	}
@@ -115,13 +148,39 @@ func StartProcess(c Command) (*Process, error) {
 		close(p.done)
 	}()
 	if err := <-started; err != nil {
+		if p.life != nil {
+			p.life.Close()
+			pids.Close()
+		}
 		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
+	}
+	p.pid = cmd.Process.Pid
+	if pids != nil {
+		p.pid = guardedPID(pids, p.pid)
+		go func() {
+			<-p.done
+			p.life.Close() // the guard is gone; nothing left to guard
+		}()
 	}
 	return p, nil
 }
 
-// PID returns the server's process id (also its process group id).
-func (p *Process) PID() int { return p.cmd.Process.Pid }
+// guardedPID reads the server's pid from its guard, or returns the
+// guard's own if it says nothing (it failed to start the server).
+func guardedPID(pids *os.File, guard int) int {
+	defer pids.Close()
+	var pid int
+	if _, err := fmt.Fscan(pids, &pid); err != nil || pid <= 0 {
+		return guard
+	}
+	return pid
+}
+
+// PID returns the server's process id.
+func (p *Process) PID() int { return p.pid }
+
+// group is the server's process group: its own, or its guard's.
+func (p *Process) group() int { return p.cmd.Process.Pid }
 
 // Stdio returns the server's stdin and stdout as one stream. Closing it
 // closes both pipes.
@@ -165,7 +224,7 @@ func (p *Process) Stop(grace time.Duration) ExitStatus {
 	}
 	// The server is gone; anything left in its group (a child it did not
 	// take down with it) gets SIGKILL too.
-	_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+	_ = syscall.Kill(-p.group(), syscall.SIGKILL)
 	return p.Exit()
 }
 
@@ -177,7 +236,7 @@ func (p *Process) Kill() { p.signal(syscall.SIGKILL) }
 // signal sends sig to the server's process group, or to the server alone
 // if the group cannot be signalled.
 func (p *Process) signal(sig syscall.Signal) {
-	if err := syscall.Kill(-p.PID(), sig); err != nil {
+	if err := syscall.Kill(-p.group(), sig); err != nil {
 		_ = p.cmd.Process.Signal(sig)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/transport"
@@ -31,6 +32,7 @@ func TestMain(m *testing.M) {
 		rawClient()
 		return
 	}
+	lsptest.Main(fakeServers)
 	dir, err := os.MkdirTemp("", "lspkit-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

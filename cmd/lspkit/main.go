@@ -35,6 +35,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/sourcegraph/conc"
 
+	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/conformance"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
@@ -114,6 +115,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return record(ctx, args[1:], stdin, stdout, stderr)
 	case "install":
 		return install(ctx, args[1:], stdout, stderr)
+	case "guard":
+		return client.GuardMain(args[1:]) // started by the daemon, not by people: not in the usage
 	}
 	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status, install or record; see lspkit --help)\n", args[0])
 	return exitUsage
@@ -195,7 +198,21 @@ func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress)
 	if err != nil {
 		return nil, err
 	}
-	return orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot})
+	return orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot, Guard: guard()})
+}
+
+// guard is the orphan guard's command: this binary's guard mode, unless
+// LSPKIT_ORPHAN_GUARD=off (then a server's own children may outlive a
+// daemon killed by SIGKILL; the server itself still dies with it).
+func guard() []string {
+	if os.Getenv("LSPKIT_ORPHAN_GUARD") == "off" {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, "guard"}
 }
 
 // stdio is the daemon's stream: stdin and stdout.

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
@@ -82,4 +85,54 @@ func TestServeBadFrame(t *testing.T) {
 			t.Errorf("%q: the request before it was not answered: %q", header, out.String())
 		}
 	}
+}
+
+// fakeServers are the fake language servers this test binary runs when
+// re-executed with LSPKIT_FAKE naming one.
+var fakeServers = map[string]lsptest.Behavior{
+	// forker starts a child of its own (sleep), writes the child's pid to
+	// $LSPKIT_CHILD_PID, and serves.
+	"forker": {Before: func() {
+		child := exec.Command("sleep", "600")
+		if err := child.Start(); err != nil {
+			panic(err)
+		}
+		if err := os.WriteFile(os.Getenv("LSPKIT_CHILD_PID"), []byte(strconv.Itoa(child.Process.Pid)), 0o644); err != nil {
+			panic(err)
+		}
+	}},
+}
+
+// TestSIGKILLTakesServerTree: when the daemon is killed by SIGKILL, its
+// servers die and so do their own children (the orphan guard kills each
+// server's process group). With LSPKIT_ORPHAN_GUARD=off the child is left
+// behind (checked by hand: this test then fails).
+func TestSIGKILLTakesServerTree(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	exe, _ := os.Executable()
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	writeFiles(t, root, map[string]string{
+		"a.fk": "ERROR\n",
+		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"servers":{"forker":{"command":%q,"extensions":[".fk"],"env":{"LSPKIT_FAKE":"forker","LSPKIT_CHILD_PID":%q}}}}}`,
+			exe, pidFile),
+	})
+	d := startDaemon(t, root)
+	var res api.CheckResult
+	d.must("lsp/check", map[string]any{"filePath": "a.fk"}, &res)
+	if !res.Checked || len(res.Diagnostics) != 1 {
+		t.Fatalf("check: %+v", res)
+	}
+	server := d.status()["forker"].ServerPID
+	data, err := os.ReadFile(pidFile)
+	child, _ := strconv.Atoi(string(data))
+	if err != nil || server <= 0 || child <= 0 {
+		t.Fatalf("server %d, child %q %v", server, data, err)
+	}
+	if err := syscall.Kill(d.proc.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-d.proc.Done()
+	servertest.Gone(t, server)
+	servertest.Gone(t, child)
 }

@@ -57,6 +57,10 @@ type Options struct {
 	// StopGrace is how long a stopping server gets to exit after
 	// shutdown/exit before it is terminated, and then killed (default 2 s).
 	StopGrace time.Duration
+	// Guard is the orphan guard's command (client.Command.Guard): servers
+	// are started through it so that their whole process tree dies with
+	// the daemon. Nil starts them directly.
+	Guard []string
 }
 
 // An Orchestrator runs the language servers of one workspace.
@@ -69,6 +73,7 @@ type Orchestrator struct {
 	launch  client.Launch
 	grace   time.Duration
 	oneShot bool
+	guard   []string
 
 	mu       sync.Mutex
 	sessions map[string]*session // by server id + "\x00" + root
@@ -111,6 +116,7 @@ func New(opts Options) (*Orchestrator, error) {
 		launch:   opts.Launch,
 		grace:    opts.StopGrace,
 		oneShot:  opts.OneShot,
+		guard:    opts.Guard,
 		sessions: map[string]*session{},
 	}
 	if o.store == nil {
@@ -342,7 +348,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) clie
 	}
 	return client.Config{
 		Name:                  spec.ID,
-		Command:               client.Command{Path: path, Args: spec.Args, Env: env, Dir: root},
+		Command:               client.Command{Path: path, Args: spec.Args, Env: env, Dir: root, Guard: o.guard},
 		Root:                  root,
 		InitializationOptions: o.store.Expand(spec.InitializationOptions),
 		Settings:              o.store.Expand(spec.Settings),
