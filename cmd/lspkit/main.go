@@ -507,6 +507,8 @@ func badPath(root, file string) string {
 		return err.Error()
 	case info.IsDir():
 		return "is a directory (name the files to check)"
+	case !info.Mode().IsRegular():
+		return "is not a regular file"
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -135,4 +136,45 @@ func TestSIGKILLTakesServerTree(t *testing.T) {
 	<-d.proc.Done()
 	servertest.Gone(t, server)
 	servertest.Gone(t, child)
+}
+
+// TestCheckFIFOAndSIGTERM: a FIFO is bad input, refused at once; SIGTERM
+// ends a check waiting on a server that never answers, promptly and
+// without leaving the server behind.
+func TestCheckFIFOAndSIGTERM(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.hang": "x\n",
+		"lspkit.json": noInstall(`,"servers":{"hang":{"command":"sh","args":["-c","exec sleep 60"],"extensions":[".hang"]}}`)})
+	if err := syscall.Mkfifo(filepath.Join(root, "p.go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := lspkit(t, root, "check", "p.go"); code != exitBadInput || !strings.Contains(errOut, "p.go: is not a regular file") {
+		t.Errorf("FIFO: exit %d, %s", code, errOut)
+	}
+	cmd := exec.Command(lspkitBin, "check", "--timeout", "60000", "a.hang")
+	cmd.Dir = root
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Once the server runs, the check is waiting on it.
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.ContainsFunc(processesIn(root), func(pid string) bool {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		return strings.HasPrefix(string(cmdline), "sleep\x0060")
+	}) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never started")
+		}
+		time.Sleep(10 * time.Millisecond) // polling the process table, with a deadline
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if took := time.Since(start); took > 3*time.Second || cmd.ProcessState.ExitCode() != exitUnchecked {
+		t.Errorf("after SIGTERM: exit %d in %v: %s", cmd.ProcessState.ExitCode(), took, errb.String())
+	}
+	noProcessesIn(t, root)
 }
