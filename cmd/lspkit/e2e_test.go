@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		return
 	}
 	lsptest.Main(fakeServers)
+	lsptest.Main(probeServers)
 	dir, err := os.MkdirTemp("", "lspkit-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

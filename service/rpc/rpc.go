@@ -14,6 +14,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -38,17 +39,29 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{routes: Routes(o)}
-	conn := transport.NewConn(rwc, transport.Options{Handler: h, Logger: opts.Logger, MaxConcurrentRequests: 64, AnswerAfterEOF: true})
-	h.conn = conn
-	h.o = o
-	if err := conn.Notify(ctx, api.MethodReady, api.ReadyParams{Version: opts.Version, PID: os.Getpid()}); err != nil {
-		conn.Close()
+	h := &handler{o: o, routes: Routes(o), quit: make(chan struct{})}
+	// lsp/ready is the first message, written before anything is read: a
+	// client whose input ends at once still gets it before the answers.
+	ready, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  api.ReadyParams `json:"params"`
+	}{"2.0", api.MethodReady, api.ReadyParams{Version: opts.Version, PID: os.Getpid()}})
+	if err == nil {
+		err = transport.NewWriter(rwc).WriteFrame(ready)
+	}
+	if err != nil {
 		o.Shutdown(context.Background())
 		return fmt.Errorf("rpc: %s: %w", api.MethodReady, err)
 	}
+	conn := transport.NewConn(rwc, transport.Options{Handler: h, Logger: opts.Logger, MaxConcurrentRequests: 64, AnswerAfterEOF: true})
 	select {
 	case <-conn.Done():
+	case <-h.quit:
+		// Not waited for: closing stdin does not interrupt a read
+		// blocked on it; the connection is down at once all the same.
+		go conn.Close()
+		<-conn.Done()
 	case <-ctx.Done():
 		go conn.Close()
 	}
@@ -107,22 +120,26 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 
 type handler struct {
 	o      *orchestrator.Orchestrator
-	conn   *transport.Conn
 	routes map[string]Route
+	quit   chan struct{} // closed when the client said exit, or shutdown was answered
+	once   sync.Once
 }
+
+// end asks Serve to close the connection.
+func (h *handler) end() { h.once.Do(func() { close(h.quit) }) }
 
 // Handle dispatches a request through the table.
 func (h *handler) Handle(ctx context.Context, req *transport.Request) (any, error) {
 	if req.Notification {
 		if req.Method == "exit" || req.Method == "lsp/exit" {
-			go h.conn.Close()
+			h.end()
 		}
 		return nil, nil
 	}
 	switch req.Method {
 	case api.MethodShutdown, "shutdown":
 		h.o.Shutdown(ctx)
-		req.AfterReply(func() { go h.conn.Close() })
+		req.AfterReply(h.end)
 		return nil, nil
 	}
 	r, ok := h.routes[req.Method]
