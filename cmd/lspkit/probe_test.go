@@ -155,7 +155,7 @@ func BenchmarkHostileProbe(b *testing.B) {
 		// Messages that are not valid JSON-RPC: answered with the spec's code, the stream goes on.
 		for name, tc := range map[string]struct{ in, want string }{
 			"not JSON": {"hello", `"id":null,"error":{"code":-32700`}, "empty": {"", `"id":null,"error":{"code":-32700`},
-			"batch": {`[{"jsonrpc":"2.0","id":1,"method":"lsp/status"}]`, `"id":null,"error":{"code":-32600`},
+			"batch":       {`[{"jsonrpc":"2.0","id":1,"method":"lsp/status"}]`, `"id":null,"error":{"code":-32600`},
 			"empty batch": {`[]`, `"id":null,"error":{"code":-32600`},
 			"object id":   {`{"jsonrpc":"2.0","id":{},"method":"lsp/status"}`, `"id":null,"error":{"code":-32600`},
 			"1.5 id":      {`{"jsonrpc":"2.0","id":1.5,"method":"lsp/status"}`, `"id":null,"error":{"code":-32600`},
