@@ -178,3 +178,12 @@ func TestCheckFIFOAndSIGTERM(t *testing.T) {
 	}
 	noProcessesIn(t, root)
 }
+
+// TestPrintable: a finding stays on one line whatever its path or message.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{"a.go": "a.go", "dir/é.go": "dir/é.go", "a\nb.go": `"a\nb.go"`, "x\ty": `"x\ty"`} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
