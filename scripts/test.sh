@@ -64,8 +64,8 @@ bench=$!
 	go test -vet=off ./protocol -run '^$' -fuzz '^FuzzDecoder$' -fuzztime 10000x -parallel 1 &&
 		go test -vet=off ./transport -run '^$' -fuzz '^FuzzReader$' -fuzztime 20000x -parallel 1 &&
 		go test -vet=off ./transport -run '^$' -fuzz '^FuzzEnvelope$' -fuzztime 20000x -parallel 1 &&
-		go test -vet=off ./service/rpc -run '^$' -fuzz '^FuzzDecode$' -fuzztime 5000x -parallel 1 &&
-		go test -vet=off ./service/mcpserver -run '^$' -fuzz '^FuzzLines$' -fuzztime 5000x -parallel 1
+		go test -vet=off ./service/api -run '^$' -fuzz '^FuzzDecode$' -fuzztime 5000x -parallel 1 &&
+		go test -vet=off ./service/mcpserver/jsonl -run '^$' -fuzz '^FuzzLines$' -fuzztime 5000x -parallel 1
 ) >"$tmp/fuzz.log" 2>&1 &
 fuzz=$!
 # The conformance live suite (every scenario against the installed servers,

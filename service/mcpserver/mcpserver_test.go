@@ -20,7 +20,6 @@ import (
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/orchestrator"
-	"github.com/lspkit/lspkit/transport"
 )
 
 // TestCapSymbols: the tree is cut depth first at the budget, and what was
@@ -379,21 +378,5 @@ func TestHostileLines(t *testing.T) {
 				t.Errorf("want a line starting %s and the request after it answered; got:\n%s", tc.want, out.String())
 			}
 		})
-	}
-}
-
-// TestLineLimit: a line over MaxLineBytes is refused without being held
-// in memory, and the session goes on.
-func TestLineLimit(t *testing.T) {
-	var l lines
-	l.max = 10
-	var got []string
-	l.feed([]byte("short\n"+strings.Repeat("x", 25)), func(b []byte) { got = append(got, fmt.Sprintf("%q", b)) })
-	l.feed([]byte(strings.Repeat("y", 25)+"\nok\n"), func(b []byte) { got = append(got, fmt.Sprintf("%q", b)) })
-	if strings.Join(got, " ") != `"short" "" "ok"` || cap(l.partial) > 16 {
-		t.Errorf("lines %v, buffer %d", got, cap(l.partial))
-	}
-	if _, code, msg := check(nil); code != transport.CodeInvalidRequest || msg != "message longer than 16777216 bytes" {
-		t.Errorf("overlong: %d %s", code, msg)
 	}
 }

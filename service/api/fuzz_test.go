@@ -1,4 +1,4 @@
-package rpc
+package api
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -32,17 +31,17 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		v := jsontext.Value(raw)
-		_, err := Decode[api.CheckParams]("lsp/check", v, "filePath")
+		_, err := Decode[CheckParams]("lsp/check", v, "filePath")
 		check(err)
-		_, err = Decode[api.PositionParams]("textDocument/definition", v, "file", "line")
+		_, err = Decode[PositionParams]("textDocument/definition", v, "file", "line")
 		check(err)
-		_, err = Decode[api.DiagnosticsAfterParams]("lsp/diagnosticsAfter", v, "afterEpoch")
+		_, err = Decode[DiagnosticsAfterParams]("lsp/diagnosticsAfter", v, "afterEpoch")
 		check(err)
-		_, err = Decode[api.ReportParams]("lsp/report", v, "filePath", "mode")
+		_, err = Decode[ReportParams]("lsp/report", v, "filePath", "mode")
 		check(err)
-		_, err = Decode[api.FileParams]("textDocument/documentSymbol", v, "file")
+		_, err = Decode[FileParams]("textDocument/documentSymbol", v, "file")
 		check(err)
-		_, err = Decode[api.QueryParams]("workspace/symbol", v, "query")
+		_, err = Decode[QueryParams]("workspace/symbol", v, "query")
 		check(err)
 	})
 }

@@ -1,4 +1,4 @@
-package mcpserver
+package jsonl
 
 import (
 	"bytes"
