@@ -344,13 +344,17 @@ func median(xs []float64) float64 {
 }
 
 // rssMiB is a process's resident set in MiB (Linux; 0 elsewhere).
-func rssMiB(tb testing.TB, pid int) float64 {
+func rssMiB(tb testing.TB, pid int) float64 { return procStatusMiB(pid, "VmRSS") }
+
+// procStatusMiB reads a kB field of /proc/PID/status in MiB (Linux; 0
+// elsewhere).
+func procStatusMiB(pid int, field string) float64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.Lines(string(data)) {
-		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if kb, ok := strings.CutPrefix(line, field+":"); ok {
 			var n float64
 			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), &n)
 			return n / 1024

@@ -69,20 +69,7 @@ func runLspkit(b *testing.B, root string, input []byte, args ...string) probeRun
 }
 
 // vmHWM is a process's peak resident set in MiB so far (Linux), or 0.
-func vmHWM(pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(data)) {
-		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var n float64
-			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), &n)
-			return n / 1024
-		}
-	}
-	return 0
-}
+func vmHWM(pid int) float64 { return procStatusMiB(pid, "VmHWM") }
 
 // frame is one LSP frame.
 func frame(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
