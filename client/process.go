@@ -26,6 +26,9 @@ type Command struct {
 	// the guard kills the server's whole process group, children and
 	// grandchildren included, when the daemon dies, even by SIGKILL.
 	Guard []string
+	// Stderr, when set, also receives what the process writes to stderr
+	// (the last lines are kept either way: StderrTail).
+	Stderr io.Writer
 }
 
 // Proc is a running language server as a Client uses it: its stream and
@@ -127,6 +130,9 @@ func StartProcess(c Command) (*Process, error) {
 		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
 	}
 	cmd.Stderr = p.stderr
+	if c.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(p.stderr, c.Stderr)
+	}
 	// A grandchild that inherited stderr (gopls's telemetry helper) keeps
 	// the pipe open after the server exits: Wait stops copying it after
 	// WaitDelay instead of waiting for the grandchild.

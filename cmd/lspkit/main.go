@@ -586,7 +586,11 @@ func status(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tLANGUAGE\tSTATUS\tDETAIL")
 	for _, s := range sts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.Language, s.Status, s.Reason)
+		detail := s.Reason
+		if sc := s.Sidecar; sc != nil {
+			detail += fmt.Sprintf("; sidecar %s: %s", sc.Status, sc.Reason)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.Language, s.Status, detail)
 	}
 	tw.Flush()
 	return 0

@@ -187,3 +187,62 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestSidecarGopls: a gopls sidecar writes a .go file (when the test says
+// so); the open file's "undefined" error clears through gopls's watched
+// files. The sidecar is gone after lsp/shutdown, and after SIGKILL of the
+// daemon.
+func TestSidecarGopls(t *testing.T) {
+	t.Parallel()
+	serversEnv(t)
+	root := t.TempDir()
+	script := `while [ ! -e go.trigger ]; do sleep 0.05; done; printf 'package demo\n\nfunc Helper() int { return 1 }\n' > helper.tmp; mv helper.tmp helper.go; exec sleep 600`
+	writeFiles(t, root, map[string]string{
+		"go.mod":      goMod,
+		"use.go":      "package demo\n\nfunc Use() int { return Helper() }\n",
+		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"servers":{"gopls":{"sidecar":{"command":["sh","-c",%q]}}}}}`, script),
+	})
+	d := startDaemon(t, root)
+	var res api.CheckResult
+	d.must("lsp/check", map[string]any{"filePath": "use.go"}, &res)
+	if !res.Checked || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "undefined: Helper") {
+		t.Fatalf("before the sidecar writes: %+v", res)
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.trigger"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var all api.FileDiagnostics
+		d.must("lsp/diagnostics", nil, &all)
+		if len(all["use.go"]) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the error did not clear after the sidecar wrote helper.go: %+v", all)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the daemon, with a deadline
+	}
+	side := d.status()["gopls"].Sidecar
+	if side == nil || side.Status != "running" || side.PID <= 0 {
+		t.Fatalf("sidecar status: %+v", side)
+	}
+	d.must("lsp/shutdown", nil, nil)
+	<-d.proc.Done()
+	servertest.Gone(t, side.PID)
+
+	d = startDaemon(t, root)
+	d.must("lsp/check", map[string]any{"filePath": "use.go"}, &res)
+	deadline = time.Now().Add(10 * time.Second)
+	for side = d.status()["gopls"].Sidecar; side == nil || side.PID <= 0; side = d.status()["gopls"].Sidecar {
+		if time.Now().After(deadline) {
+			t.Fatalf("sidecar status: %+v", side)
+		}
+		time.Sleep(20 * time.Millisecond) // polling status, with a deadline
+	}
+	if err := syscall.Kill(d.proc.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-d.proc.Done()
+	servertest.Gone(t, side.PID)
+}

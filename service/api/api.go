@@ -197,6 +197,18 @@ type ServerStatus struct {
 	// globs is doing: how many directories it watches, or "degraded: …"
 	// with why some of the tree is polled instead.
 	Watching string `json:"watching,omitempty"`
+	// Sidecar is how the server's sidecar command is doing, if it has one.
+	Sidecar *SidecarStatus `json:"sidecar,omitzero"`
+}
+
+// SidecarStatus is a sidecar's part of a server's status: its pid while it
+// runs, its state (idle, running, restarting, broken, unavailable,
+// stopped), its restarts and why it is not running.
+type SidecarStatus struct {
+	PID      int    `json:"pid,omitzero"`
+	Status   string `json:"status"`
+	Restarts int    `json:"restarts,omitzero"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // PositionParams is a position as agents give it: the file, a 1-based line

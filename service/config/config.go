@@ -79,6 +79,17 @@ type ServerConfig struct {
 	InitializationOptions jsontext.Value
 	Settings              jsontext.Value
 	Language              string
+	// Sidecar is a long-running helper started with the server for the
+	// same root, or nil.
+	Sidecar *Sidecar
+}
+
+// Sidecar is a helper command that runs beside a server (rojo sourcemap
+// --watch beside luau-lsp): started with it, in its root, restarted and
+// stopped with it.
+type Sidecar struct {
+	Command []string          // the executable and its arguments
+	Env     map[string]string // extra environment
 }
 
 // Default is the configuration when none is given.
@@ -337,6 +348,8 @@ func ParseOpencode(data []byte, source string) (Config, error) {
 				p.env(v, key+"."+k, &sc.Env)
 			case "initialization":
 				p.obj(v, key+"."+k, &sc.InitializationOptions)
+			case "sidecar":
+				sc.Sidecar = p.sidecar(v, key+"."+k)
 			case "disabled":
 				var d bool
 				p.boolean(v, key+"."+k, &d)
@@ -452,12 +465,43 @@ func (p *parser) server(raw jsontext.Value, key string) (ServerConfig, error) {
 			p.obj(v, sub, &sc.Settings)
 		case "language":
 			p.str(v, sub, &sc.Language)
+		case "sidecar":
+			sc.Sidecar = p.sidecar(v, sub)
 		default:
-			p.fail(sub, "unknown key (expected enabled, command, args, extensions, rootMarkers, env, initializationOptions, settings or language)")
+			p.fail(sub, "unknown key (expected enabled, command, args, extensions, rootMarkers, env, initializationOptions, settings, language or sidecar)")
 		}
 		if p.err != nil {
 			return sc, p.err
 		}
 	}
 	return sc, nil
+}
+
+// sidecar reads {"command": [...], "env": {...}}.
+func (p *parser) sidecar(v jsontext.Value, key string) *Sidecar {
+	m, err := object(v, p.source, key)
+	if err != nil {
+		if p.err == nil {
+			p.err = err
+		}
+		return nil
+	}
+	var sc Sidecar
+	for _, k := range sorted(m) {
+		switch k {
+		case "command":
+			p.strings(m[k], key+".command", &sc.Command)
+			if p.err == nil && (len(sc.Command) == 0 || sc.Command[0] == "") {
+				p.fail(key+".command", "expected a non-empty array of strings")
+			}
+		case "env":
+			p.env(m[k], key+".env", &sc.Env)
+		default:
+			p.fail(key+"."+k, "unknown key (expected command or env)")
+		}
+	}
+	if p.err == nil && sc.Command == nil {
+		p.fail(key+".command", "missing (the sidecar's executable and arguments)")
+	}
+	return &sc
 }

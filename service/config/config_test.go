@@ -120,3 +120,27 @@ func TestOpencodeBooleans(t *testing.T) {
 		t.Fatalf(`lspkit.json "lsp": true: %+v %v`, on, err)
 	}
 }
+
+// TestSidecarConfig: a server's sidecar from lspkit.json and from
+// opencode.json, and what is wrong with a bad one.
+func TestSidecarConfig(t *testing.T) {
+	cfg, err := Parse([]byte(`{"lsp": {"servers": {"luau": {"sidecar": {"command": ["rojo", "sourcemap", "--watch"], "env": {"A": "b"}}}}}}`), "lspkit.json")
+	if sc := cfg.Servers["luau"].Sidecar; err != nil || sc == nil || strings.Join(sc.Command, " ") != "rojo sourcemap --watch" || sc.Env["A"] != "b" {
+		t.Fatalf("lspkit.json: %+v %v", cfg.Servers["luau"], err)
+	}
+	cfg, err = ParseOpencode([]byte(`{"lsp": {"luau": {"command": ["luau-lsp", "lsp"], "sidecar": {"command": ["rojo"]}}}}`), "opencode.json")
+	if sc := cfg.Servers["luau"].Sidecar; err != nil || sc == nil || sc.Command[0] != "rojo" {
+		t.Fatalf("opencode.json: %+v %v", cfg.Servers["luau"], err)
+	}
+	for doc, want := range map[string]string{
+		`{"lsp": {"servers": {"x": {"sidecar": []}}}}`:                  `cfg.json: lsp.servers.x.sidecar: expected an object, got an array`,
+		`{"lsp": {"servers": {"x": {"sidecar": {}}}}}`:                  `cfg.json: lsp.servers.x.sidecar.command: missing`,
+		`{"lsp": {"servers": {"x": {"sidecar": {"command": []}}}}}`:     `cfg.json: lsp.servers.x.sidecar.command: expected a non-empty array of strings`,
+		`{"lsp": {"servers": {"x": {"sidecar": {"command": "rojo"}}}}}`: `cfg.json: lsp.servers.x.sidecar.command: expected an array of strings`,
+		`{"lsp": {"servers": {"x": {"sidecar": {"cmd": ["rojo"]}}}}}`:   `cfg.json: lsp.servers.x.sidecar.cmd: unknown key (expected command or env)`,
+	} {
+		if _, err := Parse([]byte(doc), "cfg.json"); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s:\n got %v\nwant %s", doc, err, want)
+		}
+	}
+}

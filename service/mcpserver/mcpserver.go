@@ -360,6 +360,9 @@ func (m *mcpTools) status(context.Context, *mcp.CallToolRequest, struct{}) (*mcp
 		if s.Watching != "" {
 			fmt.Fprintf(&b, " (file watching: %s)", s.Watching)
 		}
+		if sc := s.Sidecar; sc != nil {
+			fmt.Fprintf(&b, " (sidecar: %s%s%s)", sc.Status, pidPart(sc.PID), prefixed(sc.Reason))
+		}
 		b.WriteString("\n")
 	}
 	return text(b.String()), out, nil
@@ -371,4 +374,11 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func pidPart(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" pid %d", pid)
 }

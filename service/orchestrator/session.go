@@ -44,7 +44,8 @@ type session struct {
 	changes    map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
 	uses       uint64                          // counts record calls: change.used orders the open documents by last use
 	stopping   bool
-	probing    bool // a ping of the client is under way
+	probing    bool     // a ping of the client is under way
+	side       *sidecar // the server's sidecar, while the server runs
 }
 
 // change is the last change sent for a document: the daemon epoch then and
@@ -452,10 +453,13 @@ func (s *session) supervise() {
 		if err == nil {
 			// After a restart the reason says what the last one was for.
 			s.client, s.state, s.reason = c, api.StatusActive, strings.Replace(s.reason, "restarting after: ", "restarted after: ", 1)
+			s.side = s.startSidecar() // after the server, never before
 			close(s.ready)
+			side := s.side
 			s.mu.Unlock()
 			o.log.Info("server started", "server", s.spec.ID, "root", s.root, "pid", c.Status().PID)
 			reason = s.watch(c)
+			side.close() // it goes with its server, and comes back with the next
 			if reason == "" {
 				return // stopped
 			}
@@ -578,8 +582,9 @@ func (s *session) updatedLocked() {
 func (s *session) kill() {
 	s.mu.Lock()
 	s.stopping = true
-	c := s.client
+	c, side := s.client, s.side
 	s.mu.Unlock()
+	side.kill()
 	if c != nil {
 		c.Kill()
 	}
@@ -589,11 +594,12 @@ func (s *session) kill() {
 func (s *session) stop(ctx context.Context) {
 	s.mu.Lock()
 	s.stopping = true
-	c := s.client
+	c, side := s.client, s.side
 	s.mu.Unlock()
 	if c != nil {
 		if err := c.Shutdown(ctx); err != nil {
 			s.o.log.Info("server shutdown", "server", s.spec.ID, "err", err)
 		}
 	}
+	side.close()
 }

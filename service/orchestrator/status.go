@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/lspkit/lspkit/service/api"
 )
@@ -19,6 +20,7 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 			st.ServerPID = s.client.Status().PID
 			st.Watching = s.client.WatchStatus()
 		}
+		st.Sidecar = s.side.status()
 		s.mu.Unlock()
 		running[s.spec.ID] = append(running[s.spec.ID], st)
 	}
@@ -30,6 +32,9 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 			continue
 		}
 		st := api.ServerStatus{ID: id, Language: spec.Language}
+		if spec.Sidecar != nil && spec.Enabled && !o.cfg.Disabled {
+			st.Sidecar = &api.SidecarStatus{Status: api.StatusIdle, Reason: "starts with the server: " + strings.Join(spec.Sidecar.Command, " ")}
+		}
 		switch {
 		case o.cfg.Disabled:
 			st.Status, st.Reason = api.StatusDisabled, "LSP disabled by configuration"

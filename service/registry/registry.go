@@ -56,6 +56,9 @@ type Spec struct {
 	// diagnostics alone do not say (client.SettlePolicy); nil waits for
 	// them as the protocol allows.
 	Settle *Settle `json:"settle,omitempty"`
+	// Sidecar is a helper command run beside the server, or nil (see
+	// config.Sidecar).
+	Sidecar *config.Sidecar `json:"-"`
 	// Install is how to install a pinned version, or nil.
 	Install *Recipe `json:"install,omitempty"`
 	// Helpers are other programs the server uses, installed with it
@@ -225,8 +228,55 @@ func Servers(cfg config.Config) (map[string]*Spec, error) {
 		if sc.Language != "" {
 			s.Language = sc.Language
 		}
+		if sc.Sidecar != nil {
+			s.Sidecar = sc.Sidecar
+		}
+	}
+	for _, s := range out {
+		if s.Sidecar == nil {
+			s.Sidecar = rojoSidecar(s)
+		}
 	}
 	return out, nil
+}
+
+// rojoSidecar is the default sidecar of a luau-lsp server whose
+// initialization options (or settings) turn on sourcemap autogeneration
+// with a Rojo project file: rojo regenerating sourcemap.json as files
+// change, which luau-lsp reads. Nil for any other server.
+func rojoSidecar(s *Spec) *config.Sidecar {
+	if filepath.Base(s.Command) != "luau-lsp" && s.ID != "luau" {
+		return nil
+	}
+	for _, opts := range []jsontext.Value{s.InitializationOptions, s.Settings} {
+		var auto bool
+		var project string
+		if lookup(opts, "luau-lsp.sourcemap.autogenerate", &auto) && auto && lookup(opts, "luau-lsp.sourcemap.rojoProjectFile", &project) && project != "" {
+			return &config.Sidecar{Command: []string{"rojo", "sourcemap", project, "--watch", "-o", "sourcemap.json"}}
+		}
+	}
+	return nil
+}
+
+// lookup finds a dotted key in a JSON object, as nested objects or as a
+// flat dotted member at any level ({"luau-lsp": {"sourcemap.autogenerate":
+// true}} too), and decodes it into out.
+func lookup(raw jsontext.Value, key string, out any) bool {
+	var m map[string]jsontext.Value
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	if v, ok := m[key]; ok {
+		return json.Unmarshal(v, out) == nil
+	}
+	for i := range len(key) {
+		if key[i] == '.' {
+			if v, ok := m[key[:i]]; ok && lookup(v, key[i+1:], out) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func lower(ss []string) []string {

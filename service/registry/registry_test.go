@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/lspkit/lspkit/service/config"
 )
 
@@ -198,5 +200,39 @@ func TestAlternatives(t *testing.T) {
 		if sp.ID == "clangd" && (sp.Command != "my-clangd" || len(sp.Alternatives) != 0) {
 			t.Errorf("configured clangd: command %q alternatives %v", sp.Command, sp.Alternatives)
 		}
+	}
+}
+
+// TestRojoSidecarDefault: luau with sourcemap autogeneration and a Rojo
+// project gets the rojo sidecar (nested or dotted keys); an explicit
+// sidecar wins; other servers get none.
+func TestRojoSidecarDefault(t *testing.T) {
+	for opts, want := range map[string]string{
+		`{"luau-lsp": {"sourcemap": {"autogenerate": true, "rojoProjectFile": "game.project.json"}}}`: "rojo sourcemap game.project.json --watch -o sourcemap.json",
+		`{"luau-lsp.sourcemap.autogenerate": true, "luau-lsp.sourcemap.rojoProjectFile": "a.json"}`:   "rojo sourcemap a.json --watch -o sourcemap.json",
+		`{"luau-lsp": {"sourcemap": {"autogenerate": false, "rojoProjectFile": "a.json"}}}`:           "",
+		`{"luau-lsp": {"sourcemap": {"autogenerate": true}}}`:                                         "",
+	} {
+		specs, err := Servers(config.Config{Servers: map[string]config.ServerConfig{"luau": {InitializationOptions: jsontext.Value(opts)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if sc := specs["luau"].Sidecar; sc != nil {
+			got = strings.Join(sc.Command, " ")
+		}
+		if got != want {
+			t.Errorf("%s: sidecar %q, want %q", opts, got, want)
+		}
+	}
+	specs, _ := Servers(config.Config{Servers: map[string]config.ServerConfig{"luau": {
+		InitializationOptions: jsontext.Value(`{"luau-lsp": {"sourcemap": {"autogenerate": true, "rojoProjectFile": "a.json"}}}`),
+		Sidecar:               &config.Sidecar{Command: []string{"my-rojo"}},
+	}}})
+	if sc := specs["luau"].Sidecar; sc == nil || sc.Command[0] != "my-rojo" {
+		t.Errorf("explicit sidecar: %+v", sc)
+	}
+	if specs["gopls"].Sidecar != nil {
+		t.Error("gopls got a sidecar")
 	}
 }
