@@ -71,7 +71,9 @@ fuzz=$!
 # The conformance live suite (every scenario against the installed servers,
 # through the daemon) writes its table here; it is shown below.
 # go vet ran above, in full: the tests skip go test's own partial vet.
-LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -timeout 10m ./...
+# Most parallel tests wait on language servers and daemons, not the
+# processor: four at a time.
+LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -parallel 4 -timeout 10m ./...
 
 phase "staticcheck"
 if ! wait "$staticcheck"; then
