@@ -12,6 +12,9 @@ import (
 	"syscall"
 )
 
+// guardSupported says servers can be started through the orphan guard.
+const guardSupported = true
+
 // GuardMain runs an orphan guard, the parent of one language server, and
 // returns its exit status: args are "--", the server's executable and its
 // arguments. The guard starts the server in its own process group (the

@@ -69,8 +69,9 @@ const stderrLines = 50
 // a crash of the daemon does not leave it behind.
 type Process struct {
 	cmd    *exec.Cmd
-	pid    int      // the server's process id (the guard's child when guarded)
-	life   *os.File // with a guard: the pipe whose end tells it the daemon is gone
+	ctl    processControl // its process group (job), per system
+	pid    int            // the server's process id (the guard's child when guarded)
+	life   *os.File       // with a guard: the pipe whose end tells it the daemon is gone
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr *ring
@@ -93,21 +94,18 @@ func StartProcess(c Command) (*Process, error) {
 	cmd := exec.Command(path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid:   true,            // its own group, so a stop reaches its children
-		Pdeathsig: syscall.SIGKILL, // dies with the thread that started it
-	}
 	p := &Process{cmd: cmd, stderr: newRing(stderrLines), done: make(chan struct{})}
+	guarded := len(c.Guard) > 0 && guardSupported
+	// Its own process group (a job on Windows), so a stop reaches its
+	// children; on Linux unguarded, it dies with the thread that started it.
+	p.ctl.prepare(cmd, guarded)
 	var pids *os.File // with a guard: where it says its server's pid
-	if len(c.Guard) > 0 {
-		guarded, err := exec.LookPath(c.Guard[0])
+	if guarded {
+		guard, err := exec.LookPath(c.Guard[0])
 		if err != nil {
 			return nil, fmt.Errorf("client: start %s: guard: %w", c.Path, err)
 		}
-		cmd.Path, cmd.Args = guarded, append(append(slices.Clone(c.Guard), "--", path), c.Args...)
-		// Not Pdeathsig: the guard outlives the daemon by the moment it
-		// takes to kill the group.
-		cmd.SysProcAttr.Pdeathsig = 0
+		cmd.Path, cmd.Args = guard, append(append(slices.Clone(c.Guard), "--", path), c.Args...)
 		lifeR, lifeW, err := os.Pipe()
 		if err != nil {
 			return nil, fmt.Errorf("client: start %s: guard: %w", c.Path, err)
@@ -161,6 +159,7 @@ func StartProcess(c Command) (*Process, error) {
 		return nil, fmt.Errorf("client: start %s: %w", c.Path, err)
 	}
 	p.pid = cmd.Process.Pid
+	p.ctl.started(cmd.Process)
 	if pids != nil {
 		p.pid = guardedPID(pids, p.pid)
 		go func() {
@@ -184,9 +183,6 @@ func guardedPID(pids *os.File, guard int) int {
 
 // PID returns the server's process id.
 func (p *Process) PID() int { return p.pid }
-
-// group is the server's process group: its own, or its guard's.
-func (p *Process) group() int { return p.cmd.Process.Pid }
 
 // Stdio returns the server's stdin and stdout as one stream. Closing it
 // closes both pipes.
@@ -213,39 +209,31 @@ func (p *Process) Exit() ExitStatus {
 // StderrTail returns the last lines the server wrote to stderr.
 func (p *Process) StderrTail() []string { return p.stderr.lines() }
 
-// Stop ends the server's whole process group: SIGTERM, then SIGKILL if the
-// server has not exited within grace. It returns when the server has been
+// Stop ends the server's whole process group: terminate (SIGTERM), then
+// kill (SIGKILL) if the server has not exited within grace. It returns when the server has been
 // reaped; its children are gone or signalled by then too.
 func (p *Process) Stop(grace time.Duration) ExitStatus {
 	select {
 	case <-p.done:
 	default:
-		p.signal(syscall.SIGTERM)
+		p.ctl.terminate()
 		select {
 		case <-p.done:
 		case <-time.After(grace):
-			p.signal(syscall.SIGKILL)
+			p.ctl.kill()
 			<-p.done
 		}
 	}
 	// The server is gone; anything left in its group (a child it did not
-	// take down with it) gets SIGKILL too.
-	_ = syscall.Kill(-p.group(), syscall.SIGKILL)
+	// take down with it) is killed too.
+	p.ctl.kill()
 	return p.Exit()
 }
 
-// Kill sends SIGKILL to the server's whole process group and returns at
-// once, without waiting for it to be reaped: for a caller about to exit,
-// which has nothing to wait for (SIGKILL cannot be caught or ignored).
-func (p *Process) Kill() { p.signal(syscall.SIGKILL) }
-
-// signal sends sig to the server's process group, or to the server alone
-// if the group cannot be signalled.
-func (p *Process) signal(sig syscall.Signal) {
-	if err := syscall.Kill(-p.group(), sig); err != nil {
-		_ = p.cmd.Process.Signal(sig)
-	}
-}
+// Kill kills the server's whole process group (job) and returns at once,
+// without waiting for it to be reaped: for a caller about to exit, which
+// has nothing to wait for.
+func (p *Process) Kill() { p.ctl.kill() }
 
 // ExitStatus is how a server process ended.
 type ExitStatus struct {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os/exec"
 	"strconv"
-	"syscall"
 )
 
 // Record runs a server (argv) between a client on in/out and records both
@@ -20,7 +19,7 @@ func Record(ctx context.Context, w *Writer, in io.Reader, out io.Writer, stderr 
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(cmd)
 	serverIn, err := cmd.StdinPipe()
 	if err != nil {
 		return err

@@ -1,3 +1,8 @@
+// The end-to-end tests drive the built binary and read /proc: Linux only
+// (the other systems are covered by cross-compiled builds and vets).
+
+//go:build linux
+
 package main
 
 import (

@@ -1,3 +1,8 @@
+// The end-to-end tests drive the built binary and read /proc: Linux only
+// (the other systems are covered by cross-compiled builds and vets).
+
+//go:build linux
+
 package main
 
 import (
@@ -231,11 +236,16 @@ func TestDaemonExits(t *testing.T) {
 		{"stdin EOF", func(d *daemon) error { return d.conn.Close() }, true},
 		{"SIGTERM", func(d *daemon) error { return syscall.Kill(d.proc.PID(), syscall.SIGTERM) }, true},
 		{"SIGKILL", func(d *daemon) error { return syscall.Kill(d.proc.PID(), syscall.SIGKILL) }, false},
+		{"SIGKILL without the guard", func(d *daemon) error { return syscall.Kill(d.proc.PID(), syscall.SIGKILL) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n", "lspkit.json": noInstall("")})
-			d := startDaemon(t, root, serversEnv(t)...)
+			env := append(serversEnv(t), "LSPKIT_ORPHAN_GUARD=pipe")
+			if strings.HasSuffix(tc.name, "without the guard") {
+				env = append(serversEnv(t), "LSPKIT_ORPHAN_GUARD=off") // Pdeathsig alone
+			}
+			d := startDaemon(t, root, env...)
 			var diags []api.Diagnostic
 			d.must("lsp/checkFile", map[string]any{"filePath": "a.go"}, &diags)
 			pid := d.status()["gopls"].ServerPID

@@ -201,9 +201,12 @@ func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress)
 	return orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot, Guard: guard()})
 }
 
-// guard is the orphan guard's command: this binary's guard mode, unless
-// LSPKIT_ORPHAN_GUARD=off (then a server's own children may outlive a
-// daemon killed by SIGKILL; the server itself still dies with it).
+// guard is the orphan guard's command: this binary's guard mode
+// (LSPKIT_ORPHAN_GUARD=pipe, the default on Unix), unless
+// LSPKIT_ORPHAN_GUARD=off: then on Linux the server still dies with a
+// daemon killed by SIGKILL (Pdeathsig) but its own children may not, and
+// elsewhere nothing takes it down. Windows needs no guard: each server's
+// Job Object dies with the daemon.
 func guard() []string {
 	if os.Getenv("LSPKIT_ORPHAN_GUARD") == "off" {
 		return nil
