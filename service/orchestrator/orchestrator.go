@@ -20,6 +20,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -204,19 +205,43 @@ func (o *Orchestrator) maxOpenDocuments() int {
 	return o.cfg.MaxOpenDocuments
 }
 
+// foldCase says whether file names are compared without regard to case
+// here: on Windows, and on macOS (its default volumes).
+var foldCase = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
+
 // within reports whether path is dir or inside it, by whole segments.
 func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	_, ok := relWithin(dir, path, filepath.Separator, foldCase)
+	return ok
+}
+
+// relWithin returns path relative to dir when it is dir or inside it, by
+// whole segments of sep-separated clean absolute paths, comparing names
+// without regard to case when fold is set.
+func relWithin(dir, path string, sep byte, fold bool) (string, bool) {
+	dir = strings.TrimSuffix(dir, string(sep))
+	if len(path) < len(dir) {
+		return "", false
+	}
+	head := path[:len(dir)]
+	if head != dir && !(fold && strings.EqualFold(head, dir)) {
+		return "", false
+	}
+	rest := path[len(dir):]
+	switch {
+	case rest == "":
+		return ".", true
+	case rest[0] == sep:
+		return rest[1:], true
+	}
+	return "", false
 }
 
 // rel returns path relative to the root, '/'-separated; paths outside the
 // root stay absolute.
 func (o *Orchestrator) rel(path string) string {
-	if within(o.root, path) {
-		if r, err := filepath.Rel(o.root, path); err == nil {
-			return filepath.ToSlash(r)
-		}
+	if r, ok := relWithin(o.root, path, filepath.Separator, foldCase); ok {
+		return filepath.ToSlash(r)
 	}
 	return filepath.ToSlash(path)
 }

@@ -319,3 +319,30 @@ func TestSidecarLog(t *testing.T) {
 		t.Errorf("log:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// TestWithin: containment by whole segments, case folded where the file
+// system folds it; both path styles, whatever system runs the test.
+func TestWithin(t *testing.T) {
+	for _, tc := range []struct {
+		dir, path string
+		sep       byte
+		fold      bool
+		rel       string
+		ok        bool
+	}{
+		{"/ws", "/ws/a/b.go", '/', false, "a/b.go", true},
+		{"/ws", "/ws", '/', false, ".", true},
+		{"/ws", "/wsx/a.go", '/', false, "", false},
+		{"/ws", "/WS/a.go", '/', false, "", false},
+		{"/ws", "/WS/a.go", '/', true, "a.go", true},
+		{"/", "/a.go", '/', false, "a.go", true},
+		{`C:\ws`, `c:\WS\a\b.go`, '\\', true, `a\b.go`, true},
+		{`C:\ws`, `C:\ws2\b.go`, '\\', true, "", false},
+		{`\\server\share`, `\\SERVER\share\x.go`, '\\', true, "x.go", true},
+	} {
+		rel, ok := relWithin(tc.dir, tc.path, tc.sep, tc.fold)
+		if rel != tc.rel || ok != tc.ok {
+			t.Errorf("relWithin(%q, %q, fold %v) = %q %v, want %q %v", tc.dir, tc.path, tc.fold, rel, ok, tc.rel, tc.ok)
+		}
+	}
+}
