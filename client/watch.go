@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -101,8 +102,11 @@ func watchPatterns(root string, regs []protocol.Registration) ([]watchPattern, [
 	return out, errs
 }
 
-// DefaultWatchBudget is how many directories a file watcher watches at
-// most when its configuration does not say.
+// DefaultWatchBudget is how many watches a file watcher spends at most
+// when its configuration does not say: directories with inotify, open
+// descriptors (a directory's and its entries') with kqueue, where the
+// process's descriptor limit is the bound (Go raises its soft limit to the
+// hard one at start).
 const DefaultWatchBudget = 10000
 
 // Polling of what the watcher could not watch: a pass at most every
@@ -161,6 +165,7 @@ type fileWatcher struct {
 	patterns []watchPattern
 	scopes   []watchScope
 	watched  map[string]bool      // directories being watched
+	spent    int                  // of the budget: watches (inotify) or descriptors (kqueue)
 	polled   map[string]bool      // trees polled instead (over budget or limit)
 	stamps   map[string]fileStamp // polled files the patterns match, as last seen
 	degraded string               // why some of the tree is polled
@@ -369,10 +374,11 @@ func (w *fileWatcher) addTree(dir string) []string {
 			}
 			return filepath.SkipDir
 		}
+		cost := watchCost(path)
 		w.mu.Lock()
-		seen, polled, full := w.watched[path], w.polled[path], len(w.watched) >= w.budget || w.degraded != ""
+		seen, polled, full := w.watched[path], w.polled[path], w.spent+cost > w.budget || w.degraded != ""
 		if !seen && !polled && full {
-			w.pollLocked(path, fmt.Sprintf("the watch budget of %d directories is spent", w.budget))
+			w.pollLocked(path, fmt.Sprintf("the watch budget of %d %s is spent", w.budget, budgetUnit()))
 		}
 		w.mu.Unlock()
 		switch {
@@ -398,11 +404,37 @@ func (w *fileWatcher) addTree(dir string) []string {
 		}
 		w.mu.Lock()
 		w.watched[path] = true
+		w.spent += cost
 		w.mu.Unlock()
 		fresh[path] = true
 		return nil
 	})
 	return found
+}
+
+// kqueueWatches says fsnotify watches with kqueue here (macOS, the BSDs):
+// one open descriptor per watched directory and per file in it.
+var kqueueWatches = runtime.GOOS != "linux" && runtime.GOOS != "windows"
+
+// budgetUnit names what the budget counts.
+func budgetUnit() string {
+	if kqueueWatches {
+		return "descriptors"
+	}
+	return "directories"
+}
+
+// watchCost is what watching the directory at path spends of the budget:
+// one watch, or with kqueue one descriptor for it and each of its entries.
+func watchCost(path string) int {
+	if !kqueueWatches {
+		return 1
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return 1
+	}
+	return 1 + len(entries)
 }
 
 // pollLocked has the tree at path polled, saying why the first time.

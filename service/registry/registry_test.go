@@ -236,3 +236,26 @@ func TestRojoSidecarDefault(t *testing.T) {
 		t.Error("gopls got a sidecar")
 	}
 }
+
+// TestPerOSNames: the names a command's executable has, and where a
+// system's toolchain keeps clangd, per system — whatever system runs the
+// test.
+func TestPerOSNames(t *testing.T) {
+	if got := strings.Join(executableNames("gopls", "windows"), " "); got != "gopls.exe gopls.cmd gopls.bat gopls" {
+		t.Errorf("windows: %s", got)
+	}
+	for _, goos := range []string{"linux", "darwin", "freebsd"} {
+		if got := executableNames("gopls", goos); len(got) != 1 || got[0] != "gopls" {
+			t.Errorf("%s: %v", goos, got)
+		}
+	}
+	if got := systemPaths("clangd", "darwin"); len(got) == 0 || !strings.Contains(got[1], "XcodeDefault.xctoolchain") {
+		t.Errorf("darwin clangd: %v", got)
+	}
+	if got := systemPaths("clangd", "windows"); len(got) != 1 || got[0] != `C:\Program Files\LLVM\bin\clangd.exe` {
+		t.Errorf("windows clangd: %v", got)
+	}
+	if systemPaths("clangd", "linux") != nil || systemPaths("gopls", "darwin") != nil {
+		t.Error("system paths where there are none")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,11 +87,19 @@ func (s *Store) Expand(v jsontext.Value) jsontext.Value {
 }
 
 // Find finds spec's command: an absolute path as is, else on PATH, else in
-// the store's bin directory; failing those, the first of its alternatives
-// found the same way (a distribution's versioned name, such as clangd-19).
+// the store's bin directory (with the system's executable names: .exe, or
+// an npm .cmd shim, on Windows); failing those, the first of its
+// alternatives found the same way (a distribution's versioned name, such
+// as clangd-19), then the places the system's own toolchain keeps it
+// (clangd from Xcode on macOS, from LLVM on Windows).
 func (s *Store) Find(spec *Spec) (string, bool) {
 	for _, command := range append([]string{spec.Command}, spec.Alternatives...) {
 		if p, ok := s.findCommand(command); ok {
+			return p, true
+		}
+	}
+	for _, p := range systemPaths(spec.Command, runtime.GOOS) {
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
 			return p, true
 		}
 	}
@@ -105,11 +114,43 @@ func (s *Store) findCommand(command string) (string, bool) {
 	if p, err := exec.LookPath(command); err == nil {
 		return p, true
 	}
-	p := filepath.Join(s.dir, "bin", command)
-	if info, err := os.Stat(p); err == nil && !info.IsDir() {
-		return p, true
+	for _, name := range executableNames(command, runtime.GOOS) {
+		p := filepath.Join(s.dir, "bin", name)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			return p, true
+		}
 	}
 	return "", false
+}
+
+// executableNames are the file names a command has on goos: on Windows
+// its .exe, an npm .cmd shim, a .bat, then the bare name.
+func executableNames(command, goos string) []string {
+	if goos != "windows" {
+		return []string{command}
+	}
+	return []string{command + ".exe", command + ".cmd", command + ".bat", command}
+}
+
+// systemPaths are where goos's own toolchains keep a server that is not on
+// PATH: clangd in Xcode's or Homebrew's LLVM on macOS, in LLVM's installer
+// directory on Windows.
+func systemPaths(command, goos string) []string {
+	if command != "clangd" {
+		return nil
+	}
+	switch goos {
+	case "darwin":
+		return []string{
+			"/Library/Developer/CommandLineTools/usr/bin/clangd",
+			"/Applications/Xcode.app/Contents/Developer/Toolchains/XcodeDefault.xctoolchain/usr/bin/clangd",
+			"/opt/homebrew/opt/llvm/bin/clangd",
+			"/usr/local/opt/llvm/bin/clangd",
+		}
+	case "windows":
+		return []string{`C:\Program Files\LLVM\bin\clangd.exe`}
+	}
+	return nil
 }
 
 // Resolve returns the path of spec's command, installing its recipe first
@@ -148,8 +189,12 @@ func (s *Store) Installed(spec *Spec) bool {
 	if !s.groupInstalled(spec.Install.From) {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(s.dir, "bin", spec.Command))
-	return err == nil
+	for _, name := range executableNames(spec.Command, runtime.GOOS) {
+		if _, err := os.Stat(filepath.Join(s.dir, "bin", name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // marker is the file recording that a group is installed, and at which
@@ -304,6 +349,11 @@ func (s *Store) link(r *Recipe, name string) error {
 		target = filepath.Join(s.dir, "bin", r.Bin)
 	case "npm":
 		target = filepath.Join(s.dir, "npm", r.From.name, "node_modules", ".bin", r.Bin)
+		if runtime.GOOS == "windows" {
+			// npm makes .cmd shims there; a .cmd of ours runs it (links
+			// need privileges on Windows).
+			return writeShim(filepath.Join(s.dir, "bin", name+".cmd"), target+".cmd")
+		}
 	case "apt":
 		p, err := exec.LookPath(r.Bin)
 		if err != nil {
@@ -351,4 +401,13 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// writeShim writes a Windows batch file that runs target with its
+// arguments.
+func writeShim(path, target string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte("@\""+target+"\" %*\r\n"), 0o755)
 }
