@@ -46,18 +46,19 @@ cat "$tmp/install.log"
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 
 phase "go test -race (staticcheck, bench modules and fuzzing in the background)"
-# staticcheck, the bench modules' checks and the bounded fuzzing (one
+# staticcheck, the bench modules' tests and the bounded fuzzing (one
 # worker) use the processor time the live tests leave while they wait on
-# their servers.
+# their servers. (CI also vets and staticchecks the bench modules:
+# .ci/run.)
 go tool staticcheck ./... >"$tmp/staticcheck.log" 2>&1 &
 staticcheck=$!
 # Fuzz budgets are execution counts, not durations: a duration -fuzztime
 # races Go's fuzz coordinator at the deadline and fails with "context
 # deadline exceeded" and no input (golang/go#75804, fixed in Go 1.27).
 (
-	(cd bench && go vet ./... && go tool staticcheck ./... && go test -vet=off -count=1 ./...) &&
-		(cd bench/typed && go vet ./... && go tool staticcheck ./... && go test -vet=off -count=1 ./...) &&
-		(cd bench/accuracy && go vet ./... && go tool staticcheck ./... && go test -vet=off -count=1 ./...)
+	(cd bench && go test -vet=off -count=1 ./...) &&
+		(cd bench/typed && go test -vet=off -count=1 ./...) &&
+		(cd bench/accuracy && go test -vet=off -count=1 ./...)
 ) >"$tmp/bench.log" 2>&1 &
 bench=$!
 (
