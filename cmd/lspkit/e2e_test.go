@@ -268,15 +268,22 @@ func TestDaemonExits(t *testing.T) {
 	}
 }
 
-// TestBootstrap: the root and configuration from LSPKIT_BOOTSTRAP, as
-// agents spawn the daemon (no --root, another working directory).
+// TestBootstrap: the root and configuration from LSPKIT_BOOTSTRAP (or the
+// seed contract's LSP_BOOTSTRAP), as agents spawn the daemon (no --root,
+// another working directory).
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
+	for _, variable := range []string{"LSPKIT_BOOTSTRAP", "LSP_BOOTSTRAP"} {
+		t.Run(variable, func(t *testing.T) { testBootstrap(t, variable) })
+	}
+}
+
+func testBootstrap(t *testing.T, variable string) {
 	serversEnv(t)
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"})
 	boot := fmt.Sprintf(`{"workspaceRoot": %q, "config": {"lsp": {"autoInstall": false, "servers": {"mine": {"command": "no-such-ls", "extensions": [".mine"]}}}}}`, root)
-	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: []string{"serve"}, Env: []string{"LSPKIT_BOOTSTRAP=" + boot}, Dir: t.TempDir()})
+	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: []string{"serve"}, Env: []string{variable + "=" + boot}, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

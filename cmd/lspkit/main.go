@@ -160,11 +160,16 @@ func logger(level string, def slog.Level, stderr io.Writer) (*slog.Logger, error
 }
 
 // orchestrator sets up the root, configuration and orchestrator the
-// commands share; LSPKIT_BOOTSTRAP may give the root and configuration.
+// commands share; LSPKIT_BOOTSTRAP (or the seed contract's LSP_BOOTSTRAP)
+// may give the root and configuration.
 func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress), grace time.Duration) (*orchestrator.Orchestrator, error) {
 	oneShot := progress != nil
 	var bootCfg jsontext.Value
-	if raw := os.Getenv("LSPKIT_BOOTSTRAP"); raw != "" {
+	raw := os.Getenv("LSPKIT_BOOTSTRAP")
+	if raw == "" {
+		raw = os.Getenv("LSP_BOOTSTRAP")
+	}
+	if raw != "" {
 		b, err := config.ParseBootstrap(raw)
 		if err != nil {
 			return nil, err

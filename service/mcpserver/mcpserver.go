@@ -312,7 +312,7 @@ type DiagnosticsInput struct {
 
 // DiagnosticsOutput is lsp_diagnostics' answer.
 type DiagnosticsOutput struct {
-	Files api.FileDiagnostics `json:"files" jsonschema:"diagnostics by file (relative to the root); files without any are left out"`
+	Diagnostics api.FileDiagnostics `json:"diagnostics" jsonschema:"diagnostics by file (relative to the root); files without any are left out"`
 }
 
 func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in DiagnosticsInput) (*mcp.CallToolResult, DiagnosticsOutput, error) {
@@ -331,10 +331,14 @@ func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in D
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		renderDiagnostics(&b, files[f])
 	}
-	if len(files) == 0 {
-		fmt.Fprintf(&b, "no %s reported\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
+	switch {
+	case len(files) > 0:
+	case !slices.ContainsFunc(m.o.Status(), func(s api.ServerStatus) bool { return s.Root != "" }):
+		b.WriteString("no file has been checked yet, so nothing is known: check a file (lsp_check_file, or give file here) first\n")
+	default:
+		fmt.Fprintf(&b, "no %s reported in the files checked so far\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
 	}
-	return text(b.String()), DiagnosticsOutput{Files: files}, nil
+	return text(b.String()), DiagnosticsOutput{Diagnostics: files}, nil
 }
 
 // StatusOutput is lsp_status' answer.

@@ -135,6 +135,11 @@ func fakeConfig(extra string) string {
 // so, not called clean.
 func TestTools(t *testing.T) {
 	s := connect(t, map[string]string{"a.fk": "one\nx ERROR\n", "notes.xyz": "x\n"}, fakeConfig(""))
+	// Before anything was checked, lsp_diagnostics says so, not "clean".
+	var diags DiagnosticsOutput
+	if res := call(t, s, "lsp_diagnostics", nil, &diags); len(diags.Diagnostics) != 0 || !strings.HasPrefix(textOf(res), "no file has been checked yet") {
+		t.Fatalf("lsp_diagnostics before any check: %+v %q", diags, textOf(res))
+	}
 	tools := toolNames(t, s)
 	want := []string{"lsp_check_file", "lsp_diagnostics", "lsp_document_symbols", "lsp_find_references", "lsp_goto_definition", "lsp_hover", "lsp_status", "lsp_workspace_symbols"}
 	got := slices.Sorted(maps.Keys(tools))
@@ -250,16 +255,16 @@ func TestToolsGopls(t *testing.T) {
 		t.Fatalf("workspace symbols: %+v %q", ws, textOf(res))
 	}
 	var diags DiagnosticsOutput
-	call(t, s, "lsp_diagnostics", nil, &diags)
-	if len(diags.Files) != 0 {
-		t.Fatalf("diagnostics before the change: %+v", diags)
+	res = call(t, s, "lsp_diagnostics", nil, &diags)
+	if len(diags.Diagnostics) != 0 || !strings.HasPrefix(textOf(res), "no error reported in the files checked so far") {
+		t.Fatalf("diagnostics before the change: %+v %q", diags, textOf(res))
 	}
 	root := rootOf(t, s)
 	if err := os.WriteFile(filepath.Join(root, "use.go"), []byte("package demo\n\nfunc Use() int { return Greeting(\"x\") }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res = call(t, s, "lsp_diagnostics", nil, &diags)
-	if d := diags.Files["use.go"]; len(d) != 1 || d[0].Line != 3 || !strings.Contains(textOf(res), "use.go:3:") {
+	if d := diags.Diagnostics["use.go"]; len(d) != 1 || d[0].Line != 3 || !strings.Contains(textOf(res), "use.go:3:") {
 		t.Fatalf("diagnostics after the change on disk: %+v %q", diags, textOf(res))
 	}
 	var check api.CheckResult
@@ -269,7 +274,7 @@ func TestToolsGopls(t *testing.T) {
 	}
 	diags = DiagnosticsOutput{}
 	call(t, s, "lsp_diagnostics", nil, &diags)
-	if len(diags.Files["use.go"]) != 0 {
+	if len(diags.Diagnostics["use.go"]) != 0 {
 		t.Fatalf("lsp_diagnostics replaced the caller's text with the disk's: %+v", diags)
 	}
 	var st StatusOutput
