@@ -228,6 +228,9 @@ type Location struct {
 	Character    int    `json:"character"`
 	EndLine      int    `json:"endLine"`
 	EndCharacter int    `json:"endCharacter"`
+	// Source is the text of the location's first line, trimmed, at most
+	// 200 characters: what is there, without another call.
+	Source string `json:"source"`
 }
 
 // LocationsResult is the answer of the definition-like methods.

@@ -115,7 +115,7 @@ func (m *mcpTools) locations(find func(context.Context, api.PositionParams) (api
 			b.WriteString("nothing found\n")
 		}
 		for _, l := range out.Locations {
-			fmt.Fprintf(&b, "%s:%d:%d\n", l.File, l.Line, l.Character)
+			fmt.Fprintf(&b, "%s:%d:%d: %s\n", l.File, l.Line, l.Character, l.Source)
 		}
 		if out.Omitted > 0 {
 			fmt.Fprintf(&b, "… and %d more\n", out.Omitted)

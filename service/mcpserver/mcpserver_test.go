@@ -232,7 +232,7 @@ func TestToolsGopls(t *testing.T) {
 	}, `{"lsp":{"autoInstall":false}}`, nil)
 	var locs LocationsOutput
 	res := call(t, s, "lsp_goto_definition", map[string]any{"file": "use.go", "line": 3, "symbol": "Greeting"}, &locs)
-	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "lib.go" || locs.Locations[0].Line != 4 || locs.Locations[0].Character != 6 || !strings.Contains(textOf(res), "lib.go:4:6") {
+	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "lib.go" || locs.Locations[0].Line != 4 || locs.Locations[0].Character != 6 || !strings.Contains(textOf(res), "lib.go:4:6: func Greeting(name string) string") {
 		t.Fatalf("definition: %+v %q", locs, textOf(res))
 	}
 	res = call(t, s, "lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "character": 6}, &locs)

@@ -116,19 +116,19 @@ func TestNavigation(t *testing.T) {
 		return api.PositionParams{File: file, Line: line, Character: char}
 	}
 	res, err := o.Definition(ctx, at("use.go", 3, 38))
-	if err != nil || len(res.Locations) != 1 || res.Locations[0] != (api.Location{File: "lib.go", Line: 4, Character: 6, EndLine: 4, EndCharacter: 14}) {
+	if err != nil || len(res.Locations) != 1 || res.Locations[0] != (api.Location{File: "lib.go", Line: 4, Character: 6, EndLine: 4, EndCharacter: 14, Source: `func Greeting(name string) string { return "hello, " + name }`}) {
 		t.Fatalf("definition: %+v %v", res, err)
 	}
 	res, err = o.References(ctx, at("lib.go", 4, 6))
-	if err != nil || len(res.Locations) != 2 || !slices.Contains(res.Locations, api.Location{File: "use.go", Line: 3, Character: 38, EndLine: 3, EndCharacter: 46}) {
+	if err != nil || len(res.Locations) != 2 || !slices.Contains(res.Locations, api.Location{File: "use.go", Line: 3, Character: 38, EndLine: 3, EndCharacter: 46, Source: `func Use() string { _ = "é🙂"; return Greeting("x") }`}) {
 		t.Fatalf("references: %+v %v", res, err)
 	}
 	res, err = o.TypeDefinition(ctx, at("use.go", 5, 5))
-	if err != nil || len(res.Locations) != 1 || res.Locations[0] != (api.Location{File: "lib.go", Line: 7, Character: 6, EndLine: 7, EndCharacter: 13}) {
+	if err != nil || len(res.Locations) != 1 || res.Locations[0] != (api.Location{File: "lib.go", Line: 7, Character: 6, EndLine: 7, EndCharacter: 13, Source: "type Greeter interface{ Greet() string }"}) {
 		t.Fatalf("type definition: %+v %v", res, err)
 	}
 	res, err = o.Implementation(ctx, at("lib.go", 7, 6))
-	if err != nil || len(res.Locations) != 1 || res.Locations[0] != (api.Location{File: "lib.go", Line: 10, Character: 6, EndLine: 10, EndCharacter: 13}) {
+	if err != nil || len(res.Locations) != 1 || res.Locations[0] != (api.Location{File: "lib.go", Line: 10, Character: 6, EndLine: 10, EndCharacter: 13, Source: "type English struct{}"}) {
 		t.Fatalf("implementation: %+v %v", res, err)
 	}
 	hov, err := o.Hover(ctx, at("use.go", 3, 38))

@@ -165,7 +165,7 @@ func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method 
 		}
 		sl, sc := position(lines, l.Range.Start, m)
 		el, ec := position(lines, l.Range.End, m)
-		out = append(out, api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec})
+		out = append(out, api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(lines, sl)})
 	}
 	return api.LocationsResult{Locations: out}, nil
 }
@@ -297,4 +297,20 @@ func kindName(k protocol.SymbolKind) string {
 		return "unknown"
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// maxSourceChars bounds a location's source line.
+const maxSourceChars = 200
+
+// sourceLine is the 1-based line's text, trimmed, at most maxSourceChars
+// characters ("" past the end).
+func sourceLine(lines []string, line int) string {
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	s := strings.TrimSpace(lines[line-1])
+	if utf8.RuneCountInString(s) > maxSourceChars {
+		s = string([]rune(s)[:maxSourceChars])
+	}
+	return s
 }

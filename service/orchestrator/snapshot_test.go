@@ -346,3 +346,15 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceLine: a location's source is its line, trimmed, at most 200
+// characters (not bytes).
+func TestSourceLine(t *testing.T) {
+	long := strings.Repeat("é", 250)
+	lines := []string{"\tfunc F() {  ", long}
+	for line, want := range map[int]string{1: "func F() {", 2: strings.Repeat("é", 200), 0: "", 3: ""} {
+		if got := sourceLine(lines, line); got != want {
+			t.Errorf("line %d: %q", line, got)
+		}
+	}
+}
