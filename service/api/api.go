@@ -219,6 +219,9 @@ type PositionParams struct {
 	Line      int    `json:"line"`
 	Character int    `json:"character,omitzero"`
 	Symbol    string `json:"symbol,omitzero"`
+	// Occurrence picks among several occurrences of Symbol on the line
+	// (1-based); without it the first is used and the answer says so.
+	Occurrence int `json:"occurrence,omitzero"`
 }
 
 // Location is a place in a file: 1-based lines and code-point columns.
@@ -236,11 +239,16 @@ type Location struct {
 // LocationsResult is the answer of the definition-like methods.
 type LocationsResult struct {
 	Locations []Location `json:"locations"`
+	// Note says what the position was taken to mean when the request left
+	// a choice ("`f` appears 3 times on line 12; used the first; pass
+	// occurrence").
+	Note string `json:"note,omitempty"`
 }
 
 // HoverResult is lsp/hover's answer: markdown or text, or null.
 type HoverResult struct {
 	Content *string `json:"content"`
+	Note    string  `json:"note,omitempty"` // as LocationsResult's
 }
 
 // FileParams names a file.

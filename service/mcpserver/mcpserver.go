@@ -79,20 +79,22 @@ func tool[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out
 
 // PositionInput is where a navigation tool looks.
 type PositionInput struct {
-	File      string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
-	Line      int    `json:"line" jsonschema:"1-based line number"`
-	Character int    `json:"character,omitempty" jsonschema:"1-based column, counted in characters; may be left out when symbol is given"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of character: the symbol's name as written on that line (its first occurrence is used)"`
+	File       string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
+	Line       int    `json:"line" jsonschema:"1-based line number"`
+	Character  int    `json:"character,omitempty" jsonschema:"1-based column, counted in characters; may be left out when symbol is given"`
+	Symbol     string `json:"symbol,omitempty" jsonschema:"instead of character: the symbol's name as written on that line, matched as a whole identifier"`
+	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, 1-based (default: the first, and the answer says when there are several)"`
 }
 
 func (in PositionInput) params() api.PositionParams {
-	return api.PositionParams{File: in.File, Line: in.Line, Character: in.Character, Symbol: in.Symbol}
+	return api.PositionParams{File: in.File, Line: in.Line, Character: in.Character, Symbol: in.Symbol, Occurrence: in.Occurrence}
 }
 
 // LocationsOutput is a navigation tool's answer.
 type LocationsOutput struct {
 	Locations []api.Location `json:"locations" jsonschema:"the places found, 1-based"`
 	Omitted   int            `json:"omitted,omitempty" jsonschema:"how many more places were found than are listed"`
+	Note      string         `json:"note,omitempty" jsonschema:"how the position was read when the request left a choice"`
 }
 
 func text(s string) *mcp.CallToolResult {
@@ -106,11 +108,14 @@ func (m *mcpTools) locations(find func(context.Context, api.PositionParams) (api
 			return nil, LocationsOutput{}, err
 		}
 		locs := res.Locations
-		out := LocationsOutput{Locations: locs}
+		out := LocationsOutput{Locations: locs, Note: res.Note}
 		if len(locs) > maxMCPLocations {
 			out.Locations, out.Omitted = locs[:maxMCPLocations], len(locs)-maxMCPLocations
 		}
 		var b strings.Builder
+		if out.Note != "" {
+			b.WriteString(out.Note + "\n")
+		}
 		if len(out.Locations) == 0 {
 			b.WriteString("nothing found\n")
 		}

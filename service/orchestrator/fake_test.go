@@ -419,7 +419,7 @@ func TestReportWrite(t *testing.T) {
 // TestNavigationErrors: the orchestrator's errors say what is wrong, with
 // the contract's codes.
 func TestNavigationErrors(t *testing.T) {
-	f := newFake(t, map[string]string{"a.fk": "one\ntwo\n", "dir/x": "", "notes.xyz": "x\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, map[string]string{"a.fk": "one\ntwo\nidle(id, x.id) + é\n", "dir/x": "", "notes.xyz": "x\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		p    api.PositionParams
@@ -427,7 +427,10 @@ func TestNavigationErrors(t *testing.T) {
 		want string
 	}{
 		{api.PositionParams{File: "a.fk", Line: 0, Character: 1}, transport.CodeInvalidParams, "line must be ≥ 1"},
-		{api.PositionParams{File: "a.fk", Line: 9, Character: 1}, transport.CodeInvalidParams, "line 9 is past the end of a.fk (2 lines)"},
+		{api.PositionParams{File: "a.fk", Line: 9, Character: 1}, transport.CodeInvalidParams, "line 9 is past the end of a.fk (3 lines)"},
+		{api.PositionParams{File: "a.fk", Line: 2, Character: 80}, transport.CodeInvalidParams, "character 80 is past the end of line 2 (3 characters)"},
+		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "dle"}, transport.CodeInvalidParams, `symbol "dle" does not occur on line 3`},
+		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "id", Occurrence: 3}, transport.CodeInvalidParams, `occurrence 3: "id" appears 2 times on line 3 of a.fk`},
 		{api.PositionParams{File: "a.fk", Line: 1}, transport.CodeInvalidParams, "character is required"},
 		{api.PositionParams{File: "a.fk", Line: 2, Symbol: "nope"}, transport.CodeInvalidParams, `symbol "nope" does not occur on line 2`},
 		{api.PositionParams{File: "", Line: 1, Character: 1}, transport.CodeInvalidParams, "file is required"},
@@ -442,8 +445,27 @@ func TestNavigationErrors(t *testing.T) {
 		}
 	}
 	res, err := f.Definition(ctx, api.PositionParams{File: "a.fk", Line: 2, Symbol: "two"})
-	if err != nil || len(res.Locations) != 1 || res.Locations[0].File != "a.fk" || res.Locations[0].Line != 2 {
+	if err != nil || len(res.Locations) != 1 || res.Locations[0].File != "a.fk" || res.Locations[0].Line != 2 || res.Note != "" || res.Locations[0].Source != "two" {
 		t.Fatalf("definition: %+v %v", res, err)
+	}
+	// Whole identifiers: "id" is not the one inside "idle"; several on the
+	// line are chosen among with occurrence, and the answer says when none
+	// was given. (The fake's definition is the position asked about.)
+	for _, tc := range []struct {
+		p    api.PositionParams
+		col  int
+		note string
+	}{
+		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "id"}, 6, `"id" appears 2 times on line 3; used the first; pass occurrence`},
+		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "id", Occurrence: 2}, 12, ""},
+		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "idle"}, 1, ""},
+		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "+"}, 16, ""},
+		{api.PositionParams{File: "a.fk", Line: 3, Character: 19}, 19, ""}, // the end of the line, after é
+	} {
+		res, err := f.Definition(ctx, tc.p)
+		if err != nil || len(res.Locations) != 1 || res.Locations[0].Character != tc.col || res.Note != tc.note {
+			t.Errorf("%+v: %+v %v, want column %d, note %q", tc.p, res, err, tc.col, tc.note)
+		}
 	}
 	hov, err := f.Hover(ctx, api.PositionParams{File: "a.fk", Line: 1, Character: 1})
 	if err != nil || hov.Content == nil || *hov.Content != "line 1: one" {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/lspkit/lspkit/client"
@@ -87,34 +88,77 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 }
 
 // position converts an agent's position into the server's position in the
-// file.
-func (op opened) position(p api.PositionParams) (protocol.Position, error) {
+// file, with a note when a symbol occurs more than once on the line and no
+// occurrence was given.
+func (op opened) position(p api.PositionParams) (protocol.Position, string, error) {
 	lines := len(op.lines)
 	if lines > 0 && op.lines[lines-1] == "" {
 		lines-- // the text ends with a newline
 	}
 	if p.Line < 1 {
-		return protocol.Position{}, invalidParams("line must be ≥ 1")
+		return protocol.Position{}, "", invalidParams("line must be ≥ 1")
 	}
 	if p.Line > max(lines, 1) {
-		return protocol.Position{}, invalidParams("line %d is past the end of %s (%d lines)", p.Line, op.file, lines)
+		return protocol.Position{}, "", invalidParams("line %d is past the end of %s (%d lines)", p.Line, op.file, lines)
 	}
 	text := ""
 	if p.Line-1 < len(op.lines) {
 		text = op.lines[p.Line-1]
 	}
-	col := p.Character - 1
+	col, note := p.Character-1, ""
 	if p.Symbol != "" {
-		i := strings.Index(text, p.Symbol)
-		if i < 0 {
-			return protocol.Position{}, invalidParams("symbol %q does not occur on line %d of %s: %q", p.Symbol, p.Line, op.file, strings.TrimSpace(text))
+		at := symbolOffsets(text, p.Symbol)
+		switch {
+		case len(at) == 0:
+			return protocol.Position{}, "", invalidParams("symbol %q does not occur on line %d of %s: %q", p.Symbol, p.Line, op.file, strings.TrimSpace(text))
+		case p.Occurrence > len(at):
+			return protocol.Position{}, "", invalidParams("occurrence %d: %q appears %d times on line %d of %s", p.Occurrence, p.Symbol, len(at), p.Line, op.file)
+		case p.Occurrence < 0:
+			return protocol.Position{}, "", invalidParams("occurrence must be ≥ 1")
+		}
+		i := at[0]
+		if p.Occurrence > 0 {
+			i = at[p.Occurrence-1]
+		} else if len(at) > 1 {
+			note = fmt.Sprintf("%q appears %d times on line %d; used the first; pass occurrence", p.Symbol, len(at), p.Line)
 		}
 		col = utf8.RuneCountInString(text[:i])
 	}
 	if col < 0 {
-		return protocol.Position{}, invalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
+		return protocol.Position{}, "", invalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
 	}
-	return protocol.Position{Line: uint32(p.Line - 1), Character: op.c.Mapper().Column(text, col)}, nil
+	if n := utf8.RuneCountInString(text); col > n {
+		return protocol.Position{}, "", invalidParams("character %d is past the end of line %d (%d characters)", p.Character, p.Line, n)
+	}
+	return protocol.Position{Line: uint32(p.Line - 1), Character: op.c.Mapper().Column(text, col)}, note, nil
+}
+
+// symbolOffsets returns the byte offsets where symbol occurs on the line as
+// a whole identifier (not inside a longer one: "id" is not in "idle"); a
+// symbol that is no identifier ("+=", "a.b") matches anywhere.
+func symbolOffsets(line, symbol string) []int {
+	whole := strings.IndexFunc(symbol, func(r rune) bool { return !isIdent(r) }) < 0
+	var out []int
+	for from := 0; from <= len(line)-len(symbol); {
+		i := strings.Index(line[from:], symbol)
+		if i < 0 {
+			break
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(line[:i])
+		after, _ := utf8.DecodeRuneInString(line[i+len(symbol):])
+		if !whole || (i == 0 || !isIdent(before)) && (i+len(symbol) == len(line) || !isIdent(after)) {
+			out = append(out, i)
+		}
+		from = i + max(len(symbol), 1)
+	}
+	return out
+}
+
+// isIdent reports whether r can be part of an identifier in the languages
+// servers serve (letters, digits, _ and $).
+func isIdent(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // checkPosition rejects positions that cannot exist, before any file is
@@ -141,7 +185,7 @@ func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method 
 	if err != nil {
 		return api.LocationsResult{}, err
 	}
-	pos, err := op.position(p)
+	pos, note, err := op.position(p)
 	if err != nil {
 		return api.LocationsResult{}, err
 	}
@@ -167,7 +211,7 @@ func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method 
 		el, ec := position(lines, l.Range.End, m)
 		out = append(out, api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(lines, sl)})
 	}
-	return api.LocationsResult{Locations: out}, nil
+	return api.LocationsResult{Locations: out, Note: note}, nil
 }
 
 // Definition returns where the symbol at a position is defined.
@@ -217,15 +261,15 @@ func (o *Orchestrator) Hover(ctx context.Context, p api.PositionParams) (api.Hov
 	if err != nil {
 		return api.HoverResult{}, err
 	}
-	pos, err := op.position(p)
+	pos, note, err := op.position(p)
 	if err != nil {
 		return api.HoverResult{}, err
 	}
 	text, ok, err := op.c.Hover(ctx, op.uri, pos)
 	if err != nil || !ok {
-		return api.HoverResult{}, err
+		return api.HoverResult{Note: note}, err
 	}
-	return api.HoverResult{Content: &text}, nil
+	return api.HoverResult{Content: &text, Note: note}, nil
 }
 
 // DocumentSymbols returns a file's symbols as a tree.
