@@ -295,6 +295,20 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 	}
 }
 
+// crashed records a crash now in crashes (those within the restart
+// window) and says how long to wait before restarting, or to give up: more
+// crashes within the window than the policy restarts. Servers and sidecars
+// share it.
+func (o *Orchestrator) crashed(crashes []time.Time) (kept []time.Time, backoff time.Duration, giveUp bool) {
+	now := time.Now()
+	crashes = append(crashes, now)
+	for len(crashes) > 0 && now.Sub(crashes[0]) > o.cfg.Restart.Window {
+		crashes = crashes[1:]
+	}
+	backoff = time.Duration(250<<min(len(crashes)-1, 5)) * time.Millisecond
+	return crashes, backoff, len(crashes) > o.cfg.Restart.MaxRestarts
+}
+
 // pingTimeout is how long a server whose check timed out has to answer a
 // ping before it counts as unresponsive.
 const pingTimeout = 5 * time.Second
@@ -473,12 +487,10 @@ func (s *session) supervise() {
 		// A crash: the client's documents and diagnostics go with it.
 		s.client = nil
 		s.changes = map[protocol.DocumentURI]change{}
-		now := time.Now()
-		s.crashes = append(s.crashes, now)
-		for len(s.crashes) > 0 && now.Sub(s.crashes[0]) > o.cfg.Restart.Window {
-			s.crashes = s.crashes[1:]
-		}
-		if len(s.crashes) > o.cfg.Restart.MaxRestarts {
+		var backoff time.Duration
+		var giveUp bool
+		s.crashes, backoff, giveUp = o.crashed(s.crashes)
+		if giveUp {
 			s.state = api.StatusBroken
 			s.reason = fmt.Sprintf("crashed %d times within %s, not restarted (restarts %d): %s", len(s.crashes), o.cfg.Restart.Window, s.restarts, reason)
 			close(s.ready)
@@ -490,7 +502,6 @@ func (s *session) supervise() {
 		}
 		s.restarts++
 		s.state, s.reason = api.StatusStarting, "restarting after: "+reason
-		backoff := time.Duration(250<<min(len(s.crashes)-1, 5)) * time.Millisecond
 		s.updatedLocked()
 		s.mu.Unlock()
 		o.log.Warn("server crashed; restarting", "server", s.spec.ID, "root", s.root, "restarts", s.restarts, "backoff", backoff, "reason", reason)

@@ -83,17 +83,15 @@ func (sc *sidecar) run() {
 		case <-p.Done():
 		}
 		es := p.Exit()
-		now := time.Now()
 		sc.mu.Lock()
 		sc.proc = nil
-		sc.crashes = append(sc.crashes, now)
-		for len(sc.crashes) > 0 && now.Sub(sc.crashes[0]) > o.cfg.Restart.Window {
-			sc.crashes = sc.crashes[1:]
-		}
+		var backoff time.Duration
+		var giveUp bool
+		sc.crashes, backoff, giveUp = o.crashed(sc.crashes)
 		crashes := len(sc.crashes)
 		sc.mu.Unlock()
 		reason := "exited: " + es.String()
-		if crashes > o.cfg.Restart.MaxRestarts {
+		if giveUp {
 			sc.set(sidecarBroken, fmt.Sprintf("exited %d times within %s, not restarted: %s", crashes, o.cfg.Restart.Window, reason))
 			o.log.Error("sidecar broken", "server", sc.id, "root", sc.root, "reason", reason)
 			<-sc.stop
@@ -103,7 +101,6 @@ func (sc *sidecar) run() {
 		sc.restarts++
 		sc.state, sc.reason = sidecarRestarting, reason
 		sc.mu.Unlock()
-		backoff := time.Duration(250<<min(crashes-1, 5)) * time.Millisecond
 		o.log.Warn("sidecar exited; restarting", "server", sc.id, "root", sc.root, "backoff", backoff, "reason", reason)
 		t := time.NewTimer(backoff)
 		select {
