@@ -172,6 +172,10 @@ type ReportResult struct {
 	Diagnostics FileDiagnostics `json:"diagnostics"`
 	// Repeated counts the findings a delta report left out, over all files.
 	Repeated int `json:"repeated,omitzero"`
+	// Checked and Reason are the reported file's verdict, as lsp/check's:
+	// an empty text is no findings only when Checked.
+	Checked bool   `json:"checked"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Server states, as lsp/status reports them.

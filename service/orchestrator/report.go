@@ -16,7 +16,8 @@ const maxReportLines = 50
 // Report checks a file and formats what the servers found for the model:
 // the file itself ("edit"), or the file and then up to
 // MaxProjectDiagnosticsFiles other files its change broke ("write",
-// waiting as DiagnosticsAfter does). Nothing to report is empty text.
+// waiting as DiagnosticsAfter does). Nothing to report is empty text; a
+// file not fully checked is said so, with the reason.
 func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.ReportResult, error) {
 	if p.Mode != "edit" && p.Mode != "write" {
 		return api.ReportResult{}, invalidParams("mode must be \"edit\" or \"write\", not %q", p.Mode)
@@ -26,7 +27,7 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 	if err != nil {
 		return api.ReportResult{}, err
 	}
-	out := api.ReportResult{Diagnostics: api.FileDiagnostics{}}
+	out := api.ReportResult{Diagnostics: api.FileDiagnostics{}, Checked: res.Checked, Reason: res.Reason}
 	file := ""
 	if abs, ok := o.resolve(p.FilePath); ok {
 		file = o.rel(abs)
@@ -59,6 +60,17 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 		}
 	}
 	out.Text = o.format(file, others, out.Diagnostics)
+	if !res.Checked {
+		// Never silence for a file that was not fully checked.
+		if out.Text != "" {
+			out.Text += "\n"
+		}
+		name := file
+		if name == "" {
+			name = p.FilePath
+		}
+		out.Text += fmt.Sprintf("LSP could not fully check %s: %s\n", escape(name), escape(res.Reason))
+	}
 	if out.Repeated > 0 && p.Delta {
 		if out.Text != "" {
 			out.Text += "\n"

@@ -159,3 +159,13 @@ func TestDeltaReport(t *testing.T) {
 		t.Errorf("full check: %+v", res)
 	}
 }
+
+// TestReportUnchecked: a report on a file no server fully checked says so
+// (never the empty text that means no findings).
+func TestReportUnchecked(t *testing.T) {
+	f := newFake(t, map[string]string{"notes.xyz": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	res, err := f.Report(t.Context(), api.ReportParams{FilePath: "notes.xyz", Mode: "edit"})
+	if err != nil || res.Checked || !strings.HasPrefix(res.Text, "LSP could not fully check notes.xyz: no language server handles .xyz files") {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
