@@ -197,7 +197,8 @@ func capabilities(applyEdit, watchFiles bool) protocol.ClientCapabilities {
 				DynamicRegistration:    protocol.Ptr(true),
 				RelativePatternSupport: protocol.Ptr(true),
 			},
-			Symbol: &protocol.WorkspaceSymbolClientCapabilities{},
+			Symbol:        &protocol.WorkspaceSymbolClientCapabilities{},
+			WorkspaceEdit: &protocol.WorkspaceEditClientCapabilities{DocumentChanges: protocol.Ptr(true)},
 		},
 		Window: &protocol.WindowClientCapabilities{
 			WorkDoneProgress: protocol.Ptr(true),
@@ -219,6 +220,8 @@ func capabilities(applyEdit, watchFiles bool) protocol.ClientCapabilities {
 			References:     &protocol.ReferenceClientCapabilities{},
 			Hover:          &protocol.HoverClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.MarkupKindMarkdown, protocol.MarkupKindPlainText}},
 			DocumentSymbol: &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: protocol.Ptr(true)},
+			CallHierarchy:  &protocol.CallHierarchyClientCapabilities{},
+			Rename:         &protocol.RenameClientCapabilities{},
 		},
 		General: &protocol.GeneralClientCapabilities{
 			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF32, protocol.PositionEncodingKindUTF16},
@@ -385,7 +388,7 @@ func (s serverRequests) Progress(_ context.Context, p *protocol.ProgressParams) 
 	if s.c.pulls.partial(key, p.Value) {
 		return nil
 	}
-	if s.c.progress.report(key, progressKind(p.Value)) {
+	if s.c.progress.report(key, readProgress(p.Value)) {
 		s.c.changes.wake()
 	}
 	return nil
@@ -510,3 +513,6 @@ func (c *Client) Abandon(reason string) {
 
 // Exited is closed when the server process has exited.
 func (c *Client) Exited() <-chan struct{} { return c.proc.Done() }
+
+// Name returns the server's id as configured (e.g. "gopls").
+func (c *Client) Name() string { return c.cfg.Name }

@@ -381,3 +381,10 @@ func minimalEdit(old, new string, m Mapper) (start, end protocol.Position, text 
 
 // DocumentText returns the text the server has for an open document.
 func (c *Client) DocumentText(uri protocol.DocumentURI) (string, bool) { return c.docs.text(uri) }
+
+// DocumentVersion returns the text and version the server has for an open
+// document: a server's versioned edit applies to that text only.
+func (c *Client) DocumentVersion(uri protocol.DocumentURI) (string, int32, bool) {
+	d, ok := c.docs.get(uri)
+	return d.text, d.version, ok
+}

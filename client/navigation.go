@@ -193,3 +193,63 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// PrepareCallHierarchy returns the call-hierarchy items at pos: the
+// function or method there, as the server names it for the calls requests.
+func (c *Client) PrepareCallHierarchy(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.CallHierarchyItem, error) {
+	res, err := protocol.CallHierarchyPrepareRequest.Call(ctx, c.conn, protocol.CallHierarchyPrepareParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos})
+	if err != nil {
+		return nil, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, protocol.CallHierarchyPrepareRequest.Method(), err)
+	}
+	items, _ := res.Get()
+	return items, nil
+}
+
+// Call is one edge of the call hierarchy: the other end (the caller for
+// incoming calls, the callee for outgoing ones) and where the calls are.
+// For incoming calls the ranges are in the caller's file; for outgoing
+// ones in the file of the item asked about.
+type Call struct {
+	Item   protocol.CallHierarchyItem
+	Ranges []protocol.Range
+}
+
+// IncomingCalls returns the callers of item.
+func (c *Client) IncomingCalls(ctx context.Context, item protocol.CallHierarchyItem) ([]Call, error) {
+	res, err := protocol.CallHierarchyIncomingCallsRequest.Call(ctx, c.conn, protocol.CallHierarchyIncomingCallsParams{Item: item})
+	if err != nil {
+		return nil, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, protocol.CallHierarchyIncomingCallsRequest.Method(), err)
+	}
+	calls, _ := res.Get()
+	out := make([]Call, len(calls))
+	for i, call := range calls {
+		out[i] = Call{Item: call.From, Ranges: call.FromRanges}
+	}
+	return out, nil
+}
+
+// OutgoingCalls returns what item calls.
+func (c *Client) OutgoingCalls(ctx context.Context, item protocol.CallHierarchyItem) ([]Call, error) {
+	res, err := protocol.CallHierarchyOutgoingCallsRequest.Call(ctx, c.conn, protocol.CallHierarchyOutgoingCallsParams{Item: item})
+	if err != nil {
+		return nil, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, protocol.CallHierarchyOutgoingCallsRequest.Method(), err)
+	}
+	calls, _ := res.Get()
+	out := make([]Call, len(calls))
+	for i, call := range calls {
+		out[i] = Call{Item: call.To, Ranges: call.FromRanges}
+	}
+	return out, nil
+}
+
+// Rename asks the server for the edit that renames the symbol at pos to
+// newName; nothing is applied. A server with nothing to rename there
+// answers with no edit (ok false).
+func (c *Client) Rename(ctx context.Context, uri protocol.DocumentURI, pos protocol.Position, newName string) (protocol.WorkspaceEdit, bool, error) {
+	res, err := protocol.RenameRequest.Call(ctx, c.conn, protocol.RenameParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos, NewName: newName})
+	if err != nil {
+		return protocol.WorkspaceEdit{}, false, fmt.Errorf("client: %s: %s: %w", c.cfg.Name, protocol.RenameRequest.Method(), err)
+	}
+	edit, ok := res.Get()
+	return edit, ok, nil
+}

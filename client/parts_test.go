@@ -140,18 +140,22 @@ func TestProgressSet(t *testing.T) {
 	if p.busy() {
 		t.Fatal("created but not begun is not busy")
 	}
-	if !p.report("1", "begin") || !p.busy() {
+	if !p.report("1", readProgress([]byte(`{"kind":"begin","title":"indexing"}`))) || !p.busy() {
 		t.Fatal("begin makes it busy")
 	}
-	if p.report("1", "partial") {
+	if p.report("1", readProgress([]byte(`{"kind":"partial"}`))) {
 		t.Fatal("not a work-done kind")
 	}
-	p.report("1", "end")
-	if p.busy() {
+	p.report("1", readProgress([]byte(`{"kind":"report","message":"3/7 files","percentage":40}`)))
+	if got := p.describe(); got != "indexing 3/7 files (40%)" {
+		t.Fatalf("describe: %q", got)
+	}
+	p.report("1", readProgress([]byte(`{"kind":"end"}`)))
+	if p.busy() || p.describe() != "" {
 		t.Fatal("end ends it")
 	}
-	if progressKind([]byte(`{"kind":"report","percentage":3}`)) != "report" || progressKind([]byte(`[1]`)) != "" {
-		t.Fatal("progressKind")
+	if readProgress([]byte(`[1]`)).Kind != "" {
+		t.Fatal("readProgress of a non-object")
 	}
 	if tokenKey(protocol.NewProgressTokenInteger(7)) == tokenKey(protocol.NewProgressTokenString("7")) {
 		t.Fatal("integer and string tokens collide")

@@ -1,7 +1,11 @@
 package client
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json"
@@ -10,35 +14,81 @@ import (
 )
 
 // progressSet is the server's work-done progress: tokens begun and not
-// ended, under its own lock.
+// ended, with what they said, under its own lock.
 type progressSet struct {
 	mu      sync.Mutex
-	running map[string]bool // token -> begun and not ended
+	running map[string]*progressState // token -> its state
 }
 
-func newProgressSet() *progressSet { return &progressSet{running: map[string]bool{}} }
+// progressState is one token's work: begun or only created, its title, its
+// last message and percentage.
+type progressState struct {
+	begun      bool
+	title      string
+	message    string
+	percentage *uint32
+}
+
+func newProgressSet() *progressSet { return &progressSet{running: map[string]*progressState{}} }
 
 // create records a token the server announced.
 func (p *progressSet) create(token string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.running[token] = false
+	p.running[token] = &progressState{}
 }
 
 // report applies a work-done progress value; it reports whether it was one
 // (begin, report or end).
-func (p *progressSet) report(token string, kind string) bool {
+func (p *progressSet) report(token string, v progressValue) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch kind {
-	case "begin", "report":
-		p.running[token] = true
+	st := p.running[token]
+	if st == nil {
+		st = &progressState{}
+	}
+	switch v.Kind {
+	case "begin":
+		st.title = v.Title
+		fallthrough
+	case "report":
+		st.begun = true
+		if v.Message != "" {
+			st.message = v.Message
+		}
+		if v.Percentage != nil {
+			st.percentage = v.Percentage
+		}
+		p.running[token] = st
 	case "end":
 		delete(p.running, token)
 	default:
 		return false
 	}
 	return true
+}
+
+// describe says what is running ("indexing 40%; Loading packages"), ""
+// when nothing is.
+func (p *progressSet) describe() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var parts []string
+	for _, st := range p.running {
+		if !st.begun {
+			continue
+		}
+		s := strings.TrimSpace(st.title + " " + st.message)
+		if s == "" {
+			s = "working"
+		}
+		if st.percentage != nil {
+			s += fmt.Sprintf(" (%d%%)", *st.percentage)
+		}
+		parts = append(parts, s)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "; ")
 }
 
 // end forgets a token.
@@ -52,8 +102,8 @@ func (p *progressSet) end(token string) {
 func (p *progressSet) busy() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, running := range p.running {
-		if running {
+	for _, st := range p.running {
+		if st.begun {
 			return true
 		}
 	}
@@ -69,15 +119,22 @@ func tokenKey(t protocol.ProgressToken) string {
 	return "s:" + s
 }
 
-// progressKind reads the kind of a work-done progress value, or "".
-func progressKind(value []byte) string {
-	var v struct {
-		Kind string `json:"kind"`
-	}
+// progressValue is what a work-done progress notification says.
+type progressValue struct {
+	Kind       string  `json:"kind"`
+	Title      string  `json:"title"`
+	Message    string  `json:"message"`
+	Percentage *uint32 `json:"percentage"`
+}
+
+// readProgress reads a work-done progress value; its Kind is "" when it is
+// none.
+func readProgress(value []byte) progressValue {
+	var v progressValue
 	if json.Unmarshal(value, &v) != nil {
-		return ""
+		return progressValue{}
 	}
-	return v.Kind
+	return v
 }
 
 // decodeWorkspacePartial reads a workspace/diagnostic partial result.
@@ -90,3 +147,25 @@ func decodeWorkspacePartial(value []byte) (protocol.WorkspaceDiagnosticReportPar
 // Busy reports whether the server has work-done progress running (begun
 // and not ended), such as indexing.
 func (c *Client) Busy() bool { return c.progress.busy() }
+
+// Loading describes the work-done progress running ("Loading packages";
+// "indexing (40%)"), "" when there is none.
+func (c *Client) Loading() string { return c.progress.describe() }
+
+// WaitIdle waits until the server has no work-done progress running — its
+// project loaded, its index built — or ctx ends (its error then).
+func (c *Client) WaitIdle(ctx context.Context) error {
+	for {
+		changed := c.Changed()
+		if !c.Busy() {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.proc.Done():
+			return nil
+		}
+	}
+}

@@ -28,6 +28,8 @@ const (
 	MethodDefinition         = "lsp/definition"
 	MethodTypeDefinition     = "lsp/typeDefinition"
 	MethodImplementation     = "lsp/implementation"
+	MethodCallHierarchy      = "lsp/callHierarchy"
+	MethodRename             = "lsp/rename"
 	MethodReferences         = "lsp/references"
 	MethodHover              = "lsp/hover"
 	MethodDocumentSymbols    = "lsp/documentSymbols"
@@ -298,4 +300,61 @@ type WorkspaceSymbol struct {
 // WorkspaceSymbolsResult is lsp/workspaceSymbols' answer.
 type WorkspaceSymbolsResult struct {
 	Symbols []WorkspaceSymbol `json:"symbols"`
+}
+
+// Call-hierarchy directions.
+const (
+	DirectionIncoming = "incoming" // who calls the function at the position
+	DirectionOutgoing = "outgoing" // what it calls
+)
+
+// CallHierarchyParams is lsp/callHierarchy's params: a position and a
+// direction.
+type CallHierarchyParams struct {
+	PositionParams
+	Direction string `json:"direction"` // DirectionIncoming or DirectionOutgoing
+}
+
+// Call is one call of a call hierarchy. Incoming: the caller's name and
+// kind, and the place of the call in it (one entry per call site).
+// Outgoing: the callee's name and kind, and where it is declared.
+type Call struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Detail    string `json:"detail,omitempty"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+	Source    string `json:"source"` // that line's text, trimmed, ≤ 200 characters
+}
+
+// CallHierarchyResult is lsp/callHierarchy's answer.
+type CallHierarchyResult struct {
+	// Function is the function or method at the position, as the server
+	// names it ("" when there is none).
+	Function string `json:"function,omitempty"`
+	Calls    []Call `json:"calls"`
+	Note     string `json:"note,omitempty"` // as LocationsResult's
+}
+
+// RenameParams is lsp/rename's params.
+type RenameParams struct {
+	PositionParams
+	NewName string `json:"newName"`
+	// Apply writes the edit: each file atomically, then the servers are
+	// re-synced and the touched files checked. Without it nothing is
+	// written.
+	Apply bool `json:"apply,omitzero"`
+}
+
+// RenameResult is lsp/rename's answer: the server's edit as a unified
+// diff with its counts, whether it was written, and when it was, the
+// diagnostics of the files it touched.
+type RenameResult struct {
+	Diff        string          `json:"diff"`
+	Files       int             `json:"files"`
+	Edits       int             `json:"edits"`
+	Applied     bool            `json:"applied"`
+	Diagnostics FileDiagnostics `json:"diagnostics,omitzero"`
+	Note        string          `json:"note,omitempty"`
 }

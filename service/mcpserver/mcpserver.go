@@ -35,31 +35,54 @@ func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
 			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters.",
 	})
 	m := &mcpTools{o: o}
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_status", Description: "Lists the language servers lspkit knows for this workspace and their state: " +
-		"active (running, or ready to start on the first matching file), starting, broken (crashed too often; the reason says why), " +
-		"disabled or unavailable (not installed; the reason says how to install it)."}, tool(m.status))
+	add(s, "lsp_status", "Language server status", "Lists the language servers lspkit knows for this workspace and their state: "+
+		"active (running, or ready to start on the first matching file), starting, broken (crashed too often; the reason says why), "+
+		"disabled or unavailable (not installed; the reason says how to install it).", readOnly, m.status)
 	if o.Config().Disabled {
 		return s
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_check_file", Description: "Checks one file with every language server for its type and returns its diagnostics " +
-		"(errors by default) with 1-based positions. Give text to check unsaved content instead of the file on disk. " +
-		"Each server's verdict says whether its answer is final (settled) or it ran out of time."}, tool(m.checkFile))
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_diagnostics", Description: "Returns the current diagnostics of every file the language servers have reported on, by file. " +
-		"Files open in a server whose content changed on disk are re-checked first. Give file to check that file from disk first."}, tool(m.diagnostics))
+	add(s, "lsp_check_file", "Check a file", "Checks one file with every language server for its type and returns its diagnostics "+
+		"(errors by default) with 1-based positions. Give text to check unsaved content instead of the file on disk. "+
+		"Each server's verdict says whether its answer is final (settled) or it ran out of time.", readOnly, m.checkFile)
+	add(s, "lsp_diagnostics", "Known diagnostics", "Returns the current diagnostics of every file the language servers have reported on, by file. "+
+		"Files open in a server whose content changed on disk are re-checked first. Give file to check that file from disk first.", readOnly, m.diagnostics)
 	if !o.Config().NavigationTools {
 		return s
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_goto_definition", Description: "Finds where the symbol at a position is defined. " +
-		"Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name as it appears on that line."}, tool(m.locations(o.Definition)))
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_find_references", Description: "Finds every reference to the symbol at a position, its declaration included, across the workspace. " +
-		"Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name on that line."}, tool(m.locations(o.References)))
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_hover", Description: "Returns the language server's hover text for the symbol at a position: " +
-		"its signature or type and its documentation, as markdown; null content when there is nothing there."}, tool(m.hover))
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_document_symbols", Description: "Lists the symbols a file declares (functions, types, methods, fields, …) as a tree with 1-based ranges.",
-		OutputSchema: symbolsSchema}, tool(m.documentSymbols))
-	mcp.AddTool(s, &mcp.Tool{Name: "lsp_workspace_symbols", Description: "Searches the workspace for symbols whose name matches query, in the language servers already running " +
-		"(check or open a file of the language first)."}, tool(m.workspaceSymbols))
+	const where = " Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name as written on that line."
+	add(s, "lsp_goto_definition", "Go to definition", "Finds where the symbol at a position is defined."+where, readOnly, m.locations(o.Definition))
+	add(s, "lsp_goto_type_definition", "Go to type definition", "Finds where the type of the symbol at a position is defined (the type of a variable, field or expression)."+where, readOnly, m.locations(o.TypeDefinition))
+	add(s, "lsp_goto_implementation", "Find implementations", "Finds the implementations of the interface, abstract method or type at a position."+where, readOnly, m.locations(o.Implementation))
+	add(s, "lsp_find_references", "Find references", "Finds every reference to the symbol at a position, its declaration included, across the workspace."+where, readOnly, m.locations(o.References))
+	add(s, "lsp_call_hierarchy", "Call hierarchy", "Lists the callers (direction incoming: one entry per call site) or the callees (outgoing: where each is declared) "+
+		"of the function or method at a position."+where, readOnly, m.callHierarchy)
+	add(s, "lsp_hover", "Hover", "Returns the language server's hover text for the symbol at a position: "+
+		"its signature or type and its documentation, as markdown; null content when there is nothing there."+where, readOnly, m.hover)
+	add(s, "lsp_document_symbols", "Document symbols", "Lists the symbols a file declares (functions, types, methods, fields, …) as a tree with 1-based ranges.", readOnly, m.documentSymbols)
+	add(s, "lsp_workspace_symbols", "Workspace symbols", "Searches the workspace for symbols whose name matches query. "+
+		"Servers whose project files are at the workspace root are started and their index loaded first.", readOnly, m.workspaceSymbols)
+	add(s, "lsp_rename", "Rename symbol", "Renames the symbol at a position everywhere the language server finds it, as a unified diff of every file touched. "+
+		"Nothing is written unless apply is true; then each file is written atomically and the touched files' diagnostics are returned."+where, writes, m.rename)
 	return s
+}
+
+// Tool effects, for annotations.
+const (
+	readOnly = true
+	writes   = false
+)
+
+// add registers a tool with its title, annotations and schemas: both
+// inferred from the Go types, with concrete types for every property.
+func add[In, Out any](s *mcp.Server, name, title, description string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) {
+	ann := &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, OpenWorldHint: new(false)}
+	if !readOnly {
+		ann.DestructiveHint = new(true) // it overwrites files
+	} else {
+		ann.IdempotentHint = true
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: name, Title: title, Description: description, Annotations: ann,
+		InputSchema: schemaOf[In](), OutputSchema: schemaOf[Out]()}, tool(h))
 }
 
 type mcpTools struct{ o *orchestrator.Orchestrator }
@@ -129,6 +152,77 @@ func (m *mcpTools) locations(find func(context.Context, api.PositionParams) (api
 	}
 }
 
+// CallHierarchyInput is lsp_call_hierarchy's input.
+type CallHierarchyInput struct {
+	PositionInput
+	Direction string `json:"direction" jsonschema:"incoming: who calls the function at the position; outgoing: what it calls"`
+}
+
+func (m *mcpTools) callHierarchy(ctx context.Context, _ *mcp.CallToolRequest, in CallHierarchyInput) (*mcp.CallToolResult, api.CallHierarchyResult, error) {
+	res, err := m.o.CallHierarchy(ctx, api.CallHierarchyParams{PositionParams: in.params(), Direction: in.Direction})
+	if err != nil {
+		return nil, api.CallHierarchyResult{}, err
+	}
+	var b strings.Builder
+	if res.Note != "" {
+		b.WriteString(res.Note + "\n")
+	}
+	if res.Function != "" {
+		verb := map[string]string{api.DirectionIncoming: "calls to", api.DirectionOutgoing: "calls from"}[in.Direction]
+		fmt.Fprintf(&b, "%s %s: %d\n", verb, res.Function, len(res.Calls))
+	}
+	if len(res.Calls) > maxMCPLocations {
+		fmt.Fprintf(&b, "(the first %d listed)\n", maxMCPLocations)
+	}
+	for _, c := range res.Calls[:min(len(res.Calls), maxMCPLocations)] {
+		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n", c.File, c.Line, c.Character, c.Kind, c.Name, c.Source)
+	}
+	return text(b.String()), res, nil
+}
+
+// RenameInput is lsp_rename's input.
+type RenameInput struct {
+	PositionInput
+	NewName string `json:"newName" jsonschema:"the symbol's new name"`
+	Apply   bool   `json:"apply,omitempty" jsonschema:"write the edit to the files (default false: only show the diff)"`
+}
+
+// maxDiffLines bounds the diff in lsp_rename's text; the structured
+// content has all of it.
+const maxDiffLines = 400
+
+func (m *mcpTools) rename(ctx context.Context, _ *mcp.CallToolRequest, in RenameInput) (*mcp.CallToolResult, api.RenameResult, error) {
+	res, err := m.o.Rename(ctx, api.RenameParams{PositionParams: in.params(), NewName: in.NewName, Apply: in.Apply})
+	if err != nil {
+		return nil, api.RenameResult{}, err
+	}
+	var b strings.Builder
+	if res.Note != "" {
+		b.WriteString(res.Note + "\n")
+	}
+	state := "not applied (pass apply: true to write it)"
+	if res.Applied {
+		state = "applied"
+	}
+	fmt.Fprintf(&b, "%d %s in %d %s, %s\n", res.Edits, plural(res.Edits, "edit", "edits"), res.Files, plural(res.Files, "file", "files"), state)
+	lines := strings.SplitAfter(res.Diff, "\n")
+	if len(lines) > maxDiffLines {
+		b.WriteString(strings.Join(lines[:maxDiffLines], ""))
+		fmt.Fprintf(&b, "… %d more diff lines\n", len(lines)-maxDiffLines)
+	} else {
+		b.WriteString(res.Diff)
+	}
+	if res.Applied {
+		if len(res.Diagnostics) == 0 {
+			fmt.Fprintf(&b, "no %s in the files changed\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
+		}
+		for _, f := range slices.Sorted(maps.Keys(res.Diagnostics)) {
+			renderDiagnostics(&b, res.Diagnostics[f])
+		}
+	}
+	return text(b.String()), res, nil
+}
+
 // HoverOutput is lsp_hover's answer.
 type HoverOutput struct {
 	Content *string `json:"content" jsonschema:"the hover text (markdown), or null when there is nothing at the position"`
@@ -148,21 +242,6 @@ func (m *mcpTools) hover(ctx context.Context, _ *mcp.CallToolRequest, in Positio
 // FileInput names a file.
 type FileInput struct {
 	File string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
-}
-
-// symbolsSchema is lsp_document_symbols' output schema, written out: the
-// symbol tree is recursive, which schema inference cannot express.
-var symbolsSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"symbols": map[string]any{
-			"type":        "array",
-			"description": "the file's symbols: name, kind, detail, range {startLine, startChar, endLine, endChar} (1-based) and children of the same shape",
-			"items":       map[string]any{"type": "object", "required": []string{"name", "kind", "range"}},
-		},
-		"omitted": map[string]any{"type": "integer", "description": "how many more symbols there are than are listed"},
-	},
-	"required": []string{"symbols"},
 }
 
 // SymbolsOutput is lsp_document_symbols' answer.
@@ -249,14 +328,14 @@ func (m *mcpTools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest,
 		fmt.Fprintf(&b, "… and %d more\n", out.Omitted)
 	}
 	if len(out.Symbols) == 0 {
-		b.WriteString("no symbols found (workspace search covers the servers already running: check a file of the language first)\n")
+		b.WriteString("no symbols found\n")
 	}
 	return text(b.String()), out, nil
 }
 
 // CheckInput is lsp_check_file's input.
 type CheckInput struct {
-	FilePath  string `json:"filePath" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
+	File      string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
 	Text      string `json:"text,omitempty" jsonschema:"the file's content to check instead of what is on disk (unsaved edits)"`
 	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"how long to wait for each server, in milliseconds (default: the configured timeouts)"`
 	Delta     bool   `json:"delta,omitempty" jsonschema:"list only findings the previous check of this file did not show (same range and message); the others are counted"`
@@ -267,7 +346,7 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 	if in.Text != "" {
 		t = &in.Text
 	}
-	res, err := m.o.Check(ctx, api.CheckParams{FilePath: in.FilePath, Text: t, TimeoutMs: in.TimeoutMs, Delta: in.Delta})
+	res, err := m.o.Check(ctx, api.CheckParams{FilePath: in.File, Text: t, TimeoutMs: in.TimeoutMs, Delta: in.Delta})
 	if err != nil {
 		return nil, api.CheckResult{}, err
 	}
@@ -278,9 +357,9 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 	case !res.Checked && len(res.Servers) == 0:
 		fmt.Fprintf(&b, "not checked: %s\n", res.Reason)
 	case len(res.Diagnostics) == 0 && res.Checked && res.Repeated == 0:
-		fmt.Fprintf(&b, "no %s in %s\n", severities, in.FilePath)
+		fmt.Fprintf(&b, "no %s in %s\n", severities, in.File)
 	case len(res.Diagnostics) == 0 && res.Checked:
-		fmt.Fprintf(&b, "no new %s in %s\n", severities, in.FilePath)
+		fmt.Fprintf(&b, "no new %s in %s\n", severities, in.File)
 	case !res.Checked:
 		fmt.Fprintf(&b, "not fully checked: %s\n", res.Reason)
 	}

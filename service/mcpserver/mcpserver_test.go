@@ -141,7 +141,8 @@ func TestTools(t *testing.T) {
 		t.Fatalf("lsp_diagnostics before any check: %+v %q", diags, textOf(res))
 	}
 	tools := toolNames(t, s)
-	want := []string{"lsp_check_file", "lsp_diagnostics", "lsp_document_symbols", "lsp_find_references", "lsp_goto_definition", "lsp_hover", "lsp_status", "lsp_workspace_symbols"}
+	want := []string{"lsp_call_hierarchy", "lsp_check_file", "lsp_diagnostics", "lsp_document_symbols", "lsp_find_references", "lsp_goto_definition",
+		"lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_rename", "lsp_status", "lsp_workspace_symbols"}
 	got := slices.Sorted(maps.Keys(tools))
 	if !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
@@ -159,12 +160,24 @@ func TestTools(t *testing.T) {
 		sch.Properties["symbol"].Description == "" || !slices.Equal(sch.Required, []string{"file", "line"}) {
 		t.Fatalf("lsp_goto_definition schema: %s", schema)
 	}
+	for name, tool := range tools {
+		if tool.Title == "" || tool.Annotations == nil || tool.Annotations.Title != tool.Title {
+			t.Errorf("%s: title %q, annotations %+v", name, tool.Title, tool.Annotations)
+		} else if tool.Annotations.ReadOnlyHint != (name != "lsp_rename") {
+			t.Errorf("%s: readOnlyHint %v", name, tool.Annotations.ReadOnlyHint)
+		}
+		for what, sch := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
+			for _, problem := range StrictSchemaProblems(sch) {
+				t.Errorf("%s %s schema: %s", name, what, problem)
+			}
+		}
+	}
 	var check api.CheckResult
-	res := call(t, s, "lsp_check_file", map[string]any{"filePath": "a.fk"}, &check)
+	res := call(t, s, "lsp_check_file", map[string]any{"file": "a.fk"}, &check)
 	if res.IsError || !check.Checked || len(check.Diagnostics) != 1 || !strings.Contains(textOf(res), "a.fk:2:3: error: error on line 2") {
 		t.Fatalf("check_file: %+v %q", check, textOf(res))
 	}
-	res = call(t, s, "lsp_check_file", map[string]any{"filePath": "notes.xyz"}, &check)
+	res = call(t, s, "lsp_check_file", map[string]any{"file": "notes.xyz"}, &check)
 	if res.IsError || check.Checked || !strings.Contains(textOf(res), "not checked: no language server handles .xyz files") {
 		t.Fatalf("check_file on an unknown type: %+v %q", check, textOf(res))
 	}
@@ -268,7 +281,7 @@ func TestToolsGopls(t *testing.T) {
 		t.Fatalf("diagnostics after the change on disk: %+v %q", diags, textOf(res))
 	}
 	var check api.CheckResult
-	res = call(t, s, "lsp_check_file", map[string]any{"filePath": "use.go", "text": "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n"}, &check)
+	res = call(t, s, "lsp_check_file", map[string]any{"file": "use.go", "text": "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n"}, &check)
 	if res.IsError || len(check.Diagnostics) != 0 || len(check.Servers) != 1 || check.Servers[0].Verdict != api.VerdictSettled {
 		t.Fatalf("check_file: %+v %q", check, textOf(res))
 	}
@@ -383,5 +396,94 @@ func TestHostileLines(t *testing.T) {
 				t.Errorf("want a line starting %s and the request after it answered; got:\n%s", tc.want, out.String())
 			}
 		})
+	}
+}
+
+// TestStrictSchemaProblems: what strict validators reject is found.
+func TestStrictSchemaProblems(t *testing.T) {
+	bad := map[string]any{"type": "object", "required": []any{"gone"}, "properties": map[string]any{
+		"code": true, "any": map[string]any{}, "list": map[string]any{"type": "array"},
+		"ref": map[string]any{"$ref": "#/$defs/missing"}, "odd": map[string]any{"type": "text"},
+		"ok": map[string]any{"type": []any{"string", "integer"}},
+	}}
+	got := StrictSchemaProblems(bad)
+	for _, want := range []string{"#/properties/code: true is not a schema object", "#/properties/any: no concrete type", "#/properties/list: an array without items",
+		`#/properties/ref: $ref "#/$defs/missing" is not defined`, `#/properties/odd: unknown type "text"`, `#: required "gone" is not a property`} {
+		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, want) }) {
+			t.Errorf("missing %q in %q", want, got)
+		}
+	}
+	if len(got) != 6 {
+		t.Errorf("problems: %q", got)
+	}
+	if p := StrictSchemaProblems(schemaOf[SymbolsOutput]()); len(p) != 0 {
+		t.Errorf("lsp_document_symbols output: %q", p)
+	}
+}
+
+// TestNewToolsGopls: implementations, type definitions, call hierarchy and
+// rename (preview, then applied) against gopls.
+func TestNewToolsGopls(t *testing.T) {
+	servertest.Binary(t, "gopls")
+	s := connectWith(t, map[string]string{
+		"go.mod":   "module example.com/demo\n\ngo 1.22\n",
+		"shape.go": "package demo\n\ntype Shape interface{ Area() int }\n\ntype Square struct{ side int }\n\nfunc (s Square) Area() int { return s.side * s.side }\n",
+		"use.go":   "package demo\n\nfunc Total(shapes []Shape) int {\n\tn := 0\n\tfor _, s := range shapes {\n\t\tn += s.Area()\n\t}\n\treturn n\n}\n\nfunc One() int {\n\tsq := Square{side: 2}\n\treturn Total([]Shape{sq}) + sq.Area()\n}\n",
+	}, `{"lsp":{"autoInstall":false}}`, nil)
+	root := rootOf(t, s)
+	var locs LocationsOutput
+	res := call(t, s, "lsp_goto_implementation", map[string]any{"file": "shape.go", "line": 3, "symbol": "Shape"}, &locs)
+	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "shape.go" || locs.Locations[0].Line != 5 || locs.Locations[0].Source != "type Square struct{ side int }" {
+		t.Fatalf("implementation: %+v %q", locs, textOf(res))
+	}
+	res = call(t, s, "lsp_goto_type_definition", map[string]any{"file": "use.go", "line": 12, "symbol": "sq"}, &locs)
+	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "shape.go" || locs.Locations[0].Line != 5 {
+		t.Fatalf("type definition: %+v %q", locs, textOf(res))
+	}
+	var calls api.CallHierarchyResult
+	res = call(t, s, "lsp_call_hierarchy", map[string]any{"file": "use.go", "line": 3, "symbol": "Total", "direction": "incoming"}, &calls)
+	if res.IsError || calls.Function != "Total" || len(calls.Calls) != 1 || calls.Calls[0] != (api.Call{Name: "One", Kind: "function", Detail: calls.Calls[0].Detail, File: "use.go", Line: 13, Character: 9, Source: "return Total([]Shape{sq}) + sq.Area()"}) ||
+		!strings.Contains(textOf(res), "use.go:13:9: function One: return Total([]Shape{sq}) + sq.Area()") {
+		t.Fatalf("incoming calls: %+v %q", calls, textOf(res))
+	}
+	res = call(t, s, "lsp_call_hierarchy", map[string]any{"file": "use.go", "line": 11, "symbol": "One", "direction": "outgoing"}, &calls)
+	if res.IsError || !slices.ContainsFunc(calls.Calls, func(c api.Call) bool { return c.Name == "Total" && c.File == "use.go" && c.Line == 3 }) ||
+		!slices.ContainsFunc(calls.Calls, func(c api.Call) bool { return strings.Contains(c.Name, "Area") && c.File == "shape.go" && c.Line == 7 }) {
+		t.Fatalf("outgoing calls: %+v %q", calls, textOf(res))
+	}
+	res = call(t, s, "lsp_call_hierarchy", map[string]any{"file": "use.go", "line": 3, "symbol": "Total", "direction": "sideways"}, nil)
+	if !res.IsError || !strings.Contains(textOf(res), `direction must be "incoming" or "outgoing"`) {
+		t.Fatalf("bad direction: %q", textOf(res))
+	}
+	before, _ := os.ReadFile(filepath.Join(root, "shape.go"))
+	var ren api.RenameResult
+	res = call(t, s, "lsp_rename", map[string]any{"file": "shape.go", "line": 3, "symbol": "Area", "newName": "Size"}, &ren)
+	if res.IsError || ren.Applied || ren.Files != 2 || ren.Edits != 4 || !strings.Contains(ren.Diff, "--- a/shape.go\n+++ b/shape.go\n") ||
+		!strings.Contains(ren.Diff, "-\t\tn += s.Area()\n+\t\tn += s.Size()\n") || !strings.Contains(textOf(res), "4 edits in 2 files, not applied") {
+		t.Fatalf("rename preview: %+v %q", ren, textOf(res))
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, "shape.go")); string(after) != string(before) {
+		t.Fatalf("a preview wrote shape.go:\n%s", after)
+	}
+	res = call(t, s, "lsp_rename", map[string]any{"file": "shape.go", "line": 3, "symbol": "Area", "newName": "Size", "apply": true}, &ren)
+	if res.IsError || !ren.Applied || ren.Files != 2 || len(ren.Diagnostics) != 0 || !strings.Contains(textOf(res), "no error in the files changed") {
+		t.Fatalf("rename: %+v %q", ren, textOf(res))
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, "use.go")); !strings.Contains(string(after), "n += s.Size()") || strings.Contains(string(after), "Area") {
+		t.Fatalf("use.go after the rename:\n%s", after)
+	}
+	// The servers see the renamed files: Size resolves, Area is gone.
+	res = call(t, s, "lsp_goto_definition", map[string]any{"file": "use.go", "line": 6, "symbol": "Size"}, &locs)
+	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].Source != "type Shape interface{ Size() int }" {
+		t.Fatalf("definition after the rename: %+v %q", locs, textOf(res))
+	}
+	var check api.CheckResult
+	if res := call(t, s, "lsp_check_file", map[string]any{"file": "use.go"}, &check); res.IsError || !check.Checked || len(check.Diagnostics) != 0 {
+		t.Fatalf("check after the rename: %+v %q", check, textOf(res))
+	}
+	// A rename to a name gopls refuses is its error, and nothing is written.
+	res = call(t, s, "lsp_rename", map[string]any{"file": "shape.go", "line": 7, "symbol": "Size", "newName": "not valid", "apply": true}, nil)
+	if !res.IsError {
+		t.Fatalf("invalid name: %q", textOf(res))
 	}
 }

@@ -21,6 +21,7 @@ type opened struct {
 	uri   protocol.DocumentURI
 	file  string // relative to the root
 	lines []string
+	note  string // why the answer may be incomplete
 }
 
 // open finds the first server for file that supports method for it, makes
@@ -72,17 +73,30 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		}
 		s.refresh(ctx, c, "")
 		text, isOpen := c.DocumentText(uri)
+		lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
+		defer cancel()
 		if !isOpen {
 			src, err := readSource(abs, o.maxFileBytes())
 			if err != nil {
 				return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
 			}
 			text = src.text
-			if _, _, err := s.sync(ctx, c, abs, t.spec.LanguageID(abs), src); err != nil {
-				return opened{}, err
+			// A file the server has not seen: its analysis of it (its
+			// findings settled) comes first, so that the project the
+			// file belongs to is loaded before the question.
+			if _, err := s.diagnose(lctx, c, abs, t.spec.LanguageID(abs), src); err != nil {
+				if _, open := c.DocumentText(uri); !open {
+					return opened{}, err
+				}
 			}
 		}
-		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n")}, nil
+		op := opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n")}
+		// A server loading its project or building its index answers
+		// for part of it: wait for that to end.
+		if err := c.WaitIdle(lctx); err != nil && ctx.Err() == nil {
+			op.note = fmt.Sprintf("%s is still loading the project (%s) after %s; the answer may be incomplete", t.spec.ID, c.Loading(), o.cfg.FirstTouchTimeout)
+		}
+		return op, nil
 	}
 	return opened{}, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
 }
@@ -105,7 +119,7 @@ func (op opened) position(p api.PositionParams) (protocol.Position, string, erro
 	if p.Line-1 < len(op.lines) {
 		text = op.lines[p.Line-1]
 	}
-	col, note := p.Character-1, ""
+	col, note := p.Character-1, op.note
 	if p.Symbol != "" {
 		at := symbolOffsets(text, p.Symbol)
 		switch {
@@ -120,7 +134,7 @@ func (op opened) position(p api.PositionParams) (protocol.Position, string, erro
 		if p.Occurrence > 0 {
 			i = at[p.Occurrence-1]
 		} else if len(at) > 1 {
-			note = fmt.Sprintf("%q appears %d times on line %d; used the first; pass occurrence", p.Symbol, len(at), p.Line)
+			note = joinNotes(note, fmt.Sprintf("%q appears %d times on line %d; used the first; pass occurrence", p.Symbol, len(at), p.Line))
 		}
 		col = utf8.RuneCountInString(text[:i])
 	}

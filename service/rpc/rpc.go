@@ -110,6 +110,8 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 		api.MethodTypeDefinition:     route(o.TypeDefinition, "file", "line"),
 		api.MethodImplementation:     route(o.Implementation, "file", "line"),
 		api.MethodReferences:         route(o.References, "file", "line"),
+		api.MethodCallHierarchy:      route(o.CallHierarchy, "file", "line", "direction"),
+		api.MethodRename:             route(o.Rename, "file", "line", "newName"),
 		api.MethodHover:              route(o.Hover, "file", "line"),
 		api.MethodDocumentSymbols:    route(o.DocumentSymbols, "file"),
 		api.MethodWorkspaceSymbols:   route(o.WorkspaceSymbols, "query"),

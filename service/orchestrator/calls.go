@@ -1,0 +1,116 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// CallHierarchy returns the callers (incoming) or callees (outgoing) of
+// the function or method at a position. Incoming calls are listed one per
+// call site, at the call; outgoing calls one per callee, at its
+// declaration.
+func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
+	out := api.CallHierarchyResult{Calls: []api.Call{}}
+	if p.Direction != api.DirectionIncoming && p.Direction != api.DirectionOutgoing {
+		return out, invalidParams("direction must be %q or %q, not %q", api.DirectionIncoming, api.DirectionOutgoing, p.Direction)
+	}
+	if err := checkPosition(p.PositionParams); err != nil {
+		return out, err
+	}
+	op, err := o.open(ctx, p.File, protocol.CallHierarchyPrepareRequest.Method())
+	if err != nil {
+		return out, err
+	}
+	pos, note, err := op.position(p.PositionParams)
+	if err != nil {
+		return out, err
+	}
+	out.Note = note
+	items, err := op.c.PrepareCallHierarchy(ctx, op.uri, pos)
+	if err != nil {
+		return out, err
+	}
+	if len(items) == 0 {
+		out.Note = joinNotes(out.Note, fmt.Sprintf("no function or method at %s:%d:%d", op.file, p.Line, pos.Character+1))
+		return out, nil
+	}
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.Name
+	}
+	out.Function = strings.Join(names, ", ")
+	texts := map[protocol.DocumentURI][]string{}
+	lines := func(uri protocol.DocumentURI) []string {
+		l, ok := texts[uri]
+		if !ok {
+			l = o.linesOf(op.c, uri)
+			texts[uri] = l
+		}
+		return l
+	}
+	m := op.c.Mapper()
+	seen := map[api.Call]bool{}
+	add := func(item protocol.CallHierarchyItem, uri protocol.DocumentURI, at protocol.Position) {
+		path, err := uri.Path()
+		if err != nil {
+			return
+		}
+		ls := lines(uri)
+		line, char := position(ls, at, m)
+		call := api.Call{Name: item.Name, Kind: kindName(item.Kind), Detail: deref(item.Detail), File: o.rel(path), Line: line, Character: char, Source: sourceLine(ls, line)}
+		if !seen[call] {
+			seen[call] = true
+			out.Calls = append(out.Calls, call)
+		}
+	}
+	for _, item := range items {
+		if p.Direction == api.DirectionIncoming {
+			calls, err := op.c.IncomingCalls(ctx, item)
+			if err != nil {
+				return out, err
+			}
+			for _, call := range calls {
+				if len(call.Ranges) == 0 {
+					add(call.Item, call.Item.URI, call.Item.SelectionRange.Start)
+				}
+				for _, r := range call.Ranges {
+					add(call.Item, call.Item.URI, r.Start)
+				}
+			}
+			continue
+		}
+		calls, err := op.c.OutgoingCalls(ctx, item)
+		if err != nil {
+			return out, err
+		}
+		for _, call := range calls {
+			add(call.Item, call.Item.URI, call.Item.SelectionRange.Start)
+		}
+	}
+	slices.SortStableFunc(out.Calls, func(a, b api.Call) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Character - b.Character
+	})
+	return out, nil
+}
+
+// joinNotes joins two notes into one sentence list.
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}

@@ -1,0 +1,108 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// firstCallProjects are small projects whose symbol `helper` is declared in
+// one file and used in two others that no request opens: a references
+// query sees the others only when the server has loaded the project.
+var firstCallProjects = []struct {
+	server string
+	binary string
+	files  map[string]string
+	decl   api.PositionParams
+	want   int // references, the declaration included
+}{
+	{"typescript", "typescript-language-server", map[string]string{
+		"package.json":  `{"name": "demo", "private": true}`,
+		"tsconfig.json": `{"compilerOptions": {"strict": true, "module": "commonjs", "target": "es2020"}, "include": ["src"]}`,
+		"src/lib.ts":    "export function helper(n: number): number {\n  return n * 2;\n}\n",
+		"src/a.ts":      "import { helper } from './lib';\nexport const a = helper(1);\n",
+		"src/b.ts":      "import { helper } from './lib';\nexport const b = helper(2) + helper(3);\n",
+	}, api.PositionParams{File: "src/lib.ts", Line: 1, Symbol: "helper"}, 6},
+	{"gopls", "gopls", map[string]string{
+		"go.mod": goMod,
+		"lib.go": "package demo\n\nfunc helper(n int) int { return n * 2 }\n",
+		"a.go":   "package demo\n\nvar a = helper(1)\n",
+		"b.go":   "package demo\n\nvar b = helper(2) + helper(3)\n",
+	}, api.PositionParams{File: "lib.go", Line: 3, Symbol: "helper"}, 4},
+	{"pyright", "pyright-langserver", map[string]string{
+		"pyproject.toml": "[project]\nname = \"demo\"\n",
+		"lib.py":         "def helper(n: int) -> int:\n    return n * 2\n",
+		"a.py":           "from lib import helper\n\na = helper(1)\n",
+		"b.py":           "from lib import helper\n\nb = helper(2) + helper(3)\n",
+	}, api.PositionParams{File: "lib.py", Line: 1, Symbol: "helper"}, 6},
+	{"clangd", "clangd", map[string]string{
+		// clangd's background index covers the files of the compilation
+		// database.
+		"compile_commands.json": `[{"directory": "${ROOT}", "file": "lib.c", "arguments": ["cc", "-c", "lib.c"]},
+  {"directory": "${ROOT}", "file": "a.c", "arguments": ["cc", "-c", "a.c"]},
+  {"directory": "${ROOT}", "file": "b.c", "arguments": ["cc", "-c", "b.c"]}]`,
+		"lib.h":             "int helper(int n);\n",
+		"lib.c":             "#include \"lib.h\"\n\nint helper(int n) { return n * 2; }\n",
+		"a.c":               "#include \"lib.h\"\n\nint a(void) { return helper(1); }\n",
+		"b.c":               "#include \"lib.h\"\n\nint b(void) { return helper(2) + helper(3); }\n",
+	}, api.PositionParams{File: "lib.c", Line: 3, Symbol: "helper"}, 5},
+}
+
+// TestFirstCallComplete: on a fresh daemon the first references answer is
+// the whole project's, and the answers for the next second equal it.
+func TestFirstCallComplete(t *testing.T) {
+	for _, p := range firstCallProjects {
+		t.Run(p.server, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, p.binary)
+			root := t.TempDir()
+			files := map[string]string{}
+			for name, text := range p.files {
+				files[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
+			}
+			writeFiles(t, root, files)
+			o := liveIn(t, root, "")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			first, err := o.References(ctx, p.decl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(first.Locations) != p.want {
+				t.Fatalf("first answer: %d references, want %d: %s", len(first.Locations), p.want, places(first.Locations))
+			}
+			for until := time.Now().Add(time.Second); time.Now().Before(until); {
+				again, err := o.References(ctx, p.decl)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(sorted(first.Locations), sorted(again.Locations)); d != "" {
+					t.Fatalf("a later answer differs (-first +later):\n%s", d)
+				}
+			}
+		})
+	}
+}
+
+func places(locs []api.Location) string {
+	var out []string
+	for _, l := range locs {
+		out = append(out, fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Character))
+	}
+	return strings.Join(out, " ")
+}
+
+func sorted(locs []api.Location) []api.Location {
+	out := slices.Clone(locs)
+	slices.SortFunc(out, func(a, b api.Location) int { return strings.Compare(places([]api.Location{a}), places([]api.Location{b})) })
+	return out
+}

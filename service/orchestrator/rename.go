@@ -1,0 +1,283 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/textedit"
+)
+
+// Rename asks the server for the edit that renames the symbol at a
+// position and returns it as a unified diff with its counts. Nothing is
+// written unless p.Apply; then every file is written atomically (all are
+// prepared before any is replaced), every server is re-synced and the
+// touched files are checked: their diagnostics are in the answer.
+func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.RenameResult, error) {
+	var out api.RenameResult
+	if strings.TrimSpace(p.NewName) == "" {
+		return out, invalidParams("newName is required")
+	}
+	if err := checkPosition(p.PositionParams); err != nil {
+		return out, err
+	}
+	op, err := o.open(ctx, p.File, protocol.RenameRequest.Method())
+	if err != nil {
+		return out, err
+	}
+	pos, note, err := op.position(p.PositionParams)
+	if err != nil {
+		return out, err
+	}
+	out.Note = note
+	edit, ok, err := op.c.Rename(ctx, op.uri, pos, p.NewName)
+	if err != nil {
+		return out, err
+	}
+	files, err := o.planEdit(op.c, edit)
+	if err != nil {
+		return out, err
+	}
+	if !ok || len(files) == 0 {
+		return out, invalidParams("%s has nothing to rename at %s:%d:%d", op.c.Name(), op.file, p.Line, int(pos.Character)+1)
+	}
+	var diff strings.Builder
+	for _, f := range files {
+		out.Edits += f.edits
+		diff.WriteString(textedit.Unified("a/"+f.rel, "b/"+f.rel, f.old, f.new))
+	}
+	out.Files, out.Diff = len(files), diff.String()
+	if !p.Apply {
+		return out, nil
+	}
+	if err := o.write(files); err != nil {
+		return out, err
+	}
+	out.Applied = true
+	out.Diagnostics, out.Note = o.checkTouched(ctx, files, out.Note)
+	return out, nil
+}
+
+// fileEdit is what a workspace edit does to one file.
+type fileEdit struct {
+	path, rel string
+	old, new  string
+	edits     int
+}
+
+// planEdit turns a server's workspace edit into new file texts, each from
+// the text the server has (the open document, else the file on disk). It
+// refuses what it cannot apply faithfully: file creations, renames and
+// deletions, edits for a version the server no longer has, edits outside
+// the root, and overlapping edits.
+func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit) ([]fileEdit, error) {
+	byURI := map[protocol.DocumentURI][]protocol.TextEdit{}
+	var order []protocol.DocumentURI
+	add := func(uri protocol.DocumentURI, edits ...protocol.TextEdit) {
+		if _, ok := byURI[uri]; !ok {
+			order = append(order, uri)
+		}
+		byURI[uri] = append(byURI[uri], edits...)
+	}
+	for _, ch := range edit.DocumentChanges {
+		tde, ok := ch.AsTextDocumentEdit()
+		if !ok {
+			return nil, fmt.Errorf("%s: the rename also creates, renames or deletes files, which lspkit does not apply", c.Name())
+		}
+		if v, ok := tde.TextDocument.Version.Get(); ok {
+			if _, have, open := c.DocumentVersion(tde.TextDocument.URI); open && have != v {
+				return nil, fmt.Errorf("%s: the rename is for version %d of %s, which has changed since (version %d); try again", c.Name(), v, tde.TextDocument.URI, have)
+			}
+		}
+		for _, e := range tde.Edits {
+			if te, ok := e.AsTextEdit(); ok {
+				add(tde.TextDocument.URI, te)
+			} else if ae, ok := e.AsAnnotatedTextEdit(); ok {
+				add(tde.TextDocument.URI, protocol.TextEdit{Range: ae.Range, NewText: ae.NewText})
+			} else {
+				return nil, fmt.Errorf("%s: the rename has a snippet edit, which lspkit does not apply", c.Name())
+			}
+		}
+	}
+	if len(edit.DocumentChanges) == 0 {
+		for _, uri := range slices.Sorted(func(yield func(protocol.DocumentURI) bool) {
+			for u := range edit.Changes {
+				if !yield(u) {
+					return
+				}
+			}
+		}) {
+			add(uri, edit.Changes[uri]...)
+		}
+	}
+	m := c.Mapper()
+	var files []fileEdit
+	for _, uri := range order {
+		path, err := uri.Path()
+		if err != nil {
+			return nil, fmt.Errorf("%s: the rename edits %s: %w", c.Name(), uri, err)
+		}
+		if !within(o.root, path) {
+			return nil, fmt.Errorf("%s: the rename edits %s, outside the workspace root %s; not applied", c.Name(), path, o.root)
+		}
+		old, open := c.DocumentText(uri)
+		if !open {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, fmt.Errorf("rename: read %s: %w", o.rel(path), err)
+			}
+			old = string(data)
+		}
+		edits := make([]textedit.Edit, 0, len(byURI[uri]))
+		starts := lineStarts(old)
+		for _, te := range byURI[uri] {
+			edits = append(edits, textedit.Edit{Start: byteOffset(old, starts, te.Range.Start, m), End: byteOffset(old, starts, te.Range.End, m), New: te.NewText})
+		}
+		text, err := textedit.Apply(old, edits)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the rename's edits of %s: %w", c.Name(), o.rel(path), err)
+		}
+		if text != old {
+			files = append(files, fileEdit{path: path, rel: o.rel(path), old: old, new: text, edits: len(edits)})
+		}
+	}
+	return files, nil
+}
+
+// lineStarts returns the byte offset of each line of text.
+func lineStarts(text string) []int {
+	starts := []int{0}
+	for i := range len(text) {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// byteOffset converts a server position into a byte offset of text; a
+// position past the end of its line or of the text is clamped to it, as
+// the LSP says.
+func byteOffset(text string, starts []int, p protocol.Position, m client.Mapper) int {
+	if int(p.Line) >= len(starts) {
+		return len(text)
+	}
+	start := starts[p.Line]
+	end := len(text)
+	if int(p.Line)+1 < len(starts) {
+		end = starts[p.Line+1] - 1
+	}
+	line := text[start:end]
+	n := m.CodePoints(line, p.Character)
+	off := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(line[off:])
+		off += size
+	}
+	return start + off
+}
+
+// write replaces each file's content with its new text atomically: every
+// new content is first written to a temporary file beside its file (with
+// its mode), and only when all are written are they renamed over the
+// files. A file whose content on disk is not the text the edit was made
+// from (unsaved text from a check, or another program's write) stops it
+// before anything is replaced.
+func (o *Orchestrator) write(files []fileEdit) error {
+	temps := make([]string, 0, len(files))
+	defer func() {
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}()
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			return fmt.Errorf("rename: read %s: %w", f.rel, err)
+		}
+		if string(data) != f.old {
+			return fmt.Errorf("rename: %s on disk is not the text the server renamed in (it was checked with text of its own, or changed since); check it from disk and try again; nothing was written", f.rel)
+		}
+		info, err := os.Stat(f.path)
+		if err != nil {
+			return fmt.Errorf("rename: %w", err)
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".lspkit-*")
+		if err != nil {
+			return fmt.Errorf("rename: %s: %w; nothing was written", f.rel, err)
+		}
+		temps = append(temps, tmp.Name())
+		_, err = tmp.WriteString(f.new)
+		if err == nil {
+			err = tmp.Sync()
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Chmod(tmp.Name(), info.Mode().Perm())
+		}
+		if err != nil {
+			return fmt.Errorf("rename: %s: %w; nothing was written", f.rel, err)
+		}
+	}
+	for i, f := range files {
+		if err := os.Rename(temps[i], f.path); err != nil {
+			var done []string
+			for _, g := range files[:i] {
+				done = append(done, g.rel)
+			}
+			return fmt.Errorf("rename: replace %s: %w (already written: %s)", f.rel, err, strings.Join(done, ", "))
+		}
+		temps[i] = ""
+	}
+	temps = temps[:0]
+	return nil
+}
+
+// checkConcurrency bounds the files checked at once after a rename.
+const checkConcurrency = 8
+
+// checkTouched checks every written file from disk (which re-syncs every
+// server that has it open, and the others see the write through their
+// file watchers) and returns their diagnostics, with a note naming the
+// files not fully checked.
+func (o *Orchestrator) checkTouched(ctx context.Context, files []fileEdit, note string) (api.FileDiagnostics, string) {
+	diags := api.FileDiagnostics{}
+	results := make([]api.CheckResult, len(files))
+	var wg conc.WaitGroup
+	slots := make(chan struct{}, checkConcurrency)
+	for i, f := range files {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			res, err := o.Check(ctx, api.CheckParams{FilePath: f.path})
+			if err != nil {
+				res.Reason = err.Error()
+			}
+			results[i] = res
+		})
+	}
+	if panicked := wg.WaitAndRecover(); panicked != nil {
+		o.log.Error("rename: check: panic", "panic", panicked.String())
+		note = joinNotes(note, fmt.Sprintf("checking the changed files failed: internal error: %v", panicked.Value))
+	}
+	for i, res := range results {
+		if len(res.Diagnostics) > 0 {
+			diags[files[i].rel] = res.Diagnostics
+		}
+		if !res.Checked {
+			note = joinNotes(note, fmt.Sprintf("%s was not fully checked after the rename: %s", files[i].rel, res.Reason))
+		}
+	}
+	return diags, note
+}
