@@ -300,6 +300,9 @@ type WorkspaceSymbol struct {
 // WorkspaceSymbolsResult is lsp/workspaceSymbols' answer.
 type WorkspaceSymbolsResult struct {
 	Symbols []WorkspaceSymbol `json:"symbols"`
+	// Note says which servers were still loading their project when
+	// they answered.
+	Note string `json:"note,omitempty"`
 }
 
 // Call-hierarchy directions.

@@ -308,6 +308,7 @@ type QueryInput struct {
 type WorkspaceSymbolsOutput struct {
 	Symbols []api.WorkspaceSymbol `json:"symbols" jsonschema:"the matching symbols with their files and 1-based ranges"`
 	Omitted int                   `json:"omitted,omitempty" jsonschema:"how many more matched than are listed"`
+	Note    string                `json:"note,omitempty" jsonschema:"which servers were still loading their project when they answered"`
 }
 
 func (m *mcpTools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest, in QueryInput) (*mcp.CallToolResult, WorkspaceSymbolsOutput, error) {
@@ -316,11 +317,14 @@ func (m *mcpTools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest,
 		return nil, WorkspaceSymbolsOutput{}, err
 	}
 	syms := res.Symbols
-	out := WorkspaceSymbolsOutput{Symbols: syms}
+	out := WorkspaceSymbolsOutput{Symbols: syms, Note: res.Note}
 	if len(syms) > maxMCPSymbols {
 		out.Symbols, out.Omitted = syms[:maxMCPSymbols], len(syms)-maxMCPSymbols
 	}
 	var b strings.Builder
+	if out.Note != "" {
+		b.WriteString(out.Note + "\n")
+	}
 	for _, s := range out.Symbols {
 		fmt.Fprintf(&b, "%s %s %s:%d:%d\n", s.Kind, s.Name, s.File, s.Range.StartLine, s.Range.StartChar)
 	}

@@ -106,3 +106,33 @@ func sorted(locs []api.Location) []api.Location {
 	slices.SortFunc(out, func(a, b api.Location) int { return strings.Compare(places([]api.Location{a}), places([]api.Location{b})) })
 	return out
 }
+
+// TestWorkspaceSymbolsFresh: on a fresh daemon, a workspace symbol query
+// starts the servers whose root markers are at the root and finds the
+// symbol in a file nobody opened.
+func TestWorkspaceSymbolsFresh(t *testing.T) {
+	for _, p := range firstCallProjects {
+		t.Run(p.server, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, p.binary)
+			root := t.TempDir()
+			files := map[string]string{}
+			for name, text := range p.files {
+				files[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
+			}
+			writeFiles(t, root, files)
+			o := liveIn(t, root, "")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := o.WorkspaceSymbols(ctx, api.QueryParams{Query: "helper"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(res.Symbols, func(s api.WorkspaceSymbol) bool {
+				return s.Name == "helper" && s.File == p.decl.File && s.Range.StartLine == p.decl.Line
+			}) {
+				t.Fatalf("helper in %s:%d is not among %+v (note %q)", p.decl.File, p.decl.Line, res.Symbols, res.Note)
+			}
+		})
+	}
+}

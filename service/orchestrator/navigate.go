@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sourcegraph/conc"
+
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/registry"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // opened is a file open in a server that can answer a method.
@@ -308,38 +313,158 @@ func (o *Orchestrator) DocumentSymbols(ctx context.Context, p api.FileParams) (a
 	return api.SymbolsResult{Symbols: conv(syms)}, nil
 }
 
-// WorkspaceSymbols asks the servers already running for symbols matching
-// the query (workspace/symbol needs a running server; it starts none).
+// WorkspaceSymbols asks every running server that offers workspace/symbol
+// for the symbols matching the query. First it starts the servers whose
+// root markers are at the workspace root and that run nowhere yet (one of
+// their files opened, so that the project is loaded), and waits for each
+// server's project load or index; a server still loading after the
+// first-touch timeout answers for what it has, and the note says so.
 func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) (api.WorkspaceSymbolsResult, error) {
 	out := api.WorkspaceSymbolsResult{Symbols: []api.WorkspaceSymbol{}}
-	var errs []error
-	for _, s := range o.liveSessions() {
+	if o.cfg.Disabled {
+		return out, nil
+	}
+	o.warmWorkspace(ctx)
+	sessions := o.liveSessions()
+	answers := make([][]api.WorkspaceSymbol, len(sessions))
+	errs := make([]error, len(sessions))
+	notes := make([]string, len(sessions))
+	var wg conc.WaitGroup
+	for i, s := range sessions {
 		c := s.current()
 		if c == nil || !c.Supports(protocol.WorkspaceSymbolRequest.Method(), "", "") {
 			continue
 		}
-		syms, err := c.WorkspaceSymbols(ctx, p.Query)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		m := c.Mapper()
-		for _, sym := range syms {
-			path, err := sym.URI.Path()
+		wg.Go(func() {
+			lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
+			defer cancel()
+			if err := c.WaitIdle(lctx); err != nil && ctx.Err() == nil {
+				notes[i] = fmt.Sprintf("%s is still loading the project (%s); its answer may be incomplete", s.spec.ID, c.Loading())
+			}
+			syms, err := c.WorkspaceSymbols(ctx, p.Query)
 			if err != nil {
-				continue
+				errs[i] = err
+				return
 			}
-			ws := api.WorkspaceSymbol{Name: sym.Name, Kind: kindName(sym.Kind), File: o.rel(path)}
-			if sym.Range != nil {
-				ws.Range = toRange(o.linesOf(c, sym.URI), *sym.Range, m)
+			m := c.Mapper()
+			for _, sym := range syms {
+				path, err := sym.URI.Path()
+				if err != nil {
+					continue
+				}
+				ws := api.WorkspaceSymbol{Name: sym.Name, Kind: kindName(sym.Kind), File: o.rel(path)}
+				if sym.Range != nil {
+					ws.Range = toRange(o.linesOf(c, sym.URI), *sym.Range, m)
+				}
+				answers[i] = append(answers[i], ws)
 			}
-			out.Symbols = append(out.Symbols, ws)
-		}
+		})
 	}
-	if len(out.Symbols) == 0 && len(errs) > 0 {
+	if panicked := wg.WaitAndRecover(); panicked != nil {
+		o.log.Error("workspace symbols: panic", "panic", panicked.String())
+		return out, transport.Errorf(transport.CodeInternalError, "workspace symbols: internal error: %v", panicked.Value)
+	}
+	for i := range sessions {
+		out.Symbols = append(out.Symbols, answers[i]...)
+		out.Note = joinNotes(out.Note, notes[i])
+	}
+	if len(out.Symbols) == 0 && errors.Join(errs...) != nil {
 		return out, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// maxWarmScan bounds the entries looked at to find a file for each server
+// to start for a workspace-wide question.
+const maxWarmScan = 20000
+
+// warmWorkspace starts, for a workspace-wide question, each enabled server
+// with a root marker at the workspace root and no session there yet, by
+// opening one of its files (the first found, breadth of the tree bounded),
+// and waits until each has analysed it and is idle, within the first-touch
+// timeout.
+func (o *Orchestrator) warmWorkspace(ctx context.Context) {
+	want := map[string]*registry.Spec{}
+	running := map[string]bool{}
+	for _, s := range o.liveSessions() {
+		running[s.spec.ID] = true
+	}
+	for id, spec := range o.specs {
+		if !spec.Enabled || running[id] || len(spec.RootMarkers) == 0 {
+			continue
+		}
+		for _, m := range spec.RootMarkers {
+			if _, err := os.Stat(filepath.Join(o.root, m)); err == nil {
+				want[id] = spec
+				break
+			}
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	found := map[string]string{}
+	seen := 0
+	filepath.WalkDir(o.root, func(path string, d fs.DirEntry, err error) error {
+		seen++
+		switch {
+		case err != nil:
+			return nil
+		case seen > maxWarmScan || len(found) == len(want):
+			return filepath.SkipAll
+		case d.IsDir() && path != o.root && strings.HasPrefix(d.Name(), "."):
+			return filepath.SkipDir
+		}
+		if _, excluded := o.excluded(path); excluded {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		for id, spec := range want {
+			if found[id] == "" && spec.Serves(path) {
+				if root, _ := o.serverRoot(spec, path); root == o.root {
+					found[id] = path
+				}
+			}
+		}
+		return nil
+	})
+	var wg conc.WaitGroup
+	for id, path := range found {
+		wg.Go(func() {
+			o.warm(ctx, target{spec: want[id], root: o.root}, path)
+		})
+	}
+	if panicked := wg.WaitAndRecover(); panicked != nil {
+		o.log.Error("warm the workspace: panic", "panic", panicked.String())
+	}
+}
+
+// warm starts t's server, opens path in it, waits for its findings on it
+// and for the end of its project load, within the first-touch timeout.
+func (o *Orchestrator) warm(ctx context.Context, t target, path string) {
+	s, err := o.session(t)
+	if err != nil {
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
+	defer cancel()
+	c, _, _ := s.await(lctx)
+	if c == nil {
+		return
+	}
+	src, err := readSource(path, o.maxFileBytes())
+	if err != nil {
+		return
+	}
+	if _, err := s.diagnose(lctx, c, path, t.spec.LanguageID(path), src); err != nil {
+		o.log.Debug("warm: open a file", "server", t.spec.ID, "file", o.rel(path), "err", err)
+	}
+	c.WaitIdle(lctx)
 }
 
 func toRange(lines []string, r protocol.Range, m client.Mapper) api.Range {

@@ -253,6 +253,13 @@ const checkConcurrency = 8
 // files not fully checked.
 func (o *Orchestrator) checkTouched(ctx context.Context, files []fileEdit, note string) (api.FileDiagnostics, string) {
 	diags := api.FileDiagnostics{}
+	// Every server first gets the new text of each written file it has
+	// open (a header before the files that include it are checked).
+	for _, s := range o.liveSessions() {
+		if c := s.current(); c != nil {
+			s.refresh(ctx, c, "")
+		}
+	}
 	results := make([]api.CheckResult, len(files))
 	var wg conc.WaitGroup
 	slots := make(chan struct{}, checkConcurrency)
