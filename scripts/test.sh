@@ -25,6 +25,18 @@ go build -o "$tmp/lspkit" ./cmd/lspkit
 phase "language servers (in the background)"
 "$tmp/lspkit" install --tested >"$tmp/install.log" 2>&1 &
 install=$!
+# The official MCP Inspector (pinned) lists and calls every MCP tool in
+# cmd/lspkit's TestInspector; it is kept in the user cache beside the
+# servers.
+inspector_version=2.12.0
+inspector_dir=${XDG_CACHE_HOME:-$HOME/.cache}/lspkit/tools/inspector-$inspector_version
+export LSPKIT_INSPECTOR=$inspector_dir/node_modules/.bin/mcp-inspector
+if [ ! -x "$LSPKIT_INSPECTOR" ]; then
+	npm install --prefix "$inspector_dir" --no-audit --no-fund --silent "@modelcontextprotocol/inspector@$inspector_version" >"$tmp/inspector.log" 2>&1 &
+else
+	true &
+fi
+inspector=$!
 
 phase "gofmt"
 unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
@@ -43,6 +55,11 @@ if ! wait "$install"; then
 	exit 1
 fi
 cat "$tmp/install.log"
+if ! wait "$inspector"; then
+	cat "$tmp/inspector.log" >&2
+	echo "installing the MCP Inspector failed" >&2
+	exit 1
+fi
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 
 phase "go test -race (staticcheck, bench modules and fuzzing in the background)"

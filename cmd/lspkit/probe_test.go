@@ -187,7 +187,7 @@ func BenchmarkHostileProbe(b *testing.B) {
 			"deep":        {strings.Repeat("[", 100000) + "\n", `"code":-32700`},
 			"unknown":     {`{"jsonrpc":"2.0","id":2,"method":"nope"}` + "\n", `"code":-32601`},
 			"256 MiB":     {strings.Repeat("x", 256<<20) + "\n", `"code":-32600,"message":"message longer than`},
-			"10 MB path":  {`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lsp_check_file","arguments":{"filePath":"` + strings.Repeat("a", 10<<20) + `"}}}` + "\n", `bytes long; a path is at most 4096`},
+			"10 MB path":  {`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lsp_check_file","arguments":{"file":"` + strings.Repeat("a", 10<<20) + `"}}}` + "\n", `bytes long; a path is at most 4096`},
 		} {
 			tried++
 			r := runLspkit(b, root, []byte(init+tc.in+mcpAfter), "mcp")

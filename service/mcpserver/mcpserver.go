@@ -130,7 +130,7 @@ func (m *mcpTools) locations(find func(context.Context, api.PositionParams) (api
 		if err != nil {
 			return nil, LocationsOutput{}, err
 		}
-		locs := res.Locations
+		locs := nonNil(res.Locations)
 		out := LocationsOutput{Locations: locs, Note: res.Note}
 		if len(locs) > maxMCPLocations {
 			out.Locations, out.Omitted = locs[:maxMCPLocations], len(locs)-maxMCPLocations
@@ -257,7 +257,7 @@ func (m *mcpTools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, 
 	}
 	syms := res.Symbols
 	budget := maxMCPSymbols
-	out := SymbolsOutput{Symbols: capSymbols(syms, &budget)}
+	out := SymbolsOutput{Symbols: nonNil(capSymbols(syms, &budget))}
 	out.Omitted = countSymbols(syms) - countSymbols(out.Symbols)
 	var b strings.Builder
 	var render func([]api.Symbol, string)
@@ -354,6 +354,7 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 	if err != nil {
 		return nil, api.CheckResult{}, err
 	}
+	res.Diagnostics, res.Servers = nonNil(res.Diagnostics), nonNil(res.Servers)
 	var b strings.Builder
 	renderDiagnostics(&b, res.Diagnostics)
 	severities := strings.Join(m.o.Config().IncludeSeverities, " or ")
@@ -415,6 +416,9 @@ func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in D
 	if err != nil {
 		return nil, DiagnosticsOutput{}, err
 	}
+	if files == nil {
+		files = api.FileDiagnostics{}
+	}
 	var b strings.Builder
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		renderDiagnostics(&b, files[f])
@@ -436,7 +440,7 @@ type StatusOutput struct {
 }
 
 func (m *mcpTools) status(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, StatusOutput, error) {
-	out := StatusOutput{Disabled: m.o.Config().Disabled, Servers: m.o.Status()}
+	out := StatusOutput{Disabled: m.o.Config().Disabled, Servers: nonNil(m.o.Status())}
 	var b strings.Builder
 	if out.Disabled {
 		b.WriteString("LSP is disabled by configuration (lsp: false): no language server runs and only this tool is available.\n")
@@ -458,6 +462,15 @@ func (m *mcpTools) status(context.Context, *mcp.CallToolRequest, struct{}) (*mcp
 		b.WriteString("\n")
 	}
 	return text(b.String()), out, nil
+}
+
+// nonNil returns s, or an empty slice for nil: the output schemas say
+// array, not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // plural picks the singular for n == 1.

@@ -330,7 +330,7 @@ func TestAnswersBeforeEOF(t *testing.T) {
 	defer o.Shutdown(context.Background())
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"lsp_check_file","arguments":{"filePath":"a.fk"}}}
+{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"lsp_check_file","arguments":{"file":"a.fk"}}}
 `)
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -408,12 +408,13 @@ func TestStrictSchemaProblems(t *testing.T) {
 	}}
 	got := StrictSchemaProblems(bad)
 	for _, want := range []string{"#/properties/code: true is not a schema object", "#/properties/any: no concrete type", "#/properties/list: an array without items",
-		`#/properties/ref: $ref "#/$defs/missing" is not defined`, `#/properties/odd: unknown type "text"`, `#: required "gone" is not a property`} {
+		`#/properties/ref: $ref "#/$defs/missing" is not defined`, `#/properties/odd: unknown type "text"`, `#: required "gone" is not a property`,
+		"#/properties/ok: a list of types [string integer]"} {
 		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, want) }) {
 			t.Errorf("missing %q in %q", want, got)
 		}
 	}
-	if len(got) != 6 {
+	if len(got) != 7 {
 		t.Errorf("problems: %q", got)
 	}
 	if p := StrictSchemaProblems(schemaOf[SymbolsOutput]()); len(p) != 0 {

@@ -14,7 +14,7 @@ import (
 // says) and the recursive document symbol, which refers to its
 // definition.
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[any]():        {Types: []string{"string", "integer"}},
+	reflect.TypeFor[any]():        {AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "integer"}}},
 	reflect.TypeFor[api.Symbol](): {Ref: "#/$defs/symbol"},
 }
 
@@ -29,7 +29,38 @@ func schemaOf[T any]() *jsonschema.Schema {
 	if refersTo(s, "#/$defs/symbol") {
 		s.Defs = map[string]*jsonschema.Schema{"symbol": symbolSchema()}
 	}
+	singleTypes(s)
 	return s
+}
+
+// singleTypes rewrites type lists, which clients that map schemas onto a
+// one-type dialect reject: a slice's or map's ["null", "array"|"object"]
+// becomes its one type (the tools never send null for them), any other
+// list becomes anyOf branches of one type each (a hover's null or string).
+func singleTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	switch {
+	case len(s.Types) == 2 && s.Types[0] == "null" && (s.Types[1] == "array" || s.Types[1] == "object"):
+		s.Type, s.Types = s.Types[1], nil
+	case len(s.Types) > 1:
+		for _, t := range s.Types {
+			s.AnyOf = append(s.AnyOf, &jsonschema.Schema{Type: t})
+		}
+		s.Types = nil
+	}
+	for _, p := range s.Properties {
+		singleTypes(p)
+	}
+	for _, d := range s.Defs {
+		singleTypes(d)
+	}
+	for _, b := range s.AnyOf {
+		singleTypes(b)
+	}
+	singleTypes(s.Items)
+	singleTypes(s.AdditionalProperties)
 }
 
 // symbolSchema is api.Symbol's schema; children refer back to it.

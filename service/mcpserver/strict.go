@@ -39,7 +39,16 @@ func StrictSchemaProblems(schema any) []string {
 		if obj["not"] != nil && len(obj) == 1 {
 			return // {"not": {}}: nothing allowed
 		}
+		if branches, ok := obj["anyOf"].([]any); ok && obj["type"] == nil {
+			for i, b := range branches {
+				walk(b, fmt.Sprintf("%s/anyOf/%d", at, i))
+			}
+			return
+		}
 		types, ok := typesOf(obj["type"])
+		if len(types) > 1 {
+			problems = append(problems, fmt.Sprintf("%s: a list of types %v (one-type dialects reject it: use anyOf)", at, types))
+		}
 		if !ok || len(types) == 0 {
 			problems = append(problems, fmt.Sprintf("%s: no concrete type (%s)", at, compact(s)))
 			return

@@ -50,10 +50,10 @@ var firstCallProjects = []struct {
 		"compile_commands.json": `[{"directory": "${ROOT}", "file": "lib.c", "arguments": ["cc", "-c", "lib.c"]},
   {"directory": "${ROOT}", "file": "a.c", "arguments": ["cc", "-c", "a.c"]},
   {"directory": "${ROOT}", "file": "b.c", "arguments": ["cc", "-c", "b.c"]}]`,
-		"lib.h":             "int helper(int n);\n",
-		"lib.c":             "#include \"lib.h\"\n\nint helper(int n) { return n * 2; }\n",
-		"a.c":               "#include \"lib.h\"\n\nint a(void) { return helper(1); }\n",
-		"b.c":               "#include \"lib.h\"\n\nint b(void) { return helper(2) + helper(3); }\n",
+		"lib.h": "int helper(int n);\n",
+		"lib.c": "#include \"lib.h\"\n\nint helper(int n) { return n * 2; }\n",
+		"a.c":   "#include \"lib.h\"\n\nint a(void) { return helper(1); }\n",
+		"b.c":   "#include \"lib.h\"\n\nint b(void) { return helper(2) + helper(3); }\n",
 	}, api.PositionParams{File: "lib.c", Line: 3, Symbol: "helper"}, 5},
 }
 
@@ -103,7 +103,9 @@ func places(locs []api.Location) string {
 
 func sorted(locs []api.Location) []api.Location {
 	out := slices.Clone(locs)
-	slices.SortFunc(out, func(a, b api.Location) int { return strings.Compare(places([]api.Location{a}), places([]api.Location{b})) })
+	slices.SortFunc(out, func(a, b api.Location) int {
+		return strings.Compare(places([]api.Location{a}), places([]api.Location{b}))
+	})
 	return out
 }
 

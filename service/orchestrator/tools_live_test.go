@@ -22,13 +22,13 @@ var toolProjects = []struct {
 	// where to ask
 	iface, variable, total, one, area api.PositionParams
 	// what to expect
-	implFile      string // "" : the server offers no implementations
-	implLine      int
-	typeDefFile   string
-	typeDefLine   int
-	outgoing      bool // the server offers outgoing calls
-	renameFiles   int
-	renameEdits   int
+	implFile    string // "" : the server offers no implementations
+	implLine    int
+	typeDefFile string
+	typeDefLine int
+	outgoing    bool // the server offers outgoing calls
+	renameFiles int
+	renameEdits int
 	// renamedSource is the line of one that calls area after area was
 	// renamed to surface. (The new name's length differs: clang reuses a
 	// preamble whose header changed on disk to the same size within the
@@ -121,7 +121,9 @@ func TestToolsLive(t *testing.T) {
 			}
 			out, err := o.CallHierarchy(ctx, api.CallHierarchyParams{PositionParams: p.one, Direction: api.DirectionOutgoing})
 			if p.outgoing {
-				if err != nil || !slices.ContainsFunc(out.Calls, func(c api.Call) bool { return strings.Contains(c.Name, "total") && c.File == p.total.File && c.Line == p.total.Line }) {
+				if err != nil || !slices.ContainsFunc(out.Calls, func(c api.Call) bool {
+					return strings.Contains(c.Name, "total") && c.File == p.total.File && c.Line == p.total.Line
+				}) {
 					t.Errorf("outgoing calls: %+v, %v", out, err)
 				}
 			} else if err == nil && len(out.Calls) > 0 {

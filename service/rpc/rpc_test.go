@@ -90,6 +90,12 @@ func TestErrors(t *testing.T) {
 		{api.MethodCheckFile, []int{1}, transport.CodeInvalidParams, "params must be an object"},
 		{api.MethodDefinition, map[string]any{"file": "../outside.fk", "line": 1, "character": 1}, api.CodeOutsideRoot, "../outside.fk"},
 		{api.MethodHover, map[string]any{"file": "gone.fk", "line": 1, "character": 1}, api.CodeNotFound, "no such file: gone.fk"},
+		{api.MethodCallHierarchy, map[string]any{"file": "a.fk", "line": 1, "character": 1}, transport.CodeInvalidParams, "params.direction"},
+		{api.MethodCallHierarchy, map[string]any{"file": "a.fk", "line": 1, "character": 1, "direction": "up"}, transport.CodeInvalidParams, `direction must be "incoming" or "outgoing", not "up"`},
+		{api.MethodRename, map[string]any{"file": "a.fk", "line": 1, "character": 1}, transport.CodeInvalidParams, "params.newName"},
+		{api.MethodRename, map[string]any{"file": "a.fk", "line": 1, "character": 1, "newName": "x", "apply": "yes"}, transport.CodeInvalidParams, "params.apply"},
+		{api.MethodRename, map[string]any{"file": "a.fk", "line": 1, "character": 1, "newName": "x"}, api.CodeNoServer, "does not offer textDocument/rename"},
+		{api.MethodCallHierarchy, map[string]any{"file": "a.fk", "line": 1, "character": 1, "direction": "incoming"}, api.CodeNoServer, "does not offer textDocument/prepareCallHierarchy"},
 	}
 	for _, tc := range cases {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
