@@ -244,6 +244,16 @@ func (d *Daemon) References(ctx context.Context, p api.PositionParams) (api.Loca
 	return call[api.LocationsResult](ctx, d, api.MethodReferences, p)
 }
 
+// CallHierarchy is lsp/callHierarchy.
+func (d *Daemon) CallHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
+	return call[api.CallHierarchyResult](ctx, d, api.MethodCallHierarchy, p)
+}
+
+// Rename is lsp/rename: nothing is written unless p.Apply.
+func (d *Daemon) Rename(ctx context.Context, p api.RenameParams) (api.RenameResult, error) {
+	return call[api.RenameResult](ctx, d, api.MethodRename, p)
+}
+
 // Hover is lsp/hover.
 func (d *Daemon) Hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
 	return call[api.HoverResult](ctx, d, api.MethodHover, p)

@@ -77,6 +77,14 @@ func TestDaemon(t *testing.T) {
 	if err != nil || hover.Content == nil || !strings.Contains(*hover.Content, "Answer is 42.") {
 		t.Fatalf("hover: %+v %v", hover, err)
 	}
+	calls, err := d.CallHierarchy(ctx, api.CallHierarchyParams{PositionParams: api.PositionParams{File: "a.go", Line: 4, Symbol: "Answer"}, Direction: api.DirectionIncoming})
+	if err != nil || calls.Function != "Answer" || len(calls.Calls) != 0 {
+		t.Fatalf("call hierarchy: %+v %v", calls, err)
+	}
+	ren, err := d.Rename(ctx, api.RenameParams{PositionParams: api.PositionParams{File: "a.go", Line: 4, Symbol: "Answer"}, NewName: "Reply"})
+	if err != nil || ren.Applied || ren.Files != 1 || ren.Edits != 2 || !strings.Contains(ren.Diff, "+// Reply is 42.") || !strings.Contains(ren.Diff, "+func Reply() int { return 42 }") {
+		t.Fatalf("rename: %+v %v", ren, err)
+	}
 	if _, err := d.Definition(ctx, api.PositionParams{File: "../elsewhere.go", Line: 1, Character: 1}); err == nil {
 		t.Fatal("definition outside the root succeeded")
 	} else if e, ok := errors.AsType[*transport.Error](err); !ok || e.Code != api.CodeOutsideRoot {
