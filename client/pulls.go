@@ -103,6 +103,11 @@ func (p *puller) pullOnce(uri protocol.DocumentURI) (int32, error) {
 		}
 		return 0, err
 	}
+	// What the server sent before its answer (publishes of a server that
+	// pushes as well) is handled before the answer counts.
+	if err := c.conn.Drain(p.life); err != nil {
+		c.log.Debug("diagnostic pull: drain", "uri", uri, "err", err)
+	}
 	var related map[protocol.DocumentURI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
 	if full, ok := report.AsRelatedFullDocumentDiagnosticReport(); ok {
 		c.diags.storePull(uri, version, &full.Items, full.ResultID, epoch)

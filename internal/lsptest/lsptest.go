@@ -320,7 +320,12 @@ func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
 	}
 	diags := s.diagnose(text)
 	if s.b.Pull {
-		diags = s.b.Push(text)
+		// A server that pulls and pushes publishes as part of taking the
+		// change, before it answers the pull that follows: the client
+		// learns that pushes are complete from nothing else.
+		p := protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: s.b.Push(text), Version: &version}
+		protocol.PublishDiagnosticsNotification.Notify(context.Background(), s.conn, p)
+		return
 	}
 	waves := max(s.b.Waves, 1)
 	go func() {

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -136,5 +137,47 @@ func TestWorkspaceSymbolsFresh(t *testing.T) {
 				t.Fatalf("helper in %s:%d is not among %+v (note %q)", p.decl.File, p.decl.Line, res.Symbols, res.Note)
 			}
 		})
+	}
+}
+
+// TestClangdWholeProject: on cJSON (bench/accuracy/testdata, a
+// compile_flags.txt and no compilation database), references and
+// definitions cover the files nobody opened: lspkit synthesizes the
+// database in its cache and clangd's background index covers it; the
+// project itself gets no index files.
+func TestClangdWholeProject(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "clangd")
+	root := filepath.Join(t.TempDir(), "cjson")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "bench", "accuracy", "testdata", "cjson"))); err != nil {
+		t.Fatal(err)
+	}
+	o := liveIn(t, root, "")
+	t.Cleanup(func() { os.RemoveAll(o.compileCommandsDir(root)) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// First the definition, from a file whose callee's file nobody opened.
+	def, err := o.Definition(ctx, api.PositionParams{File: "cJSON_Utils.c", Line: 230, Symbol: "cJSON_free"})
+	if err != nil || len(def.Locations) != 1 || def.Locations[0].File != "cJSON.c" || def.Locations[0].Line != 3187 {
+		t.Fatalf("definition from cJSON_Utils.c: %+v %v", def, err)
+	}
+	// cJSON_free: 3 uses in cJSON.c (its definition among them), 16 in
+	// cJSON_Utils.c, its declaration in cJSON.h.
+	refs, err := o.References(ctx, api.PositionParams{File: "cJSON.c", Line: 3187, Symbol: "cJSON_free"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFile := map[string]int{}
+	for _, l := range refs.Locations {
+		byFile[l.File]++
+	}
+	if byFile["cJSON.c"] != 3 || byFile["cJSON_Utils.c"] != 16 || byFile["cJSON.h"] != 1 {
+		t.Fatalf("references by file: %v (note %q)", byFile, refs.Note)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".cache")); err == nil {
+		t.Error("clangd wrote its index into the project")
+	}
+	if _, err := os.Stat(filepath.Join(root, "compile_commands.json")); err == nil {
+		t.Error("the compilation database was written into the project")
 	}
 }

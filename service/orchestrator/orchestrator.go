@@ -371,9 +371,10 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) clie
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
 	}
+	args := slices.Concat(spec.Args, o.compileCommandsArgs(spec, root))
 	return client.Config{
 		Name:                  spec.ID,
-		Command:               client.Command{Path: path, Args: spec.Args, Env: env, Dir: root, Guard: o.guard},
+		Command:               client.Command{Path: path, Args: args, Env: env, Dir: root, Guard: o.guard},
 		Root:                  root,
 		InitializationOptions: o.store.Expand(spec.InitializationOptions),
 		Settings:              o.store.Expand(spec.Settings),

@@ -49,6 +49,14 @@ type Spec struct {
 	// answers); "${servers}" in them stands for the store's directory.
 	InitializationOptions jsontext.Value `json:"initializationOptions,omitempty"`
 	Settings              jsontext.Value `json:"settings,omitempty"`
+	// CompileCommands: for a root without a compilation database
+	// (compile_commands.json at the root or in build/), lspkit writes one
+	// listing every C-family source file under the root, with the flags of
+	// the root's compile_flags.txt, into its cache and points the server
+	// at it with CompileCommandsFlag, so that clangd's background index
+	// covers the whole project (it indexes the database's files; a
+	// compile_flags.txt lists none). Off when Args turn the index off.
+	CompileCommands bool `json:"compileCommands,omitempty"`
 	// Alternatives are commands that serve when Command is absent: a
 	// distribution's versioned names (clangd-19, clangd-18, …).
 	Alternatives []string `json:"alternatives,omitempty"`
