@@ -77,27 +77,42 @@ type rawSession struct {
 }
 
 func newRawSession(b *testing.B, gopls, root string) *rawSession {
-	proc, err := client.StartProcess(client.Command{Path: gopls, Dir: root})
+	return newRawServer(b, client.Command{Path: gopls, Dir: root}, root, "")
+}
+
+// newRawServer starts a server and initializes it as a minimal client
+// would (publishDiagnostics with versions; initOptions, when given, as
+// initializationOptions).
+func newRawServer(b *testing.B, cmd client.Command, root, initOptions string) *rawSession {
+	proc, err := client.StartProcess(cmd)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &rawSession{published: make(chan int, 16), proc: proc}
+	s := &rawSession{published: make(chan int, 1024), proc: proc}
 	s.conn = transport.NewConn(proc.Stdio(), transport.Options{Handler: transport.HandlerFunc(func(_ context.Context, req *transport.Request) (any, error) {
 		if req.Method == "textDocument/publishDiagnostics" {
-			i := bytes.Index(req.Params, []byte(`"version":`))
-			if i >= 0 {
+			v := -1 // a publish without a version
+			if i := bytes.Index(req.Params, []byte(`"version":`)); i >= 0 {
 				rest := req.Params[i+len(`"version":`):]
 				end := bytes.IndexAny(rest, ",}")
-				if v, err := strconv.Atoi(string(rest[:end])); err == nil {
-					s.published <- v
+				if n, err := strconv.Atoi(string(rest[:end])); err == nil {
+					v = n
 				}
+			}
+			select {
+			case s.published <- v:
+			default: // nobody is waiting for this one
 			}
 		}
 		return nil, nil
 	})})
 	b.Cleanup(func() { s.conn.Close(); proc.Stop(time.Second) })
 	ctx := context.Background()
-	init := fmt.Sprintf(`{"processId":%d,"rootUri":"file://%s","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true}}},"workspaceFolders":[{"uri":"file://%s","name":"ws"}]}`, os.Getpid(), root, root)
+	opts := ""
+	if initOptions != "" {
+		opts = `,"initializationOptions":` + initOptions
+	}
+	init := fmt.Sprintf(`{"processId":%d,"rootUri":"file://%s","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true}}},"workspaceFolders":[{"uri":"file://%s","name":"ws"}]%s}`, os.Getpid(), root, root, opts)
 	if err := s.conn.Call(ctx, "initialize", []byte(init), nil); err != nil {
 		b.Fatal(err)
 	}

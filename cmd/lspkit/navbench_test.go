@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/internal/servertest"
 )
 
@@ -54,20 +55,46 @@ func copyTree(tb testing.TB, src, dst string) {
 	}
 }
 
-// BenchmarkNavigation: agents' navigation tasks on a real project (chi, from
-// bench/accuracy/testdata) through `lspkit mcp` over stdio, warm. For each
-// task with a one-request LSP equivalent, the same request is sent to a
-// second gopls directly on a copy of the project: tool-ms against
-// server-ms, overhead-ms is the median of the differences (target ≤ 5 ms).
-// text-chars is the median size of the tools' text answers (target ≤
-// 6,000), max-text-chars the largest.
+var kyTasks = []navTask{
+	{tool: "lsp_find_references", file: "source/errors/KyError.ts", line: 8, symbol: "KyError", lspMethod: "textDocument/references", lspContext: `,"context":{"includeDeclaration":true}`},
+	{tool: "lsp_find_references", file: "source/utils/merge.ts", line: 64, symbol: "mergeHeaders", lspMethod: "textDocument/references", lspContext: `,"context":{"includeDeclaration":true}`},
+	{tool: "lsp_goto_definition", file: "source/core/Ky.ts", line: 217, symbol: "HTTPError", lspMethod: "textDocument/definition"},
+	{tool: "lsp_hover", file: "source/core/Ky.ts", line: 152, symbol: "create", lspMethod: "textDocument/hover"},
+	{tool: "lsp_goto_implementation", file: "source/errors/KyError.ts", line: 8, symbol: "KyError", lspMethod: "textDocument/implementation"},
+	{tool: "lsp_goto_type_definition", file: "source/core/Ky.ts", line: 217, symbol: "httpError", lspMethod: "textDocument/typeDefinition"},
+	{tool: "lsp_call_hierarchy", file: "source/utils/merge.ts", line: 323, symbol: "deepMerge", extra: map[string]any{"direction": "incoming"}},
+	{tool: "lsp_document_symbols", file: "source/utils/merge.ts", lspMethod: "textDocument/documentSymbol"},
+	{tool: "lsp_workspace_symbols", extra: map[string]any{"query": "mergeHeaders"}, lspMethod: "workspace/symbol"},
+	{tool: "lsp_rename", file: "source/utils/merge.ts", line: 54, symbol: "validateAndMerge", extra: map[string]any{"newName": "validateMerge"}, lspMethod: "textDocument/rename", lspContext: `,"newName":"validateMerge"`},
+}
+
+// BenchmarkNavigation: agents' navigation tasks on real projects (chi with
+// gopls, ky with typescript-language-server, from bench/accuracy/testdata)
+// through `lspkit mcp` over stdio, warm. For each task with a one-request
+// LSP equivalent, the same request is sent to a second server directly on a
+// copy of the project (the files opened as the daemon opens them):
+// tool-ms against server-ms; overhead-ms is the median of the differences
+// (target ≤ 5 ms). text-chars is the median size of the tools' text answers
+// (target ≤ 6,000), max-text-chars the largest.
 func BenchmarkNavigation(b *testing.B) {
-	gopls := servertest.Binary(b, "gopls")
-	src, err := filepath.Abs(filepath.Join("..", "..", "bench", "accuracy", "testdata", "chi"))
+	b.Run("chi-gopls", func(b *testing.B) {
+		gopls := servertest.Binary(b, "gopls")
+		benchNavigation(b, "chi", "go", chiTasks, func(root string) *rawSession { return newRawSession(b, gopls, root) })
+	})
+	b.Run("ky-typescript", func(b *testing.B) {
+		tsls := servertest.Binary(b, "typescript-language-server")
+		benchNavigation(b, "ky", "typescript", kyTasks, func(root string) *rawSession {
+			return newRawServer(b, client.Command{Path: tsls, Args: []string{"--stdio"}, Dir: root}, root, `{"tsserver":{"useSyntaxServer":"never"}}`)
+		})
+	})
+}
+
+func benchNavigation(b *testing.B, project, languageID string, tasks []navTask, startRaw func(root string) *rawSession) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))
 	if err != nil {
 		b.Fatal(err)
 	}
-	rootA, rootB := filepath.Join(b.TempDir(), "chi"), filepath.Join(b.TempDir(), "chi")
+	rootA, rootB := filepath.Join(b.TempDir(), project), filepath.Join(b.TempDir(), project)
 	copyTree(b, src, rootA)
 	copyTree(b, src, rootB)
 	writeFiles(b, rootA, map[string]string{"lspkit.json": noInstall("")})
@@ -79,7 +106,7 @@ func BenchmarkNavigation(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { cs.Close() })
-	raw := newRawSession(b, gopls, rootB)
+	raw := startRaw(rootB)
 	callTool := func(task navTask) (time.Duration, int) {
 		args := map[string]any{}
 		if task.file != "" {
@@ -123,7 +150,7 @@ func BenchmarkNavigation(b *testing.B) {
 	}
 	// The daemon opens the files it is asked about: so does the raw client.
 	opened := map[string]bool{}
-	for _, task := range chiTasks {
+	for _, task := range tasks {
 		if task.file == "" || opened[task.file] {
 			continue
 		}
@@ -132,9 +159,9 @@ func BenchmarkNavigation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		raw.conn.Notify(ctx, "textDocument/didOpen", []byte(fmt.Sprintf(`{"textDocument":{"uri":"file://%s","languageId":"go","version":1,"text":%q}}`, filepath.Join(rootB, task.file), data)))
+		raw.conn.Notify(ctx, "textDocument/didOpen", []byte(fmt.Sprintf(`{"textDocument":{"uri":"file://%s","languageId":%q,"version":1,"text":%q}}`, filepath.Join(rootB, task.file), languageID, data)))
 	}
-	for _, task := range chiTasks { // warm both
+	for _, task := range tasks { // warm both
 		callTool(task)
 		if task.lspMethod != "" {
 			callRaw(task)
@@ -143,7 +170,7 @@ func BenchmarkNavigation(b *testing.B) {
 	var tool, server, overhead []time.Duration
 	var chars []int
 	for b.Loop() {
-		for _, task := range chiTasks {
+		for _, task := range tasks {
 			took, n := callTool(task)
 			chars = append(chars, n)
 			if task.lspMethod == "" {
@@ -159,4 +186,90 @@ func BenchmarkNavigation(b *testing.B) {
 	slices.Sort(chars)
 	b.ReportMetric(float64(chars[len(chars)/2]), "text-chars")
 	b.ReportMetric(float64(chars[len(chars)-1]), "max-text-chars")
+}
+
+// BenchmarkFirstAnswer: a fresh `lspkit mcp` on a real project, asked for
+// references at once (the first task of BenchmarkNavigation): first-ms
+// from the daemon's start to the answer, which must be the complete one
+// (the warm answer's size). raw-ms is a minimal client doing the least a
+// complete answer takes: start the server, initialize, open the file, wait
+// for its diagnostics (the project loaded), ask. Target: first ≤ server
+// start + project load + one answer, i.e. ratio ≈ 1.
+func BenchmarkFirstAnswer(b *testing.B) {
+	b.Run("chi-gopls", func(b *testing.B) {
+		gopls := servertest.Binary(b, "gopls")
+		benchFirstAnswer(b, "chi", "go", chiTasks[0], func(root string) *rawSession { return newRawSession(b, gopls, root) })
+	})
+	b.Run("ky-typescript", func(b *testing.B) {
+		tsls := servertest.Binary(b, "typescript-language-server")
+		benchFirstAnswer(b, "ky", "typescript", kyTasks[0], func(root string) *rawSession {
+			return newRawServer(b, client.Command{Path: tsls, Args: []string{"--stdio"}, Dir: root}, root, `{"tsserver":{"useSyntaxServer":"never"}}`)
+		})
+	})
+}
+
+func benchFirstAnswer(b *testing.B, project, languageID string, task navTask, startRaw func(root string) *rawSession) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	args := map[string]any{"file": task.file, "line": task.line, "symbol": task.symbol}
+	var first, raw []time.Duration
+	want := -1
+	for b.Loop() {
+		root := filepath.Join(b.TempDir(), project)
+		copyTree(b, src, root)
+		writeFiles(b, root, map[string]string{"lspkit.json": noInstall("")})
+		start := time.Now()
+		cmd := exec.Command(lspkitBin, "mcp", "--root", root)
+		cmd.Env = append(os.Environ(), "LSPKIT_LOG=error")
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: task.tool, Arguments: args})
+		took := time.Since(start)
+		if err != nil || res.IsError {
+			b.Fatalf("%v %s", err, textOf(res))
+		}
+		firstText := textOf(res)
+		again, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: task.tool, Arguments: args})
+		if err != nil || textOf(again) != firstText {
+			b.Fatalf("the first answer is not the complete one:\nfirst:\n%s\nthen:\n%s", firstText, textOf(again))
+		}
+		if want >= 0 && strings.Count(firstText, "\n") != want {
+			b.Fatalf("answers differ between runs: %d lines, then %d", want, strings.Count(firstText, "\n"))
+		}
+		want = strings.Count(firstText, "\n")
+		cs.Close()
+		first = append(first, took)
+
+		rawRoot := filepath.Join(b.TempDir(), project)
+		copyTree(b, src, rawRoot)
+		start = time.Now()
+		s := startRaw(rawRoot)
+		data, err := os.ReadFile(filepath.Join(rawRoot, task.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		uri := "file://" + filepath.Join(rawRoot, task.file)
+		s.conn.Notify(ctx, "textDocument/didOpen", []byte(fmt.Sprintf(`{"textDocument":{"uri":%q,"languageId":%q,"version":1,"text":%q}}`, uri, languageID, data)))
+		<-s.published
+		line := strings.Split(string(data), "\n")[task.line-1]
+		params := fmt.Sprintf(`{"textDocument":{"uri":%q},"position":{"line":%d,"character":%d}%s}`, uri, task.line-1, strings.Index(line, task.symbol), task.lspContext)
+		var locs []any
+		if err := s.conn.Call(ctx, task.lspMethod, []byte(params), &locs); err != nil {
+			b.Fatal(err)
+		}
+		raw = append(raw, time.Since(start))
+		if len(locs) != want-strings.Count(firstText, "… and") {
+			b.Logf("raw client's answer: %d locations; lspkit's: %d lines", len(locs), want)
+		}
+		s.conn.Close()
+		s.proc.Stop(time.Second)
+	}
+	b.ReportMetric(medianMS(first), "first-ms")
+	b.ReportMetric(medianMS(raw), "raw-ms")
+	b.ReportMetric(medianMS(first)/medianMS(raw), "ratio")
 }
