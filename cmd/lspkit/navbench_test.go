@@ -47,12 +47,28 @@ var chiTasks = []navTask{
 	{tool: "lsp_rename", file: "mux.go", line: 422, symbol: "handle", extra: map[string]any{"newName": "register"}, lspMethod: "textDocument/rename", lspContext: `,"newName":"register"`},
 }
 
-// copyTree copies the directory src to dst.
-func copyTree(tb testing.TB, src, dst string) {
-	tb.Helper()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		tb.Fatal(err)
+// accuracyProject copies a project of bench/accuracy/testdata into a new
+// directory, with a configuration that installs nothing, and returns it.
+func accuracyProject(b *testing.B, project string) string {
+	b.Helper()
+	root := filepath.Join(b.TempDir(), project)
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))); err != nil {
+		b.Fatal(err)
 	}
+	writeFiles(b, root, map[string]string{"lspkit.json": noInstall("")})
+	return root
+}
+
+// startMCP starts `lspkit mcp` on root and connects an MCP client to it.
+func startMCP(b *testing.B, root string) *mcp.ClientSession {
+	b.Helper()
+	cmd := exec.Command(lspkitBin, "mcp", "--root", root)
+	cmd.Env = append(os.Environ(), "LSPKIT_LOG=error")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cs
 }
 
 var kyTasks = []navTask{
@@ -90,21 +106,9 @@ func BenchmarkNavigation(b *testing.B) {
 }
 
 func benchNavigation(b *testing.B, project, languageID string, tasks []navTask, startRaw func(root string) *rawSession) {
-	src, err := filepath.Abs(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))
-	if err != nil {
-		b.Fatal(err)
-	}
-	rootA, rootB := filepath.Join(b.TempDir(), project), filepath.Join(b.TempDir(), project)
-	copyTree(b, src, rootA)
-	copyTree(b, src, rootB)
-	writeFiles(b, rootA, map[string]string{"lspkit.json": noInstall("")})
+	rootA, rootB := accuracyProject(b, project), accuracyProject(b, project)
 	ctx := context.Background()
-	cmd := exec.Command(lspkitBin, "mcp", "--root", rootA)
-	cmd.Env = append(os.Environ(), "LSPKIT_LOG=error")
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cs := startMCP(b, rootA)
 	b.Cleanup(func() { cs.Close() })
 	raw := startRaw(rootB)
 	callTool := func(task navTask) (time.Duration, int) {
@@ -209,25 +213,14 @@ func BenchmarkFirstAnswer(b *testing.B) {
 }
 
 func benchFirstAnswer(b *testing.B, project, languageID string, task navTask, startRaw func(root string) *rawSession) {
-	src, err := filepath.Abs(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))
-	if err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
 	args := map[string]any{"file": task.file, "line": task.line, "symbol": task.symbol}
 	var first, raw []time.Duration
 	want := -1
 	for b.Loop() {
-		root := filepath.Join(b.TempDir(), project)
-		copyTree(b, src, root)
-		writeFiles(b, root, map[string]string{"lspkit.json": noInstall("")})
+		root := accuracyProject(b, project)
 		start := time.Now()
-		cmd := exec.Command(lspkitBin, "mcp", "--root", root)
-		cmd.Env = append(os.Environ(), "LSPKIT_LOG=error")
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cs := startMCP(b, root)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: task.tool, Arguments: args})
 		took := time.Since(start)
 		if err != nil || res.IsError {
@@ -245,8 +238,7 @@ func benchFirstAnswer(b *testing.B, project, languageID string, task navTask, st
 		cs.Close()
 		first = append(first, took)
 
-		rawRoot := filepath.Join(b.TempDir(), project)
-		copyTree(b, src, rawRoot)
+		rawRoot := accuracyProject(b, project)
 		start = time.Now()
 		s := startRaw(rawRoot)
 		data, err := os.ReadFile(filepath.Join(rawRoot, task.file))

@@ -19,14 +19,7 @@ func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyPar
 	if p.Direction != api.DirectionIncoming && p.Direction != api.DirectionOutgoing {
 		return out, invalidParams("direction must be %q or %q, not %q", api.DirectionIncoming, api.DirectionOutgoing, p.Direction)
 	}
-	if err := checkPosition(p.PositionParams); err != nil {
-		return out, err
-	}
-	op, err := o.open(ctx, p.File, protocol.CallHierarchyPrepareRequest.Method())
-	if err != nil {
-		return out, err
-	}
-	pos, note, err := op.position(p.PositionParams)
+	op, pos, note, err := o.at(ctx, p.PositionParams, protocol.CallHierarchyPrepareRequest.Method())
 	if err != nil {
 		return out, err
 	}

@@ -65,13 +65,7 @@ func TestFirstCallComplete(t *testing.T) {
 		t.Run(p.server, func(t *testing.T) {
 			t.Parallel()
 			servertest.Binary(t, p.binary)
-			root := t.TempDir()
-			files := map[string]string{}
-			for name, text := range p.files {
-				files[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
-			}
-			writeFiles(t, root, files)
-			o := liveIn(t, root, "")
+			o, _ := liveProject(t, p.files)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			first, err := o.References(ctx, p.decl)
@@ -118,13 +112,7 @@ func TestWorkspaceSymbolsFresh(t *testing.T) {
 		t.Run(p.server, func(t *testing.T) {
 			t.Parallel()
 			servertest.Binary(t, p.binary)
-			root := t.TempDir()
-			files := map[string]string{}
-			for name, text := range p.files {
-				files[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
-			}
-			writeFiles(t, root, files)
-			o := liveIn(t, root, "")
+			o, _ := liveProject(t, p.files)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			res, err := o.WorkspaceSymbols(ctx, api.QueryParams{Query: "helper"})
@@ -180,4 +168,18 @@ func TestClangdWholeProject(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "compile_commands.json")); err == nil {
 		t.Error("the compilation database was written into the project")
 	}
+}
+
+// liveProject starts an orchestrator over a new root holding files, with
+// "${ROOT}" in their text replaced by the root (compilation databases
+// name it).
+func liveProject(t *testing.T, files map[string]string) (*Orchestrator, string) {
+	t.Helper()
+	root := t.TempDir()
+	expanded := map[string]string{}
+	for name, text := range files {
+		expanded[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
+	}
+	writeFiles(t, root, expanded)
+	return liveIn(t, root, ""), root
 }

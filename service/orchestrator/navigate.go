@@ -194,17 +194,24 @@ func checkPosition(p api.PositionParams) error {
 	return nil
 }
 
-// locate runs a definition-like request at a position and converts its
-// locations.
-func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method string, call func(*client.Client, context.Context, protocol.DocumentURI, protocol.Position) ([]protocol.Location, error)) (api.LocationsResult, error) {
+// at checks a position, opens its file in a server that offers method and
+// returns the server's position with the note on how it was read.
+func (o *Orchestrator) at(ctx context.Context, p api.PositionParams, method string) (opened, protocol.Position, string, error) {
 	if err := checkPosition(p); err != nil {
-		return api.LocationsResult{}, err
+		return opened{}, protocol.Position{}, "", err
 	}
 	op, err := o.open(ctx, p.File, method)
 	if err != nil {
-		return api.LocationsResult{}, err
+		return opened{}, protocol.Position{}, "", err
 	}
 	pos, note, err := op.position(p)
+	return op, pos, note, err
+}
+
+// locate runs a definition-like request at a position and converts its
+// locations.
+func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method string, call func(*client.Client, context.Context, protocol.DocumentURI, protocol.Position) ([]protocol.Location, error)) (api.LocationsResult, error) {
+	op, pos, note, err := o.at(ctx, p, method)
 	if err != nil {
 		return api.LocationsResult{}, err
 	}
@@ -273,14 +280,7 @@ func (o *Orchestrator) linesOf(c *client.Client, uri protocol.DocumentURI) []str
 // Hover returns the hover text at a position; Content is nil when the
 // server has nothing there.
 func (o *Orchestrator) Hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
-	if err := checkPosition(p); err != nil {
-		return api.HoverResult{}, err
-	}
-	op, err := o.open(ctx, p.File, protocol.HoverRequest.Method())
-	if err != nil {
-		return api.HoverResult{}, err
-	}
-	pos, note, err := op.position(p)
+	op, pos, note, err := o.at(ctx, p, protocol.HoverRequest.Method())
 	if err != nil {
 		return api.HoverResult{}, err
 	}

@@ -27,14 +27,7 @@ func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.Rena
 	if strings.TrimSpace(p.NewName) == "" {
 		return out, invalidParams("newName is required")
 	}
-	if err := checkPosition(p.PositionParams); err != nil {
-		return out, err
-	}
-	op, err := o.open(ctx, p.File, protocol.RenameRequest.Method())
-	if err != nil {
-		return out, err
-	}
-	pos, note, err := op.position(p.PositionParams)
+	op, pos, note, err := o.at(ctx, p.PositionParams, protocol.RenameRequest.Method())
 	if err != nil {
 		return out, err
 	}

@@ -86,13 +86,7 @@ func TestToolsLive(t *testing.T) {
 		t.Run(p.server, func(t *testing.T) {
 			t.Parallel()
 			servertest.Binary(t, p.binary)
-			root := t.TempDir()
-			files := map[string]string{}
-			for name, text := range p.files {
-				files[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
-			}
-			writeFiles(t, root, files)
-			o := liveIn(t, root, "")
+			o, root := liveProject(t, p.files)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 
