@@ -432,8 +432,17 @@ func TestNewToolsGopls(t *testing.T) {
 		"use.go":   "package demo\n\nfunc Total(shapes []Shape) int {\n\tn := 0\n\tfor _, s := range shapes {\n\t\tn += s.Area()\n\t}\n\treturn n\n}\n\nfunc One() int {\n\tsq := Square{side: 2}\n\treturn Total([]Shape{sq}) + sq.Area()\n}\n",
 	}, `{"lsp":{"autoInstall":false}}`, nil)
 	root := rootOf(t, s)
+	// A fresh daemon: workspace symbols start gopls (go.mod is at the
+	// root) and find Square in a file nobody opened.
+	var ws WorkspaceSymbolsOutput
+	res := call(t, s, "lsp_workspace_symbols", map[string]any{"query": "Square"}, &ws)
+	if res.IsError || !slices.ContainsFunc(ws.Symbols, func(s api.WorkspaceSymbol) bool {
+		return s.Name == "Square" && s.File == "shape.go" && s.Range.StartLine == 5
+	}) {
+		t.Fatalf("workspace symbols on a fresh daemon: %+v %q", ws, textOf(res))
+	}
 	var locs LocationsOutput
-	res := call(t, s, "lsp_goto_implementation", map[string]any{"file": "shape.go", "line": 3, "symbol": "Shape"}, &locs)
+	res = call(t, s, "lsp_goto_implementation", map[string]any{"file": "shape.go", "line": 3, "symbol": "Shape"}, &locs)
 	if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "shape.go" || locs.Locations[0].Line != 5 || locs.Locations[0].Source != "type Square struct{ side int }" {
 		t.Fatalf("implementation: %+v %q", locs, textOf(res))
 	}

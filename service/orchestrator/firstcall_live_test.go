@@ -59,7 +59,7 @@ var firstCallProjects = []struct {
 }
 
 // TestFirstCallComplete: on a fresh daemon the first references answer is
-// the whole project's, and the answers for the next second equal it.
+// the whole project's, and the answer a second later equals it.
 func TestFirstCallComplete(t *testing.T) {
 	for _, p := range firstCallProjects {
 		t.Run(p.server, func(t *testing.T) {
@@ -75,14 +75,15 @@ func TestFirstCallComplete(t *testing.T) {
 			if len(first.Locations) != p.want {
 				t.Fatalf("first answer: %d references, want %d: %s", len(first.Locations), p.want, places(first.Locations))
 			}
-			for until := time.Now().Add(time.Second); time.Now().Before(until); {
-				again, err := o.References(ctx, p.decl)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(sorted(first.Locations), sorted(again.Locations)); d != "" {
-					t.Fatalf("a later answer differs (-first +later):\n%s", d)
-				}
+			// A second later (the measure of "complete"; a
+			// server still loading would have found more by then).
+			<-time.After(time.Second)
+			again, err := o.References(ctx, p.decl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(sorted(first.Locations), sorted(again.Locations)); d != "" {
+				t.Fatalf("the answer a second later differs (-first +later):\n%s", d)
 			}
 		})
 	}
@@ -102,30 +103,6 @@ func sorted(locs []api.Location) []api.Location {
 		return strings.Compare(places([]api.Location{a}), places([]api.Location{b}))
 	})
 	return out
-}
-
-// TestWorkspaceSymbolsFresh: on a fresh daemon, a workspace symbol query
-// starts the servers whose root markers are at the root and finds the
-// symbol in a file nobody opened.
-func TestWorkspaceSymbolsFresh(t *testing.T) {
-	for _, p := range firstCallProjects {
-		t.Run(p.server, func(t *testing.T) {
-			t.Parallel()
-			servertest.Binary(t, p.binary)
-			o, _ := liveProject(t, p.files)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			res, err := o.WorkspaceSymbols(ctx, api.QueryParams{Query: "helper"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.ContainsFunc(res.Symbols, func(s api.WorkspaceSymbol) bool {
-				return s.Name == "helper" && s.File == p.decl.File && s.Range.StartLine == p.decl.Line
-			}) {
-				t.Fatalf("helper in %s:%d is not among %+v (note %q)", p.decl.File, p.decl.Line, res.Symbols, res.Note)
-			}
-		})
-	}
 }
 
 // TestClangdWholeProject: on cJSON (bench/accuracy/testdata, a

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,9 +22,9 @@ var toolProjects = []struct {
 	files          map[string]string
 	// where to ask
 	iface, variable, total, one, area api.PositionParams
+	square                            api.PositionParams // where Square is declared
 	// what to expect
-	implFile    string // "" : the server offers no implementations
-	implLine    int
+	impls       []string // the implementation as "file:line", any of these; none: the server offers no implementations
 	typeDefFile string
 	typeDefLine int
 	outgoing    bool // the server offers outgoing calls
@@ -45,8 +46,8 @@ var toolProjects = []struct {
 		},
 		iface: api.PositionParams{File: "shape.ts", Line: 1, Symbol: "Shape"}, variable: api.PositionParams{File: "use.ts", Line: 12, Symbol: "sq"},
 		total: api.PositionParams{File: "use.ts", Line: 3, Symbol: "total"}, one: api.PositionParams{File: "use.ts", Line: 11, Symbol: "one"},
-		area:     api.PositionParams{File: "shape.ts", Line: 2, Symbol: "area"},
-		implFile: "shape.ts", implLine: 5, typeDefFile: "shape.ts", typeDefLine: 5, outgoing: true,
+		area: api.PositionParams{File: "shape.ts", Line: 2, Symbol: "area"}, square: api.PositionParams{File: "shape.ts", Line: 5},
+		impls: []string{"shape.ts:5"}, typeDefFile: "shape.ts", typeDefLine: 5, outgoing: true,
 		renameFiles: 2, renameEdits: 4, renamedSource: "return total([sq]) + sq.surface();",
 	},
 	{
@@ -58,7 +59,7 @@ var toolProjects = []struct {
 		},
 		iface: api.PositionParams{File: "shape.py", Line: 1, Symbol: "Square"}, variable: api.PositionParams{File: "use.py", Line: 12, Symbol: "sq"},
 		total: api.PositionParams{File: "use.py", Line: 4, Symbol: "total"}, one: api.PositionParams{File: "use.py", Line: 11, Symbol: "one"},
-		area:        api.PositionParams{File: "shape.py", Line: 5, Symbol: "area"},
+		area: api.PositionParams{File: "shape.py", Line: 5, Symbol: "area"}, square: api.PositionParams{File: "shape.py", Line: 1},
 		typeDefFile: "shape.py", typeDefLine: 1, outgoing: true,
 		renameFiles: 2, renameEdits: 3, renamedSource: "return total([sq]) + sq.surface()",
 	},
@@ -73,13 +74,17 @@ var toolProjects = []struct {
 		},
 		iface: api.PositionParams{File: "shape.h", Line: 2, Symbol: "area"}, variable: api.PositionParams{File: "use.cc", Line: 12, Symbol: "sq"},
 		total: api.PositionParams{File: "use.cc", Line: 3, Symbol: "total"}, one: api.PositionParams{File: "use.cc", Line: 11, Symbol: "one"},
-		area:     api.PositionParams{File: "shape.h", Line: 2, Symbol: "area"},
-		implFile: "shape.h", implLine: 8, typeDefFile: "shape.h", typeDefLine: 5,
+		area: api.PositionParams{File: "shape.h", Line: 2, Symbol: "area"}, square: api.PositionParams{File: "shape.h", Line: 5},
+		// the override's declaration, or its definition once indexed
+		impls:       []string{"shape.h:8", "shape.cc:3"},
+		typeDefFile: "shape.h", typeDefLine: 5,
 		renameFiles: 3, renameEdits: 5, renamedSource: "return total(all, 1) + sq.surface();",
 	},
 }
 
-// TestToolsLive: implementations, type definitions, call hierarchy and
+// TestToolsLive: workspace symbols on a fresh daemon (the server started
+// because its root marker is at the root, and a symbol found in a file
+// nobody opened), implementations, type definitions, call hierarchy and
 // rename against TypeScript, pyright and clangd (gopls: the MCP tests).
 func TestToolsLive(t *testing.T) {
 	for _, p := range toolProjects {
@@ -90,16 +95,23 @@ func TestToolsLive(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 
+			ws, err := o.WorkspaceSymbols(ctx, api.QueryParams{Query: "Square"})
+			if err != nil || !slices.ContainsFunc(ws.Symbols, func(s api.WorkspaceSymbol) bool {
+				return s.Name == "Square" && s.File == p.square.File && s.Range.StartLine == p.square.Line
+			}) {
+				t.Errorf("workspace symbols on a fresh daemon: %+v, %v; want Square at %s:%d", ws, err, p.square.File, p.square.Line)
+			}
+
 			impl, err := o.Implementation(ctx, p.iface)
 			switch {
-			case p.implFile == "":
+			case len(p.impls) == 0:
 				if err == nil || !strings.Contains(err.Error(), p.server+" does not offer textDocument/implementation") {
 					t.Errorf("implementation: %+v, %v; want the server to be named as not offering it", impl, err)
 				}
 			case err != nil:
 				t.Errorf("implementation: %v", err)
-			case !slices.ContainsFunc(impl.Locations, func(l api.Location) bool { return l.File == p.implFile && l.Line == p.implLine }):
-				t.Errorf("implementation: %+v, want %s:%d", impl, p.implFile, p.implLine)
+			case !slices.ContainsFunc(impl.Locations, func(l api.Location) bool { return slices.Contains(p.impls, fmt.Sprintf("%s:%d", l.File, l.Line)) }):
+				t.Errorf("implementation: %+v, want one of %v", impl, p.impls)
 			}
 
 			def, err := o.TypeDefinition(ctx, p.variable)
