@@ -48,25 +48,13 @@ fi
 phase "go vet"
 go vet ./...
 
-phase "language servers"
-if ! wait "$install"; then
-	cat "$tmp/install.log" >&2
-	echo "lspkit install --tested failed" >&2
-	exit 1
-fi
-cat "$tmp/install.log"
-if ! wait "$inspector"; then
-	cat "$tmp/inspector.log" >&2
-	echo "installing the MCP Inspector failed" >&2
-	exit 1
-fi
-export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
-
-phase "go test -race (bench modules and fuzzing in the background)"
-# The bench modules' tests and the bounded fuzzing (one worker) use the
-# processor time the live tests leave while they wait on their servers.
-# (Static analysis — staticcheck of every module, vets for every system —
-# is CI's, after this script: .ci/run.)
+# What needs no language server starts while they install: the bench
+# modules' tests and the bounded fuzzing (one worker) in the background,
+# where they also use the processor time the live tests leave while they
+# wait on their servers, and the race build of every package (the tests
+# then compile only their own files). (Static analysis — staticcheck of
+# every module, vets for every system — is CI's, after this script:
+# .ci/run.)
 # Fuzz budgets are execution counts, not durations: a duration -fuzztime
 # races Go's fuzz coordinator at the deadline and fails with "context
 # deadline exceeded" and no input (golang/go#75804, fixed in Go 1.27).
@@ -84,6 +72,25 @@ bench=$!
 		go test -vet=off ./service/mcpserver/jsonl -run '^$' -fuzz '^FuzzLines$' -fuzztime 5000x -parallel 1
 ) >"$tmp/fuzz.log" 2>&1 &
 fuzz=$!
+
+phase "go build -race (while the servers install)"
+go build -race ./...
+
+phase "language servers"
+if ! wait "$install"; then
+	cat "$tmp/install.log" >&2
+	echo "lspkit install --tested failed" >&2
+	exit 1
+fi
+cat "$tmp/install.log"
+if ! wait "$inspector"; then
+	cat "$tmp/inspector.log" >&2
+	echo "installing the MCP Inspector failed" >&2
+	exit 1
+fi
+export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
+
+phase "go test -race"
 # The conformance live suite (every scenario against the installed servers,
 # through the daemon) writes its table here; it is shown below.
 # go vet ran above, in full: the tests skip go test's own partial vet.
