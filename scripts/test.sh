@@ -18,10 +18,10 @@ phase "go mod download"
 go mod download
 
 # The servers install (npm waits on the network, gopls compiles) while the
-# checks run. lspkit is built first: go vet then reuses its packages instead
-# of compiling them a second time alongside.
+# rest is built. lspkit, which installs them, is built with the race
+# detector: the tests reuse its packages instead of compiling them again.
 phase "build lspkit"
-go build -o "$tmp/lspkit" ./cmd/lspkit
+go build -race -o "$tmp/lspkit" ./cmd/lspkit
 phase "language servers (in the background)"
 "$tmp/lspkit" install --tested >"$tmp/install.log" 2>&1 &
 install=$!
@@ -44,9 +44,6 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change: $unformatted" >&2
 	exit 1
 fi
-
-phase "go vet"
-go vet ./...
 
 # What needs no language server starts while they install: the bench
 # modules' tests and the bounded fuzzing (one worker) in the background,
@@ -93,7 +90,8 @@ export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their serve
 phase "go test -race"
 # The conformance live suite (every scenario against the installed servers,
 # through the daemon) writes its table here; it is shown below.
-# go vet ran above, in full: the tests skip go test's own partial vet.
+# go vet runs in full in CI (.ci/run, for every system): the tests skip
+# go test's own partial vet.
 # Most parallel tests wait on language servers and daemons, not the
 # processor: four at a time.
 LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -parallel 4 -timeout 10m ./...
