@@ -73,6 +73,9 @@ type Behavior struct {
 	// ExitOnShutdown makes the server exit as soon as it has answered
 	// shutdown, before exit arrives.
 	ExitOnShutdown bool
+	// Loading, after initialized, begins work-done progress with this
+	// title and never ends it (a project load that never finishes).
+	Loading string
 }
 
 // ErrorLines is the default Diagnose: an error for each line containing
@@ -192,6 +195,18 @@ func (s *server) Initialize(context.Context, *protocol.InitializeParams) (protoc
 
 // Initialized registers the watchers, if told to.
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	if s.b.Loading != "" {
+		token := protocol.NewProgressTokenString("load")
+		begin, _ := json.Marshal(map[string]any{"kind": "begin", "title": s.b.Loading})
+		// Begun before the server answers anything else: requests wait on
+		// it (the client's answer is read by the connection meanwhile).
+		if _, err := protocol.WorkDoneProgressCreateRequest.Call(context.Background(), s.conn, protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+			return err
+		}
+		if err := protocol.ProgressNotification.Notify(context.Background(), s.conn, protocol.ProgressParams{Token: token, Value: begin}); err != nil {
+			return err
+		}
+	}
 	if len(s.b.Watch) == 0 {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -95,13 +96,14 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 				}
 			}
 		}
-		op := opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n")}
 		// A server loading its project or building its index answers
 		// for part of it: wait for that to end.
-		if err := c.WaitIdle(lctx); err != nil && ctx.Err() == nil {
-			op.note = fmt.Sprintf("%s is still loading the project (%s) after %s; the answer may be incomplete", t.spec.ID, c.Loading(), o.cfg.FirstTouchTimeout)
+		left := o.cfg.FirstTouchTimeout
+		if deadline, ok := lctx.Deadline(); ok {
+			left = time.Until(deadline)
 		}
-		return op, nil
+		note := s.loaded(ctx, c, left)
+		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note}, nil
 	}
 	return opened{}, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
 }
@@ -336,11 +338,7 @@ func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) 
 			continue
 		}
 		wg.Go(func() {
-			lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
-			defer cancel()
-			if err := c.WaitIdle(lctx); err != nil && ctx.Err() == nil {
-				notes[i] = fmt.Sprintf("%s is still loading the project (%s); its answer may be incomplete", s.spec.ID, c.Loading())
-			}
+			notes[i] = s.loaded(ctx, c, o.cfg.FirstTouchTimeout)
 			syms, err := c.WorkspaceSymbols(ctx, p.Query)
 			if err != nil {
 				errs[i] = err

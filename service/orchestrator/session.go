@@ -46,6 +46,11 @@ type session struct {
 	stopping   bool
 	probing    bool     // a ping of the client is under way
 	side       *sidecar // the server's sidecar, while the server runs
+	// loadWaited: a wait for the server's project load ran out of time;
+	// until it is seen idle, questions are answered at once with a note
+	// instead of each waiting again (a huge index, or a progress token a
+	// server never ends).
+	loadWaited bool
 }
 
 // change is the last change sent for a document: the daemon epoch then and
@@ -613,4 +618,32 @@ func (s *session) stop(ctx context.Context) {
 		}
 	}
 	side.close()
+}
+
+// loaded waits, within timeout, until c has no work-done progress running
+// (its project loaded, its index built), and returns "" or a note saying
+// the answer may be incomplete. After one wait ran out, the next questions
+// do not wait until the server is seen idle again.
+func (s *session) loaded(ctx context.Context, c *client.Client, timeout time.Duration) string {
+	if !c.Busy() {
+		s.mu.Lock()
+		s.loadWaited = false
+		s.mu.Unlock()
+		return ""
+	}
+	s.mu.Lock()
+	waited := s.loadWaited
+	s.mu.Unlock()
+	if !waited {
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		err := c.WaitIdle(wctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return ""
+		}
+		s.mu.Lock()
+		s.loadWaited = true
+		s.mu.Unlock()
+	}
+	return fmt.Sprintf("%s is still loading the project (%s); the answer may be incomplete", s.spec.ID, c.Loading())
 }

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -355,6 +356,30 @@ func TestSourceLine(t *testing.T) {
 	for line, want := range map[int]string{1: "func F() {", 2: strings.Repeat("é", 200), 0: "", 3: ""} {
 		if got := sourceLine(lines, line); got != want {
 			t.Errorf("line %d: %q", line, got)
+		}
+	}
+}
+
+// TestStillLoading: a server whose project load never ends is waited for
+// once, up to the first-touch timeout; that answer and the next (which does
+// not wait again) say the server is still loading, never passing a partial
+// answer off as complete.
+func TestStillLoading(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "one ERROR\n"}, lspConfig(`,"firstTouchTimeout":300`, `"slow": `+fakeServer("slow")),
+		map[string]lsptest.Behavior{"slow": {Loading: "indexing"}})
+	ctx := context.Background()
+	for i := range 2 {
+		res, err := f.Definition(ctx, api.PositionParams{File: "a.fk", Line: 1, Symbol: "ERROR"})
+		if err != nil || !strings.Contains(res.Note, "slow is still loading the project (indexing); the answer may be incomplete") {
+			t.Fatalf("answer %d: %+v %v", i+1, res, err)
+		}
+	}
+	for _, s := range f.liveSessions() {
+		s.mu.Lock()
+		waited := s.loadWaited
+		s.mu.Unlock()
+		if !waited {
+			t.Error("the session does not remember that its load was waited out")
 		}
 	}
 }
