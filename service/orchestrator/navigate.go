@@ -402,26 +402,7 @@ func (o *Orchestrator) warmWorkspace(ctx context.Context) {
 		return
 	}
 	found := map[string]string{}
-	seen := 0
-	filepath.WalkDir(o.root, func(path string, d fs.DirEntry, err error) error {
-		seen++
-		switch {
-		case err != nil:
-			return nil
-		case seen > maxWarmScan || len(found) == len(want):
-			return filepath.SkipAll
-		case d.IsDir() && path != o.root && strings.HasPrefix(d.Name(), "."):
-			return filepath.SkipDir
-		}
-		if _, excluded := o.excluded(path); excluded {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
+	o.walkFiles(o.root, maxWarmScan, func(path string) bool {
 		for id, spec := range want {
 			if found[id] == "" && spec.Serves(path) {
 				if root, _ := o.serverRoot(spec, path); root == o.root {
@@ -429,7 +410,7 @@ func (o *Orchestrator) warmWorkspace(ctx context.Context) {
 				}
 			}
 		}
-		return nil
+		return len(found) < len(want)
 	})
 	var wg conc.WaitGroup
 	for id, path := range found {
