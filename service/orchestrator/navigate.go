@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -326,7 +328,7 @@ func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) 
 	if o.cfg.Disabled {
 		return out, nil
 	}
-	o.warmWorkspace(ctx)
+	out.Note = o.warmWorkspace(ctx)
 	sessions := o.liveSessions()
 	answers := make([][]api.WorkspaceSymbol, len(sessions))
 	errs := make([]error, len(sessions))
@@ -381,7 +383,7 @@ const maxWarmScan = 20000
 // opening one of its files (the first found, breadth of the tree bounded),
 // and waits until each has analysed it and is idle, within the first-touch
 // timeout.
-func (o *Orchestrator) warmWorkspace(ctx context.Context) {
+func (o *Orchestrator) warmWorkspace(ctx context.Context) string {
 	want := map[string]*registry.Spec{}
 	running := map[string]bool{}
 	for _, s := range o.liveSessions() {
@@ -399,7 +401,7 @@ func (o *Orchestrator) warmWorkspace(ctx context.Context) {
 		}
 	}
 	if len(want) == 0 {
-		return
+		return ""
 	}
 	found := map[string]string{}
 	o.walkFiles(o.root, maxWarmScan, func(path string) bool {
@@ -412,38 +414,49 @@ func (o *Orchestrator) warmWorkspace(ctx context.Context) {
 		}
 		return len(found) < len(want)
 	})
+	ids := slices.Sorted(maps.Keys(found))
+	notes := make([]string, len(ids))
 	var wg conc.WaitGroup
-	for id, path := range found {
+	for i, id := range ids {
 		wg.Go(func() {
-			o.warm(ctx, target{spec: want[id], root: o.root}, path)
+			notes[i] = o.warm(ctx, target{spec: want[id], root: o.root}, found[id])
 		})
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
 		o.log.Error("warm the workspace: panic", "panic", panicked.String())
 	}
+	note := ""
+	for _, n := range notes {
+		note = joinNotes(note, n)
+	}
+	return note
 }
 
 // warm starts t's server, opens path in it, waits for its findings on it
 // and for the end of its project load, within the first-touch timeout.
-func (o *Orchestrator) warm(ctx context.Context, t target, path string) {
+// It returns "" or a note saying why the server's symbols are missing.
+func (o *Orchestrator) warm(ctx context.Context, t target, path string) string {
 	s, err := o.session(t)
 	if err != nil {
-		return
+		return fmt.Sprintf("%s was not started (%v); its symbols are missing", t.spec.ID, err)
 	}
 	lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
 	defer cancel()
-	c, _, _ := s.await(lctx)
-	if c == nil {
-		return
+	c, verdict, why := s.await(lctx)
+	switch {
+	case c == nil && verdict == api.VerdictTimedOut:
+		return fmt.Sprintf("%s is still starting; its symbols are missing: retry in a moment", t.spec.ID)
+	case c == nil:
+		return fmt.Sprintf("%s is %s (%s); its symbols are missing", t.spec.ID, verdict, why)
 	}
 	src, err := readSource(path, o.maxFileBytes())
-	if err != nil {
-		return
-	}
-	if _, err := s.diagnose(lctx, c, path, t.spec.LanguageID(path), src); err != nil {
-		o.log.Debug("warm: open a file", "server", t.spec.ID, "file", o.rel(path), "err", err)
+	if err == nil {
+		if _, err := s.diagnose(lctx, c, path, t.spec.LanguageID(path), src); err != nil {
+			o.log.Debug("warm: open a file", "server", t.spec.ID, "file", o.rel(path), "err", err)
+		}
 	}
 	c.WaitIdle(lctx)
+	return ""
 }
 
 func toRange(lines []string, r protocol.Range, m client.Mapper) api.Range {

@@ -383,3 +383,17 @@ func TestStillLoading(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceSymbolsSayMissing: a server whose marker is at the root but
+// that does not start in time is named in the answer, not left out of an
+// empty list.
+func TestWorkspaceSymbolsSayMissing(t *testing.T) {
+	exe, _ := os.Executable()
+	f := newFake(t, map[string]string{"a.fk": "x\n", "fake.marker": ""}, lspConfig(`,"firstTouchTimeout":300`,
+		fmt.Sprintf(`"slow": {"command": %q, "args": ["hang"], "extensions": [".fk"], "rootMarkers": ["fake.marker"]}`, exe)),
+		map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
+	res, err := f.WorkspaceSymbols(context.Background(), api.QueryParams{Query: "x"})
+	if err != nil || len(res.Symbols) != 0 || !strings.Contains(res.Note, "slow is still starting; its symbols are missing") {
+		t.Fatalf("workspace symbols: %+v %v", res, err)
+	}
+}
