@@ -41,6 +41,11 @@ type Config struct {
 	// capabilities: for one-shot uses, where files do not change while the
 	// server runs.
 	NoFileWatcher bool
+	// Watcher, when set, is the workspace's shared file watcher: the
+	// client adds the server's registered patterns to it instead of
+	// running a watcher of its own, and its owner passes the changes to
+	// FilesChanged.
+	Watcher *Watcher
 	// WatchBudget is how many directories the file watcher watches at
 	// most (default DefaultWatchBudget); beyond it, or when the system's
 	// watch limit is hit, the rest is polled and status says watching is
@@ -77,7 +82,8 @@ type Client struct {
 	regMu  sync.Mutex // serializes (un)registrations, which may restart the watcher
 
 	watchMu      sync.Mutex
-	watcher      *fileWatcher   // nil until the server registers watched files
+	watcher      *fileWatcher   // nil until the server registers watched files (and without a shared Watcher)
+	patterns     []watchPattern // the server's registered patterns, with a shared Watcher
 	watchClosing sync.WaitGroup // watchers being closed after an unregistration
 }
 
@@ -328,6 +334,10 @@ func (c *Client) stopProcess() ExitStatus {
 	if c.watcher != nil {
 		c.watcher.close()
 		c.watcher = nil
+	}
+	if c.cfg.Watcher != nil && c.patterns != nil {
+		c.cfg.Watcher.w.setOwnerPatterns(c, nil)
+		c.patterns = nil
 	}
 	c.watchMu.Unlock()
 	c.watchClosing.Wait()

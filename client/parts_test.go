@@ -137,8 +137,8 @@ func TestDiagStore(t *testing.T) {
 func TestProgressSet(t *testing.T) {
 	p := newProgressSet()
 	p.create("1")
-	if p.busy() {
-		t.Fatal("created but not begun is not busy")
+	if !p.busy() || p.describe() != "work announced" {
+		t.Fatalf("created but not begun is work about to start: %q", p.describe())
 	}
 	if !p.report("1", readProgress([]byte(`{"kind":"begin","title":"indexing"}`))) || !p.busy() {
 		t.Fatal("begin makes it busy")

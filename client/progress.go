@@ -76,6 +76,7 @@ func (p *progressSet) describe() string {
 	var parts []string
 	for _, st := range p.running {
 		if !st.begun {
+			parts = append(parts, "work announced")
 			continue
 		}
 		s := strings.TrimSpace(st.title + " " + st.message)
@@ -88,7 +89,7 @@ func (p *progressSet) describe() string {
 		parts = append(parts, s)
 	}
 	slices.Sort(parts)
-	return strings.Join(parts, "; ")
+	return strings.Join(slices.Compact(parts), "; ")
 }
 
 // end forgets a token.
@@ -98,16 +99,14 @@ func (p *progressSet) end(token string) {
 	delete(p.running, token)
 }
 
-// busy reports whether some progress is running.
+// busy reports whether some progress is running, or announced: a token
+// created and not yet begun is work about to start (clangd creates its
+// indexing token while it still builds the file it was opened with, and
+// begins it only once the client has answered).
 func (p *progressSet) busy() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, st := range p.running {
-		if st.begun {
-			return true
-		}
-	}
-	return false
+	return len(p.running) > 0
 }
 
 // tokenKey is a progress token as a map key: integers and strings apart.

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -161,9 +163,22 @@ type fileWatcher struct {
 	kick   chan struct{} // a scan is wanted
 	bg     sync.WaitGroup
 
+	// The barrier (flush): a file in a private directory watched by the
+	// same kernel queue is renamed to a new sequence number; when that
+	// rename's event is read, every event queued before it has been read
+	// and sent.
+	markDir string     // "" when the barrier could not be set up
+	markMu  sync.Mutex // orders the renames
+	mark    string     // the marker file's current path
+	marks   uint64     // barriers begun
+
 	mu       sync.Mutex
-	patterns []watchPattern
+	owners   map[any][]watchPattern // each owner's patterns (a client's registrations)
+	patterns []watchPattern         // every owner's, together
 	scopes   []watchScope
+	passed   uint64               // the last barrier whose event was read
+	passedCh chan struct{}        // closed (and replaced) when passed advances
+	overflow bool                 // the kernel's queue overflowed since the last check: events were lost
 	watched  map[string]bool      // directories being watched
 	spent    int                  // of the budget: watches (inotify) or descriptors (kqueue)
 	polled   map[string]bool      // trees polled instead (over budget or limit)
@@ -196,7 +211,11 @@ func newFileWatcher(root string, log *slog.Logger, opts watcherOptions, send fun
 	}
 	w := &fileWatcher{root: root, log: log, send: send, fs: fsw, budget: opts.budget, every: opts.pollEvery,
 		done: make(chan struct{}), stop: make(chan struct{}), kick: make(chan struct{}, 1), scanDone: make(chan struct{}),
-		watched: map[string]bool{}, polled: map[string]bool{}, stamps: map[string]fileStamp{}}
+		watched: map[string]bool{}, polled: map[string]bool{}, stamps: map[string]fileStamp{},
+		owners: map[any][]watchPattern{}, passedCh: make(chan struct{})}
+	if err := w.setUpBarrier(); err != nil {
+		log.Warn("file watcher: no barrier; answers may not reflect the latest changes at once", "err", err)
+	}
 	go w.run()
 	w.bg.Add(2)
 	go w.scanner()
@@ -212,12 +231,31 @@ func newFileWatcher(root string, log *slog.Logger, opts watcherOptions, send fun
 // standard library), which would cost thousands of watches for files that
 // do not change during a session.
 func (w *fileWatcher) setPatterns(patterns []watchPattern) {
-	scopes := make([]watchScope, 0, len(patterns))
-	for _, p := range patterns {
+	w.setOwnerPatterns(nil, patterns)
+}
+
+// setOwnerPatterns replaces one owner's patterns (none: the owner is
+// gone); the watcher watches for every owner's (see setPatterns).
+func (w *fileWatcher) setOwnerPatterns(owner any, patterns []watchPattern) {
+	w.mu.Lock()
+	if len(patterns) == 0 {
+		delete(w.owners, owner)
+	} else {
+		w.owners[owner] = patterns
+	}
+	var all []watchPattern
+	for _, ps := range w.owners {
+		for _, p := range ps {
+			if !slices.Contains(all, p) {
+				all = append(all, p)
+			}
+		}
+	}
+	scopes := make([]watchScope, 0, len(all))
+	for _, p := range all {
 		scopes = append(scopes, scopeOf(p))
 	}
-	w.mu.Lock()
-	w.patterns, w.scopes = patterns, scopes
+	w.patterns, w.scopes = all, scopes
 	w.asked++
 	w.mu.Unlock()
 	select {
@@ -596,12 +634,126 @@ func (w *fileWatcher) forget(path string) {
 	}
 }
 
+// setUpBarrier creates the private directory of the barrier's marker and
+// watches it with the same kernel queue as the tree.
+func (w *fileWatcher) setUpBarrier() error {
+	dir, err := os.MkdirTemp("", "lspkit-barrier-")
+	if err != nil {
+		return fmt.Errorf("barrier directory: %w", err)
+	}
+	mark := filepath.Join(dir, "0")
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("barrier marker: %w", err)
+	}
+	if err := w.fs.Add(dir); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("barrier directory: %w", err)
+	}
+	w.markDir, w.mark = dir, mark
+	return nil
+}
+
+// errNoBarrier says the watcher has no barrier: changes are sent in their
+// batches, and a flush cannot promise anything.
+var errNoBarrier = errors.New("the file watcher has no barrier")
+
+// flush returns once every change the kernel had queued for the watched
+// directories when it was called has been read and sent (send returned),
+// or ctx ends. A change is queued when its system call returns, so a
+// write that finished before flush was called is sent when flush returns.
+// What is polled is not covered (see status). The initial scan of the
+// tree is waited for: a directory not yet watched queues nothing.
+func (w *fileWatcher) flush(ctx context.Context) error {
+	if w.markDir == "" {
+		return errNoBarrier
+	}
+	if err := w.waitScanned(ctx); err != nil {
+		return err
+	}
+	w.markMu.Lock()
+	w.marks++
+	n := w.marks
+	next := filepath.Join(w.markDir, strconv.FormatUint(n, 10))
+	err := os.Rename(w.mark, next)
+	if err == nil {
+		w.mark = next
+	}
+	w.markMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("file watcher barrier: %w", err)
+	}
+	for {
+		w.mu.Lock()
+		passed, ch := w.passed >= n, w.passedCh
+		w.mu.Unlock()
+		if passed {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-w.done:
+			return errors.New("file watcher closed")
+		}
+	}
+}
+
+// markOf reports whether ev is a barrier's (the marker renamed to its
+// number) and which; other events in the marker's directory are nobody's.
+func (w *fileWatcher) markOf(ev fsnotify.Event) (uint64, bool) {
+	if w.markDir == "" || filepath.Dir(ev.Name) != w.markDir {
+		return 0, false
+	}
+	if !ev.Has(fsnotify.Create) {
+		return 0, true // the marker's old name going: not a barrier
+	}
+	n, err := strconv.ParseUint(filepath.Base(ev.Name), 10, 64)
+	if err != nil {
+		return 0, true
+	}
+	return n, true
+}
+
+// pass records that barrier n (and those before it) has been read.
+func (w *fileWatcher) pass(n uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n <= w.passed {
+		return
+	}
+	w.passed = n
+	close(w.passedCh)
+	w.passedCh = make(chan struct{})
+}
+
+// lostEvents reports, once, that the kernel's queue overflowed since the
+// last call: some changes were never seen.
+func (w *fileWatcher) lostEvents() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lost := w.overflow
+	w.overflow = false
+	return lost
+}
+
+// degradedReason says why part of the tree is polled, or "".
+func (w *fileWatcher) degradedReason() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.degraded
+}
+
 // close stops watching; no batch is sent after it returns.
 func (w *fileWatcher) close() {
 	close(w.stop)
 	w.bg.Wait()
 	w.fs.Close()
 	<-w.done
+	if w.markDir != "" {
+		os.RemoveAll(w.markDir)
+	}
 }
 
 // run turns fsnotify events into batches for send.
@@ -615,6 +767,17 @@ func (w *fileWatcher) run() {
 			if !ok {
 				return
 			}
+			if n, ok := w.markOf(ev); ok {
+				if n > 0 {
+					// A barrier: everything before it is read; send it now.
+					if events := b.take(); len(events) > 0 {
+						w.send(events)
+					}
+					flush = nil
+					w.pass(n)
+				}
+				continue
+			}
 			w.event(&b, ev)
 			if flush == nil && len(b.events) > 0 {
 				flush = time.After(watchBatch)
@@ -622,6 +785,11 @@ func (w *fileWatcher) run() {
 		case err, ok := <-w.fs.Errors:
 			if !ok {
 				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.mu.Lock()
+				w.overflow = true
+				w.mu.Unlock()
 			}
 			w.log.Warn("file watcher", "err", err)
 		case <-flush:
@@ -733,7 +901,9 @@ func (b *batch) take() []protocol.FileEvent {
 }
 
 // watchFiles starts, updates or stops the file watcher to match the
-// server's current workspace/didChangeWatchedFiles registrations.
+// server's current workspace/didChangeWatchedFiles registrations. With a
+// shared Watcher (Config.Watcher) the patterns go to it instead, and the
+// changes come back through FilesChanged.
 func (c *Client) watchFiles(regs []protocol.Registration) {
 	patterns, errs := watchPatterns(c.cfg.Root, regs)
 	for _, err := range errs {
@@ -741,6 +911,14 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 	}
 	c.watchMu.Lock()
 	defer c.watchMu.Unlock()
+	if shared := c.cfg.Watcher; shared != nil {
+		if c.life.isStopping() {
+			return
+		}
+		c.patterns = patterns
+		shared.w.setOwnerPatterns(c, patterns)
+		return
+	}
 	if len(patterns) == 0 {
 		if w := c.watcher; w != nil {
 			// Closing an fsnotify watcher can take a few hundred
@@ -757,11 +935,9 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 	}
 	if c.watcher == nil && !c.life.isStopping() {
 		w, err := newFileWatcher(c.cfg.Root, c.log, watcherOptions{budget: c.cfg.WatchBudget}, func(events []protocol.FileEvent) {
-			err := protocol.DidChangeWatchedFilesNotification.Notify(c.pulls.life, c.conn, protocol.DidChangeWatchedFilesParams{Changes: events})
-			if err != nil {
+			if err := c.notifyWatched(c.pulls.life, events); err != nil {
 				c.log.Warn("file watcher: notify failed", "err", err)
 			}
-			c.pulls.kickWorkspace()
 		})
 		if err != nil {
 			c.log.Error("file watcher: cannot start", "err", err)
@@ -774,16 +950,148 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 	}
 }
 
+// notifyWatched sends the server one workspace/didChangeWatchedFiles
+// notification with events.
+func (c *Client) notifyWatched(ctx context.Context, events []protocol.FileEvent) error {
+	err := protocol.DidChangeWatchedFilesNotification.Notify(ctx, c.conn, protocol.DidChangeWatchedFilesParams{Changes: events})
+	c.pulls.kickWorkspace()
+	return err
+}
+
+// FilesChanged tells the server, in one workspace/didChangeWatchedFiles
+// notification, about the changes its registrations want (for a client
+// given a shared Watcher, whose batches its owner passes here), and
+// returns the changes no registration of the server wants: the caller may
+// bring those files to the server as documents.
+func (c *Client) FilesChanged(ctx context.Context, events []protocol.FileEvent) ([]protocol.FileEvent, error) {
+	c.watchMu.Lock()
+	patterns := c.patterns
+	c.watchMu.Unlock()
+	var wanted, rest []protocol.FileEvent
+	for _, e := range events {
+		if path, err := e.URI.Path(); err == nil && matchesAny(patterns, path, watchKindOf(e.Type)) {
+			wanted = append(wanted, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	if len(wanted) == 0 || c.life.isStopping() {
+		return rest, nil
+	}
+	if err := c.notifyWatched(ctx, wanted); err != nil {
+		return rest, fmt.Errorf("client: %s: file changes: %w", c.cfg.Name, err)
+	}
+	return rest, nil
+}
+
+// WatchesFiles reports whether the server registered for file changes.
+func (c *Client) WatchesFiles() bool {
+	c.watchMu.Lock()
+	defer c.watchMu.Unlock()
+	return len(c.patterns) > 0 || c.watcher != nil
+}
+
+// watchKindOf is the watch kind a change is.
+func watchKindOf(t protocol.FileChangeType) protocol.WatchKind {
+	switch t {
+	case protocol.FileChangeTypeChanged:
+		return protocol.WatchKindChange
+	case protocol.FileChangeTypeDeleted:
+		return protocol.WatchKindDelete
+	}
+	return protocol.WatchKindCreate
+}
+
+// matchesAny reports whether one of patterns wants a change of kind to
+// the file at path.
+func matchesAny(patterns []watchPattern, path string, kind protocol.WatchKind) bool {
+	for _, p := range patterns {
+		if p.matches(path, kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// A Watcher watches a workspace's files for the language servers of that
+// workspace: one kernel queue (inotify, kqueue, ReadDirectoryChangesW) for
+// the whole tree, every directory below the root except .git and
+// node_modules (unless a server's registered pattern names them), within a
+// budget, the rest polled. Clients given it (Config.Watcher) add their
+// registered patterns; its owner passes each batch of changes to each
+// client's FilesChanged. Flush is the barrier that makes an answer reflect
+// every change that finished before the question.
+type Watcher struct{ w *fileWatcher }
+
+// WatcherOptions bound a Watcher.
+type WatcherOptions struct {
+	// Budget is how many watches it spends at most: directories with
+	// inotify and ReadDirectoryChangesW, open descriptors with kqueue
+	// (0: DefaultWatchBudget). Beyond it the rest of the tree is polled.
+	Budget int
+	// PollEvery is the shortest time between two polls (0: 2 s).
+	PollEvery time.Duration
+}
+
+// treeOwner owns the Watcher's own pattern: every file under the root.
+type treeOwner struct{}
+
+// NewWatcher starts watching root in the background, passing each batch
+// of changes to send, from one goroutine, in order.
+func NewWatcher(root string, log *slog.Logger, opts WatcherOptions, send func([]protocol.FileEvent)) (*Watcher, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	fw, err := newFileWatcher(root, log, watcherOptions{budget: opts.Budget, pollEvery: opts.PollEvery}, send)
+	if err != nil {
+		return nil, err
+	}
+	all := protocol.WatchKindCreate | protocol.WatchKindChange | protocol.WatchKindDelete
+	fw.setOwnerPatterns(treeOwner{}, []watchPattern{{base: root, glob: "**", kind: all}})
+	return &Watcher{w: fw}, nil
+}
+
+// Flush is the barrier: it returns once every change that the kernel had
+// queued when it was called — every write, create, delete and rename
+// under the watched directories whose system call had returned — has been
+// passed to send (and send has returned), or ctx ends. It first waits for
+// the initial scan of the tree. Changes in polled parts of the tree (see
+// Degraded) are not covered; with kqueue and ReadDirectoryChangesW, whose
+// queues are per directory, the order across directories is the system's.
+func (w *Watcher) Flush(ctx context.Context) error { return w.w.flush(ctx) }
+
+// Degraded says why part of the tree is polled instead of watched (the
+// budget or the system's limit), or "" when all of it is watched.
+func (w *Watcher) Degraded() string { return w.w.degradedReason() }
+
+// LostEvents reports, once, that the kernel's queue overflowed since the
+// last call, so that some changes were never seen: the caller re-reads
+// what it holds.
+func (w *Watcher) LostEvents() bool { return w.w.lostEvents() }
+
+// PollEvery is the shortest time between two polls of the polled part.
+func (w *Watcher) PollEvery() time.Duration { return w.w.every }
+
+// Status says how the watcher is doing, for people: how many directories
+// it watches, whether it is still scanning, and why some are polled.
+func (w *Watcher) Status() string { return w.w.status() }
+
+// Close stops watching; no batch is sent after it returns.
+func (w *Watcher) Close() { w.w.close() }
+
 // WatchStatus says how the file watcher is doing: "" when none runs (the
 // server registered no watched files), else how many directories it
 // watches, whether it is still scanning, and whether watching is degraded
 // (some of the tree polled) and why.
 func (c *Client) WatchStatus() string {
 	c.watchMu.Lock()
-	w := c.watcher
+	w, shared, registered := c.watcher, c.cfg.Watcher, len(c.patterns) > 0
 	c.watchMu.Unlock()
-	if w == nil {
-		return ""
+	switch {
+	case w != nil:
+		return w.status()
+	case shared != nil && registered:
+		return shared.Status()
 	}
-	return w.status()
+	return ""
 }

@@ -149,6 +149,10 @@ type CheckResult struct {
 	// Repeated counts the findings a delta check left out: the previous
 	// check or report of the file showed them.
 	Repeated int `json:"repeated,omitzero"`
+	// Note says when the answer may not reflect every change on disk, and
+	// why (file watching degraded, a burst of changes a server does not
+	// watch).
+	Note string `json:"note,omitempty"`
 }
 
 // DiagnosticsAfterParams is lsp/diagnosticsAfter's params.
@@ -178,6 +182,8 @@ type ReportResult struct {
 	// an empty text is no findings only when Checked.
 	Checked bool   `json:"checked"`
 	Reason  string `json:"reason,omitempty"`
+	// Note is as lsp/check's.
+	Note string `json:"note,omitempty"`
 }
 
 // Server states, as lsp/status reports them.

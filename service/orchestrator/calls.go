@@ -98,12 +98,15 @@ func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyPar
 }
 
 // joinNotes joins two notes into one sentence list.
-func joinNotes(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+func joinNotes(a string, more ...string) string {
+	for _, b := range more {
+		switch {
+		case b == "" || b == a:
+		case a == "":
+			a = b
+		default:
+			a += "; " + b
+		}
 	}
-	return a + "; " + b
+	return a
 }

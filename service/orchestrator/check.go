@@ -78,6 +78,7 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 		res.Reason = o.noServerReason(abs)
 		return res, nil
 	}
+	res.Note = o.barrier(ctx)
 	var src source
 	if p.Text != nil {
 		src.text = *p.Text
@@ -107,10 +108,11 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 	timeout := time.Duration(p.TimeoutMs) * time.Millisecond
 	results := make([]api.ServerResult, len(targets))
 	diags := make([][]api.Diagnostic, len(targets))
+	notes := make([]string, len(targets))
 	var wg conc.WaitGroup
 	for i, t := range targets {
 		wg.Go(func() {
-			results[i], diags[i] = o.checkOn(ctx, t, abs, src, timeout)
+			results[i], diags[i], notes[i] = o.checkOn(ctx, t, abs, src, timeout)
 		})
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
@@ -118,6 +120,7 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 		return res, transport.Errorf(transport.CodeInternalError, "check %s: internal error: %v", o.rel(abs), panicked.Value)
 	}
 	res.Servers = results
+	res.Note = joinNotes(res.Note, notes...)
 	res.Diagnostics = o.merge(slices.Concat(diags...), p.Severities)
 	res.Checked, res.Reason = verdictOf(results)
 	return res, nil
@@ -180,13 +183,14 @@ func binary(data []byte) bool {
 }
 
 // checkOn runs one server's part of a check.
-func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src source, timeout time.Duration) (api.ServerResult, []api.Diagnostic) {
+func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src source, timeout time.Duration) (api.ServerResult, []api.Diagnostic, string) {
 	start := time.Now()
 	res := api.ServerResult{ID: t.spec.ID}
-	done := func(v api.Verdict, reason string) (api.ServerResult, []api.Diagnostic) {
+	var note string
+	done := func(v api.Verdict, reason string) (api.ServerResult, []api.Diagnostic, string) {
 		res.Verdict, res.Reason, res.MS = v, reason, time.Since(start).Milliseconds()
 		o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", v, "ms", res.MS)
-		return res, nil
+		return res, nil, note
 	}
 	s, err := o.session(t)
 	if err != nil {
@@ -208,7 +212,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	if c == nil {
 		return done(verdict, reason)
 	}
-	s.refresh(ctx, c, path)
+	note = s.refresh(ctx, c, path)
 	a, err := s.diagnose(ctx, c, path, t.spec.LanguageID(path), src)
 	if err != nil {
 		if errors.Is(err, client.ErrDocumentBusy) {
@@ -248,7 +252,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 		s.crashHandled(ctx, c) // so status says what became of it
 	}
 	o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", res.Verdict, "ms", res.MS)
-	return res, diags
+	return res, diags, note
 }
 
 // merge keeps the severities asked for (none: the configured ones), drops

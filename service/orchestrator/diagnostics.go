@@ -57,7 +57,20 @@ func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAf
 		}
 		wait = time.Duration(*p.WaitMs) * time.Millisecond
 	}
+	o.barrier(ctx)
 	o.settleAfter(ctx, p.AfterEpoch, wait)
+	return o.Diagnostics(), nil
+}
+
+// CurrentDiagnostics is lsp/diagnostics: Diagnostics once the servers
+// have the files as they are on disk — what the watcher saw sent, the
+// documents whose files changed re-sent, and their findings (and the
+// findings on other files they change) waited for, within the diagnostic
+// timeout.
+func (o *Orchestrator) CurrentDiagnostics(ctx context.Context) (api.FileDiagnostics, error) {
+	before := o.Epoch()
+	o.RefreshFromDisk(ctx)
+	o.settleAfter(ctx, before, o.cfg.DiagnosticTimeout)
 	return o.Diagnostics(), nil
 }
 
@@ -75,10 +88,17 @@ func (o *Orchestrator) settleAfter(ctx context.Context, epoch uint64, wait time.
 	}
 }
 
-// RefreshFromDisk re-checks the documents open in a server whose file now
-// differs from what the server has (edited outside lspkit). Documents
-// checked with text from the caller keep that text.
+// RefreshFromDisk passes every change on disk to the servers (the
+// barrier, and each server's refresh), then re-checks the documents open
+// in a server whose file differs from what the server has (edited outside
+// lspkit). Documents checked with text from the caller keep that text.
 func (o *Orchestrator) RefreshFromDisk(ctx context.Context) {
+	o.barrier(ctx)
+	for _, s := range o.liveSessions() {
+		if c := s.current(); c != nil {
+			s.refresh(ctx, c, "")
+		}
+	}
 	seen := map[string]bool{}
 	for _, s := range o.liveSessions() {
 		c := s.current()

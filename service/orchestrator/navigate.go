@@ -55,6 +55,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 	if len(targets) == 0 {
 		return opened{}, noServer("%s", o.noServerReason(abs))
 	}
+	barrierNote := o.barrier(ctx)
 	var reasons []string
 	for _, t := range targets {
 		s, err := o.session(t)
@@ -79,7 +80,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			reasons = append(reasons, fmt.Sprintf("%s does not offer %s", t.spec.ID, method))
 			continue
 		}
-		s.refresh(ctx, c, "")
+		refreshNote := s.refresh(ctx, c, "")
 		text, isOpen := c.DocumentText(uri)
 		lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
 		defer cancel()
@@ -104,7 +105,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		if deadline, ok := lctx.Deadline(); ok {
 			left = time.Until(deadline)
 		}
-		note := s.loaded(ctx, c, left)
+		note := joinNotes(barrierNote, refreshNote, s.loaded(ctx, c, left))
 		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note}, nil
 	}
 	return opened{}, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
@@ -227,21 +228,42 @@ func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method 
 	out := make([]api.Location, 0, len(locs))
 	texts := map[protocol.DocumentURI][]string{}
 	m := op.c.Mapper()
+	var gone []string
 	for _, l := range locs {
+		path, err := l.URI.Path()
+		if err != nil {
+			continue
+		}
 		lines, ok := texts[l.URI]
 		if !ok {
 			lines = o.linesOf(op.c, l.URI)
 			texts[l.URI] = lines
 		}
-		path, err := l.URI.Path()
-		if err != nil {
+		if lines == nil && o.missing(op.c, l.URI, path) {
+			// The server still knows a file that is gone.
+			if f := o.rel(path); !slices.Contains(gone, f) {
+				gone = append(gone, f)
+			}
 			continue
 		}
 		sl, sc := position(lines, l.Range.Start, m)
 		el, ec := position(lines, l.Range.End, m)
 		out = append(out, api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(lines, sl)})
 	}
+	if len(gone) > 0 {
+		note = joinNotes(note, fmt.Sprintf("left out locations in %s: no longer on disk", strings.Join(gone, ", ")))
+	}
 	return api.LocationsResult{Locations: out, Note: note}, nil
+}
+
+// missing reports whether the file at path is neither open in c nor on
+// disk.
+func (o *Orchestrator) missing(c *client.Client, uri protocol.DocumentURI, path string) bool {
+	if _, open := c.DocumentText(uri); open {
+		return false
+	}
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Definition returns where the symbol at a position is defined.
@@ -328,7 +350,7 @@ func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) 
 	if o.cfg.Disabled {
 		return out, nil
 	}
-	out.Note = o.warmWorkspace(ctx)
+	out.Note = joinNotes(o.barrier(ctx), o.warmWorkspace(ctx))
 	sessions := o.liveSessions()
 	answers := make([][]api.WorkspaceSymbol, len(sessions))
 	errs := make([]error, len(sessions))
@@ -340,7 +362,7 @@ func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) 
 			continue
 		}
 		wg.Go(func() {
-			notes[i] = s.loaded(ctx, c, o.cfg.FirstTouchTimeout)
+			notes[i] = joinNotes(s.refresh(ctx, c, ""), s.loaded(ctx, c, o.cfg.FirstTouchTimeout))
 			syms, err := c.WorkspaceSymbols(ctx, p.Query)
 			if err != nil {
 				errs[i] = err
@@ -349,7 +371,7 @@ func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) 
 			m := c.Mapper()
 			for _, sym := range syms {
 				path, err := sym.URI.Path()
-				if err != nil {
+				if err != nil || o.missing(c, sym.URI, path) {
 					continue
 				}
 				ws := api.WorkspaceSymbol{Name: sym.Name, Kind: kindName(sym.Kind), File: o.rel(path)}

@@ -85,6 +85,9 @@ type Orchestrator struct {
 	end      context.CancelFunc
 	bg       conc.WaitGroup // supervisors
 	shown    shownFindings  // what the last checks and reports showed, for delta answers
+
+	watcher  *client.Watcher // the workspace's file watcher; nil for one-shot uses or when it could not start
+	watchErr error           // why it could not start
 }
 
 // New returns an orchestrator for opts.Root. It starts no server.
@@ -132,6 +135,9 @@ func New(opts Options) (*Orchestrator, error) {
 		o.store = registry.NewStore(registry.DefaultDir(), progress)
 	}
 	o.life, o.end = context.WithCancel(context.Background())
+	if !o.oneShot && !o.cfg.Disabled {
+		o.startWatcher()
+	}
 	return o, nil
 }
 
@@ -354,6 +360,9 @@ func (o *Orchestrator) Shutdown(ctx context.Context) {
 		}
 		wg.WaitAndRecover()
 		o.bg.WaitAndRecover()
+		if o.watcher != nil {
+			o.watcher.Close()
+		}
 	})
 }
 
@@ -362,6 +371,9 @@ func (o *Orchestrator) Shutdown(ctx context.Context) {
 func (o *Orchestrator) Kill() {
 	for _, s := range o.close() {
 		s.kill()
+	}
+	if o.watcher != nil {
+		o.watcher.Close()
 	}
 }
 
@@ -382,6 +394,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) clie
 		Logger:                o.log,
 		StopGrace:             o.grace,
 		NoFileWatcher:         o.oneShot,
+		Watcher:               o.watcher,
 		WatchBudget:           o.cfg.WatchBudget,
 		Settle:                settlePolicy(spec.Settle),
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +49,11 @@ type session struct {
 	// instead of each waiting again (a huge index, or a progress token a
 	// server never ends).
 	loadWaited bool
+	// pending: changes the watcher saw under the root that refresh has not
+	// acted on yet; statAll: compare every held document with the disk at
+	// the next refresh (the watcher missed or could not see changes).
+	pending map[string]pendingChange
+	statAll bool
 }
 
 // change is the last change sent for a document: the daemon epoch then and
@@ -258,48 +261,6 @@ func (s *session) record(ctx context.Context, c *client.Client, uri protocol.Doc
 	}
 }
 
-// refresh re-sends to c the documents whose text came from disk and whose
-// file changed since (another program wrote it), except the one at path,
-// so that the server answers for the files as they are; a document whose
-// file is gone is closed.
-func (s *session) refresh(ctx context.Context, c *client.Client, except string) {
-	s.mu.Lock()
-	stale := map[protocol.DocumentURI]change{}
-	for uri, ch := range s.changes {
-		if ch.disk {
-			stale[uri] = ch
-		}
-	}
-	s.mu.Unlock()
-	for _, uri := range slices.Sorted(maps.Keys(stale)) {
-		path, err := uri.Path()
-		if err != nil || path == except {
-			continue
-		}
-		ch := stale[uri]
-		info, err := os.Stat(path)
-		if err == nil && info.ModTime().Equal(ch.mod) && info.Size() == ch.size {
-			continue
-		}
-		if err != nil || info.IsDir() {
-			if err := c.ForgetDocument(ctx, path); err != nil {
-				s.o.log.Warn("close a document whose file is gone", "file", s.o.rel(path), "err", err)
-			}
-			s.mu.Lock()
-			delete(s.changes, uri)
-			s.mu.Unlock()
-			continue
-		}
-		src, err := readSource(path, s.o.maxFileBytes())
-		if err != nil {
-			continue
-		}
-		if _, _, err := s.sync(ctx, c, path, s.spec.LanguageID(path), src); err != nil {
-			s.o.log.Warn("re-send a file changed on disk", "file", s.o.rel(path), "err", err)
-		}
-	}
-}
-
 // crashed records a crash now in crashes (those within the restart
 // window) and says how long to wait before restarting, or to give up: more
 // crashes within the window than the policy restarts. Servers and sidecars
@@ -492,6 +453,7 @@ func (s *session) supervise() {
 		// A crash: the client's documents and diagnostics go with it.
 		s.client = nil
 		s.changes = map[protocol.DocumentURI]change{}
+		s.pending = nil
 		var backoff time.Duration
 		var giveUp bool
 		s.crashes, backoff, giveUp = o.crashed(s.crashes)

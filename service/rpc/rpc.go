@@ -95,13 +95,18 @@ func none[R any](fn func() R) func(context.Context, struct{}) (R, error) {
 	return func(context.Context, struct{}) (R, error) { return fn(), nil }
 }
 
+// noParams adapts a method without params that takes a context.
+func noParams[R any](fn func(context.Context) (R, error)) func(context.Context, struct{}) (R, error) {
+	return func(ctx context.Context, _ struct{}) (R, error) { return fn(ctx) }
+}
+
 // Routes is the contract's method table over o. lsp/shutdown is answered
 // by Serve's handler, which also closes the connection.
 func Routes(o *orchestrator.Orchestrator) map[string]Route {
 	return map[string]Route{
 		api.MethodCheckFile:          route(o.CheckFile, "filePath"),
 		api.MethodCheck:              route(o.Check, "filePath"),
-		api.MethodDiagnostics:        route(none(o.Diagnostics)),
+		api.MethodDiagnostics:        route(noParams(o.CurrentDiagnostics)),
 		api.MethodGetDiagnosticEpoch: route(none(o.Epoch)),
 		api.MethodDiagnosticsAfter:   route(o.DiagnosticsAfter, "afterEpoch"),
 		api.MethodReport:             route(o.Report, "filePath", "mode"),
