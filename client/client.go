@@ -76,6 +76,7 @@ type Client struct {
 	diags    *diagStore
 	regs     *registry
 	progress *progressSet
+	shown    atomic.Pointer[string] // the last error the server showed the user (window/showMessage)
 	pulls    *puller
 
 	syncMu sync.Mutex // serializes document changes on the wire
@@ -410,6 +411,10 @@ func (s serverRequests) WindowShowMessageRequest(_ context.Context, p *protocol.
 }
 
 func (s serverRequests) WindowShowMessage(_ context.Context, p *protocol.ShowMessageParams) error {
+	if p.Type == protocol.MessageTypeError {
+		msg := p.Message
+		s.c.shown.Store(&msg)
+	}
 	s.c.log.Log(context.Background(), logLevel(p.Type), "server message", "message", p.Message)
 	return nil
 }
@@ -526,3 +531,12 @@ func (c *Client) Exited() <-chan struct{} { return c.proc.Done() }
 
 // Name returns the server's id as configured (e.g. "gopls").
 func (c *Client) Name() string { return c.cfg.Name }
+
+// shownError is the last error the server showed the user
+// (window/showMessage of type Error), "" if none.
+func (c *Client) shownError() string {
+	if p := c.shown.Load(); p != nil {
+		return *p
+	}
+	return ""
+}

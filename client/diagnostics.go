@@ -183,6 +183,7 @@ const (
 	Settled    Settle = iota // the diagnostics are final for the version
 	TimedOut                 // the context ended first
 	ServerGone               // the server exited
+	Failed                   // the server said it cannot check the file (Answer.Reason has its words)
 )
 
 // String names the end of a wait.
@@ -194,6 +195,8 @@ func (s Settle) String() string {
 		return "timed out"
 	case ServerGone:
 		return "server gone"
+	case Failed:
+		return "failed"
 	}
 	return "Settle(" + strconv.Itoa(int(s)) + ")"
 }

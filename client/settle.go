@@ -54,6 +54,7 @@ type Answer struct {
 	URI         protocol.DocumentURI
 	Version     int32
 	Settle      Settle                // Settled when the findings are complete for the version
+	Reason      string                // why not, in the server's words, when Failed
 	Diagnostics []protocol.Diagnostic // the server's findings for the version (what it has so far, unless settled)
 }
 
@@ -113,7 +114,7 @@ func (c *Client) diagnose(ctx context.Context, path, languageID, text string, sa
 	}
 	a := Answer{URI: uri, Version: version}
 	var answer []protocol.Diagnostic
-	a.Settle, answer = c.await(ctx, uri, version, since)
+	a.Settle, answer, a.Reason = c.await(ctx, uri, version, since)
 	a.Diagnostics = answer
 	if answer == nil {
 		a.Diagnostics = c.diagnosticsFor(uri, version, since)
@@ -127,7 +128,7 @@ func (c *Client) diagnose(ctx context.Context, path, languageID, text string, sa
 // the version or publishes for it followed by a quiet window; never while
 // the server reports work-done progress running.
 func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, version int32) Settle {
-	s, _ := c.await(ctx, uri, version, 0)
+	s, _, _ := c.await(ctx, uri, version, 0)
 	return s
 }
 
@@ -135,11 +136,11 @@ func (c *Client) WaitSettled(ctx context.Context, uri protocol.DocumentURI, vers
 // only evidence after epoch since. A completion signal that answers with
 // the findings themselves (tsserver's) returns them too. A signal that
 // fails is logged, and the wait falls back to what the server sends.
-func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) (Settle, []protocol.Diagnostic) {
+func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) (Settle, []protocol.Diagnostic, string) {
 	p := c.cfg.Settle
 	path, err := uri.Path()
 	if p.Command == "" && !p.TSServer || err != nil {
-		return c.waitSettled(ctx, uri, version, since), nil
+		return c.waitSettled(ctx, uri, version, since), nil, ""
 	}
 	var s Settle
 	var answer []protocol.Diagnostic
@@ -149,10 +150,16 @@ func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version in
 		s, answer, err = c.settleByTSServer(ctx, uri, path, version)
 	}
 	if err != nil && s != ServerGone {
+		if shown := c.shownError(); shown != "" {
+			// The server said why it cannot answer (gopls without a
+			// go command, or a workspace it could not load: "no views"):
+			// what it would publish is not a check of the file.
+			return Failed, nil, fmt.Sprintf("%s (%v)", shown, err)
+		}
 		c.log.Warn("settle signal failed; waiting for publishes instead", "server", c.cfg.Name, "err", err)
-		return c.waitSettled(ctx, uri, version, since), nil
+		return c.waitSettled(ctx, uri, version, since), nil, ""
 	}
-	return s, answer
+	return s, answer, ""
 }
 
 // touch makes the server take an open document's unchanged text as new:

@@ -235,6 +235,10 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	}
 	settle := a.Settle
 	diags := o.convert(t.spec.ID, c, a.URI, a.Diagnostics, src.text)
+	// A project file the server cannot read (a go.mod left broken by an
+	// edit) leaves the file unchecked while the server publishes nothing
+	// for it: the project file's errors are the answer.
+	diags = append(diags, s.projectErrors(c, path)...)
 	res.MS = time.Since(start).Milliseconds()
 	switch settle {
 	case client.Settled:
@@ -250,6 +254,9 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	case client.ServerGone:
 		res.Verdict, res.Reason = api.VerdictBroken, c.Status().Reason
 		s.crashHandled(ctx, c) // so status says what became of it
+	case client.Failed:
+		res.Verdict, res.Reason = api.VerdictBroken, a.Reason
+		o.log.Warn("check failed", "server", t.spec.ID, "file", o.rel(path), "reason", a.Reason)
 	}
 	o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", res.Verdict, "ms", res.MS)
 	return res, diags, note
@@ -371,4 +378,29 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// projectErrors returns the error findings c holds for the project files
+// that govern path — the session's root markers (go.mod, tsconfig.json,
+// pyproject.toml, compile_commands.json, …) in path's directory and each
+// one above it up to the session's root.
+func (s *session) projectErrors(c *client.Client, path string) []api.Diagnostic {
+	var out []api.Diagnostic
+	for dir := filepath.Dir(path); within(s.root, dir); dir = filepath.Dir(dir) {
+		for _, marker := range s.spec.RootMarkers {
+			uri, err := protocol.FileURI(filepath.Join(dir, marker))
+			if err != nil {
+				continue
+			}
+			for _, d := range s.o.convert(s.spec.ID, c, uri, c.Diagnostics(uri), "") {
+				if d.Severity == "error" {
+					out = append(out, d)
+				}
+			}
+		}
+		if dir == s.root || filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	return out
 }
