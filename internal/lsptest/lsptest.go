@@ -11,7 +11,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -76,6 +78,13 @@ type Behavior struct {
 	// Loading, after initialized, begins work-done progress with this
 	// title and never ends it (a project load that never finishes).
 	Loading string
+	// Remember makes the server learn files only from
+	// workspace/didChangeWatchedFiles, as servers that read the disk do:
+	// handling an event, it reads each file the event names (a deleted
+	// one is forgotten), and each hover answer ends with what it knows,
+	// "name=first line" for each file in path order. The answer shows
+	// which changes the server had taken in when it answered.
+	Remember bool
 }
 
 // ErrorLines is the default Diagnose: an error for each line containing
@@ -119,6 +128,7 @@ type server struct {
 	mu    sync.Mutex
 	docs  map[protocol.DocumentURI]string
 	saves int
+	known map[string]string // Behavior.Remember: path -> first line
 }
 
 var _ protocol.Server = (*server)(nil)
@@ -126,7 +136,7 @@ var _ protocol.Server = (*server)(nil)
 // serve runs a fake server over rwc until the connection ends. exit ends
 // the server process (or its in-process stand-in).
 func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int, stderr string)) *server {
-	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}}
+	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}, known: map[string]string{}}
 	s.conn = transport.NewConn(rwc, transport.Options{
 		Params: protocol.DecodeServerParams,
 		Handler: transport.HandlerFunc(func(ctx context.Context, req *transport.Request) (any, error) {
@@ -228,9 +238,40 @@ func (s *server) WorkspaceDidChangeConfiguration(context.Context, *protocol.DidC
 	return nil
 }
 
-// WorkspaceDidChangeWatchedFiles accepts file events.
-func (s *server) WorkspaceDidChangeWatchedFiles(context.Context, *protocol.DidChangeWatchedFilesParams) error {
+// WorkspaceDidChangeWatchedFiles accepts file events; with
+// Behavior.Remember it reads the files they name.
+func (s *server) WorkspaceDidChangeWatchedFiles(_ context.Context, p *protocol.DidChangeWatchedFilesParams) error {
+	if !s.b.Remember {
+		return nil
+	}
+	for _, e := range p.Changes {
+		path, err := e.URI.Path()
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		s.mu.Lock()
+		if err != nil {
+			delete(s.known, path)
+		} else {
+			first, _, _ := strings.Cut(string(data), "\n")
+			s.known[path] = first
+		}
+		s.mu.Unlock()
+	}
 	return nil
+}
+
+// knownFiles is what the server knows of files from watched-file events
+// (Behavior.Remember): "name=first line", in path order.
+func (s *server) knownFiles() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var parts []string
+	for _, path := range slices.Sorted(maps.Keys(s.known)) {
+		parts = append(parts, filepath.Base(path)+"="+s.known[path])
+	}
+	return strings.Join(parts, " ")
 }
 
 // TextDocumentDidOpen stores the text and publishes.
@@ -288,8 +329,12 @@ func (s *server) TextDocumentHover(_ context.Context, p *protocol.HoverParams) (
 	if int(p.Position.Line) >= len(lines) || strings.TrimSpace(lines[p.Position.Line]) == "" {
 		return protocol.Null[protocol.Hover](), nil
 	}
+	value := fmt.Sprintf("line %d: %s", p.Position.Line+1, lines[p.Position.Line])
+	if s.b.Remember {
+		value += "\nknown: " + s.knownFiles()
+	}
 	return protocol.NewNullable(protocol.Hover{Contents: protocol.NewHoverContentsMarkupContent(protocol.MarkupContent{
-		Kind: protocol.MarkupKindPlainText, Value: fmt.Sprintf("line %d: %s", p.Position.Line+1, lines[p.Position.Line]),
+		Kind: protocol.MarkupKindPlainText, Value: value,
 	})}), nil
 }
 

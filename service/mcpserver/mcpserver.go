@@ -368,6 +368,9 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 	case !res.Checked:
 		fmt.Fprintf(&b, "not fully checked: %s\n", res.Reason)
 	}
+	if res.Note != "" {
+		b.WriteString(res.Note + "\n")
+	}
 	if res.Repeated > 0 {
 		fmt.Fprintf(&b, "(%d %s shown before %s still there)\n", res.Repeated, plural(res.Repeated, "finding", "findings"), plural(res.Repeated, "is", "are"))
 	}

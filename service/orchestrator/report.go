@@ -17,7 +17,8 @@ const maxReportLines = 50
 // the file itself ("edit"), or the file and then up to
 // MaxProjectDiagnosticsFiles other files its change broke ("write",
 // waiting as DiagnosticsAfter does). Nothing to report is empty text; a
-// file not fully checked is said so, with the reason.
+// file not fully checked is said so, with the reason, and an answer that
+// may be behind the tree (the check's note) says that.
 func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.ReportResult, error) {
 	if p.Mode != "edit" && p.Mode != "write" {
 		return api.ReportResult{}, invalidParams("mode must be \"edit\" or \"write\", not %q", p.Mode)
@@ -27,7 +28,7 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 	if err != nil {
 		return api.ReportResult{}, err
 	}
-	out := api.ReportResult{Diagnostics: api.FileDiagnostics{}, Checked: res.Checked, Reason: res.Reason}
+	out := api.ReportResult{Diagnostics: api.FileDiagnostics{}, Checked: res.Checked, Reason: res.Reason, Note: res.Note}
 	file := ""
 	if abs, ok := o.resolve(p.FilePath); ok {
 		file = o.rel(abs)
@@ -70,6 +71,13 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 			name = p.FilePath
 		}
 		out.Text += fmt.Sprintf("LSP could not fully check %s: %s\n", escape(name), escape(res.Reason))
+	}
+	if out.Note != "" {
+		// Never a silent answer that may be about an old tree.
+		if out.Text != "" {
+			out.Text += "\n"
+		}
+		out.Text += fmt.Sprintf("LSP note: %s\n", escape(out.Note))
 	}
 	if out.Repeated > 0 && p.Delta {
 		if out.Text != "" {
