@@ -84,6 +84,24 @@ func (l *Launcher) Documents() (open, saves int) {
 	return open, saves
 }
 
+// WatchedFiles returns how many workspace/didChangeWatchedFiles
+// notifications the fake servers were sent in all, and how many file
+// events they carried.
+func (l *Launcher) WatchedFiles() (notifications, events int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.running {
+		if p.srv == nil {
+			continue
+		}
+		p.srv.mu.Lock()
+		notifications += p.srv.watchNotes
+		events += p.srv.watchEvents
+		p.srv.mu.Unlock()
+	}
+	return notifications, events
+}
+
 // Proc is an in-process fake server behind client.Proc: its stream is a
 // pair of pipes, its exit ends the server's connection.
 type Proc struct {

@@ -129,6 +129,8 @@ type server struct {
 	docs  map[protocol.DocumentURI]string
 	saves int
 	known map[string]string // Behavior.Remember: path -> first line
+
+	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
 }
 
 var _ protocol.Server = (*server)(nil)
@@ -241,6 +243,10 @@ func (s *server) WorkspaceDidChangeConfiguration(context.Context, *protocol.DidC
 // WorkspaceDidChangeWatchedFiles accepts file events; with
 // Behavior.Remember it reads the files they name.
 func (s *server) WorkspaceDidChangeWatchedFiles(_ context.Context, p *protocol.DidChangeWatchedFilesParams) error {
+	s.mu.Lock()
+	s.watchNotes++
+	s.watchEvents += len(p.Changes)
+	s.mu.Unlock()
 	if !s.b.Remember {
 		return nil
 	}

@@ -2,7 +2,9 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -239,8 +241,9 @@ func TestImporterAfterAPIChangeLive(t *testing.T) {
 // checked the file. A go.mod broken by an edit: the check of main.go
 // reports go.mod's error (gopls publishes it there, and nothing for
 // main.go), never a clean answer; mended, main.go's own error is back.
-// Broken tsconfig.json and pyproject.toml: the servers fall back to their
-// defaults and still check the file (its error is reported).
+// Broken tsconfig.json, pyproject.toml and compile_commands.json: the
+// servers fall back to their defaults and still check the file (its error
+// is reported).
 func TestBrokenProjectLive(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -270,6 +273,13 @@ func TestBrokenProjectLive(t *testing.T) {
 			file:  "a.py", project: "pyproject.toml",
 			broken: "[project\nname = \"demo\"\n", mended: "[project]\nname = \"demo\"\n",
 			want: "a.py",
+		},
+		{
+			name: "c", binary: "clangd",
+			files:   map[string]string{"a.c": "int main(void) { int x = \"s\"; return x; }\n"},
+			file:    "a.c", project: "compile_commands.json",
+			broken: "[{\"directory\": ", mended: "[]",
+			want: "a.c",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,4 +319,87 @@ func TestGoCommandMissingLive(t *testing.T) {
 		t.Fatalf("check without a go command: %+v; want not checked, with gopls's reason", res)
 	}
 	t.Logf("reason: %s; gopls: %s", res.Reason, res.Servers[0].Reason)
+}
+
+// TestBranchSwitchLive: `git checkout` replaces 200 files of a Go package
+// (F<i> becomes H<i>), and the questions asked right after it answer from
+// the new tree: the importer's check reports what broke, workspace symbols
+// find H150 and no longer F150; and back.
+func TestBranchSwitchLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=lspkit", "-c", "user.email=lspkit@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	lib := func(name string) map[string]string {
+		files := map[string]string{}
+		for i := range 200 {
+			files[fmt.Sprintf("p/f%03d.go", i)] = fmt.Sprintf("package p\n\n// %s%d is part %d.\nfunc %s%d() int { return %d }\n", name, i, i, name, i, i)
+		}
+		return files
+	}
+	files := lib("F")
+	files["go.mod"] = goMod
+	files["main.go"] = "package main\n\nimport \"example.com/demo/p\"\n\nfunc main() { _ = p.F150() }\n"
+	writeFiles(t, root, files)
+	git("init", "-q", "-b", "a")
+	git("add", "-A")
+	git("commit", "-q", "-m", "a")
+	git("checkout", "-q", "-b", "b")
+	for i := range 200 {
+		git("mv", fmt.Sprintf("p/f%03d.go", i), fmt.Sprintf("p/h%03d.go", i))
+	}
+	h := map[string]string{}
+	for name, text := range lib("H") {
+		h[strings.Replace(name, "/f", "/h", 1)] = text
+	}
+	writeFiles(t, root, h)
+	git("add", "-A")
+	git("commit", "-q", "-m", "b")
+	git("checkout", "-q", "a")
+
+	o := liveIn(t, root, `,"diagnosticTimeout":30000`)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	symbol := func(query string) []api.WorkspaceSymbol {
+		t.Helper()
+		res, err := o.WorkspaceSymbols(ctx, api.QueryParams{Query: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exact []api.WorkspaceSymbol
+		for _, s := range res.Symbols {
+			if s.Name == query {
+				exact = append(exact, s)
+			}
+		}
+		return exact
+	}
+	for round := range 3 {
+		if res := mustCheck(t, o, api.CheckParams{FilePath: "main.go"}); !res.Checked || len(res.Diagnostics) != 0 {
+			t.Fatalf("round %d, branch a: %+v", round, res)
+		}
+		if s := symbol("F150"); len(s) != 1 || s[0].File != "p/f150.go" {
+			t.Fatalf("round %d, branch a: symbols F150: %+v", round, s)
+		}
+		git("checkout", "-q", "b")
+		if res := mustCheck(t, o, api.CheckParams{FilePath: "main.go"}); !res.Checked || len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "F150") {
+			t.Fatalf("round %d, right after the checkout of b: %+v; want F150 undefined", round, res)
+		}
+		if s := symbol("H150"); len(s) != 1 || s[0].File != "p/h150.go" {
+			t.Fatalf("round %d, branch b: symbols H150: %+v", round, s)
+		}
+		if s := symbol("F150"); len(s) != 0 {
+			t.Fatalf("round %d, branch b: F150 is gone, but: %+v", round, s)
+		}
+		git("checkout", "-q", "a")
+	}
 }

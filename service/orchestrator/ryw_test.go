@@ -100,3 +100,69 @@ func TestReportCarriesNote(t *testing.T) {
 		t.Fatalf("report: %+v, %v", res, err)
 	}
 }
+
+// TestBurstIsOneBatch: a branch switch's worth of changed files (1,000),
+// written before a request, reaches a watching server in one
+// workspace/didChangeWatchedFiles notification (or a few, when the writing
+// spans more than one of the watcher's gathering windows), not 1,000.
+func TestBurstIsOneBatch(t *testing.T) {
+	files := map[string]string{"main.fk": "hello\n"}
+	for i := range 1000 {
+		files[fmt.Sprintf("d%d/f%d.fk", i%10, i)] = "v0\n"
+	}
+	f := newFake(t, files, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}}})
+	if _, err := f.Hover(t.Context(), api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for f.status("fake").Watching == "" {
+		select {
+		case <-deadline:
+			t.Fatal("the fake never registered its watchers")
+		case <-time.After(5 * time.Millisecond): // polling status, with a deadline
+		}
+	}
+	before, _ := f.launcher.WatchedFiles()
+	for i := range 1000 {
+		if err := os.WriteFile(filepath.Join(f.root, fmt.Sprintf("d%d/f%d.fk", i%10, i)), []byte("v1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Hover(t.Context(), api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// One batch per gathering window of the watcher (50 ms): writing the
+	// files may span a few under load.
+	notes, events := f.launcher.WatchedFiles()
+	if notes-before > 5 || events < 1000 {
+		t.Fatalf("1,000 changed files reached the server as %d notifications with %d events; want one batch (a few at most) with all 1,000", notes-before, events)
+	}
+	t.Logf("1,000 changes: %d notification(s), %d events", notes-before, events)
+}
+
+// BenchmarkBarrier: what the read-your-writes barrier costs a request when
+// nothing changed (the watcher is asked to read what the kernel queued,
+// and answers), in a tree of 1,000 files in 100 directories. Target:
+// ≤ 0.2 ms.
+func BenchmarkBarrier(b *testing.B) {
+	root := b.TempDir()
+	for i := range 1000 {
+		path := filepath.Join(root, fmt.Sprintf("d%d/f%d.fk", i%100, i))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	o := liveIn(b, root, "")
+	ctx := b.Context()
+	if note := o.barrier(ctx); note != "" { // the first waits for the watcher's scan
+		b.Fatal(note)
+	}
+	for b.Loop() {
+		if note := o.barrier(ctx); note != "" {
+			b.Fatal(note)
+		}
+	}
+}
