@@ -276,8 +276,8 @@ func TestBrokenProjectLive(t *testing.T) {
 		},
 		{
 			name: "c", binary: "clangd",
-			files:   map[string]string{"a.c": "int main(void) { int x = \"s\"; return x; }\n"},
-			file:    "a.c", project: "compile_commands.json",
+			files: map[string]string{"a.c": "int main(void) { int x = \"s\"; return x; }\n"},
+			file:  "a.c", project: "compile_commands.json",
 			broken: "[{\"directory\": ", mended: "[]",
 			want: "a.c",
 		},
