@@ -32,5 +32,10 @@
 // When the server registers workspace/didChangeWatchedFiles, an fsnotify
 // watcher over the root matches its glob patterns and watch kinds and sends
 // the changes in brief batches; new directories are watched as they appear,
-// .git and node_modules only when a pattern names them.
+// .git and node_modules only when a pattern names them. A [Watcher] is one
+// such watcher shared by a workspace's clients ([Config].Watcher): its
+// owner passes each batch to [Client.FilesChanged], and [Watcher.Flush] is
+// a barrier — it returns once every change the kernel had queued when it
+// was called has been passed on (a marker file renamed in a private
+// directory comes back through the same queue, after what came before).
 package client
