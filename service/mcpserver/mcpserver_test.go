@@ -497,3 +497,31 @@ func TestNewToolsGopls(t *testing.T) {
 		t.Fatalf("invalid name: %q", textOf(res))
 	}
 }
+
+// TestDefinitionFollowsDiskGopls: the issue's MCP case. lsp_goto_definition
+// of F answers a.go:3; another process inserts three lines above F in a.go
+// (never opened through lspkit), and the same question asked at once
+// answers a.go:6; and back, ten times.
+func TestDefinitionFollowsDiskGopls(t *testing.T) {
+	servertest.Binary(t, "gopls")
+	s := connectWith(t, map[string]string{
+		"go.mod":  "module example.com/demo\n\ngo 1.22\n",
+		"a.go":    "package demo\n\nfunc F() int { return 1 }\n",
+		"main.go": "package demo\n\nfunc G() int { return F() }\n",
+	}, `{"lsp":{"autoInstall":false}}`, nil)
+	root := rootOf(t, s)
+	for i := range 10 {
+		pad := 3 * (i % 2)
+		text := "package demo\n" + strings.Repeat("// pad\n", pad) + "\nfunc F() int { return 1 }\n"
+		if i > 0 {
+			if err := os.WriteFile(filepath.Join(root, "a.go"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var locs LocationsOutput
+		res := call(t, s, "lsp_goto_definition", map[string]any{"file": "main.go", "line": 3, "symbol": "F"}, &locs)
+		if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "a.go" || locs.Locations[0].Line != 3+pad {
+			t.Fatalf("round %d: definition of F: %+v %q; want a.go:%d", i, locs, textOf(res), 3+pad)
+		}
+	}
+}
