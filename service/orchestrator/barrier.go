@@ -238,8 +238,7 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 		note = joinNotes(note, fmt.Sprintf("%d files were created at once; %s was told of them and sent %d as documents: it may see the others only after its own scan of the tree", len(created), s.spec.ID, room))
 		created = created[:room]
 	}
-	bring = append(bring, created...)
-	if len(bring) > 0 && resent == 0 {
+	if len(bring)+len(created) > 0 && resent == 0 {
 		s.o.bump()
 	}
 	for _, path := range bring {
@@ -248,10 +247,27 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 			continue
 		}
 		if _, _, err := s.sync(ctx, c, path, s.spec.LanguageID(path), src); err != nil {
-			s.o.log.Warn("bring a changed file to a server", "file", s.o.rel(path), "err", err)
+			s.o.log.Warn("bring a changed file to a server that does not watch it", "file", s.o.rel(path), "err", err)
 		}
 	}
-	if resent+len(bring) > 0 || hasUnwatched(pending, s) {
+	// A new file is introduced, not held: opened and closed at once, the
+	// server owns it and goes on to learn of it from its watched-file
+	// events (pyright, holding a document whose file was deleted, never
+	// ends the progress of its analysis).
+	for _, path := range created {
+		src, err := readSource(path, s.o.maxFileBytes())
+		if err != nil || binary([]byte(src.text)) {
+			continue
+		}
+		if _, _, err := c.Sync(ctx, path, s.spec.LanguageID(path), src.text); err != nil {
+			s.o.log.Warn("introduce a new file to a server", "file", s.o.rel(path), "err", err)
+			continue
+		}
+		if err := c.CloseDocument(ctx, path); err != nil {
+			s.o.log.Warn("introduce a new file to a server", "file", s.o.rel(path), "err", err)
+		}
+	}
+	if resent+len(bring)+len(created) > 0 || hasUnwatched(pending, s) {
 		// A change elsewhere can alter what open files mean (a header
 		// they include): servers that re-read dependencies only when
 		// asked to rebuild (clangd) are asked.
