@@ -66,28 +66,20 @@ func (l *Launcher) Alive() int {
 // Documents returns how many documents the running fake servers have open,
 // and how many saves they were sent in all.
 func (l *Launcher) Documents() (open, saves int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, p := range l.running {
-		if p.srv == nil {
-			continue
-		}
-		p.srv.mu.Lock()
+	l.eachServer(func(p *Proc) {
 		saves += p.srv.saves
 		select {
 		case <-p.done:
 		default:
 			open += len(p.srv.docs)
 		}
-		p.srv.mu.Unlock()
-	}
+	})
 	return open, saves
 }
 
-// WatchedFiles returns how many workspace/didChangeWatchedFiles
-// notifications the fake servers were sent in all, and how many file
-// events they carried.
-func (l *Launcher) WatchedFiles() (notifications, events int) {
+// eachServer calls fn for each fake server launched, under the launcher's
+// lock and the server's.
+func (l *Launcher) eachServer(fn func(p *Proc)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, p := range l.running {
@@ -95,10 +87,19 @@ func (l *Launcher) WatchedFiles() (notifications, events int) {
 			continue
 		}
 		p.srv.mu.Lock()
-		notifications += p.srv.watchNotes
-		events += p.srv.watchEvents
+		fn(p)
 		p.srv.mu.Unlock()
 	}
+}
+
+// WatchedFiles returns how many workspace/didChangeWatchedFiles
+// notifications the fake servers were sent in all, and how many file
+// events they carried.
+func (l *Launcher) WatchedFiles() (notifications, events int) {
+	l.eachServer(func(p *Proc) {
+		notifications += p.srv.watchNotes
+		events += p.srv.watchEvents
+	})
 	return notifications, events
 }
 

@@ -216,11 +216,7 @@ func TestImporterAfterAPIChangeLive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			servertest.Binary(t, tc.binary)
-			files := map[string]string{tc.a: tc.fixed}
-			for k, v := range tc.files {
-				files[k] = v
-			}
-			o := live(t, files, `,"diagnosticTimeout":30000`)
+			o := live(t, tc.project(), `,"diagnosticTimeout":30000`)
 			for i := range 3 {
 				res := mustCheck(t, o, api.CheckParams{FilePath: tc.b})
 				if !res.Checked || len(res.Diagnostics) != 0 {

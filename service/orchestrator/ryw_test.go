@@ -31,14 +31,7 @@ func TestRequestNeverOvertakesChanges(t *testing.T) {
 		return known
 	}
 	hover() // starts the server
-	deadline := time.After(10 * time.Second)
-	for f.status("fake").Watching == "" {
-		select {
-		case <-deadline:
-			t.Fatal("the fake never registered its watchers")
-		case <-time.After(5 * time.Millisecond): // polling status, with a deadline
-		}
-	}
+	f.awaitWatching(t)
 	dep, extra := filepath.Join(f.root, "dep.fk"), filepath.Join(f.root, "extra.fk")
 	for i := range 1000 {
 		if err := os.WriteFile(dep, fmt.Appendf(nil, "v%d\n", i+1), 0o644); err != nil {
@@ -114,14 +107,7 @@ func TestBurstIsOneBatch(t *testing.T) {
 	if _, err := f.Hover(t.Context(), api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(10 * time.Second)
-	for f.status("fake").Watching == "" {
-		select {
-		case <-deadline:
-			t.Fatal("the fake never registered its watchers")
-		case <-time.After(5 * time.Millisecond): // polling status, with a deadline
-		}
-	}
+	f.awaitWatching(t)
 	before, _ := f.launcher.WatchedFiles()
 	for i := range 1000 {
 		if err := os.WriteFile(filepath.Join(f.root, fmt.Sprintf("d%d/f%d.fk", i%10, i)), []byte("v1\n"), 0o644); err != nil {
@@ -163,6 +149,20 @@ func BenchmarkBarrier(b *testing.B) {
 	for b.Loop() {
 		if note := o.barrier(ctx); note != "" {
 			b.Fatal(note)
+		}
+	}
+}
+
+// awaitWatching waits until the fake server's watchers are registered
+// (it registers them after initialized, in the background).
+func (f *fake) awaitWatching(t *testing.T) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for f.status("fake").Watching == "" {
+		select {
+		case <-deadline:
+			t.Fatal("the fake never registered its watchers")
+		case <-time.After(5 * time.Millisecond): // polling status, with a deadline
 		}
 	}
 }

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -125,6 +126,13 @@ var dependentCases = []dependentCase{
 	},
 }
 
+// project is the case's files, a as it is when fixed.
+func (tc dependentCase) project() map[string]string {
+	files := map[string]string{tc.a: tc.fixed}
+	maps.Copy(files, tc.files)
+	return files
+}
+
 // TestDependentsFresh: after a's text changes — checked, or only written
 // to disk — a check of the unchanged b answers for the new a, in both
 // directions (the break appears, then goes), in every language.
@@ -134,11 +142,7 @@ func TestDependentsFresh(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			servertest.Binary(t, tc.binary)
-			files := map[string]string{tc.a: tc.fixed}
-			for k, v := range tc.files {
-				files[k] = v
-			}
-			o := live(t, files, `,"diagnosticTimeout":20000`)
+			o := live(t, tc.project(), `,"diagnosticTimeout":20000`)
 			wantB := func(step string, errors int) {
 				t.Helper()
 				res := mustCheck(t, o, api.CheckParams{FilePath: tc.b})
