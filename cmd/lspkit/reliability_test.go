@@ -38,10 +38,21 @@ func TestStoppedServerRestarted(t *testing.T) {
 	if !res.Checked || pid <= 0 {
 		t.Fatalf("first check: %+v, pid %d", res, pid)
 	}
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err != nil || strings.TrimSpace(string(comm)) != "gopls" {
+		t.Fatalf("status's server pid %d is %q (%v), not gopls", pid, comm, err)
+	}
+	// The server's whole process group is stopped, its go list children
+	// too: a child that exits while gopls alone is stopped leaves the
+	// group orphaned, and the kernel continues an orphaned group that
+	// has a stopped member (SIGHUP, SIGCONT).
+	pgid, err := syscall.Getpgid(pid)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Kill(pid, syscall.SIGCONT)
+	if err := syscall.Kill(-pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-pgid, syscall.SIGCONT)
 	d.must("lsp/check", map[string]any{"filePath": "a.go", "timeoutMs": 300}, &res)
 	if v := res.Servers[0].Verdict; res.Checked || v != api.VerdictTimedOut && v != api.VerdictPartial {
 		t.Fatalf("check of a stopped server: %+v", res)
