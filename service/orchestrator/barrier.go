@@ -158,9 +158,15 @@ func (s *session) filesChanged(ctx context.Context, events []protocol.FileEvent)
 // (noted by the watcher, or every one when the watcher cannot be trusted)
 // are re-sent, or closed when the file is gone; files that changed and
 // that c serves but does not watch are brought to it as documents (at
-// most maxBrought). The file at except is left to the caller, which sends
-// it next. It returns a note when changes were left to the server.
+// most maxBrought). The file at except, which the caller sends next, is
+// not brought; held, it is re-sent like the others, as a request running
+// beside the caller's may be answered before the caller sends it. It
+// returns a note when changes were left to the server.
 func (s *session) refresh(ctx context.Context, c *client.Client, except string) string {
+	// One at a time: a request beside one whose refresh is still sending
+	// what changed waits for it, instead of asking before it is sent.
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
 	s.mu.Lock()
 	pending, all := s.pending, s.statAll || s.o.watcher == nil
 	s.pending, s.statAll = nil, false
@@ -174,7 +180,7 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 	resent := 0
 	for _, uri := range slices.Sorted(maps.Keys(held)) {
 		path := pathOf(uri)
-		if path == "" || path == except {
+		if path == "" {
 			continue
 		}
 		ch := held[uri]

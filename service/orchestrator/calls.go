@@ -97,7 +97,8 @@ func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyPar
 	return out, nil
 }
 
-// joinNotes joins two notes into one sentence list.
+// joinNotes joins notes into one list, "; " between them, leaving out
+// empty ones and repeats of the list so far.
 func joinNotes(a string, more ...string) string {
 	for _, b := range more {
 		switch {

@@ -247,7 +247,10 @@ const checkConcurrency = 8
 func (o *Orchestrator) checkTouched(ctx context.Context, files []fileEdit, note string) (api.FileDiagnostics, string) {
 	diags := api.FileDiagnostics{}
 	// Every server first gets the new text of each written file it has
-	// open (a header before the files that include it are checked).
+	// open (a header before the files that include it are checked): the
+	// barrier has the watcher pass the writes on, and each refresh re-sends
+	// them.
+	o.barrier(ctx)
 	for _, s := range o.liveSessions() {
 		if c := s.current(); c != nil {
 			s.refresh(ctx, c, "")

@@ -54,6 +54,8 @@ type session struct {
 	// the next refresh (the watcher missed or could not see changes).
 	pending map[string]pendingChange
 	statAll bool
+
+	refreshing sync.Mutex // held through a refresh (not under mu)
 }
 
 // change is the last change sent for a document: the daemon epoch then and
