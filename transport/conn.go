@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -605,6 +606,13 @@ func (c *Conn) resolve(id int64, read func(*pendingCall) error, err error) bool 
 // incoming decodes a request's or notification's params and queues it, or
 // applies $/cancelRequest.
 func (c *Conn) incoming(env *Envelope, frame []byte) {
+	if env.Kind == KindRequest && env.IDKind == IDString && !utf8.Valid(env.IDStr) {
+		// Its answer could not carry its id exactly (JSON text is UTF-8):
+		// it is refused, unhandled, with "id": null.
+		c.log.Warn("transport: request id with invalid UTF-8", "message", clip(frame))
+		c.reply(ID{}, nil, &Error{Code: CodeInvalidRequest, Message: "the request's id is a string with invalid UTF-8, which no answer can echo: not handled"})
+		return
+	}
 	req := &Request{Method: string(env.Method), Notification: env.Kind == KindNotification}
 	if !req.Notification {
 		req.ID = envelopeID(env)

@@ -283,6 +283,12 @@ func TestInvalidMessages(t *testing.T) {
 			t.Errorf("%q: answered %s, want %s…", in, got, want)
 		}
 	}
+	// A string id with invalid UTF-8 cannot be echoed exactly: the
+	// request is refused with "id": null, not answered under a rewritten id.
+	peer.send(t, "{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"ok\",\"params\":[1]}")
+	if got := peer.recv(t); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request's id is a string with invalid UTF-8`) {
+		t.Fatalf("id with invalid UTF-8: %s", got)
+	}
 	peer.send(t, `{"jsonrpc":"2.0","id":9,"method":"ok","params":[1]}`)
 	if got := peer.recv(t); got != `{"jsonrpc":"2.0","id":9,"result":[1]}` {
 		t.Fatalf("after invalid messages: %s", got)
