@@ -56,6 +56,10 @@ type Config struct {
 	// WatchBudget is how many directories each server's file watcher
 	// watches at most; the rest is polled.
 	WatchBudget int
+	// Prewarm has the daemon start, in the background as it starts, the
+	// servers whose root markers are at the workspace root, each with one
+	// of its files open, so that the first question finds them warm.
+	Prewarm bool
 	// Source names where the configuration came from, for status and errors.
 	Source string
 }
@@ -285,6 +289,8 @@ func Parse(data []byte, source string) (Config, error) {
 			}
 		case "watchBudget":
 			p.count(v, key, &cfg.WatchBudget)
+		case "prewarm":
+			p.boolean(v, key, &cfg.Prewarm)
 		case "restart":
 			r, err := object(v, source, key)
 			if err != nil {

@@ -137,8 +137,24 @@ func New(opts Options) (*Orchestrator, error) {
 	o.life, o.end = context.WithCancel(context.Background())
 	if !o.oneShot && !o.cfg.Disabled {
 		o.startWatcher()
+		if o.cfg.Prewarm {
+			o.bg.Go(o.prewarm)
+		}
 	}
 	return o, nil
+}
+
+// prewarm starts the servers whose root markers are at the workspace root,
+// each with one of its files open (Config.Prewarm), in the background.
+func (o *Orchestrator) prewarm() {
+	defer func() {
+		if r := recover(); r != nil {
+			o.log.Error("prewarm: panic", "panic", r)
+		}
+	}()
+	if note := o.warmWorkspace(o.life); note != "" {
+		o.log.Info("prewarm", "note", note)
+	}
 }
 
 // Root returns the workspace root (absolute, symlinks resolved).
