@@ -388,3 +388,16 @@ func (c *Client) DocumentVersion(uri protocol.DocumentURI) (string, int32, bool)
 	d, ok := c.docs.get(uri)
 	return d.text, d.version, ok
 }
+
+// held returns how many documents are held by a check or a close.
+func (l *docLocks) held() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.locks)
+}
+
+// InFlight returns how many things the client is doing with the server
+// now: requests awaiting their answers and documents held by checks
+// waiting for their findings. Zero is a moment the server can be stopped
+// without failing anyone.
+func (c *Client) InFlight() int { return c.conn.Pending() + c.docLocks.held() }

@@ -826,3 +826,10 @@ func (c *Conn) call(ctx context.Context, req *Request) (result any, err error) {
 	}()
 	return c.handler.Handle(ctx, req)
 }
+
+// Pending returns how many calls of ours are waiting for their responses.
+func (c *Conn) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
+}

@@ -56,6 +56,9 @@ type Config struct {
 	// WatchBudget is how many directories each server's file watcher
 	// watches at most; the rest is polled.
 	WatchBudget int
+	// ServerIdleStop is how long a server may go unused before it is
+	// stopped (it starts again on the next need); 0 keeps servers running.
+	ServerIdleStop time.Duration
 	// Prewarm has the daemon start, in the background as it starts, the
 	// servers whose root markers are at the workspace root, each with one
 	// of its files open, so that the first question finds them warm.
@@ -112,6 +115,7 @@ func Default() Config {
 		MaxFileBytes:               2 << 20,
 		MaxOpenDocuments:           200,
 		WatchBudget:                10000,
+		ServerIdleStop:             15 * time.Minute,
 		Source:                     "defaults",
 	}
 }
@@ -291,6 +295,8 @@ func Parse(data []byte, source string) (Config, error) {
 			p.count(v, key, &cfg.WatchBudget)
 		case "prewarm":
 			p.boolean(v, key, &cfg.Prewarm)
+		case "serverIdleStopMs":
+			p.millis(v, key, &cfg.ServerIdleStop)
 		case "restart":
 			r, err := object(v, source, key)
 			if err != nil {

@@ -16,14 +16,14 @@ func TestParse(t *testing.T) {
 		"includeSeverities": ["error", "warning"], "maxDiagnosticsPerFile": 20, "maxProjectDiagnosticsFiles": 5,
 		"navigationTools": false, "autoInstall": false,
 		"restart": {"maxRestarts": 0, "windowMs": 300000},
-		"exclude": ["vendor/**"], "maxFileBytes": 1000, "maxOpenDocuments": 3, "prewarm": true}}`), "lspkit.json")
+		"exclude": ["vendor/**"], "maxFileBytes": 1000, "maxOpenDocuments": 3, "prewarm": true, "serverIdleStopMs": 60000}}`), "lspkit.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Disabled || cfg.DiagnosticTimeout != 3*time.Second || cfg.FirstTouchTimeout != 10*time.Second ||
 		strings.Join(cfg.IncludeSeverities, ",") != "error,warning" || cfg.NavigationTools || cfg.AutoInstall ||
 		cfg.Restart.MaxRestarts != 0 || cfg.Restart.Window != 5*time.Minute ||
-		strings.Join(cfg.Exclude, ",") != "vendor/**" || cfg.MaxFileBytes != 1000 || cfg.MaxOpenDocuments != 3 || !cfg.Prewarm {
+		strings.Join(cfg.Exclude, ",") != "vendor/**" || cfg.MaxFileBytes != 1000 || cfg.MaxOpenDocuments != 3 || !cfg.Prewarm || cfg.ServerIdleStop != time.Minute {
 		t.Fatalf("%+v", cfg)
 	}
 	if e := cfg.Servers["eslint"]; e.Enabled == nil || *e.Enabled {

@@ -193,6 +193,9 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 		return res, nil, note
 	}
 	s, err := o.session(t)
+	if err == nil {
+		defer s.used() // unused from the end of the check, not its start
+	}
 	if err != nil {
 		return done(api.VerdictBroken, err.Error())
 	}

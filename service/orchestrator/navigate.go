@@ -106,6 +106,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			left = time.Until(deadline)
 		}
 		note := joinNotes(barrierNote, refreshNote, s.loaded(ctx, c, left))
+		s.used() // the question follows at once
 		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note}, nil
 	}
 	return opened{}, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))

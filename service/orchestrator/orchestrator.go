@@ -78,6 +78,7 @@ type Orchestrator struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // by server id + "\x00" + root
+	unused   map[string]string   // by server id: why its sessions were stopped for want of use (status says so)
 	closed   bool
 	stopOnce sync.Once
 	epoch    uint64
@@ -338,12 +339,47 @@ func (o *Orchestrator) session(t target) (*session, error) {
 	}
 	key := t.spec.ID + "\x00" + t.root
 	if s, ok := o.sessions[key]; ok {
+		s.used()
 		return s, nil
 	}
 	s := newSession(o, t)
+	s.used()
 	o.sessions[key] = s
+	delete(o.unused, t.spec.ID)
 	o.bg.Go(s.supervise)
+	if o.cfg.ServerIdleStop > 0 {
+		o.bg.Go(s.stopWhenUnused)
+	}
 	return s, nil
+}
+
+// retire removes s if it has gone unused for the idle stop and reports
+// whether it did; the next need of its server starts a new session.
+func (o *Orchestrator) retire(s *session) bool {
+	if c := s.current(); c != nil && c.InFlight() > 0 {
+		s.used() // a request is running on it: unused only from its end
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	key := s.spec.ID + "\x00" + s.root
+	if o.closed || o.sessions[key] != s || time.Since(s.lastUse()) < o.cfg.ServerIdleStop {
+		return false
+	}
+	delete(o.sessions, key)
+	if o.unused == nil {
+		o.unused = map[string]string{}
+	}
+	o.unused[s.spec.ID] = fmt.Sprintf("stopped after %s unused; starts again when a matching file is checked", idleText(o.cfg.ServerIdleStop))
+	return true
+}
+
+// idleText says a duration as people do: "15 min", else Go's form.
+func idleText(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	}
+	return d.String()
 }
 
 // liveSessions returns the sessions, ordered by server id and root.

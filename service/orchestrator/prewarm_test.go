@@ -91,3 +91,34 @@ func TestPrewarmLive(t *testing.T) {
 	}
 	t.Logf("first check after prewarm: %d ms", res.Servers[0].MS)
 }
+
+// TestIdleServerStopped: a server unused for serverIdleStopMs is stopped
+// (status idle, saying why; its process gone) and started again by the
+// next check, which is answered as before.
+func TestIdleServerStopped(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "ERROR here\n"}, lspConfig(`,"serverIdleStopMs":100`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked || len(res.Diagnostics) != 1 {
+		t.Fatalf("first check: %+v", res)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		st := f.status("fake")
+		if st.Status == api.StatusIdle && f.launcher.Alive() == 0 {
+			if st.Reason != "stopped after 100ms unused; starts again when a matching file is checked" {
+				t.Fatalf("status of the stopped server: %+v", st)
+			}
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("not stopped after 100 ms unused: %+v, %d alive", st, f.launcher.Alive())
+		case <-time.After(5 * time.Millisecond): // polling status, with a deadline
+		}
+	}
+	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked || len(res.Diagnostics) != 1 || f.launcher.Launched("fake") != 2 {
+		t.Fatalf("check after the idle stop: %+v, launched %d times", res, f.launcher.Launched("fake"))
+	}
+	if st := f.status("fake"); st.Status != api.StatusActive {
+		t.Fatalf("status after the restart: %+v", st)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -56,6 +57,46 @@ type session struct {
 	statAll bool
 
 	refreshing sync.Mutex // held through a refresh (not under mu)
+
+	lastUsed atomic.Int64 // when a request last took the session (Unix nanoseconds)
+}
+
+// used records that a request takes the session now.
+func (s *session) used() { s.lastUsed.Store(time.Now().UnixNano()) }
+
+// lastUse is when a request last took the session.
+func (s *session) lastUse() time.Time { return time.Unix(0, s.lastUsed.Load()) }
+
+// stopWhenUnused stops the session's server once no request has taken the
+// session for the configured idle stop (Config.ServerIdleStop): the
+// session is retired, and the next need starts a new one. It returns when
+// the daemon ends or the server is no longer running for other reasons.
+func (s *session) stopWhenUnused() {
+	idle := s.o.cfg.ServerIdleStop
+	for {
+		t := time.NewTimer(time.Until(s.lastUse().Add(idle)))
+		select {
+		case <-s.o.life.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		state, stopping := s.state, s.stopping
+		s.mu.Unlock()
+		if stopping || state == api.StatusBroken || state == api.StatusUnavailable {
+			return
+		}
+		if !s.o.retire(s) {
+			continue // used since, or still starting: wait again
+		}
+		s.o.log.Info("server stopped: unused", "server", s.spec.ID, "root", s.root, "after", idle)
+		ctx, cancel := context.WithTimeout(s.o.life, s.o.grace+5*time.Second)
+		s.stop(ctx)
+		cancel()
+		s.o.bump()
+		return
+	}
 }
 
 // change is the last change sent for a document: the daemon epoch then and

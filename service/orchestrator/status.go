@@ -44,7 +44,9 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 				st.Reason = "off by default; enable with lsp.servers." + id + ".enabled"
 			}
 		default:
-			if _, ok := o.store.Find(spec); ok {
+			if why := o.unusedReason(id); why != "" {
+				st.Status, st.Reason = api.StatusIdle, why
+			} else if _, ok := o.store.Find(spec); ok {
 				st.Status, st.Reason = api.StatusIdle, "not started: starts when a matching file is checked"
 			} else if spec.Install != nil && spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
 				st.Status, st.Reason = api.StatusIdle, "not installed: installed on first need ("+spec.Install.From.Describe()+")"
@@ -59,4 +61,12 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// unusedReason says why server id is not running when its sessions were
+// stopped for want of use, or "".
+func (o *Orchestrator) unusedReason(id string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.unused[id]
 }
