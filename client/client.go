@@ -247,6 +247,17 @@ func (c *Client) Status() Status {
 	return Status{State: state, PID: c.proc.PID(), Reason: reason}
 }
 
+// ResidentMemory returns the resident memory of the server's process and
+// its helpers (the processes of its group), and whether it could be
+// measured (on Linux; not for an in-process server).
+func (c *Client) ResidentMemory() (uint64, bool) {
+	pid := c.proc.PID()
+	if pid <= 0 {
+		return 0, false
+	}
+	return residentBytes(pid)
+}
+
 // StderrTail returns the server's last stderr lines.
 func (c *Client) StderrTail() []string { return c.proc.StderrTail() }
 

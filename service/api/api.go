@@ -205,6 +205,9 @@ type ServerStatus struct {
 	ServerPID int    `json:"serverPid,omitzero"`
 	Reason    string `json:"reason,omitempty"`
 	Restarts  int    `json:"restarts,omitzero"`
+	// MemoryMB is the resident memory of the server and its helper
+	// processes, in MiB (rounded up), where it can be measured (Linux).
+	MemoryMB int `json:"memoryMB,omitzero"`
 	// Watching says how the file watcher for the server's registered
 	// globs is doing: how many directories it watches, or "degraded: …"
 	// with why some of the tree is polled instead.

@@ -19,6 +19,9 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 		if s.client != nil && s.state == api.StatusActive {
 			st.ServerPID = s.client.Status().PID
 			st.Watching = s.client.WatchStatus()
+			if b, ok := s.client.ResidentMemory(); ok {
+				st.MemoryMB = int((b + 1<<20 - 1) >> 20)
+			}
 		}
 		st.Sidecar = s.side.status()
 		s.mu.Unlock()
