@@ -82,10 +82,20 @@ func (s *session) stopWhenUnused() {
 		case <-t.C:
 		}
 		s.mu.Lock()
-		state, stopping := s.state, s.stopping
+		state, stopping, ready := s.state, s.stopping, s.ready
 		s.mu.Unlock()
 		if stopping || state == api.StatusBroken || state == api.StatusUnavailable {
 			return
+		}
+		if state != api.StatusActive {
+			// Starting (or restarting): unused counts from when it runs.
+			select {
+			case <-ready:
+			case <-s.o.life.Done():
+				return
+			}
+			s.used()
+			continue
 		}
 		if !s.o.retire(s) {
 			continue // used since, or still starting: wait again
