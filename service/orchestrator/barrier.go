@@ -178,6 +178,7 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 	}
 	s.mu.Unlock()
 	resent := 0
+	var stale []string
 	for _, uri := range slices.Sorted(maps.Keys(held)) {
 		path := pathOf(uri)
 		if path == "" {
@@ -206,6 +207,8 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 		}
 		src, err := readSource(path, s.o.maxFileBytes())
 		if err != nil {
+			// The server keeps its old text: the answer says so.
+			stale = append(stale, fmt.Sprintf("%s changed on disk but could not be read (%v): %s has its previous text", s.o.rel(path), err, s.spec.ID))
 			continue
 		}
 		if _, _, err := s.sync(ctx, c, path, s.spec.LanguageID(path), src); err != nil {
@@ -235,9 +238,9 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 	}
 	slices.Sort(bring)
 	slices.Sort(created)
-	var note string
+	note := joinNotes("", stale...)
 	if len(bring) > maxBrought {
-		note = fmt.Sprintf("%d files changed at once; %s does not watch files and was sent %d of them: answers about the others come from its own reading of the disk", len(bring), s.spec.ID, maxBrought)
+		note = joinNotes(note, fmt.Sprintf("%d files changed at once; %s does not watch files and was sent %d of them: answers about the others come from its own reading of the disk", len(bring), s.spec.ID, maxBrought))
 		bring = bring[:maxBrought]
 	}
 	if room := maxBrought - len(bring); len(created) > room {

@@ -166,3 +166,18 @@ func (f *fake) awaitWatching(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableChangeSaysSo: a file the server holds changes on disk and
+// can no longer be sent (here: grown past maxFileBytes); the answer says
+// the server has its previous text, instead of answering from it silently.
+func TestUnreadableChangeSaysSo(t *testing.T) {
+	f := newFake(t, map[string]string{"a.fk": "fine\n", "b.fk": "fine\n"}, lspConfig(`,"maxFileBytes":100`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f.check(t, api.CheckParams{FilePath: "a.fk"})
+	if err := os.WriteFile(filepath.Join(f.root, "a.fk"), []byte(strings.Repeat("ERROR\n", 40)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := f.check(t, api.CheckParams{FilePath: "b.fk"})
+	if !strings.Contains(res.Note, "a.fk changed on disk but could not be read") || !strings.Contains(res.Note, "fake has its previous text") {
+		t.Fatalf("check after a.fk grew past the limit: %+v", res)
+	}
+}
