@@ -67,6 +67,8 @@ type daemon struct {
 	stderr *lockedBuffer // the daemon's stderr when proc is not set
 	conn   *transport.Conn
 	ready  chan map[string]any
+	// readyParams is what lsp/ready said.
+	readyParams map[string]any
 }
 
 // lockedBuffer collects a process's output for failure messages.
@@ -90,7 +92,14 @@ func (b *lockedBuffer) String() string {
 // startDaemon runs `lspkit serve --root root` with env added.
 func startDaemon(t testing.TB, root string, env ...string) *daemon {
 	t.Helper()
-	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: []string{"serve", "--root", root}, Env: append(env, "LSPKIT_LOG=debug"), Dir: root})
+	return startServe(t, root, root, nil, env...)
+}
+
+// startServe runs `lspkit serve --root root` with args and env added, in
+// dir.
+func startServe(t testing.TB, root, dir string, args []string, env ...string) *daemon {
+	t.Helper()
+	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: append([]string{"serve", "--root", root}, args...), Env: append(env, "LSPKIT_LOG=debug"), Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +120,7 @@ func startDaemon(t testing.TB, root string, env ...string) *daemon {
 		}
 	})
 	select {
-	case <-d.ready:
+	case d.readyParams = <-d.ready:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no lsp/ready: %s", strings.Join(proc.StderrTail(), "\n"))
 	}

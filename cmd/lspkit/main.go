@@ -1,7 +1,7 @@
 // Command lspkit is the lspkit daemon and its one-shot tools.
 //
-//	lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--log-level LEVEL]
-//	lspkit mcp    [--root DIR] [--config FILE] [--log-level LEVEL]
+//	lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--shared] [--log-level LEVEL]
+//	lspkit mcp    [--root DIR] [--config FILE] [--shared] [--log-level LEVEL]
 //	lspkit record [--out FILE] -- SERVER ARGS...
 //	lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] FILE...
 //	lspkit status [--root DIR] [--config FILE] [--json]
@@ -43,16 +43,20 @@ import (
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/service/rpc"
+	"github.com/lspkit/lspkit/service/shared"
 )
 
 const usage = `lspkit gives coding agents the language server's diagnostics and navigation.
 
 Usage:
-  lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--log-level LEVEL]
+  lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--shared] [--log-level LEVEL]
         the daemon: JSON-RPC with LSP framing on stdin/stdout (see the service contract);
         with --mcp-fds, MCP too on those file descriptors, sharing the servers
-  lspkit mcp    [--root DIR] [--config FILE] [--log-level LEVEL]
+  lspkit mcp    [--root DIR] [--config FILE] [--shared] [--log-level LEVEL]
         an MCP server (stdio transport) with the lsp_* tools
+        --shared (or LSPKIT_SHARED=1, or "shared": true): attach to this user's
+        shared daemon for the root, starting it if none runs, so that every
+        agent on the workspace shares one set of language servers
   lspkit record [--out FILE] -- SERVER ARGS...
         run SERVER between a client on stdin/stdout and itself, unchanged,
         recording both directions as a transcript (JSON Lines) in FILE
@@ -117,6 +121,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return install(ctx, args[1:], stdout, stderr)
 	case "guard":
 		return client.GuardMain(args[1:]) // started by the daemon, not by people: not in the usage
+	case "shared-daemon":
+		return sharedDaemon(ctx, args[1:], stdout, stderr) // started by --shared, not by people
 	}
 	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status, install or record; see lspkit --help)\n", args[0])
 	return exitUsage
@@ -163,8 +169,23 @@ func logger(level string, def slog.Level, stderr io.Writer) (*slog.Logger, error
 // commands share; LSPKIT_BOOTSTRAP (or the seed contract's LSP_BOOTSTRAP)
 // may give the root and configuration.
 func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress), grace time.Duration) (*orchestrator.Orchestrator, error) {
+	cfg, _, err := c.load()
+	if err != nil {
+		return nil, err
+	}
+	return c.orchestratorWith(cfg, log, progress, grace)
+}
+
+// orchestratorWith is orchestrator with the configuration loaded.
+func (c *common) orchestratorWith(cfg config.Config, log *slog.Logger, progress func(registry.Progress), grace time.Duration) (*orchestrator.Orchestrator, error) {
 	oneShot := progress != nil
-	var bootCfg jsontext.Value
+	return orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot, Guard: guard()})
+}
+
+// load settles the root (the flag, LSPKIT_BOOTSTRAP's, else the working
+// directory) and loads the configuration; bootCfg is the bootstrap's
+// configuration as given.
+func (c *common) load() (cfg config.Config, bootCfg jsontext.Value, err error) {
 	raw := os.Getenv("LSPKIT_BOOTSTRAP")
 	if raw == "" {
 		raw = os.Getenv("LSP_BOOTSTRAP")
@@ -172,7 +193,7 @@ func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress)
 	if raw != "" {
 		b, err := config.ParseBootstrap(raw)
 		if err != nil {
-			return nil, err
+			return cfg, nil, err
 		}
 		if c.root == "" {
 			c.root = b.WorkspaceRoot
@@ -182,13 +203,13 @@ func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress)
 	if c.root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, err
+			return cfg, nil, err
 		}
 		c.root = wd
 	}
 	info, err := os.Stat(c.root)
 	if err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("root %s: not a directory", c.root)
+		return cfg, nil, fmt.Errorf("root %s: not a directory", c.root)
 	}
 	if len(bootCfg) > 0 && string(bootCfg) != "null" {
 		// The bootstrap's config is the document's lsp value or the whole document.
@@ -199,11 +220,8 @@ func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress)
 			}
 		}
 	}
-	cfg, err := config.Load(c.root, c.config, bootCfg)
-	if err != nil {
-		return nil, err
-	}
-	return orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot, Guard: guard()})
+	cfg, err = config.Load(c.root, c.config, bootCfg)
+	return cfg, bootCfg, err
 }
 
 // guard is the orphan guard's command: this binary's guard mode
@@ -240,6 +258,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	var c common
 	fs := flags("serve", &c)
 	mcpFDs := fs.String("mcp-fds", "", "serve MCP on these file descriptors too (R,W)")
+	sharedFlag := fs.Bool("shared", false, "attach to the workspace's shared daemon, starting it if none runs")
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -260,13 +279,32 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
 		return exitUsage
 	}
-	o, err := c.orchestrator(log, nil, 0)
+	cfg, bootCfg, err := c.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if wantShared(*sharedFlag, cfg) {
+		if mcpIn != nil {
+			go func() {
+				if err := c.relay(ctx, shared.SurfaceMCP, bootCfg, mcpIn, mcpOut, log); err != nil && ctx.Err() == nil {
+					log.Warn("mcp session ended", "err", err)
+				}
+			}()
+		}
+		if err := c.relay(ctx, shared.SurfaceRPC, bootCfg, stdin, stdout, log); err != nil {
+			fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	o, err := c.orchestratorWith(cfg, log, nil, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
+		return exitUsage
+	}
 	if mcpIn != nil {
 		server := mcpserver.New(o, version())
 		go func() {
@@ -333,6 +371,7 @@ func record(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := flags("mcp", &c)
+	sharedFlag := fs.Bool("shared", false, "attach to the workspace's shared daemon, starting it if none runs")
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -345,13 +384,25 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
 		return exitUsage
 	}
-	o, err := c.orchestrator(log, nil, 0)
+	cfg, bootCfg, err := c.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if wantShared(*sharedFlag, cfg) {
+		if err := c.relay(ctx, shared.SurfaceMCP, bootCfg, os.Stdin, os.Stdout, log); err != nil {
+			fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	o, err := c.orchestratorWith(cfg, log, nil, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+		return exitUsage
+	}
 	done := make(chan error, 1)
 	go func() { done <- mcpserver.New(o, version()).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout)) }()
 	select {

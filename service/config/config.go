@@ -63,6 +63,12 @@ type Config struct {
 	// servers whose root markers are at the workspace root, each with one
 	// of its files open, so that the first question finds them warm.
 	Prewarm bool
+	// Shared has `lspkit serve` and `lspkit mcp` attach to the workspace's
+	// shared daemon (as --shared does) instead of running their own.
+	Shared bool
+	// IdleExit is how long a shared daemon lives after its last client
+	// left; it then stops its servers and exits.
+	IdleExit time.Duration
 	// Source names where the configuration came from, for status and errors.
 	Source string
 }
@@ -116,6 +122,7 @@ func Default() Config {
 		MaxOpenDocuments:           200,
 		WatchBudget:                10000,
 		ServerIdleStop:             15 * time.Minute,
+		IdleExit:                   5 * time.Minute,
 		Source:                     "defaults",
 	}
 }
@@ -297,6 +304,10 @@ func Parse(data []byte, source string) (Config, error) {
 			p.boolean(v, key, &cfg.Prewarm)
 		case "serverIdleStopMs":
 			p.millis(v, key, &cfg.ServerIdleStop)
+		case "shared":
+			p.boolean(v, key, &cfg.Shared)
+		case "idleExitMs":
+			p.millis(v, key, &cfg.IdleExit)
 		case "restart":
 			r, err := object(v, source, key)
 			if err != nil {

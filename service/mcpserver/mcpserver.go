@@ -89,9 +89,14 @@ type mcpTools struct{ o *orchestrator.Orchestrator }
 
 // tool wraps a handler so that its errors reach the model as tool errors
 // with the message alone: the orchestrator's *transport.Error carries the
-// same message the JSON-RPC surface sends, its code is for programs.
+// same message the JSON-RPC surface sends, its code is for programs. A
+// session run with a caller's context (a shared daemon's client, see
+// orchestrator.Attach) makes its calls as that caller, ended when it
+// detaches.
 func tool[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		ctx, cancel := orchestrator.Join(ctx, ctx)
+		defer cancel()
 		res, out, err := h(ctx, req, in)
 		if e, ok := errors.AsType[*transport.Error](err); ok {
 			err = errors.New(e.Message)

@@ -155,8 +155,9 @@ func (s *session) filesChanged(ctx context.Context, events []protocol.FileEvent)
 
 // refresh brings c up to date with the disk before it is asked anything:
 // the documents it holds whose text came from disk and whose file changed
-// (noted by the watcher, or every one when the watcher cannot be trusted)
-// are re-sent, or closed when the file is gone; files that changed and
+// (noted by the watcher, or every one when the watcher cannot be trusted),
+// and those a check was given the text of, are re-sent from the disk, or
+// closed when the file is gone; files that changed and
 // that c serves but does not watch are brought to it as documents (at
 // most maxBrought). The file at except, which the caller sends next, is
 // not brought; held, it is re-sent like the others, as a request running
@@ -172,7 +173,12 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 	s.pending, s.statAll = nil, false
 	held := map[protocol.DocumentURI]change{}
 	for uri, ch := range s.changes {
-		if ch.disk && (all || pending[pathOf(uri)].kind != 0) {
+		switch {
+		case !ch.disk && pathOf(uri) != except:
+			// A check's given text is that check's alone: every other
+			// request is answered from the disk's.
+			held[uri] = ch
+		case ch.disk && (all || pending[pathOf(uri)].kind != 0):
 			held[uri] = ch
 		}
 	}
@@ -186,7 +192,7 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 		}
 		ch := held[uri]
 		info, err := os.Stat(path)
-		if err == nil && pending[path].kind == 0 && info.ModTime().Equal(ch.mod) && info.Size() == ch.size {
+		if ch.disk && err == nil && pending[path].kind == 0 && info.ModTime().Equal(ch.mod) && info.Size() == ch.size {
 			// Not seen to change (every held file is compared when the
 			// watcher cannot be trusted): the same time and size is the
 			// same text. A file the watcher saw change is read, as a

@@ -23,6 +23,7 @@ func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyPar
 	if err != nil {
 		return out, err
 	}
+	defer op.done()
 	out.Note = note
 	items, err := op.c.PrepareCallHierarchy(ctx, op.uri, pos)
 	if err != nil {

@@ -32,7 +32,7 @@ import (
 func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
 	res, err := o.check(ctx, p)
 	if err == nil && res.Checked {
-		res.Diagnostics, res.Repeated = o.shown.update(o.fileKey(p.FilePath), res.Diagnostics, p.Delta)
+		res.Diagnostics, res.Repeated = o.shown.update(shownKey(ctx, o.fileKey(p.FilePath)), res.Diagnostics, p.Delta)
 	}
 	return res, err
 }
@@ -215,6 +215,13 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	if c == nil {
 		return done(verdict, reason)
 	}
+	// A check of given text holds the session alone until its answer; any
+	// other holds it beside the others (see session.hold).
+	release, err := s.hold(ctx, !src.disk)
+	if err != nil {
+		return done(api.VerdictTimedOut, err.Error())
+	}
+	defer release()
 	note = s.refresh(ctx, c, path)
 	a, err := s.diagnose(ctx, c, path, t.spec.LanguageID(path), src)
 	if err != nil {

@@ -91,7 +91,8 @@ func (o *Orchestrator) settleAfter(ctx context.Context, epoch uint64, wait time.
 // RefreshFromDisk passes every change on disk to the servers (the
 // barrier, and each server's refresh), then re-checks the documents open
 // in a server whose file differs from what the server has (edited outside
-// lspkit). Documents checked with text from the caller keep that text.
+// lspkit). A document a check gave the text of is back to the disk's
+// text: that text was the check's alone.
 func (o *Orchestrator) RefreshFromDisk(ctx context.Context) {
 	o.barrier(ctx)
 	for _, s := range o.liveSessions() {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -30,6 +31,16 @@ type opened struct {
 	file  string // relative to the root
 	lines []string
 	note  string // why the answer may be incomplete
+	// release lets the session's hold go (see session.hold): the request
+	// is answered, or the caller no longer reads from the server.
+	release func()
+}
+
+// done lets op's hold go; it may be called more than once.
+func (op opened) done() {
+	if op.release != nil {
+		op.release()
+	}
 }
 
 // open finds the first server for file that supports method for it, makes
@@ -80,6 +91,14 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			reasons = append(reasons, fmt.Sprintf("%s does not offer %s", t.spec.ID, method))
 			continue
 		}
+		// Held until the answer: no check's given text is sent meanwhile.
+		hctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
+		held, err := s.hold(hctx, false)
+		cancel()
+		if err != nil {
+			return opened{}, fmt.Errorf("%s: %s: %w", o.rel(abs), t.spec.ID, err)
+		}
+		release := sync.OnceFunc(held)
 		refreshNote := s.refresh(ctx, c, "")
 		text, isOpen := c.DocumentText(uri)
 		lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
@@ -87,6 +106,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		if !isOpen {
 			src, err := readSource(abs, o.maxFileBytes())
 			if err != nil {
+				release()
 				return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
 			}
 			text = src.text
@@ -95,6 +115,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			// file belongs to is loaded before the question.
 			if _, err := s.diagnose(lctx, c, abs, t.spec.LanguageID(abs), src); err != nil {
 				if _, open := c.DocumentText(uri); !open {
+					release()
 					return opened{}, err
 				}
 			}
@@ -107,7 +128,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		}
 		note := joinNotes(barrierNote, refreshNote, s.loaded(ctx, c, left))
 		s.used() // the question follows at once
-		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note}, nil
+		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note, release: release}, nil
 	}
 	return opened{}, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
 }
@@ -211,6 +232,9 @@ func (o *Orchestrator) at(ctx context.Context, p api.PositionParams, method stri
 		return opened{}, protocol.Position{}, "", err
 	}
 	pos, note, err := op.position(p)
+	if err != nil {
+		op.done()
+	}
 	return op, pos, note, err
 }
 
@@ -221,6 +245,7 @@ func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method 
 	if err != nil {
 		return api.LocationsResult{}, err
 	}
+	defer op.done()
 	locs, err := call(op.c, ctx, op.uri, pos)
 	if err != nil {
 		return api.LocationsResult{}, err
@@ -311,6 +336,7 @@ func (o *Orchestrator) Hover(ctx context.Context, p api.PositionParams) (api.Hov
 	if err != nil {
 		return api.HoverResult{}, err
 	}
+	defer op.done()
 	text, ok, err := op.c.Hover(ctx, op.uri, pos)
 	if err != nil || !ok {
 		return api.HoverResult{Note: note}, err
@@ -324,6 +350,7 @@ func (o *Orchestrator) DocumentSymbols(ctx context.Context, p api.FileParams) (a
 	if err != nil {
 		return api.SymbolsResult{}, err
 	}
+	defer op.done()
 	syms, err := op.c.DocumentSymbols(ctx, op.uri)
 	if err != nil {
 		return api.SymbolsResult{}, err
@@ -363,6 +390,12 @@ func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) 
 			continue
 		}
 		wg.Go(func() {
+			release, err := s.hold(ctx, false)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer release()
 			notes[i] = joinNotes(s.refresh(ctx, c, ""), s.loaded(ctx, c, o.cfg.FirstTouchTimeout))
 			syms, err := c.WorkspaceSymbols(ctx, p.Query)
 			if err != nil {

@@ -85,7 +85,8 @@ type Orchestrator struct {
 	life     context.Context
 	end      context.CancelFunc
 	bg       conc.WaitGroup // supervisors
-	shown    shownFindings  // what the last checks and reports showed, for delta answers
+	shown    shownFindings  // what the last checks and reports showed each caller, for delta answers
+	callers  callers        // numbers the clients of a shared orchestrator
 
 	watcher  *client.Watcher // the workspace's file watcher; nil for one-shot uses or when it could not start
 	watchErr error           // why it could not start

@@ -96,7 +96,7 @@ func TestPrewarmLive(t *testing.T) {
 // (status idle, saying why; its process gone) and started again by the
 // next check, which is answered as before.
 func TestIdleServerStopped(t *testing.T) {
-	f := newFake(t, map[string]string{"a.fk": "ERROR here\n"}, lspConfig(`,"serverIdleStopMs":100`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, map[string]string{"a.fk": "ERROR here\n"}, lspConfig(`,"serverIdleStopMs":500`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked || len(res.Diagnostics) != 1 {
 		t.Fatalf("first check: %+v", res)
 	}
@@ -104,14 +104,14 @@ func TestIdleServerStopped(t *testing.T) {
 	for {
 		st := f.status("fake")
 		if st.Status == api.StatusIdle && f.launcher.Alive() == 0 {
-			if st.Reason != "stopped after 100ms unused; starts again when a matching file is checked" {
+			if st.Reason != "stopped after 500ms unused; starts again when a matching file is checked" {
 				t.Fatalf("status of the stopped server: %+v", st)
 			}
 			break
 		}
 		select {
 		case <-deadline:
-			t.Fatalf("not stopped after 100 ms unused: %+v, %d alive", st, f.launcher.Alive())
+			t.Fatalf("not stopped after 500 ms unused: %+v, %d alive", st, f.launcher.Alive())
 		case <-time.After(5 * time.Millisecond): // polling status, with a deadline
 		}
 	}

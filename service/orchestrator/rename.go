@@ -31,6 +31,7 @@ func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.Rena
 	if err != nil {
 		return out, err
 	}
+	defer op.done()
 	out.Note = note
 	edit, ok, err := op.c.Rename(ctx, op.uri, pos, p.NewName)
 	if err != nil {
@@ -52,6 +53,7 @@ func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.Rena
 	if !p.Apply {
 		return out, nil
 	}
+	op.done() // the check of the written files takes holds of its own
 	if err := o.write(files); err != nil {
 		return out, err
 	}

@@ -36,7 +36,7 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 	// show keeps what the report shows of a file: with Delta, what the
 	// previous check or report of it did not show.
 	show := func(f string, ds []api.Diagnostic) {
-		ds, repeated := o.shown.update(f, ds, p.Delta)
+		ds, repeated := o.shown.update(shownKey(ctx, f), ds, p.Delta)
 		out.Repeated += repeated
 		if len(ds) > 0 {
 			out.Diagnostics[f] = ds

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
@@ -57,6 +58,12 @@ type session struct {
 	statAll bool
 
 	refreshing sync.Mutex // held through a refresh (not under mu)
+	// given is held by a check of given text from its refresh to its
+	// answer, alone (all of its weight), and by every other request from
+	// its refresh to its answer, shared (weight 1): no request is answered
+	// while the server holds a text that is not the disk's, as each
+	// refresh restores the disk's. Waiters are served in order.
+	given *semaphore.Weighted
 
 	lastUsed atomic.Int64 // when a request last took the session (Unix nanoseconds)
 }
@@ -180,7 +187,7 @@ func readSource(path string, max int64) (source, error) {
 }
 
 func newSession(o *Orchestrator, t target) *session {
-	s := &session{o: o, spec: t.spec, root: t.root, state: api.StatusStarting, ready: make(chan struct{}), updated: make(chan struct{}), changes: map[protocol.DocumentURI]change{}}
+	s := &session{o: o, spec: t.spec, root: t.root, state: api.StatusStarting, ready: make(chan struct{}), updated: make(chan struct{}), changes: map[protocol.DocumentURI]change{}, given: semaphore.NewWeighted(holdAll)}
 	if _, found := o.store.Find(t.spec); !found && t.spec.Install != nil && t.spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
 		s.installing, s.reason = true, "installing "+strings.Join(t.spec.Install.From.Packages, " ")
 	}
@@ -261,6 +268,8 @@ func (s *session) diagnose(ctx context.Context, c *client.Client, path, language
 	diagnose := c.Diagnose
 	if src.disk {
 		diagnose = c.DiagnoseSaved
+	} else {
+		s.giving(path)
 	}
 	a, err := diagnose(ctx, path, languageID, src.text)
 	if err != nil {
@@ -268,6 +277,44 @@ func (s *session) diagnose(ctx context.Context, c *client.Client, path, language
 	}
 	s.record(ctx, c, a.URI, a.Version, src)
 	return a, nil
+}
+
+// hold takes the session's given-text hold (see session.given): alone
+// for a check of given text, shared for any other request, waiting within
+// ctx. The result lets it go.
+func (s *session) hold(ctx context.Context, given bool) (func(), error) {
+	var n int64 = 1
+	if given {
+		n = holdAll
+	}
+	if err := s.given.Acquire(ctx, n); err != nil {
+		return nil, errHeld
+	}
+	return func() { s.given.Release(n) }, nil
+}
+
+// holdAll is the weight of session.given: a hold of all of it is alone.
+const holdAll = 1 << 30
+
+// errHeld says a request waited its whole time for another to let the
+// server go.
+var errHeld = errors.New("other checks of the file or requests to its server took its time (a check of given text and any other request wait for each other)")
+
+// giving notes, before it is sent, that the document at path is to hold a
+// check's given text: a request beside the check restores the disk's
+// text first (waiting for the check to let go of the document), so no
+// other request is answered from it.
+func (s *session) giving(path string) {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.uses++
+	ch := s.changes[uri]
+	ch.disk, ch.used = false, s.uses
+	s.changes[uri] = ch
 }
 
 // sync sends the text and records the change.

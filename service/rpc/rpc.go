@@ -24,8 +24,16 @@ import (
 
 // Options configures Serve.
 type Options struct {
+	// Version is lspkit's version, said in lsp/ready.
 	Version string
-	Logger  *slog.Logger
+	// Logger receives protocol problems; nil discards them.
+	Logger *slog.Logger
+	// Attached serves one of several clients of a shared daemon: the
+	// connection's requests are its own caller's (orchestrator.Attach);
+	// lsp/shutdown, exit and the end of its stream end this connection
+	// alone, cancelling what it still has in flight (its relay has already
+	// waited for its answers), and the servers keep running for the others.
+	Attached bool
 }
 
 // Serve answers the contract's methods on rwc until lsp/shutdown, the peer
@@ -37,7 +45,14 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{o: o, routes: Routes(o), quit: make(chan struct{})}
+	h := &handler{o: o, routes: Routes(o), quit: make(chan struct{}), attached: opts.Attached, caller: ctx, log: opts.Logger}
+	shutdown := o.Shutdown
+	if opts.Attached {
+		var detach func()
+		h.caller, detach = o.Attach(ctx)
+		defer detach()
+		shutdown = func(context.Context) {}
+	}
 	// lsp/ready is the first message, written before anything is read: a
 	// client whose input ends at once still gets it before the answers.
 	ready, err := json.Marshal(struct {
@@ -49,10 +64,10 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 		err = transport.NewWriter(rwc).WriteFrame(ready)
 	}
 	if err != nil {
-		o.Shutdown(context.Background())
+		shutdown(context.Background())
 		return fmt.Errorf("rpc: %s: %w", api.MethodReady, err)
 	}
-	conn := transport.NewConn(rwc, transport.Options{Handler: h, Logger: opts.Logger, MaxConcurrentRequests: 64, AnswerAfterEOF: true})
+	conn := transport.NewConn(rwc, transport.Options{Handler: h, Logger: opts.Logger, MaxConcurrentRequests: 64, AnswerAfterEOF: !opts.Attached})
 	select {
 	case <-conn.Done():
 	case <-h.quit:
@@ -63,7 +78,7 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 	case <-ctx.Done():
 		go conn.Close()
 	}
-	o.Shutdown(context.Background())
+	shutdown(context.Background())
 	if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, transport.ErrClosed) && ctx.Err() == nil {
 		// A broken frame: the stream cannot be read on.
 		return fmt.Errorf("rpc: input: %w", err)
@@ -124,10 +139,13 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 }
 
 type handler struct {
-	o      *orchestrator.Orchestrator
-	routes map[string]Route
-	quit   chan struct{} // closed when the client said exit, or shutdown was answered
-	once   sync.Once
+	o        *orchestrator.Orchestrator
+	routes   map[string]Route
+	quit     chan struct{} // closed when the client said exit, or shutdown was answered
+	once     sync.Once
+	attached bool            // one client of a shared daemon
+	caller   context.Context // names the client (orchestrator.Attach) when attached
+	log      *slog.Logger
 }
 
 // end asks Serve to close the connection.
@@ -143,7 +161,9 @@ func (h *handler) Handle(ctx context.Context, req *transport.Request) (any, erro
 	}
 	switch req.Method {
 	case api.MethodShutdown, "shutdown":
-		h.o.Shutdown(ctx)
+		if !h.attached {
+			h.o.Shutdown(ctx) // a shared daemon's servers stay for its other clients
+		}
 		req.AfterReply(h.end)
 		return nil, nil
 	}
@@ -151,5 +171,8 @@ func (h *handler) Handle(ctx context.Context, req *transport.Request) (any, erro
 	if !ok {
 		return nil, transport.ErrMethodNotFound
 	}
+	h.log.Debug("request", "method", req.Method)
+	ctx, cancel := orchestrator.Join(ctx, h.caller)
+	defer cancel()
 	return r.Call(ctx, req.Method, req.Params)
 }

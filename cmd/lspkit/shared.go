@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/shared"
+)
+
+// wantShared says whether a serve or mcp command attaches to the shared
+// daemon: --shared, LSPKIT_SHARED=1, or "shared": true in the configuration.
+func wantShared(flag bool, cfg config.Config) bool {
+	return flag || os.Getenv("LSPKIT_SHARED") == "1" || cfg.Shared
+}
+
+// endpoint is the shared daemon's endpoint for c's root and configuration:
+// one per lspkit version, root, configuration file named and bootstrap
+// configuration given.
+func (c *common) endpoint(bootCfg jsontext.Value) (shared.Endpoint, error) {
+	root, err := filepath.Abs(c.root)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		return shared.Endpoint{}, fmt.Errorf("root %s: %w", c.root, err)
+	}
+	c.root = root
+	cfgFile := c.config
+	if cfgFile != "" {
+		if abs, err := filepath.Abs(cfgFile); err == nil {
+			cfgFile = abs
+		}
+	}
+	return shared.For(version(), root, cfgFile, string(bootCfg))
+}
+
+// relay attaches to the shared daemon of c's root, starting it if none
+// runs, and relays in/out to it on surface until in ends or the daemon
+// ends the session.
+func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Value, in io.Reader, out io.Writer, log *slog.Logger) error {
+	e, err := c.endpoint(bootCfg)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("shared: this binary: %w", err)
+	}
+	args := []string{exe, "shared-daemon", "--root", c.root}
+	if c.config != "" {
+		args = append(args, "--config", c.config)
+	}
+	if c.logLevel != "" {
+		args = append(args, "--log-level", c.logLevel)
+	}
+	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root}
+	r := &shared.Relay{Surface: surface, Logger: log, Attach: func(ctx context.Context) (*shared.Conn, error) {
+		return shared.Attach(ctx, e, opts)
+	}}
+	return r.Run(ctx, in, out)
+}
+
+// sharedDaemon is the shared daemon, started by the first client that
+// finds none: it serves the attached clients of its root until none has
+// been attached for idleExitMs. Of several started at once one serves and
+// the others exit 0 at once.
+func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := flags("shared-daemon", &c)
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	log, err := logger(c.logLevel, slog.LevelInfo, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
+		return exitUsage
+	}
+	cfg, bootCfg, err := c.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
+		return exitUsage
+	}
+	e, err := c.endpoint(bootCfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
+		return 1
+	}
+	l, err := shared.Listen(e, log)
+	if errors.Is(err, shared.ErrRunning) {
+		return 0 // its starter attaches to the one that serves
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
+		return 1
+	}
+	if f, ok := stderr.(*os.File); ok {
+		f.Truncate(0) // the log is this daemon's from here
+	}
+	o, err := c.orchestratorWith(cfg, log, nil, 0)
+	if err != nil {
+		l.Close()
+		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
+		return exitUsage
+	}
+	log.Info("shared daemon: serving", "root", o.Root(), "socket", e.Socket(), "pid", os.Getpid(), "idleExit", cfg.IdleExit)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := shared.Serve(ctx, o, l, shared.ServeOptions{Version: version(), Logger: log, IdleExit: cfg.IdleExit}); err != nil {
+		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
+		return 1
+	}
+	log.Info("shared daemon: exited")
+	return 0
+}

@@ -1,0 +1,355 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+func init() {
+	fakeServers["shared-plain"] = lsptest.Behavior{}
+	fakeServers["shared-hang"] = lsptest.Behavior{HangOn: "textDocument/hover"}
+}
+
+// sharedFixture is a workspace of .fk files served by the fake server
+// behavior (its hovers quote the line), and a runtime directory of its
+// own for the shared daemon's socket.
+func sharedFixture(t *testing.T, behavior string, idleExitMs int) (root, runtime string) {
+	t.Helper()
+	exe, _ := os.Executable()
+	root = t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"a.fk": "ERROR here\n",
+		"b.fk": "fine\n",
+		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"idleExitMs":%d,"servers":{"fake":{"command":%q,"extensions":[".fk"],"env":{"LSPKIT_FAKE":%q}}}}}`,
+			idleExitMs, exe, behavior),
+	})
+	// The runtime directory's path must fit a socket address (108 bytes).
+	runtime, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	return root, runtime
+}
+
+// attach starts `lspkit serve --shared` for root, in a directory of its
+// own (so that the processes in root are the shared daemon's), and
+// returns it with the shared daemon's pid from lsp/ready. The daemon is
+// killed when the test ends, if it still runs.
+func attach(t *testing.T, root, runtime string, extra ...string) (*daemon, int) {
+	t.Helper()
+	d := startServe(t, root, t.TempDir(), append([]string{"--shared"}, extra...), "XDG_RUNTIME_DIR="+runtime)
+	pid := int(d.readyParams["pid"].(float64))
+	if pid == d.proc.PID() {
+		t.Fatalf("lsp/ready names the relay (pid %d), not the shared daemon", pid)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(pid, syscall.SIGKILL)
+		noProcessesIn(t, root)
+	})
+	return d, pid
+}
+
+// gone waits, up to a deadline, until the process pid has exited.
+func gone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for syscall.Kill(pid, 0) == nil {
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(stat), ") Z ") {
+			return // a zombie: exited, its parent not yet told
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs after %s", pid, within)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the process table: no event exists for another process's exit
+	}
+}
+
+// sharedDaemons lists the shared daemons serving root.
+func sharedDaemons(root string) []int {
+	var pids []int
+	for _, p := range processesIn(root) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", p, "cmdline"))
+		if strings.Contains(string(cmdline), "\x00shared-daemon\x00") {
+			pid, _ := strconv.Atoi(p)
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestSharedDaemon: two agents' `lspkit serve --shared` on one root share
+// one daemon and one server process, each answered as without --shared; a
+// check's given text is that check's alone; lsp/shutdown detaches one
+// client only; when the last has left, the daemon exits after idleExitMs
+// and leaves no process and no socket behind.
+func TestSharedDaemon(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-plain", 300)
+	a, pid := attach(t, root, runtime)
+	b, pidB := attach(t, root, runtime)
+	if pid != pidB {
+		t.Fatalf("two clients, two daemons: %d and %d", pid, pidB)
+	}
+	var ra, rb api.CheckResult
+	a.must("lsp/check", map[string]any{"filePath": "a.fk"}, &ra)
+	b.must("lsp/check", map[string]any{"filePath": "a.fk"}, &rb)
+	if !ra.Checked || len(ra.Diagnostics) != 1 || fmt.Sprint(ra.Diagnostics) != fmt.Sprint(rb.Diagnostics) {
+		t.Fatalf("checks: a %+v, b %+v", ra, rb)
+	}
+	sa, sb := a.status()["fake"], b.status()["fake"]
+	if sa.ServerPID == 0 || sa.ServerPID != sb.ServerPID {
+		t.Fatalf("the clients see different servers: %+v, %+v", sa, sb)
+	}
+	// Isolation: a's given text is a's alone.
+	given := "GIVEN\n"
+	a.must("lsp/check", map[string]any{"filePath": "a.fk", "text": given}, &ra)
+	if !ra.Checked || len(ra.Diagnostics) != 0 {
+		t.Fatalf("check of given text: %+v", ra)
+	}
+	var hover api.HoverResult
+	b.must("lsp/hover", map[string]any{"file": "a.fk", "line": 1, "character": 1}, &hover)
+	if hover.Content == nil || !strings.Contains(*hover.Content, "ERROR here") {
+		t.Fatalf("b's hover after a's check of given text: %v; want the disk's line", hover.Content)
+	}
+	// lsp/shutdown detaches a alone.
+	a.must("lsp/shutdown", nil, nil)
+	select {
+	case <-a.proc.Done():
+		if es := a.proc.Exit(); es.Code != 0 {
+			t.Fatalf("a's relay after lsp/shutdown: %s", es)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a's relay still runs after lsp/shutdown")
+	}
+	if sb := b.status()["fake"]; sb.ServerPID != sa.ServerPID {
+		t.Fatalf("a's shutdown stopped b's server: %+v", sb)
+	}
+	// b leaves by closing its input; the daemon follows after idleExitMs.
+	b.proc.Stdio().Close()
+	select {
+	case <-b.proc.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("b's relay still runs after its input ended")
+	}
+	gone(t, pid, 10*time.Second)
+	noProcessesIn(t, root)
+	if left, _ := filepath.Glob(filepath.Join(runtime, "lspkit", "*.sock")); len(left) != 0 {
+		t.Fatalf("socket left behind: %v", left)
+	}
+}
+
+// TestSharedRace: eight clients started at once start one daemon; all
+// attach to it.
+func TestSharedRace(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-plain", 60000)
+	pids := make([]int, 8)
+	var wg sync.WaitGroup
+	for i := range pids {
+		wg.Go(func() {
+			d, pid := attach(t, root, runtime)
+			pids[i] = pid
+			var res api.CheckResult
+			d.must("lsp/check", map[string]any{"filePath": "a.fk"}, &res)
+			if !res.Checked || len(res.Diagnostics) != 1 {
+				t.Errorf("client %d: %+v", i, res)
+			}
+		})
+	}
+	wg.Wait()
+	if distinct := slices.Compact(slices.Sorted(slices.Values(pids))); len(distinct) != 1 {
+		t.Fatalf("eight clients attached to %v", pids)
+	}
+	if d := sharedDaemons(root); len(d) != 1 {
+		t.Fatalf("shared daemons running: %v", d)
+	}
+}
+
+// TestSharedClientKilled: a client killed with SIGKILL while a request of
+// its hangs is detached at once: the daemon, with no other client, exits
+// after idleExitMs.
+func TestSharedClientKilled(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-hang", 200)
+	a, pid := attach(t, root, runtime)
+	var res api.CheckResult
+	a.must("lsp/check", map[string]any{"filePath": "a.fk"}, &res)
+	go a.call("lsp/hover", map[string]any{"file": "a.fk", "line": 1, "character": 1}, nil) // never answered
+	syscall.Kill(a.proc.PID(), syscall.SIGKILL)
+	gone(t, pid, 10*time.Second)
+	noProcessesIn(t, root)
+}
+
+// TestSharedDaemonKilled: when the shared daemon dies, the request in
+// flight fails saying so, its servers die with it, and the next request of
+// each client is answered by one new daemon.
+func TestSharedDaemonKilled(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-hang", 60000)
+	a, pid := attach(t, root, runtime)
+	b, _ := attach(t, root, runtime)
+	var res api.CheckResult
+	a.must("lsp/check", map[string]any{"filePath": "a.fk"}, &res)
+	server := a.status()["fake"].ServerPID
+	errc := make(chan error, 1)
+	go func() { errc <- a.call("lsp/hover", map[string]any{"file": "a.fk", "line": 1, "character": 1}, nil) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(readLog(runtime), "method=lsp/hover") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hover never reached the daemon: %s", readLog(runtime))
+		}
+		time.Sleep(5 * time.Millisecond) // polling the daemon's log for the request's arrival
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "ended before answering") {
+			t.Fatalf("the request in flight: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request in flight when the daemon died hangs")
+	}
+	gone(t, server, 10*time.Second)
+	var wg sync.WaitGroup
+	for _, d := range []*daemon{a, b} {
+		wg.Go(func() {
+			var res api.CheckResult
+			d.must("lsp/check", map[string]any{"filePath": "a.fk"}, &res)
+			if !res.Checked || len(res.Diagnostics) != 1 {
+				t.Errorf("check after the daemon died: %+v", res)
+			}
+		})
+	}
+	wg.Wait()
+	if d := sharedDaemons(root); len(d) != 1 || d[0] == pid {
+		t.Fatalf("daemons after the restart: %v (the dead one was %d)", d, pid)
+	}
+	pid2 := sharedDaemons(root)[0]
+	t.Cleanup(func() { syscall.Kill(pid2, syscall.SIGKILL) })
+}
+
+// readLog returns the shared daemons' logs in runtime.
+func readLog(runtime string) string {
+	logs, _ := filepath.Glob(filepath.Join(runtime, "lspkit", "*.log"))
+	var b strings.Builder
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// TestSharedMCP: two `lspkit mcp --shared` sessions share one daemon and
+// server; after the daemon dies, a session's call in flight fails, and the
+// next is answered by a new daemon (the session begun again for it).
+func TestSharedMCP(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-plain", 60000)
+	open := func() *mcp.ClientSession {
+		cmd := exec.Command(lspkitBin, "mcp", "--shared", "--root", root)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	a, b := open(), open()
+	t.Cleanup(func() {
+		for _, pid := range sharedDaemons(root) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		noProcessesIn(t, root)
+	})
+	var ca, cb api.CheckResult
+	call(t, a, "lsp_check_file", map[string]any{"file": "a.fk"}, &ca)
+	call(t, b, "lsp_check_file", map[string]any{"file": "a.fk"}, &cb)
+	if len(ca.Diagnostics) != 1 || fmt.Sprint(ca.Diagnostics) != fmt.Sprint(cb.Diagnostics) {
+		t.Fatalf("checks: %+v, %+v", ca, cb)
+	}
+	daemons := sharedDaemons(root)
+	if len(daemons) != 1 {
+		t.Fatalf("shared daemons: %v", daemons)
+	}
+	syscall.Kill(daemons[0], syscall.SIGKILL)
+	gone(t, daemons[0], 10*time.Second)
+	// The relay may see the daemon gone before or after the next call:
+	// the call either fails saying so, or is answered by a new daemon.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "lsp_check_file", Arguments: map[string]any{"file": "a.fk"}})
+	if err != nil && !strings.Contains(err.Error(), "ended before answering") {
+		t.Fatalf("the first call after the daemon died: %v", err)
+	}
+	if err != nil || res.IsError {
+		call(t, a, "lsp_check_file", map[string]any{"file": "a.fk"}, &ca)
+	}
+	call(t, b, "lsp_check_file", map[string]any{"file": "a.fk"}, &cb)
+	if len(cb.Diagnostics) != 1 {
+		t.Fatalf("b's check from the new daemon: %+v", cb)
+	}
+	if d := sharedDaemons(root); len(d) != 1 || d[0] == daemons[0] {
+		t.Fatalf("daemons after the restart: %v", d)
+	}
+}
+
+// TestSharedHostileHello: a connection that says no proper hello is
+// answered with an error line and closed; the daemon goes on serving.
+func TestSharedHostileHello(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-plain", 60000)
+	a, _ := attach(t, root, runtime)
+	socks, _ := filepath.Glob(filepath.Join(runtime, "lspkit", "*.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("sockets: %v", socks)
+	}
+	info, err := os.Stat(socks[0])
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode: %v, %v", info.Mode(), err)
+	}
+	if dir, _ := os.Stat(filepath.Dir(socks[0])); dir.Mode().Perm() != 0o700 {
+		t.Fatalf("runtime directory mode: %v", dir.Mode())
+	}
+	for _, hello := range []string{"\xff\xfe garbage\n", `{"lspkit":"attach","surface":"rpc","version":"v0.0.0-other"}` + "\n", `{"lspkit":"attach","surface":"smtp","version":"devel"}` + "\n", strings.Repeat("x", 8192) + "\n"} {
+		c, err := net.Dial("unix", socks[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.Write([]byte(hello))
+		reply := make([]byte, 512)
+		n, _ := c.Read(reply)
+		c.Close()
+		if !strings.Contains(string(reply[:n]), `"error"`) {
+			t.Errorf("hello %.40q: answered %q", hello, reply[:n])
+		}
+	}
+	var res api.CheckResult
+	a.must("lsp/check", map[string]any{"filePath": "a.fk"}, &res)
+	if !res.Checked {
+		t.Fatalf("check after hostile hellos: %+v", res)
+	}
+}

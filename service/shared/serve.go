@@ -1,0 +1,226 @@
+package shared
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/sourcegraph/conc"
+
+	"github.com/lspkit/lspkit/service/mcpserver"
+	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/service/rpc"
+)
+
+// ServeOptions configures Serve.
+type ServeOptions struct {
+	// Version is lspkit's version: clients of another version are refused.
+	Version string
+	// Logger receives the daemon's log; nil discards it.
+	Logger *slog.Logger
+	// IdleExit is how long the daemon lives with no client attached
+	// (counted from its start too); 0 exits as the last client leaves.
+	IdleExit time.Duration
+}
+
+// Serve answers the clients that attach on l, each on its surface and as
+// its own caller of o (see orchestrator.Attach), until no client has been
+// attached for opts.IdleExit or ctx ends. Then it stops listening (the
+// socket removed, the lock let go), ends the connections still open, shuts
+// o's servers down and returns.
+func Serve(ctx context.Context, o *orchestrator.Orchestrator, l *Listener, opts ServeOptions) error {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &server{o: o, opts: opts, ctx: ctx, conns: map[net.Conn]bool{}, idle: make(chan struct{}, 1)}
+	s.left() // no one yet: the idle clock runs from the start
+	var wg conc.WaitGroup
+	accepted := make(chan error, 1)
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				accepted <- err
+				return
+			}
+			if !s.join(c) {
+				c.Close()
+				accepted <- nil
+				return
+			}
+			wg.Go(func() { s.serve(c) })
+		}
+	})
+	var err error
+	select {
+	case <-s.idle:
+		opts.Logger.Info("shared daemon: no client attached", "for", opts.IdleExit)
+	case <-ctx.Done():
+	case err = <-accepted:
+		err = fmt.Errorf("shared: accept: %w", err)
+	}
+	s.shut()
+	l.Close()
+	cancel()
+	wg.Wait()
+	o.Shutdown(context.Background())
+	return err
+}
+
+// server is Serve's state.
+type server struct {
+	o    *orchestrator.Orchestrator
+	opts ServeOptions
+	ctx  context.Context
+
+	mu     sync.Mutex
+	conns  map[net.Conn]bool // attached or saying hello
+	closed bool
+	timer  *time.Timer
+	idle   chan struct{} // gets a value when the daemon has been idle for IdleExit
+}
+
+// join counts c in; false when the daemon is closing.
+func (s *server) join(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = true
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	return true
+}
+
+// leave counts c out.
+func (s *server) leave(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.left()
+}
+
+// left starts the idle clock when no client is attached.
+func (s *server) left() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.conns) > 0 || s.closed || s.timer != nil {
+		return
+	}
+	var t *time.Timer
+	t = time.AfterFunc(s.opts.IdleExit, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.timer != t || len(s.conns) > 0 {
+			return // someone attached since
+		}
+		s.closed = true
+		select {
+		case s.idle <- struct{}{}:
+		default:
+		}
+	})
+	s.timer = t
+}
+
+// shut refuses new clients and closes the open connections.
+func (s *server) shut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for c := range s.conns {
+		c.Close()
+	}
+}
+
+// serve answers one client: its hello, then its surface until it leaves.
+func (s *server) serve(c net.Conn) {
+	defer s.leave(c)
+	defer c.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logger.Error("shared daemon: client: panic", "panic", r)
+		}
+	}()
+	r := bufio.NewReader(c)
+	c.SetDeadline(time.Now().Add(helloTimeout))
+	h, err := s.hello(r)
+	reply := welcome{PID: os.Getpid()}
+	if err != nil {
+		reply = welcome{Error: err.Error()}
+		s.opts.Logger.Warn("shared daemon: client refused", "err", err)
+	}
+	line, _ := json.Marshal(reply)
+	if _, werr := c.Write(append(line, '\n')); werr != nil || err != nil {
+		return
+	}
+	c.SetDeadline(time.Time{})
+	s.opts.Logger.Info("shared daemon: client attached", "surface", h.Surface)
+	stream := &Conn{Conn: c, r: r}
+	switch h.Surface {
+	case SurfaceRPC:
+		err = rpc.Serve(s.ctx, s.o, stream, rpc.Options{Version: s.opts.Version, Logger: s.opts.Logger, Attached: true})
+	case SurfaceMCP:
+		caller, detach := s.o.Attach(s.ctx)
+		// The end of the client's stream is the client gone (its relay
+		// waits for every answer before it leaves): what it still has in
+		// flight is cancelled.
+		in := &onEnd{r: stream, end: detach}
+		err = mcpserver.New(s.o, s.opts.Version).Run(caller, mcpserver.StdioTransport(in, c))
+		detach()
+		if errors.Is(err, context.Canceled) {
+			err = nil
+		}
+	}
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		s.opts.Logger.Info("shared daemon: client left", "surface", h.Surface, "err", err)
+		return
+	}
+	s.opts.Logger.Info("shared daemon: client left", "surface", h.Surface)
+}
+
+// hello reads and checks a client's hello.
+func (s *server) hello(r *bufio.Reader) (hello, error) {
+	line, err := readLine(r)
+	if err != nil {
+		return hello{}, fmt.Errorf("no hello: %v", err)
+	}
+	var h hello
+	if err := json.Unmarshal(line, &h); err != nil || h.LSPKit != "attach" {
+		return h, fmt.Errorf(`expected {"lspkit": "attach", "surface", "version"}, got %q`, bounded(line))
+	}
+	if h.Version != s.opts.Version {
+		return h, fmt.Errorf("this daemon is lspkit %s, the client lspkit %s", s.opts.Version, h.Version)
+	}
+	if h.Surface != SurfaceRPC && h.Surface != SurfaceMCP {
+		return h, fmt.Errorf("unknown surface %q (expected rpc or mcp)", h.Surface)
+	}
+	return h, nil
+}
+
+// onEnd calls end when its reader ends or fails.
+type onEnd struct {
+	r   io.Reader
+	end func()
+}
+
+func (o *onEnd) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	if err != nil {
+		o.end()
+	}
+	return n, err
+}
