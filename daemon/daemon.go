@@ -8,6 +8,12 @@
 //	...
 //	defer d.Stop(context.Background())
 //	res, err := d.Check(ctx, api.CheckParams{FilePath: "main.go"})
+//
+// With Options.Shared the program attaches to the workspace's shared
+// daemon instead (`lspkit serve --shared`: one daemon, and one set of
+// language servers, for every agent of the user on that root, started if
+// none runs). Stop then detaches: the shared daemon and its servers stay
+// for the others, and exit a while after the last client left.
 package daemon
 
 import (
@@ -45,6 +51,11 @@ type Options struct {
 	// StopGrace is how long Stop waits for the daemon to exit after
 	// lsp/shutdown before it kills its process group (10 s when zero).
 	StopGrace time.Duration
+	// Shared attaches to the workspace's shared daemon, starting it if
+	// none runs, through a relay process (`lspkit serve --shared`): PID
+	// is the relay's, Ready().PID the shared daemon's; Stop and Kill end
+	// the relay, detaching this client alone.
+	Shared bool
 }
 
 // A Daemon is a running lspkit daemon.
@@ -69,6 +80,9 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		opts.StopGrace = 10 * time.Second
 	}
 	args := []string{"serve"}
+	if opts.Shared {
+		args = append(args, "--shared")
+	}
 	if opts.Root != "" {
 		args = append(args, "--root", opts.Root)
 	}
@@ -127,7 +141,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 // Ready returns what the daemon said in lsp/ready: its version and pid.
 func (d *Daemon) Ready() api.ReadyParams { return d.ready }
 
-// PID returns the daemon's process id.
+// PID returns the daemon's process id (with Options.Shared, the relay's).
 func (d *Daemon) PID() int { return d.proc.PID() }
 
 // Alive reports whether the daemon is running and its connection up.

@@ -147,3 +147,61 @@ func TestStartNoReady(t *testing.T) {
 		t.Fatal("a missing binary started")
 	}
 }
+
+// TestShared: two programs attach to one shared daemon (one gopls), and
+// each Stop detaches only its own client.
+func TestShared(t *testing.T) {
+	servertest.Binary(t, "gopls")
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"go.mod":      "module example.com/demo\n\ngo 1.22\n",
+		"a.go":        "package demo\n\nvar X int = \"s\"\n",
+		"lspkit.json": `{"lsp":{"autoInstall":false,"idleExitMs":100}}`,
+	})
+	runtime, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(runtime)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := func() *daemon.Daemon {
+		d, err := daemon.Start(ctx, daemon.Options{Binary: lspkitBin, Root: root, Dir: t.TempDir(), Shared: true, Env: []string{"XDG_RUNTIME_DIR=" + runtime}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a, b := start(), start()
+	if a.Ready().PID != b.Ready().PID || a.Ready().PID == a.PID() {
+		t.Fatalf("ready: %+v, %+v (relays %d, %d)", a.Ready(), b.Ready(), a.PID(), b.PID())
+	}
+	gopls := func(d *daemon.Daemon) int {
+		res, err := d.Check(ctx, api.CheckParams{FilePath: "a.go"})
+		if err != nil || len(res.Diagnostics) != 1 {
+			t.Fatalf("check: %+v %v", res, err)
+		}
+		sts, _ := d.Status(ctx)
+		for _, s := range sts {
+			if s.ID == "gopls" {
+				return s.ServerPID
+			}
+		}
+		return 0
+	}
+	pa, pb := gopls(a), gopls(b)
+	if pa == 0 || pa != pb {
+		t.Fatalf("gopls: %d and %d", pa, pb)
+	}
+	if err := a.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if gopls(b) != pa {
+		t.Fatal("a's Stop stopped b's gopls")
+	}
+	if err := b.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	servertest.Gone(t, a.Ready().PID) // the last client left: the daemon exits after idleExitMs
+	servertest.Gone(t, pa)
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
 
@@ -351,5 +352,66 @@ func TestSharedHostileHello(t *testing.T) {
 	a.must("lsp/check", map[string]any{"filePath": "a.fk"}, &res)
 	if !res.Checked {
 		t.Fatalf("check after hostile hellos: %+v", res)
+	}
+}
+
+// TestSharedLive: on a Go + TypeScript repository, two agents through one
+// shared daemon get the same answers — checks, definitions, hovers — as an
+// agent with a daemon of its own, from one gopls and one
+// typescript-language-server.
+func TestSharedLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	servertest.Binary(t, "typescript-language-server")
+	root := goTSRepo(t)
+	runtime, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	answers := func(d *daemon) string {
+		var b strings.Builder
+		for _, f := range []string{"use.go", "web/src/use.ts"} {
+			var res api.CheckResult
+			d.must("lsp/check", map[string]any{"filePath": f}, &res)
+			fmt.Fprintf(&b, "check %s: %v %v\n", f, res.Checked, res.Diagnostics)
+		}
+		for _, p := range []map[string]any{{"file": "use.go", "line": 3, "symbol": "Greeting"}, {"file": "web/src/use.ts", "line": 3, "symbol": "greeting"}} {
+			var locs api.LocationsResult
+			d.must("lsp/definition", p, &locs)
+			var hover api.HoverResult
+			d.must("lsp/hover", p, &hover)
+			fmt.Fprintf(&b, "definition %v: %v\nhover: %v\n", p["file"], locs.Locations, *hover.Content)
+		}
+		return b.String()
+	}
+	plain := startServe(t, root, t.TempDir(), nil)
+	own := answers(plain)
+	plain.proc.Stop(5 * time.Second) // its servers' processes are the root's too
+	a, pid := attach(t, root, runtime)
+	b, _ := attach(t, root, runtime)
+	var wg sync.WaitGroup
+	got := make([]string, 2)
+	for i, d := range []*daemon{a, b} {
+		wg.Go(func() { got[i] = answers(d) })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != own {
+			t.Errorf("shared client %d answered\n%s\nwithout --shared:\n%s", i, g, own)
+		}
+	}
+	servers := map[string]int{}
+	for _, s := range b.status() {
+		if s.ServerPID > 0 {
+			servers[s.ID]++
+		}
+	}
+	if servers["gopls"] != 1 || servers["typescript"] != 1 {
+		// status lists one entry per (server, root): one process each
+		t.Errorf("servers of the shared daemon (pid %d): %v", pid, servers)
+	}
+	if !strings.Contains(own, "check use.go: true [") || !strings.Contains(own, "use.ts:") {
+		t.Errorf("the answers themselves: %s", own)
 	}
 }

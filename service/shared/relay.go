@@ -355,8 +355,10 @@ func (s *relaying) drop(c *Conn, err error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		why = err.Error()
 	}
-	if len(lost) > 0 || err != nil {
+	if len(lost) > 0 {
 		s.Logger.Warn("shared relay: the daemon is gone", "pid", c.PID, "unanswered", len(lost), "why", why)
+	} else {
+		s.Logger.Info("shared relay: the daemon is gone", "pid", c.PID, "why", why)
 	}
 	for _, id := range lost {
 		s.fail(id, fmt.Sprintf("the shared lspkit daemon (pid %d) ended before answering (%s); the next request starts it again", c.PID, why))
