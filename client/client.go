@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +23,9 @@ type Config struct {
 	Name    string  // the server's id, for logs and errors (e.g. "gopls")
 	Command Command // how to start it; Dir defaults to Root
 	Root    string  // the workspace root, absolute
+	// Folders are further workspace folders (absolute) the server serves
+	// from its start, beside Root.
+	Folders []string
 
 	// InitializationOptions are sent in initialize; nil sends none.
 	InitializationOptions jsontext.Value
@@ -78,6 +80,7 @@ type Client struct {
 	progress *progressSet
 	shown    atomic.Pointer[string] // the last error the server showed the user (window/showMessage)
 	pulls    *puller
+	folders  folders // the workspace folders: Root, Config.Folders, those added
 
 	syncMu sync.Mutex // serializes document changes on the wire
 	regMu  sync.Mutex // serializes (un)registrations, which may restart the watcher
@@ -143,6 +146,7 @@ func newClient(cfg Config) *Client {
 	}
 	c.caps.Store(&protocol.ServerCapabilities{})
 	c.pulls = newPuller(c)
+	c.folders.paths = append([]string{cfg.Root}, cfg.Folders...)
 	return c
 }
 
@@ -163,12 +167,16 @@ func (c *Client) initialize(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	folders, err := workspaceFolders(c.folders.list())
+	if err != nil {
+		return err
+	}
 	params := protocol.InitializeParams{
 		ProcessID:             protocol.NewNullable(int32(os.Getpid())),
 		ClientInfo:            &protocol.ClientInfo{Name: "lspkit"},
 		Capabilities:          capabilities(c.cfg.ApplyEdit != nil, !c.cfg.NoFileWatcher),
 		InitializationOptions: c.cfg.InitializationOptions,
-		WorkspaceFolders:      protocol.Ptr(protocol.NewNullable([]protocol.WorkspaceFolder{c.folder(root)})),
+		WorkspaceFolders:      protocol.Ptr(protocol.NewNullable(folders)),
 	}
 	//lint:ignore SA1019 older servers still read rootUri
 	params.RootURI = protocol.NewNullable(root)
@@ -186,10 +194,6 @@ func (c *Client) initialize(ctx context.Context) error {
 		settings = jsontext.Value("{}")
 	}
 	return protocol.DidChangeConfigurationNotification.Notify(ctx, c.conn, protocol.DidChangeConfigurationParams{Settings: settings})
-}
-
-func (c *Client) folder(root protocol.DocumentURI) protocol.WorkspaceFolder {
-	return protocol.WorkspaceFolder{URI: protocol.URI(root), Name: filepath.Base(c.cfg.Root)}
 }
 
 // capabilities is what this client implements — and nothing it does not.
@@ -393,11 +397,11 @@ func (s serverRequests) WorkspaceConfiguration(_ context.Context, p *protocol.Co
 }
 
 func (s serverRequests) WorkspaceWorkspaceFolders(context.Context) (protocol.Nullable[[]protocol.WorkspaceFolder], error) {
-	root, err := protocol.FileURI(s.c.cfg.Root)
+	folders, err := workspaceFolders(s.c.folders.list())
 	if err != nil {
 		return protocol.Null[[]protocol.WorkspaceFolder](), err
 	}
-	return protocol.NewNullable([]protocol.WorkspaceFolder{s.c.folder(root)}), nil
+	return protocol.NewNullable(folders), nil
 }
 
 func (s serverRequests) WindowWorkDoneProgressCreate(_ context.Context, p *protocol.WorkDoneProgressCreateParams) error {

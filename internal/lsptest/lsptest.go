@@ -85,6 +85,10 @@ type Behavior struct {
 	// "name=first line" for each file in path order. The answer shows
 	// which changes the server had taken in when it answered.
 	Remember bool
+	// Folders announces workspace folders with change notifications, and
+	// each hover answer ends with the folders the server has, by name
+	// ("folders: a,b").
+	Folders bool
 }
 
 // ErrorLines is the default Diagnose: an error for each line containing
@@ -129,6 +133,7 @@ type server struct {
 	docs  map[protocol.DocumentURI]string
 	saves int
 	known map[string]string // Behavior.Remember: path -> first line
+	folders []string         // Behavior.Folders: the workspace folders' names
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
 }
@@ -175,11 +180,23 @@ func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int
 }
 
 // Initialize announces the capabilities.
-func (s *server) Initialize(context.Context, *protocol.InitializeParams) (protocol.InitializeResult, error) {
+func (s *server) Initialize(_ context.Context, p *protocol.InitializeParams) (protocol.InitializeResult, error) {
 	caps := map[string]jsontext.Value{
 		"textDocumentSync":   jsontext.Value(`{"openClose":true,"change":2,"save":{"includeText":false}}`),
 		"hoverProvider":      jsontext.Value(`true`),
 		"definitionProvider": jsontext.Value(`true`),
+	}
+	if s.b.Folders {
+		caps["workspace"] = jsontext.Value(`{"workspaceFolders":{"supported":true,"changeNotifications":true}}`)
+		if p.WorkspaceFolders != nil {
+			if fs, ok := p.WorkspaceFolders.Get(); ok {
+				s.mu.Lock()
+				for _, f := range fs {
+					s.folders = append(s.folders, f.Name)
+				}
+				s.mu.Unlock()
+			}
+		}
 	}
 	if s.b.Pull {
 		caps["diagnosticProvider"] = jsontext.Value(`{"interFileDependencies":false,"workspaceDiagnostics":false}`)
@@ -339,6 +356,11 @@ func (s *server) TextDocumentHover(_ context.Context, p *protocol.HoverParams) (
 	if s.b.Remember {
 		value += "\nknown: " + s.knownFiles()
 	}
+	if s.b.Folders {
+		s.mu.Lock()
+		value += "\nfolders: " + strings.Join(s.folders, ",")
+		s.mu.Unlock()
+	}
 	return protocol.NewNullable(protocol.Hover{Contents: protocol.NewHoverContentsMarkupContent(protocol.MarkupContent{
 		Kind: protocol.MarkupKindPlainText, Value: value,
 	})}), nil
@@ -348,6 +370,19 @@ func (s *server) TextDocumentHover(_ context.Context, p *protocol.HoverParams) (
 func (s *server) TextDocumentDefinition(_ context.Context, p *protocol.DefinitionParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
 	loc := protocol.Location{URI: p.TextDocument.URI, Range: protocol.Range{Start: p.Position, End: p.Position}}
 	return protocol.NewNullable(protocol.NewDefinitionOrDefinitionLinkSliceDefinition(protocol.NewDefinitionLocation(loc))), nil
+}
+
+// WorkspaceDidChangeWorkspaceFolders takes the folders added and removed.
+func (s *server) WorkspaceDidChangeWorkspaceFolders(_ context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range p.Event.Removed {
+		s.folders = slices.DeleteFunc(s.folders, func(n string) bool { return n == f.Name })
+	}
+	for _, f := range p.Event.Added {
+		s.folders = append(s.folders, f.Name)
+	}
+	return nil
 }
 
 // Shutdown answers null.

@@ -198,13 +198,16 @@ const (
 
 // ServerStatus is one server's state for lsp/status.
 type ServerStatus struct {
-	ID        string `json:"id"`
-	Language  string `json:"language"`
-	Status    string `json:"status"`
-	Root      string `json:"root,omitempty"`
-	ServerPID int    `json:"serverPid,omitzero"`
-	Reason    string `json:"reason,omitempty"`
-	Restarts  int    `json:"restarts,omitzero"`
+	ID       string `json:"id"`
+	Language string `json:"language"`
+	Status   string `json:"status"`
+	Root     string `json:"root,omitempty"`
+	// Roots are the workspace folders one process serves, Root first,
+	// when it serves more than one.
+	Roots     []string `json:"roots,omitempty"`
+	ServerPID int      `json:"serverPid,omitzero"`
+	Reason    string   `json:"reason,omitempty"`
+	Restarts  int      `json:"restarts,omitzero"`
 	// MemoryMB is the resident memory of the server and its helper
 	// processes, in MiB (rounded up), where it can be measured (Linux).
 	MemoryMB int `json:"memoryMB,omitzero"`

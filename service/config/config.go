@@ -88,6 +88,10 @@ type ServerConfig struct {
 	Args                  []string
 	Extensions            []string
 	RootMarkers           []string
+	// Roots is how many processes serve the roots the markers make:
+	// "each" (one per root), "folders" (one, each root a workspace folder)
+	// or "outermost" (one per outermost root); nil keeps the built-in's.
+	Roots *string
 	Env                   map[string]string
 	InitializationOptions jsontext.Value
 	Settings              jsontext.Value
@@ -480,6 +484,13 @@ func (p *parser) server(raw jsontext.Value, key string) (ServerConfig, error) {
 			}
 		case "rootMarkers":
 			p.strings(v, sub, &sc.RootMarkers)
+		case "roots":
+			var r string
+			p.str(v, sub, &r)
+			if p.err == nil && r != "each" && r != "folders" && r != "outermost" {
+				p.fail(sub, fmt.Sprintf("expected \"each\", \"folders\" or \"outermost\", got %q", r))
+			}
+			sc.Roots = &r
 		case "env":
 			p.env(v, sub, &sc.Env)
 		case "initializationOptions":
@@ -491,7 +502,7 @@ func (p *parser) server(raw jsontext.Value, key string) (ServerConfig, error) {
 		case "sidecar":
 			sc.Sidecar = p.sidecar(v, sub)
 		default:
-			p.fail(sub, "unknown key (expected enabled, command, args, extensions, rootMarkers, env, initializationOptions, settings, language or sidecar)")
+			p.fail(sub, "unknown key (expected enabled, command, args, extensions, rootMarkers, roots, env, initializationOptions, settings, language or sidecar)")
 		}
 		if p.err != nil {
 			return sc, p.err

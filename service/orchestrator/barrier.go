@@ -120,7 +120,7 @@ type pendingChange struct {
 func (s *session) filesChanged(ctx context.Context, events []protocol.FileEvent) {
 	var mine []protocol.FileEvent
 	for _, e := range events {
-		if path, err := e.URI.Path(); err == nil && within(s.root, path) {
+		if path, err := e.URI.Path(); err == nil && s.serves(path) {
 			mine = append(mine, e)
 		}
 	}

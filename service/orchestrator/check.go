@@ -396,7 +396,8 @@ func deref(s *string) string {
 // one above it up to the session's root.
 func (s *session) projectErrors(c *client.Client, path string) []api.Diagnostic {
 	var out []api.Diagnostic
-	for dir := filepath.Dir(path); within(s.root, dir); dir = filepath.Dir(dir) {
+	root := s.rootOf(path)
+	for dir := filepath.Dir(path); within(root, dir); dir = filepath.Dir(dir) {
 		for _, marker := range s.spec.RootMarkers {
 			uri, err := protocol.FileURI(filepath.Join(dir, marker))
 			if err != nil {
@@ -408,7 +409,7 @@ func (s *session) projectErrors(c *client.Client, path string) []api.Diagnostic 
 				}
 			}
 		}
-		if dir == s.root || filepath.Dir(dir) == dir {
+		if dir == root || filepath.Dir(dir) == dir {
 			break
 		}
 	}

@@ -77,7 +77,8 @@ type Orchestrator struct {
 	guard   []string
 
 	mu       sync.Mutex
-	sessions map[string]*session // by server id + "\x00" + root
+	sessions map[string]*session // by server id + "\x00" + root (one session under each root it serves)
+	noFolders map[string]bool    // by server id: its server turned out not to take workspace folder changes
 	unused   map[string]string   // by server id: why its sessions were stopped for want of use (status says so)
 	closed   bool
 	stopOnce sync.Once
@@ -298,17 +299,26 @@ func (o *Orchestrator) serversFor(path string) []target {
 }
 
 // serverRoot is the nearest directory from path's up to the workspace root
-// holding one of the server's markers, else the workspace root.
+// holding one of the server's markers (the outermost for a server whose
+// roots are RootsOutermost), else the workspace root.
 func (o *Orchestrator) serverRoot(s *registry.Spec, path string) (string, bool) {
+	found := ""
 	for dir := filepath.Dir(path); within(o.root, dir); dir = filepath.Dir(dir) {
 		for _, m := range s.RootMarkers {
 			if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
-				return dir, true
+				if s.Roots != registry.RootsOutermost {
+					return dir, true
+				}
+				found = dir
+				break
 			}
 		}
 		if dir == o.root {
 			break
 		}
+	}
+	if found != "" {
+		return found, true
 	}
 	return o.root, false
 }
@@ -343,6 +353,14 @@ func (o *Orchestrator) session(t target) (*session, error) {
 		s.used()
 		return s, nil
 	}
+	if s := o.folderSession(t.spec); s != nil {
+		// One process serves every root of this server: the root is
+		// one more workspace folder of it.
+		o.sessions[key] = s
+		s.used()
+		s.addRoot(t.root)
+		return s, nil
+	}
 	s := newSession(o, t)
 	s.used()
 	o.sessions[key] = s
@@ -352,6 +370,39 @@ func (o *Orchestrator) session(t target) (*session, error) {
 		o.bg.Go(s.stopWhenUnused)
 	}
 	return s, nil
+}
+
+// folderSession returns the session that takes further roots of spec as
+// workspace folders, or nil: spec's roots are RootsFolders and a session
+// of it runs (or starts) whose server did not turn out to refuse folder
+// changes. o.mu is held.
+func (o *Orchestrator) folderSession(spec *registry.Spec) *session {
+	if spec.Roots != registry.RootsFolders || o.noFolders[spec.ID] {
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.sessions)) {
+		if s := o.sessions[k]; s.spec == spec && s.takesFolders() {
+			return s
+		}
+	}
+	return nil
+}
+
+// splitFolders undoes the roots s took as workspace folders when its
+// server turned out not to take folder changes: each gets a process of
+// its own at its next need, and so does every later root of the server.
+func (o *Orchestrator) splitFolders(s *session) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.noFolders == nil {
+		o.noFolders = map[string]bool{}
+	}
+	o.noFolders[s.spec.ID] = true
+	for k, other := range o.sessions {
+		if other == s && k != s.spec.ID+"\x00"+s.root {
+			delete(o.sessions, k)
+		}
+	}
 }
 
 // retire removes s if it has gone unused for the idle stop and reports
@@ -367,7 +418,11 @@ func (o *Orchestrator) retire(s *session) bool {
 	if o.closed || o.sessions[key] != s || time.Since(s.lastUse()) < o.cfg.ServerIdleStop {
 		return false
 	}
-	delete(o.sessions, key)
+	for k, other := range o.sessions {
+		if other == s { // its root and the roots it took as folders
+			delete(o.sessions, k)
+		}
+	}
 	if o.unused == nil {
 		o.unused = map[string]string{}
 	}
@@ -389,7 +444,9 @@ func (o *Orchestrator) liveSessions() []*session {
 	defer o.mu.Unlock()
 	out := make([]*session, 0, len(o.sessions))
 	for _, k := range slices.Sorted(maps.Keys(o.sessions)) {
-		out = append(out, o.sessions[k])
+		if s := o.sessions[k]; !slices.Contains(out, s) { // once, though it serves several roots
+			out = append(out, s)
+		}
 	}
 	return out
 }
@@ -400,7 +457,13 @@ func (o *Orchestrator) close() []*session {
 	defer o.mu.Unlock()
 	o.closed = true
 	o.end()
-	return slices.Collect(maps.Values(o.sessions))
+	var out []*session
+	for _, s := range o.sessions {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Shutdown stops every server (shutdown, exit, terminate, kill) in parallel
@@ -431,7 +494,7 @@ func (o *Orchestrator) Kill() {
 }
 
 // clientConfig is how a session starts its server's client.
-func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) client.Config {
+func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, folders ...string) client.Config {
 	var env []string
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
@@ -441,6 +504,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string) clie
 		Name:                  spec.ID,
 		Command:               client.Command{Path: path, Args: args, Env: env, Dir: root, Guard: o.guard},
 		Root:                  root,
+		Folders:               folders,
 		InitializationOptions: o.store.Expand(spec.InitializationOptions),
 		Settings:              o.store.Expand(spec.Settings),
 		Launch:                o.launch,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,9 +30,10 @@ const initializeTimeout = 60 * time.Second
 type session struct {
 	o    *Orchestrator
 	spec *registry.Spec
-	root string
+	root string // the first root: the server's root URI and working directory
 
 	mu         sync.Mutex
+	roots      []string // every root it serves: root, then those taken as workspace folders
 	client     *client.Client
 	state      string
 	reason     string
@@ -187,7 +189,7 @@ func readSource(path string, max int64) (source, error) {
 }
 
 func newSession(o *Orchestrator, t target) *session {
-	s := &session{o: o, spec: t.spec, root: t.root, state: api.StatusStarting, ready: make(chan struct{}), updated: make(chan struct{}), changes: map[protocol.DocumentURI]change{}, given: semaphore.NewWeighted(holdAll)}
+	s := &session{o: o, spec: t.spec, root: t.root, roots: []string{t.root}, state: api.StatusStarting, ready: make(chan struct{}), updated: make(chan struct{}), changes: map[protocol.DocumentURI]change{}, given: semaphore.NewWeighted(holdAll)}
 	if _, found := o.store.Find(t.spec); !found && t.spec.Install != nil && t.spec.Install.From.Kind != "apt" && o.cfg.AutoInstall {
 		s.installing, s.reason = true, "installing "+strings.Join(t.spec.Install.From.Packages, " ")
 	}
@@ -514,6 +516,9 @@ func (s *session) supervise() {
 	o := s.o
 	for {
 		c, err := s.start()
+		if c != nil {
+			s.sendFolders(c) // roots taken as folders while it started
+		}
 		s.mu.Lock()
 		if s.stopping || o.life.Err() != nil {
 			s.state, s.reason = api.StatusBroken, "the daemon is shutting down"
@@ -534,6 +539,15 @@ func (s *session) supervise() {
 			// After a restart the reason says what the last one was for.
 			s.client, s.state, s.reason = c, api.StatusActive, strings.Replace(s.reason, "restarting after: ", "restarted after: ", 1)
 			s.side = s.startSidecar() // after the server, never before
+			for _, root := range s.roots {
+				// Taken since sendFolders, while not active: given now,
+				// before a request waiting for the start goes on.
+				if !slices.Contains(c.Folders(), root) {
+					if err := c.AddFolder(o.life, root); err != nil {
+						o.log.Warn("add a workspace folder", "server", s.spec.ID, "root", root, "err", err)
+					}
+				}
+			}
 			close(s.ready)
 			side := s.side
 			s.mu.Unlock()
@@ -603,12 +617,86 @@ func (s *session) start() (*client.Client, error) {
 	}
 	ctx, cancel := context.WithTimeout(o.life, initializeTimeout)
 	defer cancel()
-	c, err := client.Start(ctx, o.clientConfig(s.spec, path, s.root))
+	c, err := client.Start(ctx, o.clientConfig(s.spec, path, s.root, s.folders()[1:]...))
 	if err != nil {
 		o.log.Error("server failed to start", "server", s.spec.ID, "err", err)
 		return nil, err
 	}
+	if len(s.folders()) > 1 && !c.SupportsFolders() {
+		o.log.Warn("server does not take workspace folder changes: one process per root", "server", s.spec.ID)
+		o.splitFolders(s)
+		s.mu.Lock()
+		s.roots = s.roots[:1]
+		s.mu.Unlock()
+	}
 	return c, nil
+}
+
+// folders returns the roots s serves, its own first.
+func (s *session) folders() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.roots)
+}
+
+// takesFolders reports whether s may take another root as a workspace
+// folder: it is not stopping or broken, and its server, once started,
+// said it takes folder changes.
+func (s *session) takesFolders() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.stopping, s.state == api.StatusBroken, s.state == api.StatusUnavailable:
+		return false
+	case s.client != nil:
+		return s.client.SupportsFolders()
+	}
+	return true // starting: it is started with the folders it has then
+}
+
+// addRoot makes root one more root of s: a workspace folder of its
+// server, sent now if the server runs (a starting one is given its roots
+// when it has started, see supervise).
+func (s *session) addRoot(root string) {
+	s.mu.Lock()
+	if !slices.Contains(s.roots, root) {
+		s.roots = append(s.roots, root)
+	}
+	c := s.client
+	if s.state != api.StatusActive {
+		c = nil
+	}
+	s.mu.Unlock()
+	if c != nil {
+		s.sendFolders(c)
+	}
+}
+
+// sendFolders gives c the roots of s it does not have yet.
+func (s *session) sendFolders(c *client.Client) {
+	ctx, cancel := context.WithTimeout(s.o.life, 5*time.Second)
+	defer cancel()
+	for _, root := range s.folders() {
+		if err := c.AddFolder(ctx, root); err != nil {
+			s.o.log.Warn("add a workspace folder", "server", s.spec.ID, "root", root, "err", err)
+		}
+	}
+}
+
+// serves reports whether path is under one of the roots s serves.
+func (s *session) serves(path string) bool {
+	return slices.ContainsFunc(s.folders(), func(root string) bool { return within(root, path) })
+}
+
+// rootOf is the root of s that path is under (the innermost), or s.root.
+func (s *session) rootOf(path string) string {
+	best := s.root
+	for _, r := range s.folders() {
+		if within(r, path) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
 }
 
 // watch follows an active client until it stops (""), or breaks (the

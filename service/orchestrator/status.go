@@ -16,6 +16,9 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 	for _, s := range o.liveSessions() {
 		s.mu.Lock()
 		st := api.ServerStatus{ID: s.spec.ID, Language: s.spec.Language, Status: s.state, Root: s.root, Reason: s.reason, Restarts: s.restarts}
+		if len(s.roots) > 1 {
+			st.Roots = slices.Clone(s.roots)
+		}
 		if s.client != nil && s.state == api.StatusActive {
 			st.ServerPID = s.client.Status().PID
 			st.Watching = s.client.WatchStatus()

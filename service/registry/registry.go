@@ -42,6 +42,13 @@ type Spec struct {
 	// RequireMarker keeps the server off files with no marker above them
 	// (eslint without an eslint config).
 	RequireMarker bool `json:"requireMarker,omitempty"`
+	// Roots says how many processes serve the roots the markers make:
+	// "" one per root; RootsFolders one for them all, each root a
+	// workspace folder (when the server takes folder changes, as its
+	// capabilities say at start; else one per root again); RootsOutermost
+	// one per outermost root — the server finds each file's project
+	// itself, as tsserver does from a monorepo's top.
+	Roots string `json:"roots,omitempty"`
 	// DefaultDisabled servers run only when the configuration enables them
 	// (alternatives to a default one: TypeScript 7, basedpyright).
 	DefaultDisabled bool `json:"defaultDisabled,omitempty"`
@@ -78,6 +85,12 @@ type Spec struct {
 	// default and not enabled).
 	Enabled bool `json:"-"`
 }
+
+// How a server's processes serve roots (Spec.Roots).
+const (
+	RootsFolders   = "folders"
+	RootsOutermost = "outermost"
+)
 
 // Settle is a server's way of saying it is done with a text.
 type Settle struct {
@@ -164,6 +177,9 @@ func parse(data []byte) (map[string]*Spec, error) {
 		if out[s.ID] != nil {
 			return nil, fmt.Errorf("registry: servers.json: server %s twice", s.ID)
 		}
+		if s.Roots != "" && s.Roots != RootsFolders && s.Roots != RootsOutermost {
+			return nil, fmt.Errorf("registry: servers.json: server %s: roots %q (expected %q or %q)", s.ID, s.Roots, RootsFolders, RootsOutermost)
+		}
 		for _, r := range append([]*Recipe{s.Install}, s.Helpers...) {
 			if r == nil {
 				continue
@@ -223,6 +239,12 @@ func Servers(cfg config.Config) (map[string]*Spec, error) {
 		}
 		if sc.RootMarkers != nil {
 			s.RootMarkers = sc.RootMarkers
+		}
+		if sc.Roots != nil {
+			s.Roots = *sc.Roots
+			if s.Roots == "each" {
+				s.Roots = ""
+			}
 		}
 		if sc.Env != nil {
 			s.Env = maps.Clone(sc.Env)
