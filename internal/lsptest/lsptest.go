@@ -129,11 +129,11 @@ type server struct {
 	conn *transport.Conn
 	exit func(code int, stderr string) // ends the server
 
-	mu    sync.Mutex
-	docs  map[protocol.DocumentURI]string
-	saves int
-	known map[string]string // Behavior.Remember: path -> first line
-	folders []string         // Behavior.Folders: the workspace folders' names
+	mu      sync.Mutex
+	docs    map[protocol.DocumentURI]string
+	saves   int
+	known   map[string]string // Behavior.Remember: path -> first line
+	folders []string          // Behavior.Folders: the workspace folders' names
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
 }

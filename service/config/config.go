@@ -83,15 +83,15 @@ type RestartPolicy struct {
 // ServerConfig is one server's entry in the configuration. Unset fields
 // keep the built-in's values.
 type ServerConfig struct {
-	Enabled               *bool
-	Command               string
-	Args                  []string
-	Extensions            []string
-	RootMarkers           []string
+	Enabled     *bool
+	Command     string
+	Args        []string
+	Extensions  []string
+	RootMarkers []string
 	// Roots is how many processes serve the roots the markers make:
 	// "each" (one per root), "folders" (one, each root a workspace folder)
 	// or "outermost" (one per outermost root); nil keeps the built-in's.
-	Roots *string
+	Roots                 *string
 	Env                   map[string]string
 	InitializationOptions jsontext.Value
 	Settings              jsontext.Value

@@ -76,18 +76,18 @@ type Orchestrator struct {
 	oneShot bool
 	guard   []string
 
-	mu       sync.Mutex
-	sessions map[string]*session // by server id + "\x00" + root (one session under each root it serves)
-	noFolders map[string]bool    // by server id: its server turned out not to take workspace folder changes
-	unused   map[string]string   // by server id: why its sessions were stopped for want of use (status says so)
-	closed   bool
-	stopOnce sync.Once
-	epoch    uint64
-	life     context.Context
-	end      context.CancelFunc
-	bg       conc.WaitGroup // supervisors
-	shown    shownFindings  // what the last checks and reports showed each caller, for delta answers
-	callers  callers        // numbers the clients of a shared orchestrator
+	mu        sync.Mutex
+	sessions  map[string]*session // by server id + "\x00" + root (one session under each root it serves)
+	noFolders map[string]bool     // by server id: its server turned out not to take workspace folder changes
+	unused    map[string]string   // by server id: why its sessions were stopped for want of use (status says so)
+	closed    bool
+	stopOnce  sync.Once
+	epoch     uint64
+	life      context.Context
+	end       context.CancelFunc
+	bg        conc.WaitGroup // supervisors
+	shown     shownFindings  // what the last checks and reports showed each caller, for delta answers
+	callers   callers        // numbers the clients of a shared orchestrator
 
 	watcher  *client.Watcher // the workspace's file watcher; nil for one-shot uses or when it could not start
 	watchErr error           // why it could not start
