@@ -252,14 +252,13 @@ func (c *Client) Status() Status {
 }
 
 // ResidentMemory returns the resident memory of the server's process and
-// its helpers (the processes of its group), and whether it could be
-// measured (on Linux; not for an in-process server).
+// its helpers (the processes of its group; its Job Object on Windows),
+// and whether it could be measured (not for an in-process server).
 func (c *Client) ResidentMemory() (uint64, bool) {
-	pid := c.proc.PID()
-	if pid <= 0 {
-		return 0, false
+	if p, ok := c.proc.(interface{ ResidentBytes() (uint64, bool) }); ok {
+		return p.ResidentBytes()
 	}
-	return residentBytes(pid)
+	return 0, false
 }
 
 // StderrTail returns the server's last stderr lines.

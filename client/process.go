@@ -184,6 +184,11 @@ func guardedPID(pids *os.File, guard int) int {
 // PID returns the server's process id.
 func (p *Process) PID() int { return p.pid }
 
+// ResidentBytes returns the resident memory of the process and its helpers
+// (its process group, or its Job Object on Windows) and whether it could
+// be measured.
+func (p *Process) ResidentBytes() (uint64, bool) { return p.ctl.resident(p.pid) }
+
 // Stdio returns the server's stdin and stdout as one stream. Closing it
 // closes both pipes.
 func (p *Process) Stdio() io.ReadWriteCloser { return stdio{p.stdout, p.stdin} }

@@ -63,6 +63,10 @@ type Config struct {
 	// servers whose root markers are at the workspace root, each with one
 	// of its files open, so that the first question finds them warm.
 	Prewarm bool
+	// MaxServerMemoryMB restarts a server whose resident memory (with its
+	// helpers) exceeds it, at a moment it has no request in flight; 0 is
+	// no limit.
+	MaxServerMemoryMB int
 	// Shared has `lspkit serve` and `lspkit mcp` attach to the workspace's
 	// shared daemon (as --shared does) instead of running their own.
 	Shared bool
@@ -310,6 +314,8 @@ func Parse(data []byte, source string) (Config, error) {
 			p.millis(v, key, &cfg.ServerIdleStop)
 		case "shared":
 			p.boolean(v, key, &cfg.Shared)
+		case "maxServerMemoryMB":
+			p.count(v, key, &cfg.MaxServerMemoryMB)
 		case "idleExitMs":
 			p.millis(v, key, &cfg.IdleExit)
 		case "restart":

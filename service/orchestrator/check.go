@@ -211,15 +211,13 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, verdict, reason := s.await(ctx)
+	// A check of given text holds the session alone until its answer; any
+	// other holds it beside the others (see session.hold). The server it
+	// holds is the one running then: one restarted meanwhile (over its
+	// memory limit) is awaited again.
+	c, release, verdict, reason := s.awaitHeld(ctx, !src.disk)
 	if c == nil {
 		return done(verdict, reason)
-	}
-	// A check of given text holds the session alone until its answer; any
-	// other holds it beside the others (see session.hold).
-	release, err := s.hold(ctx, !src.disk)
-	if err != nil {
-		return done(api.VerdictTimedOut, err.Error())
 	}
 	defer release()
 	note = s.refresh(ctx, c, path)

@@ -1,7 +1,9 @@
 package orchestrator
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
@@ -23,4 +25,55 @@ func TestStatusMemoryLive(t *testing.T) {
 		}
 	}
 	t.Fatal("no gopls in status")
+}
+
+// TestMaxServerMemoryLive: a server over maxServerMemoryMB is restarted
+// when no request runs on it — status says why, its process is new, the
+// restart is not a crash (the server is never broken for it) — and
+// answers as before.
+func TestMaxServerMemoryLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	o := live(t, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"}, `,"maxServerMemoryMB":5`)
+	o.memoryEvery = 20 * time.Millisecond
+	res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"})
+	if !res.Checked || len(res.Diagnostics) != 1 {
+		t.Fatalf("first check: %+v", res)
+	}
+	first := 0
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st := gopls(t, o)
+		if first == 0 {
+			first = st.ServerPID
+		}
+		if st.Restarts >= 4 && strings.Contains(st.Reason, "over maxServerMemoryMB 5") {
+			if st.Status == api.StatusBroken || st.ServerPID == first {
+				t.Fatalf("status: %+v", st)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not restarted for its memory: %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond) // polling status, with a deadline
+	}
+	// Four restarts, more than the crash policy allows (3 in 5 min):
+	// still not broken. A check in flight holds off the next.
+	res = mustCheck(t, o, api.CheckParams{FilePath: "a.go"})
+	if !res.Checked || len(res.Diagnostics) != 1 {
+		t.Fatalf("check after restarts: %+v", res)
+	}
+}
+
+// gopls returns gopls's status.
+func gopls(t *testing.T, o *Orchestrator) api.ServerStatus {
+	t.Helper()
+	for _, st := range o.Status() {
+		if st.ID == "gopls" {
+			return st
+		}
+	}
+	t.Fatal("no gopls in status")
+	return api.ServerStatus{}
 }

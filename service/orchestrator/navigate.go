@@ -74,13 +74,16 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			return opened{}, err
 		}
 		wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
-		c, verdict, why := s.await(wctx)
+		// Held until the answer: no check's given text is sent meanwhile.
+		c, held, verdict, why := s.awaitHeld(wctx, false)
 		cancel()
 		uri, err := protocol.FileURI(abs)
 		if err != nil {
 			return opened{}, err
 		}
 		switch {
+		case c == nil && why == errHeld.Error():
+			return opened{}, fmt.Errorf("%s: %s: %w", o.rel(abs), t.spec.ID, errHeld)
 		case c == nil && verdict == api.VerdictTimedOut:
 			reasons = append(reasons, t.spec.ID+" is still starting; retry in a moment")
 			continue
@@ -88,15 +91,9 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			reasons = append(reasons, fmt.Sprintf("%s is %s: %s", t.spec.ID, verdict, why))
 			continue
 		case !c.Supports(method, uri, t.spec.LanguageID(abs)):
+			held()
 			reasons = append(reasons, fmt.Sprintf("%s does not offer %s", t.spec.ID, method))
 			continue
-		}
-		// Held until the answer: no check's given text is sent meanwhile.
-		hctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
-		held, err := s.hold(hctx, false)
-		cancel()
-		if err != nil {
-			return opened{}, fmt.Errorf("%s: %s: %w", o.rel(abs), t.spec.ID, err)
 		}
 		release := sync.OnceFunc(held)
 		refreshNote := s.refresh(ctx, c, "")

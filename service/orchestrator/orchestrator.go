@@ -89,6 +89,8 @@ type Orchestrator struct {
 	shown     shownFindings  // what the last checks and reports showed each caller, for delta answers
 	callers   callers        // numbers the clients of a shared orchestrator
 
+	memoryEvery time.Duration // how often servers' memory is compared with the limit (memoryCheckEvery when 0; tests set it)
+
 	watcher  *client.Watcher // the workspace's file watcher; nil for one-shot uses or when it could not start
 	watchErr error           // why it could not start
 }
@@ -368,6 +370,9 @@ func (o *Orchestrator) session(t target) (*session, error) {
 	o.bg.Go(s.supervise)
 	if o.cfg.ServerIdleStop > 0 {
 		o.bg.Go(s.stopWhenUnused)
+	}
+	if o.cfg.MaxServerMemoryMB > 0 {
+		o.bg.Go(s.limitMemory)
 	}
 	return s, nil
 }

@@ -68,6 +68,9 @@ type session struct {
 	given *semaphore.Weighted
 
 	lastUsed atomic.Int64 // when a request last took the session (Unix nanoseconds)
+	// recycled says why the server is being restarted on purpose (over
+	// maxServerMemoryMB): its end is not a crash.
+	recycled string
 }
 
 // used records that a request takes the session now.
@@ -279,6 +282,27 @@ func (s *session) diagnose(ctx context.Context, c *client.Client, path, language
 	}
 	s.record(ctx, c, a.URI, a.Version, src)
 	return a, nil
+}
+
+// awaitHeld awaits an active client (see await) and takes the session's
+// hold (see hold) while that client is still the session's: a server
+// restarted between the two is awaited again. Without a client it says
+// why; release lets the hold go.
+func (s *session) awaitHeld(ctx context.Context, given bool) (c *client.Client, release func(), verdict api.Verdict, reason string) {
+	for {
+		c, verdict, reason := s.await(ctx)
+		if c == nil {
+			return nil, nil, verdict, reason
+		}
+		release, err := s.hold(ctx, given)
+		if err != nil {
+			return nil, nil, api.VerdictTimedOut, err.Error()
+		}
+		if s.current() == c {
+			return c, release, "", ""
+		}
+		release()
+	}
 }
 
 // hold takes the session's given-text hold (see session.given): alone
@@ -568,6 +592,18 @@ func (s *session) supervise() {
 		s.client = nil
 		s.changes = map[protocol.DocumentURI]change{}
 		s.pending = nil
+		if why := s.recycled; why != "" {
+			// Stopped on purpose: started again at once, not counted
+			// against the restart policy.
+			s.recycled = ""
+			s.restarts++
+			s.state, s.reason = api.StatusStarting, "restarting after: "+why
+			s.updatedLocked()
+			s.mu.Unlock()
+			o.log.Warn("server restarted", "server", s.spec.ID, "root", s.root, "reason", why)
+			o.bump()
+			continue
+		}
 		var backoff time.Duration
 		var giveUp bool
 		s.crashes, backoff, giveUp = o.crashed(s.crashes)
@@ -630,6 +666,63 @@ func (s *session) start() (*client.Client, error) {
 		s.mu.Unlock()
 	}
 	return c, nil
+}
+
+// memoryCheckEvery is how often a server's resident memory is compared
+// with maxServerMemoryMB.
+const memoryCheckEvery = 10 * time.Second
+
+// limitMemory restarts the server when its resident memory (with its
+// helpers) exceeds maxServerMemoryMB, at a moment it has no request in
+// flight (Config.MaxServerMemoryMB). It returns when the daemon ends, the
+// session stops for good, or the memory cannot be measured here.
+func (s *session) limitMemory() {
+	limit := uint64(s.o.cfg.MaxServerMemoryMB) << 20
+	every := s.o.memoryEvery
+	if every <= 0 {
+		every = memoryCheckEvery
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.o.life.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		state, stopping, c := s.state, s.stopping, s.client
+		s.mu.Unlock()
+		switch {
+		case stopping, state == api.StatusBroken, state == api.StatusUnavailable:
+			return
+		case state != api.StatusActive || c == nil:
+			continue
+		}
+		b, ok := c.ResidentMemory()
+		if !ok {
+			s.o.log.Info("maxServerMemoryMB: the server's memory cannot be measured here", "server", s.spec.ID)
+			return
+		}
+		// Over the limit: restarted while no request holds the session
+		// (requests hold it from their refresh to their answer) and
+		// nothing is in flight; else looked at again later.
+		if b <= limit || !s.given.TryAcquire(holdAll) {
+			continue
+		}
+		if c.InFlight() == 0 {
+			why := fmt.Sprintf("resident memory %d MiB over maxServerMemoryMB %d", b>>20, s.o.cfg.MaxServerMemoryMB)
+			s.mu.Lock()
+			if s.client == c && s.state == api.StatusActive {
+				s.recycled = why
+				s.mu.Unlock()
+				c.Abandon(why)
+			} else {
+				s.mu.Unlock()
+			}
+		}
+		s.given.Release(holdAll)
+	}
 }
 
 // folders returns the roots s serves, its own first.
