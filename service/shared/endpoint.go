@@ -8,7 +8,8 @@
 //
 // Rendezvous. A per-user directory — $XDG_RUNTIME_DIR/lspkit, else
 // lspkit-UID in the temp dir; mode 0700 and owned by the user, refused
-// otherwise — holds, for each (lspkit version, workspace root,
+// otherwise; on Windows lspkit\run in the user's local application data,
+// whose ACL admits the user alone, with an AF_UNIX socket — holds, for each (lspkit version, workspace root,
 // configuration), a lock the daemon holds for its whole life, its socket
 // (mode 0600) and its log. Whoever takes the lock serves: of many daemons
 // started at once exactly one does, and the others exit while their
