@@ -121,8 +121,7 @@ func Attach(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) 
 // Dial connects to the daemon serving e and says hello; the error wraps
 // errNotServing when none answered.
 func Dial(ctx context.Context, e Endpoint, surface, version string) (*Conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", e.Socket())
+	nc, err := dial(ctx, e.Socket())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNotServing, err)
 	}

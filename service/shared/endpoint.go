@@ -8,14 +8,17 @@
 //
 // Rendezvous. A per-user directory — $XDG_RUNTIME_DIR/lspkit, else
 // lspkit-UID in the temp dir; mode 0700 and owned by the user, refused
-// otherwise; on Windows lspkit\run in the user's local application data,
-// whose ACL admits the user alone, with an AF_UNIX socket — holds, for each (lspkit version, workspace root,
+// otherwise; on Windows lspkit\run in the user's local application data —
+// holds, for each (lspkit version, workspace root,
 // configuration), a lock the daemon holds for its whole life, its socket
 // (mode 0600) and its log. Whoever takes the lock serves: of many daemons
 // started at once exactly one does, and the others exit while their
 // starters attach to it; a socket left by a daemon that died is replaced
 // by the next one to take the lock. The daemon checks each peer's user
-// (SO_PEERCRED, getpeereid) and refuses, and logs, any other. Nothing a
+// (SO_PEERCRED, getpeereid) and refuses, and logs, any other. On Windows
+// the socket is a named pipe whose ACL admits the user alone, created as
+// its name's first instance (a pipe another process made first is
+// refused), and each client's process token is checked too. Nothing a
 // client sends chooses a command: the daemon runs the servers its own
 // configuration names.
 //
@@ -58,8 +61,9 @@ func For(key ...string) (Endpoint, error) {
 	return Endpoint{Dir: dir, Name: "lspkit-" + hex.EncodeToString(h.Sum(nil))[:16]}, nil
 }
 
-// Socket is the path of the daemon's socket.
-func (e Endpoint) Socket() string { return filepath.Join(e.Dir, e.Name+".sock") }
+// Socket is the address of the daemon's socket: a path in Dir, or on
+// Windows a named pipe's name.
+func (e Endpoint) Socket() string { return socketPath(e) }
 
 // Log is the path of the daemon's log (its stderr).
 func (e Endpoint) Log() string { return filepath.Join(e.Dir, e.Name+".log") }

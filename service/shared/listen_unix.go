@@ -3,9 +3,12 @@
 package shared
 
 import (
+	"context"
 	"errors"
+	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,4 +40,21 @@ func listen(path string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// socketPath is the socket's path in the endpoint's directory.
+func socketPath(e Endpoint) string { return filepath.Join(e.Dir, e.Name+".sock") }
+
+// dial connects to the socket at path.
+func dial(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "unix", path)
+}
+
+// removeStale removes the socket file at path, if any.
+func removeStale(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package shared
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -42,7 +41,7 @@ func Listen(e Endpoint, log *slog.Logger) (*Listener, error) {
 		return nil, fmt.Errorf("shared: lock %s: %w", e.lockPath(), err)
 	}
 	// The lock is ours: a socket file here is a dead daemon's.
-	if err := os.Remove(e.Socket()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := removeStale(e.Socket()); err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("shared: remove the stale socket: %w", err)
 	}
@@ -77,7 +76,7 @@ func (l *Listener) Close() error {
 	var err error
 	l.close.Do(func() {
 		err = l.ln.Close()
-		os.Remove(l.path)
+		removeStale(l.path)
 		l.lock.Close()
 	})
 	return err
