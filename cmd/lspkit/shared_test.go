@@ -27,6 +27,7 @@ import (
 func init() {
 	fakeServers["shared-plain"] = lsptest.Behavior{}
 	fakeServers["shared-hang"] = lsptest.Behavior{HangOn: "textDocument/hover"}
+	fakeServers["shared-slow"] = lsptest.Behavior{Delay: 3 * time.Second}
 }
 
 // sharedFixture is a workspace of .fk files served by the fake server
@@ -413,5 +414,44 @@ func TestSharedLive(t *testing.T) {
 	}
 	if !strings.Contains(own, "check use.go: true [") || !strings.Contains(own, "use.ts:") {
 		t.Errorf("the answers themselves: %s", own)
+	}
+}
+
+// TestSharedDiagnosticsAfterOwnWait: one client's lsp/diagnosticsAfter
+// waits at most its own waitMs, however long another client's check of a
+// slow server runs meanwhile.
+func TestSharedDiagnosticsAfterOwnWait(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-slow", 60000)
+	a, _ := attach(t, root, runtime)
+	b, _ := attach(t, root, runtime)
+	var epoch uint64
+	b.must("lsp/getDiagnosticEpoch", nil, &epoch)
+	checked := make(chan error, 1)
+	go func() {
+		var res api.CheckResult
+		checked <- a.call("lsp/check", map[string]any{"filePath": "a.fk", "timeoutMs": 20000}, &res)
+	}()
+	// a's check is under way once the epoch moves.
+	deadline := time.Now().Add(10 * time.Second)
+	for now := epoch; now == epoch; b.must("lsp/getDiagnosticEpoch", nil, &now) {
+		if time.Now().After(deadline) {
+			t.Fatal("a's check never began")
+		}
+		time.Sleep(5 * time.Millisecond) // polling the epoch: the event is another client's
+	}
+	start := time.Now()
+	var diags api.FileDiagnostics
+	b.must("lsp/diagnosticsAfter", map[string]any{"afterEpoch": epoch, "waitMs": 200}, &diags)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("b's diagnosticsAfter with waitMs 200 took %s while a's check ran", took)
+	}
+	select {
+	case err := <-checked:
+		if err != nil {
+			t.Fatalf("a's check: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a's check never ended")
 	}
 }
