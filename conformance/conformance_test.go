@@ -164,7 +164,9 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	return out, time.Since(start)
 }
 
-// project writes a scenario's files into a new root.
+// project writes a scenario's files into a new root, its file with the
+// fix saved: the checks give their texts (each check's alone), and the
+// navigation that follows answers from the disk.
 func project(t *testing.T, sc scenario) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "ws") // one name in every run: workspace folders carry it
@@ -172,6 +174,9 @@ func project(t *testing.T, sc scenario) string {
 		t.Fatal(err)
 	}
 	for name, text := range sc.files {
+		if name == sc.file {
+			text = sc.fixed
+		}
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ type scenario struct {
 	server   string            // the built-in server id
 	binary   string            // its executable in the install script's bin directory
 	config   string            // extra lsp.servers entries (enabling it, disabling rivals)
-	files    map[string]string // the project on disk; file holds broken
+	files    map[string]string // the project on disk (file holds fixed: see project)
 	file     string
 	lang     string // its language id
 	broken   string

@@ -191,6 +191,21 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 			continue
 		}
 		ch := held[uri]
+		if !ch.disk {
+			// A check's given text: the disk's is sent back unless it is
+			// the same text (a check of the text then saved).
+			if src, err := readSource(path, s.o.maxFileBytes()); err == nil {
+				if have, ok := c.DocumentText(uri); ok && have == src.text {
+					s.mu.Lock()
+					if cur, ok := s.changes[uri]; ok && !cur.disk {
+						cur.disk, cur.mod, cur.size = true, src.mod, src.size
+						s.changes[uri] = cur
+					}
+					s.mu.Unlock()
+					continue
+				}
+			}
+		}
 		info, err := os.Stat(path)
 		if ch.disk && err == nil && pending[path].kind == 0 && info.ModTime().Equal(ch.mod) && info.Size() == ch.size {
 			// Not seen to change (every held file is compared when the
