@@ -65,11 +65,17 @@ func (s *diagStore) get(uri protocol.DocumentURI) (fileDiagnostics, bool) {
 	return *f, true
 }
 
-// publish stores pushed diagnostics, tagged with the change epoch.
+// publish stores pushed diagnostics, tagged with the change epoch; a
+// versioned publish for an older version than the stored one is dropped.
 func (s *diagStore) publish(p *protocol.PublishDiagnosticsParams, epoch uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.fileLocked(p.URI)
+	if p.Version != nil && f.pushVersion != nil && *p.Version < *f.pushVersion {
+		// Findings for an older text that arrive after the newer text's
+		// (an analysis that finished late) are out of date: dropped.
+		return
+	}
 	f.push, f.pushVersion, f.pushEpoch, f.pushAt = p.Diagnostics, p.Version, epoch, time.Now()
 }
 

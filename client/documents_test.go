@@ -324,3 +324,22 @@ func TestSaveGopls(t *testing.T) {
 		return len(d) == 1 && strings.Contains(MessageText(d[0]), "Missing")
 	})
 }
+
+// TestLatePublishDropped: findings published for an older version after
+// the newer version's (an analysis that finished late) do not replace
+// them; unversioned ones always do.
+func TestLatePublishDropped(t *testing.T) {
+	s := newDiagStore()
+	uri := protocol.DocumentURI("file:///a.fk")
+	one := []protocol.Diagnostic{{Message: protocol.NewStringOrMarkupContentString("v8")}}
+	old := []protocol.Diagnostic{{Message: protocol.NewStringOrMarkupContentString("v7")}}
+	s.publish(&protocol.PublishDiagnosticsParams{URI: uri, Version: protocol.Ptr[int32](8), Diagnostics: one}, 1)
+	s.publish(&protocol.PublishDiagnosticsParams{URI: uri, Version: protocol.Ptr[int32](7), Diagnostics: old}, 2)
+	if f, _ := s.get(uri); *f.pushVersion != 8 || MessageText(f.push[0]) != "v8" {
+		t.Fatalf("after a late publish for version 7: version %d, %v", *f.pushVersion, f.push)
+	}
+	s.publish(&protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: old}, 3)
+	if f, _ := s.get(uri); f.pushVersion != nil || MessageText(f.push[0]) != "v7" {
+		t.Fatalf("an unversioned publish was dropped: %+v", f)
+	}
+}

@@ -72,6 +72,9 @@ func (c *Client) SupportsFolders() bool {
 // (workspace/didChangeWorkspaceFolders); a folder it has is left as it is.
 // A server that does not take folders while it runs is an error.
 func (c *Client) AddFolder(ctx context.Context, path string) error {
+	if slices.Contains(c.folders.list(), path) {
+		return nil
+	}
 	if !c.SupportsFolders() {
 		return fmt.Errorf("client: %s: adding workspace folder %s: the server does not take workspace folder changes", c.cfg.Name, path)
 	}

@@ -117,7 +117,9 @@ func TestClangdWholeProject(t *testing.T) {
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "bench", "accuracy", "testdata", "cjson"))); err != nil {
 		t.Fatal(err)
 	}
-	o := liveIn(t, root, "")
+	// A loaded machine may index for longer than the default first-touch
+	// wait; the answer must then be complete, not noted as partial.
+	o := liveIn(t, root, `,"firstTouchTimeout":45000`)
 	t.Cleanup(func() { os.RemoveAll(o.compileCommandsDir(root)) })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
