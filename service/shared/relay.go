@@ -169,27 +169,41 @@ func (s *relaying) forward(ctx context.Context, msg []byte) {
 			s.inited = append([]byte(nil), msg...)
 		}
 	}
-	c, err := s.connect(ctx)
-	if err != nil {
+	for attempt := 0; ; attempt++ {
+		c, err := s.connect(ctx)
+		if err != nil {
+			if key != "" {
+				s.fail(id, fmt.Sprintf("cannot attach to the shared lspkit daemon: %v", err))
+			}
+			return
+		}
+		s.mu.Lock()
 		if key != "" {
-			s.fail(id, fmt.Sprintf("cannot attach to the shared lspkit daemon: %v", err))
+			s.pending[key] = id
 		}
-		return
-	}
-	s.mu.Lock()
-	if key != "" {
-		s.pending[key] = id
-	}
-	if s.Surface == SurfaceRPC {
-		switch method {
-		case "lsp/shutdown", "shutdown", "exit", "lsp/exit":
-			s.ending = true
+		if s.Surface == SurfaceRPC {
+			switch method {
+			case "lsp/shutdown", "shutdown", "exit", "lsp/exit":
+				s.ending = true
+			}
 		}
-	}
-	s.mu.Unlock()
-	if err := s.write(c, msg); err != nil {
-		// The daemon is gone: its reader fails what it had pending.
+		s.mu.Unlock()
+		err = s.write(c, msg)
+		if err == nil {
+			return
+		}
 		s.Logger.Debug("shared relay: write to the daemon", "err", err)
+		if attempt > 0 {
+			return // the reader fails it with the daemon's other requests
+		}
+		// The daemon was gone before this message reached it: the
+		// requests it had fail, and this one goes to the next daemon.
+		s.mu.Lock()
+		if key != "" {
+			delete(s.pending, key)
+		}
+		s.mu.Unlock()
+		s.drop(c, err)
 	}
 }
 
