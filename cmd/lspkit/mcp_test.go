@@ -100,6 +100,9 @@ func TestMCPFDs(t *testing.T) {
 		return nil, nil
 	})})
 	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("daemon stderr:\n%s", stderr.String())
+		}
 		conn.Close()
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
