@@ -20,6 +20,7 @@ import (
 // however the two interleave (50 rounds, under -race in the test
 // command), and the checks see their own text.
 func TestGivenTextIsThatChecksAlone(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"main.fk": "disk line\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
 		map[string]lsptest.Behavior{"fake": {Delay: time.Millisecond}})
 	a, detachA := f.Attach(t.Context())
@@ -52,6 +53,7 @@ func TestGivenTextIsThatChecksAlone(t *testing.T) {
 // one agent's delta check is not emptied by another agent's check of the
 // same file; a detached caller's record is forgotten.
 func TestDeltaPerCaller(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"main.fk": "ERROR one\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
 		map[string]lsptest.Behavior{"fake": {}})
 	a, detachA := f.Attach(t.Context())
@@ -87,6 +89,7 @@ func TestDeltaPerCaller(t *testing.T) {
 
 // TestDetachCancels: a caller's requests end when it detaches.
 func TestDetachCancels(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"main.fk": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
 		map[string]lsptest.Behavior{"fake": {HangOn: "textDocument/hover"}})
 	caller, detach := f.Attach(t.Context())

@@ -17,6 +17,7 @@ import (
 // hidden directories) with compile_flags.txt's flags; a root with its own,
 // or a clangd whose index is off, gets none.
 func TestCompileCommands(t *testing.T) {
+	t.Parallel()
 	newO := func(t *testing.T, root, doc string) *Orchestrator {
 		cfg, err := config.Parse([]byte(doc), "test")
 		if err != nil {

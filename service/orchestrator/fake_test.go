@@ -101,6 +101,7 @@ func lspConfig(extra string, servers ...string) string {
 // it sent; the text given is authoritative over the disk's; columns are
 // code points.
 func TestCheckSettles(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "fine\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 0 || len(res.Servers) != 1 || res.Servers[0].Verdict != api.VerdictSettled {
@@ -125,6 +126,7 @@ func TestCheckSettles(t *testing.T) {
 // by the first: the check waits out the quiet window and has both, on the
 // first check and on a re-check of the same text.
 func TestWavesComplete(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x ERROR\ny ERROR\n"}, lspConfig("", `"waves": `+fakeServer("waves")),
 		map[string]lsptest.Behavior{"waves": {Waves: 2, WaveGap: 30 * time.Millisecond}})
 	for round := range 2 {
@@ -161,6 +163,7 @@ func TestColdChecksAtOnce(t *testing.T) {
 
 // TestPullServer: a server that answers pulls and publishes nothing.
 func TestPullServer(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig("", `"pull": `+fakeServer("pull")), map[string]lsptest.Behavior{"pull": {Pull: true}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 1 || res.Servers[0].Verdict != api.VerdictSettled {
@@ -171,6 +174,7 @@ func TestPullServer(t *testing.T) {
 // TestUnversionedServer: a server that publishes without versions settles
 // after its quiet window.
 func TestUnversionedServer(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig("", `"nov": `+fakeServer("nov")), map[string]lsptest.Behavior{"nov": {Unversioned: true}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 1 {
@@ -181,6 +185,7 @@ func TestUnversionedServer(t *testing.T) {
 // TestBoundary: paths that escape the root, binary files and unknown
 // extensions are not checked, say why, and start nothing.
 func TestBoundary(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	root := filepath.Join(parent, "ws")
 	sibling := filepath.Join(parent, "ws2")
@@ -227,6 +232,7 @@ func isCode(err error, code int64) bool {
 
 // TestDisabled: lsp false and a disabled server check nothing and say so.
 func TestDisabled(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, doc, reason, status string }{
 		{"lsp false", `{"lsp": false}`, "LSP is disabled", "LSP disabled by configuration"},
 		{"server disabled", lspConfig("", `"fake": {"enabled": false}`), "no language server handles .fk files", "disabled by configuration"},
@@ -279,6 +285,7 @@ func TestServerCrashes(t *testing.T) {
 
 // TestNoRestarts: maxRestarts 0 makes the first crash final.
 func TestNoRestarts(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"restart":{"maxRestarts":0}`, `"crashy": `+fakeServer("crash")),
 		map[string]lsptest.Behavior{"crash": {CrashOn: "textDocument/didOpen"}})
 	for range 3 {
@@ -295,6 +302,7 @@ func TestNoRestarts(t *testing.T) {
 // TestInitializeHang: a server that never answers initialize costs a check
 // its first-touch timeout, no more, and stays "starting".
 func TestInitializeHang(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"firstTouchTimeout":300`, `"hangs": `+fakeServer("hang")),
 		map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
@@ -309,6 +317,7 @@ func TestInitializeHang(t *testing.T) {
 // TestGarbageServer: a server that answers initialize with bytes that are
 // no frame is broken with the framing error as its reason.
 func TestGarbageServer(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"restart":{"maxRestarts":0}`, `"garbage": `+fakeServer("garbage")),
 		map[string]lsptest.Behavior{"garbage": {RawOn: "initialize", Raw: "this is not a header\r\n\r\n{}"}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk", TimeoutMs: 5000})
@@ -340,6 +349,7 @@ func TestSlowServerDoesNotDelay(t *testing.T) {
 // TestSingleFlight: eight concurrent first checks of files of one root
 // start one server.
 func TestSingleFlight(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for i := range 8 {
 		files[fmt.Sprintf("f%d.fk", i)] = "ERROR\n"
@@ -370,6 +380,7 @@ func TestSingleFlight(t *testing.T) {
 
 // TestRootsPerMarker: a server runs once per root its markers make.
 func TestRootsPerMarker(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a/mark": "", "a/x.fk": "ERROR\n", "b/mark": "", "b/y.fk": "ERROR\n"},
 		lspConfig("", `"fake": `+strings.TrimSuffix(fakeServer("ok"), "}")+`, "rootMarkers": ["mark"]}`), map[string]lsptest.Behavior{"ok": {}})
 	f.check(t, api.CheckParams{FilePath: "a/x.fk"})
@@ -387,6 +398,7 @@ func TestRootsPerMarker(t *testing.T) {
 
 // TestStatusIdle: servers not started anywhere are idle, without a pid.
 func TestStatusIdle(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
 	if st := f.status("fake"); st.Status != api.StatusIdle || st.ServerPID != 0 || st.Root != "" {
 		t.Fatalf("before any check: %+v", st)
@@ -400,6 +412,7 @@ func TestStatusIdle(t *testing.T) {
 // TestReportWrite: a write report lists the file and the other files the
 // servers reported on.
 func TestReportWrite(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "ERROR a\n", "b.fk": "ERROR b\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
 	f.check(t, api.CheckParams{FilePath: "b.fk"})
 	rep, err := f.Report(context.Background(), api.ReportParams{FilePath: "a.fk", Mode: "write"})
@@ -419,6 +432,7 @@ func TestReportWrite(t *testing.T) {
 // TestNavigationErrors: the orchestrator's errors say what is wrong, with
 // the contract's codes.
 func TestNavigationErrors(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "one\ntwo\nidle(id, x.id) + é\n", "dir/x": "", "notes.xyz": "x\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
 	ctx := context.Background()
 	for _, tc := range []struct {

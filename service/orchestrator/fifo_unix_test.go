@@ -14,6 +14,7 @@ import (
 // TestFIFORefused: a FIFO is not read (the read would block until a
 // writer came); the check says why at once.
 func TestFIFORefused(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, nil, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	if err := syscall.Mkfifo(filepath.Join(f.root, "pipe.fk"), 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)

@@ -61,6 +61,7 @@ var firstCallProjects = []struct {
 // TestFirstCallComplete: on a fresh daemon the first references answer is
 // the whole project's, and the answer a second later equals it.
 func TestFirstCallComplete(t *testing.T) {
+	t.Parallel()
 	for _, p := range firstCallProjects {
 		t.Run(p.server, func(t *testing.T) {
 			t.Parallel()

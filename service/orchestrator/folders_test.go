@@ -20,6 +20,7 @@ func foldersConfig(roots string) string {
 // of the running server (its hover lists the folders), status lists both
 // roots, and answers are as from a process per root.
 func TestRootsAsFolders(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a/mark": "", "a/x.fk": "ERROR a\n", "b/mark": "", "b/y.fk": "ERROR b\n"}
 	f := newFake(t, files, foldersConfig("folders"), map[string]lsptest.Behavior{"fake": {Folders: true}})
 	for _, file := range []string{"a/x.fk", "b/y.fk"} {
@@ -52,6 +53,7 @@ func TestRootsAsFolders(t *testing.T) {
 // TestRootsFoldersRefused: a server declared to take folders whose
 // capabilities say otherwise gets a process per root after all.
 func TestRootsFoldersRefused(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a/mark": "", "a/x.fk": "ERROR a\n", "b/mark": "", "b/y.fk": "ERROR b\n"}
 	f := newFake(t, files, foldersConfig("folders"), map[string]lsptest.Behavior{"fake": {}})
 	for _, file := range []string{"a/x.fk", "b/y.fk", "a/x.fk"} {
@@ -67,6 +69,7 @@ func TestRootsFoldersRefused(t *testing.T) {
 // TestRootsOutermost: a server whose roots are the outermost serves a
 // nested project from the outer root's process.
 func TestRootsOutermost(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"mark": "", "x.fk": "ERROR top\n", "pkg/a/mark": "", "pkg/a/y.fk": "ERROR a\n"}
 	f := newFake(t, files, foldersConfig("outermost"), map[string]lsptest.Behavior{"fake": {}})
 	for _, file := range []string{"pkg/a/y.fk", "x.fk"} {

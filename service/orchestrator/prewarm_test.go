@@ -24,6 +24,7 @@ func markedServer(behavior, marker string) string {
 // server whose marker is not at the root waits for its first question, as
 // every server does without prewarm.
 func TestPrewarm(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"proj.marker": "", "a.fk": "fine\n", "sub/other.mk2": "", "sub/b.fk": "fine\n"}
 	servers := []string{`"warm": ` + markedServer("warm", "proj.marker"), `"cold": ` + markedServer("cold", "other.mk2")}
 	behaviors := map[string]lsptest.Behavior{"warm": {}, "cold": {}}
@@ -96,6 +97,7 @@ func TestPrewarmLive(t *testing.T) {
 // (status idle, saying why; its process gone) and started again by the
 // next check, which is answered as before.
 func TestIdleServerStopped(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "ERROR here\n"}, lspConfig(`,"serverIdleStopMs":500`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked || len(res.Diagnostics) != 1 {
 		t.Fatalf("first check: %+v", res)

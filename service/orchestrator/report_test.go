@@ -21,6 +21,7 @@ func diag(file string, line int, msg string, code any) api.Diagnostic {
 }
 
 func TestReportFormat(t *testing.T) {
+	t.Parallel()
 	o := &Orchestrator{cfg: config.Default()}
 	got := o.format("src/utils.ts", nil, map[string][]api.Diagnostic{
 		"src/utils.ts": {diag("src/utils.ts", 42, "Type 'string' is not assignable to type 'number'.", 2322), diag("src/utils.ts", 43, "a < b && c > d", nil)},
@@ -40,6 +41,7 @@ func TestReportFormat(t *testing.T) {
 
 // TestReportLimits: 20 per file then "... and N more"; 50 lines in total.
 func TestReportLimits(t *testing.T) {
+	t.Parallel()
 	o := &Orchestrator{cfg: config.Default()}
 	diags := map[string][]api.Diagnostic{}
 	var others []string
@@ -66,6 +68,7 @@ func TestReportLimits(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	o, err := New(Options{Root: filepath.Join(parent, "."), Config: config.Default()})
 	if err != nil {
@@ -86,6 +89,7 @@ func TestResolve(t *testing.T) {
 
 // TestFileDiagnosticsOrder: lsp/diagnostics keys come in ascending order.
 func TestFileDiagnosticsOrder(t *testing.T) {
+	t.Parallel()
 	f := api.FileDiagnostics{}
 	for _, name := range []string{"z.go", "a.go", "m/b.go", "m/a.go", "b.go", "c.go"} {
 		f[name] = []api.Diagnostic{diag(name, 1, "x", nil)}
@@ -114,6 +118,7 @@ func TestFileDiagnosticsOrder(t *testing.T) {
 // report of the file did not; a fixed-then-reintroduced error is new
 // again; the same holds for a delta check.
 func TestDeltaReport(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	report := func(text string) api.ReportResult {
 		t.Helper()
@@ -163,6 +168,7 @@ func TestDeltaReport(t *testing.T) {
 // TestReportUnchecked: a report on a file no server fully checked says so
 // (never the empty text that means no findings).
 func TestReportUnchecked(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"notes.xyz": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	res, err := f.Report(t.Context(), api.ReportParams{FilePath: "notes.xyz", Mode: "edit"})
 	if err != nil || res.Checked || !strings.HasPrefix(res.Text, "LSP could not fully check notes.xyz: no language server handles .xyz files") {

@@ -19,6 +19,7 @@ import (
 // once knows the change, every time (1,000 rounds, under -race in the test
 // command).
 func TestRequestNeverOvertakesChanges(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"main.fk": "hello\n", "dep.fk": "v0\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
 		map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}, Remember: true}})
 	hover := func() string {
@@ -60,6 +61,7 @@ func TestRequestNeverOvertakesChanges(t *testing.T) {
 // interval, and the documents servers hold still follow the disk (stat
 // before answering).
 func TestDegradedWatchingSaysSo(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a.fk": "fine\n"}
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
@@ -83,6 +85,7 @@ func TestDegradedWatchingSaysSo(t *testing.T) {
 // TestReportCarriesNote: a report in a degraded tree says so in its text
 // and its note, even with nothing found.
 func TestReportCarriesNote(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a.fk": "fine\n"}
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
@@ -99,6 +102,7 @@ func TestReportCarriesNote(t *testing.T) {
 // workspace/didChangeWatchedFiles notification (or a few, when the writing
 // spans more than one of the watcher's gathering windows), not 1,000.
 func TestBurstIsOneBatch(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"main.fk": "hello\n"}
 	for i := range 1000 {
 		files[fmt.Sprintf("d%d/f%d.fk", i%10, i)] = "v0\n"
@@ -171,6 +175,7 @@ func (f *fake) awaitWatching(t *testing.T) {
 // can no longer be sent (here: grown past maxFileBytes); the answer says
 // the server has its previous text, instead of answering from it silently.
 func TestUnreadableChangeSaysSo(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "fine\n", "b.fk": "fine\n"}, lspConfig(`,"maxFileBytes":100`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if err := os.WriteFile(filepath.Join(f.root, "a.fk"), []byte(strings.Repeat("ERROR\n", 40)), 0o644); err != nil {

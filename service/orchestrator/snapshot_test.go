@@ -151,6 +151,7 @@ func (f *fake) waitOpen(t *testing.T, id, file string) {
 // kinds of findings in a check and in lsp/diagnostics, neither replacing
 // the other.
 func TestPushAndPull(t *testing.T) {
+	t.Parallel()
 	pushed := func(text string) []protocol.Diagnostic {
 		out := []protocol.Diagnostic{}
 		for i, line := range strings.Split(text, "\n") {
@@ -177,6 +178,7 @@ func TestPushAndPull(t *testing.T) {
 // TestExclusionsAndLimits: excluded files and files over maxFileBytes are
 // not checked, start no server, and say why.
 func TestExclusionsAndLimits(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{
 		"node_modules/m/a.fk": "ERROR\n", ".git/b.fk": "ERROR\n", "gen/c.fk": "ERROR\n",
 		"big.fk": strings.Repeat("x", 100) + "\n", "ok.fk": "ERROR\n",
@@ -239,6 +241,7 @@ func TestSaveAndClose(t *testing.T) {
 // TestWatchingInStatus: a server that registered watched files shows how
 // its watcher is doing, degraded beyond the watch budget.
 func TestWatchingInStatus(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a.fk": "x\n"}
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
@@ -264,6 +267,7 @@ func TestWatchingInStatus(t *testing.T) {
 // TestDeletedFileDropped: once a checked file is deleted, lsp/diagnostics
 // no longer lists it, and its document is closed.
 func TestDeletedFileDropped(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "ERROR\n", "b.fk": "ERROR\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	for _, file := range []string{"a.fk", "b.fk"} {
 		if res := f.check(t, api.CheckParams{FilePath: file}); !res.Checked || len(res.Diagnostics) != 1 {
@@ -286,6 +290,7 @@ func TestDeletedFileDropped(t *testing.T) {
 // TestLongPathRefused: a path longer than any file system allows is
 // refused without being echoed.
 func TestLongPathRefused(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, nil, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	long := strings.Repeat("a", 10<<20)
 	_, err := f.Check(t.Context(), api.CheckParams{FilePath: long})
@@ -301,6 +306,7 @@ func TestLongPathRefused(t *testing.T) {
 // TestSidecarLog: a sidecar's output reaches the log a line at a time,
 // tagged with its server, whatever the writes' boundaries.
 func TestSidecarLog(t *testing.T) {
+	t.Parallel()
 	var buf strings.Builder
 	l := &logLines{log: slog.New(slog.NewTextHandler(&buf, nil)), server: "luau", stream: "stderr"}
 	for _, w := range []string{"first li", "ne\nsecond line\nthi", "rd\n"} {
@@ -324,6 +330,7 @@ func TestSidecarLog(t *testing.T) {
 // TestWithin: containment by whole segments, case folded where the file
 // system folds it; both path styles, whatever system runs the test.
 func TestWithin(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		dir, path string
 		sep       byte
@@ -351,6 +358,7 @@ func TestWithin(t *testing.T) {
 // TestSourceLine: a location's source is its line, trimmed, at most 200
 // characters (not bytes).
 func TestSourceLine(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 250)
 	lines := []string{"\tfunc F() {  ", long}
 	for line, want := range map[int]string{1: "func F() {", 2: strings.Repeat("é", 200), 0: "", 3: ""} {
@@ -365,6 +373,7 @@ func TestSourceLine(t *testing.T) {
 // not wait again) say the server is still loading, never passing a partial
 // answer off as complete.
 func TestStillLoading(t *testing.T) {
+	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "one ERROR\n"}, lspConfig(`,"firstTouchTimeout":300`, `"slow": `+fakeServer("slow")),
 		map[string]lsptest.Behavior{"slow": {Loading: "indexing"}})
 	ctx := context.Background()
@@ -388,6 +397,7 @@ func TestStillLoading(t *testing.T) {
 // that does not start in time is named in the answer, not left out of an
 // empty list.
 func TestWorkspaceSymbolsSayMissing(t *testing.T) {
+	t.Parallel()
 	exe, _ := os.Executable()
 	f := newFake(t, map[string]string{"a.fk": "x\n", "fake.marker": ""}, lspConfig(`,"firstTouchTimeout":300`,
 		fmt.Sprintf(`"slow": {"command": %q, "args": ["hang"], "extensions": [".fk"], "rootMarkers": ["fake.marker"]}`, exe)),

@@ -87,6 +87,7 @@ var toolProjects = []struct {
 // nobody opened), implementations, type definitions, call hierarchy and
 // rename against TypeScript, pyright and clangd (gopls: the MCP tests).
 func TestToolsLive(t *testing.T) {
+	t.Parallel()
 	for _, p := range toolProjects {
 		t.Run(p.server, func(t *testing.T) {
 			t.Parallel()
