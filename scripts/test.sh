@@ -96,9 +96,10 @@ phase "go test -race"
 # go vet runs in full in CI (.ci/run, for every system): the tests skip
 # go test's own partial vet.
 # Most parallel tests wait on language servers and daemons, not the
-# processor: four at a time, and four packages at once (the longest,
-# service/orchestrator, then starts before the others end).
-LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -p 4 -parallel 4 -timeout 10m ./...
+# processor: four at a time, and four packages at once, the longest
+# first (go test starts packages in the order given).
+LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -p 4 -parallel 4 -timeout 10m \
+	./service/orchestrator ./cmd/lspkit ./conformance ./daemon ./client ./...
 
 phase "conformance live suite"
 cat "$tmp/summary"

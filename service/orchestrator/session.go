@@ -701,6 +701,11 @@ func (s *session) limitMemory() {
 		}
 		b, ok := c.ResidentMemory()
 		if !ok {
+			select {
+			case <-c.Exited():
+				continue // restarting (or crashed): the next one is measured
+			default:
+			}
 			s.o.log.Info("maxServerMemoryMB: the server's memory cannot be measured here", "server", s.spec.ID)
 			return
 		}
