@@ -97,7 +97,6 @@ func TestPrewarmLive(t *testing.T) {
 // (status idle, saying why; its process gone) and started again by the
 // next check, which is answered as before.
 func TestIdleServerStopped(t *testing.T) {
-	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "ERROR here\n"}, lspConfig(`,"serverIdleStopMs":500`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
 	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked || len(res.Diagnostics) != 1 {
 		t.Fatalf("first check: %+v", res)

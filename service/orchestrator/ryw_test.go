@@ -61,7 +61,6 @@ func TestRequestNeverOvertakesChanges(t *testing.T) {
 // interval, and the documents servers hold still follow the disk (stat
 // before answering).
 func TestDegradedWatchingSaysSo(t *testing.T) {
-	t.Parallel()
 	files := map[string]string{"a.fk": "fine\n"}
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
@@ -102,7 +101,6 @@ func TestReportCarriesNote(t *testing.T) {
 // workspace/didChangeWatchedFiles notification (or a few, when the writing
 // spans more than one of the watcher's gathering windows), not 1,000.
 func TestBurstIsOneBatch(t *testing.T) {
-	t.Parallel()
 	files := map[string]string{"main.fk": "hello\n"}
 	for i := range 1000 {
 		files[fmt.Sprintf("d%d/f%d.fk", i%10, i)] = "v0\n"
