@@ -92,7 +92,10 @@ func TestRootsLive(t *testing.T) {
 				}
 				return n, roots
 			}
-			shared := live(t, c.files, "")
+			// A loaded machine may start a server for longer than the
+			// default first-touch wait; the answers must then be complete.
+			const wait = `,"firstTouchTimeout":45000`
+			shared := live(t, c.files, wait)
 			got := answers(shared)
 			n, roots := processes(shared)
 			if n != c.processes {
@@ -101,7 +104,7 @@ func TestRootsLive(t *testing.T) {
 			if c.server != "typescript" && n == 1 && len(roots) != 2 {
 				t.Errorf("status roots: %v", roots)
 			}
-			each := live(t, c.files, `,"servers":{"`+c.server+`":{"roots":"each"}}`)
+			each := live(t, c.files, wait+`,"servers":{"`+c.server+`":{"roots":"each"}}`)
 			want := answers(each)
 			if n, _ := processes(each); n != 2 {
 				t.Errorf("with roots each: %d processes", n)
