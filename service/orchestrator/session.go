@@ -674,8 +674,8 @@ const memoryCheckEvery = 10 * time.Second
 
 // limitMemory restarts the server when its resident memory (with its
 // helpers) exceeds maxServerMemoryMB, at a moment it has no request in
-// flight (Config.MaxServerMemoryMB). It returns when the daemon ends, the
-// session stops for good, or the memory cannot be measured here.
+// flight (Config.MaxServerMemoryMB). It returns when the daemon ends or
+// the session stops for good.
 func (s *session) limitMemory() {
 	limit := uint64(s.o.cfg.MaxServerMemoryMB) << 20
 	every := s.o.memoryEvery
@@ -684,6 +684,7 @@ func (s *session) limitMemory() {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	unmeasured := false
 	for {
 		select {
 		case <-s.o.life.Done():
@@ -701,13 +702,13 @@ func (s *session) limitMemory() {
 		}
 		b, ok := c.ResidentMemory()
 		if !ok {
-			select {
-			case <-c.Exited():
-				continue // restarting (or crashed): the next one is measured
-			default:
+			// Gone meanwhile (restarting, crashed: the next one is
+			// measured), or not measurable on this system.
+			if !unmeasured {
+				s.o.log.Info("maxServerMemoryMB: the server's memory could not be measured", "server", s.spec.ID)
+				unmeasured = true
 			}
-			s.o.log.Info("maxServerMemoryMB: the server's memory cannot be measured here", "server", s.spec.ID)
-			return
+			continue
 		}
 		// Over the limit: restarted while no request holds the session
 		// (requests hold it from their refresh to their answer) and
