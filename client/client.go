@@ -35,7 +35,9 @@ type Config struct {
 
 	// Launch starts the server; nil starts a process (LaunchProcess).
 	Launch Launch
-	// ApplyEdit handles workspace/applyEdit; nil refuses every edit.
+	// ApplyEdit handles workspace/applyEdit outside the commands
+	// ExecuteCommand runs (whose edits go to its caller); nil refuses
+	// such edits.
 	ApplyEdit func(context.Context, *protocol.ApplyWorkspaceEditParams) (protocol.ApplyWorkspaceEditResult, error)
 	// Logger receives the server's log messages and lifecycle events.
 	Logger *slog.Logger
@@ -80,7 +82,9 @@ type Client struct {
 	progress *progressSet
 	shown    atomic.Pointer[string] // the last error the server showed the user (window/showMessage)
 	pulls    *puller
-	folders  folders // the workspace folders: Root, Config.Folders, those added
+	folders  folders    // the workspace folders: Root, Config.Folders, those added
+	sink     editSink   // takes applyEdit while a command of ours runs
+	cmdMu    sync.Mutex // one command of ours at a time
 
 	syncMu sync.Mutex // serializes document changes on the wire
 	regMu  sync.Mutex // serializes (un)registrations, which may restart the watcher
@@ -174,7 +178,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	params := protocol.InitializeParams{
 		ProcessID:             protocol.NewNullable(int32(os.Getpid())),
 		ClientInfo:            &protocol.ClientInfo{Name: "lspkit"},
-		Capabilities:          capabilities(c.cfg.ApplyEdit != nil, !c.cfg.NoFileWatcher),
+		Capabilities:          capabilities(!c.cfg.NoFileWatcher),
 		InitializationOptions: c.cfg.InitializationOptions,
 		WorkspaceFolders:      protocol.Ptr(protocol.NewNullable(folders)),
 	}
@@ -197,10 +201,10 @@ func (c *Client) initialize(ctx context.Context) error {
 }
 
 // capabilities is what this client implements — and nothing it does not.
-func capabilities(applyEdit, watchFiles bool) protocol.ClientCapabilities {
+func capabilities(watchFiles bool) protocol.ClientCapabilities {
 	caps := protocol.ClientCapabilities{
 		Workspace: &protocol.WorkspaceClientCapabilities{
-			ApplyEdit:              protocol.Ptr(applyEdit),
+			ApplyEdit:              protocol.Ptr(true), // taken from the commands lspkit runs (ExecuteCommand), refused otherwise unless Config.ApplyEdit
 			Configuration:          protocol.Ptr(true),
 			WorkspaceFolders:       protocol.Ptr(true),
 			DidChangeConfiguration: &protocol.DidChangeConfigurationClientCapabilities{DynamicRegistration: protocol.Ptr(true)},
@@ -208,8 +212,9 @@ func capabilities(applyEdit, watchFiles bool) protocol.ClientCapabilities {
 				DynamicRegistration:    protocol.Ptr(true),
 				RelativePatternSupport: protocol.Ptr(true),
 			},
-			Symbol:        &protocol.WorkspaceSymbolClientCapabilities{},
-			WorkspaceEdit: &protocol.WorkspaceEditClientCapabilities{DocumentChanges: protocol.Ptr(true)},
+			Symbol:         &protocol.WorkspaceSymbolClientCapabilities{},
+			ExecuteCommand: &protocol.ExecuteCommandClientCapabilities{},
+			WorkspaceEdit:  &protocol.WorkspaceEditClientCapabilities{DocumentChanges: protocol.Ptr(true)},
 		},
 		Window: &protocol.WindowClientCapabilities{
 			WorkDoneProgress: protocol.Ptr(true),
@@ -233,6 +238,19 @@ func capabilities(applyEdit, watchFiles bool) protocol.ClientCapabilities {
 			DocumentSymbol: &protocol.DocumentSymbolClientCapabilities{HierarchicalDocumentSymbolSupport: protocol.Ptr(true)},
 			CallHierarchy:  &protocol.CallHierarchyClientCapabilities{},
 			Rename:         &protocol.RenameClientCapabilities{},
+			CodeAction: &protocol.CodeActionClientCapabilities{
+				CodeActionLiteralSupport: &protocol.ClientCodeActionLiteralOptions{CodeActionKind: protocol.ClientCodeActionKindOptions{ValueSet: []protocol.CodeActionKind{
+					protocol.CodeActionKindEmpty, protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactor, protocol.CodeActionKindRefactorExtract,
+					protocol.CodeActionKindRefactorInline, protocol.CodeActionKindRefactorRewrite, protocol.CodeActionKindSource,
+					protocol.CodeActionKindSourceOrganizeImports, protocol.CodeActionKindSourceFixAll,
+				}}},
+				IsPreferredSupport: protocol.Ptr(true),
+				DisabledSupport:    protocol.Ptr(true),
+				DataSupport:        protocol.Ptr(true),
+				ResolveSupport:     &protocol.ClientCodeActionResolveOptions{Properties: []string{"edit"}},
+			},
+			Formatting:      &protocol.DocumentFormattingClientCapabilities{},
+			RangeFormatting: &protocol.DocumentRangeFormattingClientCapabilities{},
 		},
 		General: &protocol.GeneralClientCapabilities{
 			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF32, protocol.PositionEncodingKindUTF16},
@@ -443,6 +461,9 @@ func (s serverRequests) WindowShowDocument(context.Context, *protocol.ShowDocume
 }
 
 func (s serverRequests) WorkspaceApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditParams) (protocol.ApplyWorkspaceEditResult, error) {
+	if s.c.takeEdit(p.Edit) {
+		return protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+	}
 	if s.c.cfg.ApplyEdit == nil {
 		return protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: protocol.Ptr("lspkit does not apply edits from servers")}, nil
 	}

@@ -268,6 +268,23 @@ func (d *Daemon) Rename(ctx context.Context, p api.RenameParams) (api.RenameResu
 	return call[api.RenameResult](ctx, d, api.MethodRename, p)
 }
 
+// CodeActions is lsp/codeActions: the actions the servers offer there,
+// each with an id for ApplyCodeAction.
+func (d *Daemon) CodeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
+	return call[api.CodeActionsResult](ctx, d, api.MethodCodeActions, p)
+}
+
+// ApplyCodeAction is lsp/applyCodeAction: nothing is written unless
+// p.Apply.
+func (d *Daemon) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActionParams) (api.RenameResult, error) {
+	return call[api.RenameResult](ctx, d, api.MethodApplyCodeAction, p)
+}
+
+// Format is lsp/format: nothing is written unless p.Apply.
+func (d *Daemon) Format(ctx context.Context, p api.FormatParams) (api.RenameResult, error) {
+	return call[api.RenameResult](ctx, d, api.MethodFormat, p)
+}
+
 // Hover is lsp/hover.
 func (d *Daemon) Hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
 	return call[api.HoverResult](ctx, d, api.MethodHover, p)

@@ -92,11 +92,16 @@ func TestInspector(t *testing.T) {
 		"lsp_document_symbols":     {"file=shape.go"},
 		"lsp_workspace_symbols":    {"query=Greeting"},
 		"lsp_rename":               {"file=lib.go", "line=4", "symbol=Greeting", "newName=Welcome"},
+		"lsp_code_actions":         {"file=use.go", "line=3"},
+		"lsp_apply_code_action":    {"id=a999"}, // each call is a session of its own: no id listed, a tool error
+		"lsp_format":               {"file=use.go"},
 	}
+	failing := map[string]string{"lsp_apply_code_action": "no code action"}
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
-		if tool.Title == "" || tool.Annotations.Title != tool.Title || tool.Annotations.ReadOnlyHint == nil && tool.Name != "lsp_rename" {
+		writes := tool.Name == "lsp_rename" || tool.Name == "lsp_apply_code_action" || tool.Name == "lsp_format"
+		if tool.Title == "" || tool.Annotations.Title != tool.Title || tool.Annotations.ReadOnlyHint == nil && !writes {
 			t.Errorf("%s: title %q, annotations %+v", tool.Name, tool.Title, tool.Annotations)
 		}
 		for what, sch := range map[string]json.RawMessage{"input": tool.InputSchema, "output": tool.OutputSchema} {
@@ -134,6 +139,12 @@ func TestInspector(t *testing.T) {
 			}
 			if err := json.Unmarshal([]byte(out), &res); err != nil {
 				t.Fatalf("tools/call: %v\n%s", err, out)
+			}
+			if want, ok := failing[tool.Name]; ok {
+				if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, want) {
+					t.Fatalf("tools/call: %s (want a tool error saying %q)", out, want)
+				}
+				return
 			}
 			if res.IsError || len(res.Content) == 0 || res.Content[0].Text == "" || len(res.StructuredContent) == 0 {
 				t.Fatalf("tools/call: %s", out)

@@ -34,6 +34,9 @@ const (
 	MethodHover              = "lsp/hover"
 	MethodDocumentSymbols    = "lsp/documentSymbols"
 	MethodWorkspaceSymbols   = "lsp/workspaceSymbols"
+	MethodCodeActions        = "lsp/codeActions"
+	MethodApplyCodeAction    = "lsp/applyCodeAction"
+	MethodFormat             = "lsp/format"
 	MethodShutdown           = "lsp/shutdown"
 )
 
@@ -372,4 +375,54 @@ type RenameResult struct {
 	Applied     bool            `json:"applied"`
 	Diagnostics FileDiagnostics `json:"diagnostics,omitzero"`
 	Note        string          `json:"note,omitempty"`
+}
+
+// CodeActionsParams is lsp/codeActions' params: where to look (a position,
+// or with EndLine a range; with Line alone the whole line), which kinds
+// (prefixes such as "quickfix", "source.organizeImports"; all when
+// empty), or the actions for one finding as lspkit returned it.
+type CodeActionsParams struct {
+	PositionParams
+	EndLine      int         `json:"endLine,omitzero"`
+	EndCharacter int         `json:"endCharacter,omitzero"`
+	Kinds        []string    `json:"kinds,omitempty"`
+	Diagnostic   *Diagnostic `json:"diagnostic,omitempty"`
+}
+
+// CodeAction is one action a server offers: Apply it by ID with
+// lsp/applyCodeAction.
+type CodeAction struct {
+	ID          string       `json:"id"`
+	Title       string       `json:"title"`
+	Kind        string       `json:"kind,omitempty"`
+	Server      string       `json:"server"`
+	Preferred   bool         `json:"preferred,omitzero"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// Disabled says why the server offers the action but not here.
+	Disabled string `json:"disabled,omitempty"`
+	// Command names the server command the action runs (its edits come
+	// only when it runs: apply runs it; a preview cannot).
+	Command string `json:"command,omitempty"`
+}
+
+// CodeActionsResult is lsp/codeActions' result.
+type CodeActionsResult struct {
+	Actions []CodeAction `json:"actions"`
+	Note    string       `json:"note,omitempty"`
+}
+
+// ApplyCodeActionParams is lsp/applyCodeAction's params: nothing is
+// written unless Apply.
+type ApplyCodeActionParams struct {
+	ID    string `json:"id"`
+	Apply bool   `json:"apply,omitzero"`
+}
+
+// FormatParams is lsp/format's params: the whole file, or lines StartLine
+// to EndLine (1-based, inclusive); nothing is written unless Apply.
+type FormatParams struct {
+	File      string `json:"file"`
+	StartLine int    `json:"startLine,omitzero"`
+	EndLine   int    `json:"endLine,omitzero"`
+	Apply     bool   `json:"apply,omitzero"`
 }

@@ -63,6 +63,13 @@ func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
 		"Servers whose project files are at the workspace root are started and their index loaded first.", readOnly, m.workspaceSymbols)
 	add(s, "lsp_rename", "Rename symbol", "Renames the symbol at a position everywhere the language server finds it, as a unified diff of every file touched. "+
 		"Nothing is written unless apply is true; then each file is written atomically and the touched files' diagnostics are returned."+where, writes, m.rename)
+	add(s, "lsp_code_actions", "Code actions", "Lists the fixes and refactorings the language servers offer at a position, over lines (endLine), on a whole line (line alone), "+
+		"or for one finding (diagnostic, as lspkit returned it): quick fixes (add a missing import, remove an unused variable, …), organize imports, refactorings. "+
+		"Each has an id to pass to lsp_apply_code_action. kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …).", readOnly, m.codeActions)
+	add(s, "lsp_apply_code_action", "Apply a code action", "Shows (apply false) or applies (apply true) a code action listed by lsp_code_actions, by id: a unified diff of every file it touches; "+
+		"applied, each file is written atomically and the touched files' diagnostics are returned. An id from before a change to its file is refused as stale.", writes, m.applyCodeAction)
+	add(s, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
+		"a unified diff; with apply true the file is written and checked.", writes, m.format)
 	return s
 }
 
@@ -201,6 +208,87 @@ func (m *mcpTools) rename(ctx context.Context, _ *mcp.CallToolRequest, in Rename
 	if err != nil {
 		return nil, api.RenameResult{}, err
 	}
+	return text(m.editText(res)), res, nil
+}
+
+// CodeActionsInput is lsp_code_actions's input.
+type CodeActionsInput struct {
+	File         string          `json:"file,omitempty" jsonschema:"the file: a path relative to the workspace root, or absolute inside it (may be left out with diagnostic)"`
+	Line         int             `json:"line,omitempty" jsonschema:"1-based line; alone, the whole line (may be left out with diagnostic)"`
+	Character    int             `json:"character,omitempty" jsonschema:"1-based column, counted in characters"`
+	Symbol       string          `json:"symbol,omitempty" jsonschema:"instead of character: a name as written on that line"`
+	EndLine      int             `json:"endLine,omitempty" jsonschema:"with line: the last line of a range (1-based)"`
+	EndCharacter int             `json:"endCharacter,omitempty" jsonschema:"with endLine: the column the range ends before (1-based)"`
+	Kinds        []string        `json:"kinds,omitempty" jsonschema:"only actions of these kinds (or their sub-kinds): quickfix, refactor, source.organizeImports, source.fixAll, …"`
+	Diagnostic   *api.Diagnostic `json:"diagnostic,omitempty" jsonschema:"a finding as lspkit returned it: the actions that fix it"`
+}
+
+func (m *mcpTools) codeActions(ctx context.Context, _ *mcp.CallToolRequest, in CodeActionsInput) (*mcp.CallToolResult, api.CodeActionsResult, error) {
+	res, err := m.o.CodeActions(ctx, api.CodeActionsParams{PositionParams: api.PositionParams{File: in.File, Line: in.Line, Character: in.Character, Symbol: in.Symbol},
+		EndLine: in.EndLine, EndCharacter: in.EndCharacter, Kinds: in.Kinds, Diagnostic: in.Diagnostic})
+	if err != nil {
+		return nil, api.CodeActionsResult{}, err
+	}
+	var b strings.Builder
+	if res.Note != "" {
+		b.WriteString(res.Note + "\n")
+	}
+	for _, a := range res.Actions {
+		fmt.Fprintf(&b, "%s: %s", a.ID, a.Title)
+		var tags []string
+		if a.Kind != "" {
+			tags = append(tags, a.Kind)
+		}
+		tags = append(tags, a.Server)
+		if a.Preferred {
+			tags = append(tags, "preferred")
+		}
+		if a.Command != "" {
+			tags = append(tags, "runs "+a.Command)
+		}
+		fmt.Fprintf(&b, " [%s]", strings.Join(tags, ", "))
+		if a.Disabled != "" {
+			fmt.Fprintf(&b, " (not here: %s)", a.Disabled)
+		}
+		b.WriteString("\n")
+	}
+	return text(b.String()), res, nil
+}
+
+// ApplyCodeActionInput is lsp_apply_code_action's input.
+type ApplyCodeActionInput struct {
+	ID    string `json:"id" jsonschema:"the action's id from lsp_code_actions"`
+	Apply bool   `json:"apply,omitempty" jsonschema:"write the edit to the files (default false: only show the diff)"`
+}
+
+func (m *mcpTools) applyCodeAction(ctx context.Context, _ *mcp.CallToolRequest, in ApplyCodeActionInput) (*mcp.CallToolResult, api.RenameResult, error) {
+	res, err := m.o.ApplyCodeAction(ctx, api.ApplyCodeActionParams{ID: in.ID, Apply: in.Apply})
+	if err != nil {
+		return nil, api.RenameResult{}, err
+	}
+	return text(m.editText(res)), res, nil
+}
+
+// FormatInput is lsp_format's input.
+type FormatInput struct {
+	File      string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"format from this line (1-based; with endLine)"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"to this line (1-based, inclusive)"`
+	Apply     bool   `json:"apply,omitempty" jsonschema:"write the formatted file (default false: only show the diff)"`
+}
+
+func (m *mcpTools) format(ctx context.Context, _ *mcp.CallToolRequest, in FormatInput) (*mcp.CallToolResult, api.RenameResult, error) {
+	res, err := m.o.Format(ctx, api.FormatParams{File: in.File, StartLine: in.StartLine, EndLine: in.EndLine, Apply: in.Apply})
+	if err != nil {
+		return nil, api.RenameResult{}, err
+	}
+	return text(m.editText(res)), res, nil
+}
+
+// editText renders an edit's answer (rename, code action, format): the
+// note, the counts and state, the diff (capped) and, applied, the
+// findings in the files changed.
+func (m *mcpTools) editText(res api.RenameResult) string {
 	var b strings.Builder
 	if res.Note != "" {
 		b.WriteString(res.Note + "\n")
@@ -225,7 +313,7 @@ func (m *mcpTools) rename(ctx context.Context, _ *mcp.CallToolRequest, in Rename
 			renderDiagnostics(&b, res.Diagnostics[f])
 		}
 	}
-	return text(b.String()), res, nil
+	return b.String()
 }
 
 // HoverOutput is lsp_hover's answer.

@@ -141,8 +141,9 @@ func TestTools(t *testing.T) {
 		t.Fatalf("lsp_diagnostics before any check: %+v %q", diags, textOf(res))
 	}
 	tools := toolNames(t, s)
-	want := []string{"lsp_call_hierarchy", "lsp_check_file", "lsp_diagnostics", "lsp_document_symbols", "lsp_find_references", "lsp_goto_definition",
-		"lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_rename", "lsp_status", "lsp_workspace_symbols"}
+	want := []string{"lsp_apply_code_action", "lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_diagnostics", "lsp_document_symbols",
+		"lsp_find_references", "lsp_format", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_rename",
+		"lsp_status", "lsp_workspace_symbols"}
 	got := slices.Sorted(maps.Keys(tools))
 	if !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
@@ -160,10 +161,11 @@ func TestTools(t *testing.T) {
 		sch.Properties["symbol"].Description == "" || !slices.Equal(sch.Required, []string{"file", "line"}) {
 		t.Fatalf("lsp_goto_definition schema: %s", schema)
 	}
+	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true}
 	for name, tool := range tools {
 		if tool.Title == "" || tool.Annotations == nil || tool.Annotations.Title != tool.Title {
 			t.Errorf("%s: title %q, annotations %+v", name, tool.Title, tool.Annotations)
-		} else if tool.Annotations.ReadOnlyHint != (name != "lsp_rename") {
+		} else if tool.Annotations.ReadOnlyHint != !writing[name] || writing[name] && (tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint) {
 			t.Errorf("%s: readOnlyHint %v", name, tool.Annotations.ReadOnlyHint)
 		}
 		for what, sch := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {

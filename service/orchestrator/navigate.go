@@ -46,32 +46,50 @@ func (op opened) done() {
 // open finds the first server for file that supports method for it, makes
 // sure it has the file (the open text, else the disk's) and returns it.
 func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, error) {
-	if err := validPath("file", file); err != nil {
+	ops, err := o.openServers(ctx, file, method, false)
+	if err != nil {
 		return opened{}, err
+	}
+	return ops[0], nil
+}
+
+// openServers is open for every server of file that supports method (all),
+// or the first: each returned holds its session until done.
+func (o *Orchestrator) openServers(ctx context.Context, file, method string, all bool) ([]opened, error) {
+	if err := validPath("file", file); err != nil {
+		return nil, err
 	}
 	abs, ok := o.resolve(file)
 	if !ok {
-		return opened{}, o.outsideRoot(file)
+		return nil, o.outsideRoot(file)
 	}
 	info, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return opened{}, notFound(o.rel(abs), err)
+		return nil, notFound(o.rel(abs), err)
 	case err != nil:
-		return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
+		return nil, fmt.Errorf("%s: %w", o.rel(abs), err)
 	case info.IsDir():
-		return opened{}, invalidParams("%s is a directory", o.rel(abs))
+		return nil, invalidParams("%s is a directory", o.rel(abs))
 	}
 	targets := o.serversFor(abs)
 	if len(targets) == 0 {
-		return opened{}, noServer("%s", o.noServerReason(abs))
+		return nil, noServer("%s", o.noServerReason(abs))
 	}
 	barrierNote := o.barrier(ctx)
 	var reasons []string
+	var out []opened
+	// On an error, what is already held is let go.
+	fail := func(err error) ([]opened, error) {
+		for _, op := range out {
+			op.done()
+		}
+		return nil, err
+	}
 	for _, t := range targets {
 		s, err := o.session(t)
 		if err != nil {
-			return opened{}, err
+			return fail(err)
 		}
 		wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
 		// Held until the answer: no check's given text is sent meanwhile.
@@ -79,11 +97,11 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		cancel()
 		uri, err := protocol.FileURI(abs)
 		if err != nil {
-			return opened{}, err
+			return fail(err)
 		}
 		switch {
 		case c == nil && why == errHeld.Error():
-			return opened{}, fmt.Errorf("%s: %s: %w", o.rel(abs), t.spec.ID, errHeld)
+			return fail(fmt.Errorf("%s: %s: %w", o.rel(abs), t.spec.ID, errHeld))
 		case c == nil && verdict == api.VerdictTimedOut:
 			reasons = append(reasons, t.spec.ID+" is still starting; retry in a moment")
 			continue
@@ -104,7 +122,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			src, err := readSource(abs, o.maxFileBytes())
 			if err != nil {
 				release()
-				return opened{}, fmt.Errorf("%s: %w", o.rel(abs), err)
+				return fail(fmt.Errorf("%s: %w", o.rel(abs), err))
 			}
 			text = src.text
 			// A file the server has not seen: its analysis of it (its
@@ -113,7 +131,7 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 			if _, err := s.diagnose(lctx, c, abs, t.spec.LanguageID(abs), src); err != nil {
 				if _, open := c.DocumentText(uri); !open {
 					release()
-					return opened{}, err
+					return fail(err)
 				}
 			}
 		}
@@ -125,9 +143,15 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 		}
 		note := joinNotes(barrierNote, refreshNote, s.loaded(ctx, c, left))
 		s.used() // the question follows at once
-		return opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note, release: release}, nil
+		out = append(out, opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note, release: release})
+		if !all {
+			return out, nil
+		}
 	}
-	return opened{}, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
+	if len(out) > 0 {
+		return out, nil
+	}
+	return nil, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
 }
 
 // position converts an agent's position into the server's position in the

@@ -37,7 +37,7 @@ func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.Rena
 	if err != nil {
 		return out, err
 	}
-	files, err := o.planEdit(op.c, edit)
+	files, err := o.planEdit(op.c, edit, "the rename")
 	if err != nil {
 		return out, err
 	}
@@ -54,7 +54,7 @@ func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.Rena
 		return out, nil
 	}
 	op.done() // the check of the written files takes holds of its own
-	if err := o.write(files); err != nil {
+	if err := o.write(files, "the rename"); err != nil {
 		return out, err
 	}
 	out.Applied = true
@@ -74,7 +74,7 @@ type fileEdit struct {
 // refuses what it cannot apply faithfully: file creations, renames and
 // deletions, edits for a version the server no longer has, edits outside
 // the root, and overlapping edits.
-func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit) ([]fileEdit, error) {
+func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit, what string) ([]fileEdit, error) {
 	byURI := map[protocol.DocumentURI][]protocol.TextEdit{}
 	var order []protocol.DocumentURI
 	add := func(uri protocol.DocumentURI, edits ...protocol.TextEdit) {
@@ -86,11 +86,11 @@ func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit) (
 	for _, ch := range edit.DocumentChanges {
 		tde, ok := ch.AsTextDocumentEdit()
 		if !ok {
-			return nil, fmt.Errorf("%s: the rename also creates, renames or deletes files, which lspkit does not apply", c.Name())
+			return nil, fmt.Errorf("%s: %s also creates, renames or deletes files, which lspkit does not apply", c.Name(), what)
 		}
 		if v, ok := tde.TextDocument.Version.Get(); ok {
 			if _, have, open := c.DocumentVersion(tde.TextDocument.URI); open && have != v {
-				return nil, fmt.Errorf("%s: the rename is for version %d of %s, which has changed since (version %d); try again", c.Name(), v, tde.TextDocument.URI, have)
+				return nil, fmt.Errorf("%s: %s is for version %d of %s, which has changed since (version %d); try again", c.Name(), what, v, tde.TextDocument.URI, have)
 			}
 		}
 		for _, e := range tde.Edits {
@@ -99,7 +99,7 @@ func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit) (
 			} else if ae, ok := e.AsAnnotatedTextEdit(); ok {
 				add(tde.TextDocument.URI, protocol.TextEdit{Range: ae.Range, NewText: ae.NewText})
 			} else {
-				return nil, fmt.Errorf("%s: the rename has a snippet edit, which lspkit does not apply", c.Name())
+				return nil, fmt.Errorf("%s: %s has a snippet edit, which lspkit does not apply", c.Name(), what)
 			}
 		}
 	}
@@ -119,16 +119,16 @@ func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit) (
 	for _, uri := range order {
 		path, err := uri.Path()
 		if err != nil {
-			return nil, fmt.Errorf("%s: the rename edits %s: %w", c.Name(), uri, err)
+			return nil, fmt.Errorf("%s: %s edits %s: %w", c.Name(), what, uri, err)
 		}
 		if !within(o.root, path) {
-			return nil, fmt.Errorf("%s: the rename edits %s, outside the workspace root %s; not applied", c.Name(), path, o.root)
+			return nil, fmt.Errorf("%s: %s edits %s, outside the workspace root %s; not applied", c.Name(), what, path, o.root)
 		}
 		old, open := c.DocumentText(uri)
 		if !open {
 			data, err := os.ReadFile(path)
 			if err != nil {
-				return nil, fmt.Errorf("rename: read %s: %w", o.rel(path), err)
+				return nil, fmt.Errorf("%s: read %s: %w", what, o.rel(path), err)
 			}
 			old = string(data)
 		}
@@ -139,7 +139,7 @@ func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit) (
 		}
 		text, err := textedit.Apply(old, edits)
 		if err != nil {
-			return nil, fmt.Errorf("%s: the rename's edits of %s: %w", c.Name(), o.rel(path), err)
+			return nil, fmt.Errorf("%s: the edits of %s by %s: %w", c.Name(), o.rel(path), what, err)
 		}
 		if text != old {
 			files = append(files, fileEdit{path: path, rel: o.rel(path), old: old, new: text, edits: len(edits)})
@@ -187,7 +187,7 @@ func byteOffset(text string, starts []int, p protocol.Position, m client.Mapper)
 // files. A file whose content on disk is not the text the edit was made
 // from (unsaved text from a check, or another program's write) stops it
 // before anything is replaced.
-func (o *Orchestrator) write(files []fileEdit) error {
+func (o *Orchestrator) write(files []fileEdit, what string) error {
 	temps := make([]string, 0, len(files))
 	defer func() {
 		for _, t := range temps {
@@ -197,18 +197,18 @@ func (o *Orchestrator) write(files []fileEdit) error {
 	for _, f := range files {
 		data, err := os.ReadFile(f.path)
 		if err != nil {
-			return fmt.Errorf("rename: read %s: %w", f.rel, err)
+			return fmt.Errorf("%s: read %s: %w", what, f.rel, err)
 		}
 		if string(data) != f.old {
-			return fmt.Errorf("rename: %s on disk is not the text the server renamed in (it was checked with text of its own, or changed since); check it from disk and try again; nothing was written", f.rel)
+			return fmt.Errorf("%s: %s on disk is not the text the server made the edit for (it was checked with text of its own, or changed since); check it from disk and try again; nothing was written", what, f.rel)
 		}
 		info, err := os.Stat(f.path)
 		if err != nil {
-			return fmt.Errorf("rename: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".lspkit-*")
 		if err != nil {
-			return fmt.Errorf("rename: %s: %w; nothing was written", f.rel, err)
+			return fmt.Errorf("%s: %s: %w; nothing was written", what, f.rel, err)
 		}
 		temps = append(temps, tmp.Name())
 		_, err = tmp.WriteString(f.new)
@@ -222,7 +222,7 @@ func (o *Orchestrator) write(files []fileEdit) error {
 			err = os.Chmod(tmp.Name(), info.Mode().Perm())
 		}
 		if err != nil {
-			return fmt.Errorf("rename: %s: %w; nothing was written", f.rel, err)
+			return fmt.Errorf("%s: %s: %w; nothing was written", what, f.rel, err)
 		}
 	}
 	for i, f := range files {
@@ -231,7 +231,7 @@ func (o *Orchestrator) write(files []fileEdit) error {
 			for _, g := range files[:i] {
 				done = append(done, g.rel)
 			}
-			return fmt.Errorf("rename: replace %s: %w (already written: %s)", f.rel, err, strings.Join(done, ", "))
+			return fmt.Errorf("%s: replace %s: %w (already written: %s)", what, f.rel, err, strings.Join(done, ", "))
 		}
 		temps[i] = ""
 	}

@@ -1,0 +1,168 @@
+package orchestrator
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// Format previews (or, with p.Apply, applies) the server's formatting of
+// a file, or of lines StartLine to EndLine: the unified diff; applied, the
+// file is written atomically, the servers re-synced and the file checked.
+// The formatting options come from .editorconfig where it has them
+// (indent_style, indent_size or tab_width, insert_final_newline,
+// trim_trailing_whitespace), else 4 spaces.
+func (o *Orchestrator) Format(ctx context.Context, p api.FormatParams) (api.RenameResult, error) {
+	var out api.RenameResult
+	ranged := p.StartLine > 0 || p.EndLine > 0
+	if ranged && (p.StartLine < 1 || p.EndLine < p.StartLine) {
+		return out, invalidParams("startLine and endLine: give both, 1-based, startLine ≤ endLine")
+	}
+	method := protocol.DocumentFormattingRequest.Method()
+	if ranged {
+		method = protocol.DocumentRangeFormattingRequest.Method()
+	}
+	op, err := o.open(ctx, p.File, method)
+	if err != nil {
+		return out, err
+	}
+	defer op.done()
+	out.Note = op.note
+	var rng *protocol.Range
+	if ranged {
+		if _, _, err := op.position(api.PositionParams{File: p.File, Line: p.EndLine, Character: 1}); err != nil {
+			return out, err
+		}
+		rng = &protocol.Range{Start: protocol.Position{Line: uint32(p.StartLine - 1)}, End: op.lineEnd(p.EndLine)}
+	}
+	path, _ := op.uri.Path()
+	edits, err := op.c.Format(ctx, op.uri, rng, o.formattingOptions(path))
+	if err != nil {
+		return out, err
+	}
+	files, err := o.planEdit(op.c, protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{op.uri: edits}}, "the formatting")
+	if err != nil {
+		return out, err
+	}
+	out.Diff, out.Files, out.Edits = diffOf(files)
+	if len(files) == 0 {
+		out.Note = joinNotes(out.Note, op.file+" is formatted already")
+		return out, nil
+	}
+	if !p.Apply {
+		return out, nil
+	}
+	op.done() // the check after the write takes a hold of its own
+	if err := o.write(files, "the formatting"); err != nil {
+		return out, err
+	}
+	out.Applied = true
+	out.Diagnostics, out.Note = o.checkTouched(ctx, files, out.Note)
+	return out, nil
+}
+
+// formattingOptions reads the options for path from the .editorconfig
+// files from the workspace root (or the nearest with root = true) down to
+// path's directory, nearer ones winning; without any, 4 spaces.
+func (o *Orchestrator) formattingOptions(path string) protocol.FormattingOptions {
+	props := map[string]string{}
+	var dirs []string
+	for dir := filepath.Dir(path); within(o.root, dir); dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if dir == o.root || filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	// From the top down, each file's matching sections over the last.
+	var found []map[string]string
+	for _, dir := range dirs {
+		sections, root := readEditorConfig(filepath.Join(dir, ".editorconfig"), dir, path)
+		found = append(found, sections)
+		if root {
+			break
+		}
+	}
+	for i := len(found) - 1; i >= 0; i-- {
+		for k, v := range found[i] {
+			props[k] = v
+		}
+	}
+	opts := protocol.FormattingOptions{TabSize: 4, InsertSpaces: true}
+	if props["indent_style"] == "tab" {
+		opts.InsertSpaces = false
+	}
+	size := props["indent_size"]
+	if size == "tab" || size == "" {
+		size = props["tab_width"]
+	}
+	if n, err := strconv.Atoi(size); err == nil && n > 0 {
+		opts.TabSize = uint32(n)
+	}
+	switch props["insert_final_newline"] {
+	case "true":
+		opts.InsertFinalNewline = protocol.Ptr(true)
+	case "false":
+		opts.InsertFinalNewline = protocol.Ptr(false)
+	}
+	switch props["trim_trailing_whitespace"] {
+	case "true":
+		opts.TrimTrailingWhitespace = protocol.Ptr(true)
+	case "false":
+		opts.TrimTrailingWhitespace = protocol.Ptr(false)
+	}
+	return opts
+}
+
+// readEditorConfig returns the properties an .editorconfig file in dir
+// gives path (later sections win), and whether it says root = true.
+func readEditorConfig(file, dir, path string) (map[string]string, bool) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return nil, false
+	}
+	rel = filepath.ToSlash(rel)
+	props := map[string]string{}
+	root, matching, preamble := false, false, true
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";"):
+			continue
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			preamble = false
+			glob := line[1 : len(line)-1]
+			if !strings.Contains(glob, "/") {
+				glob = "**/" + glob
+			}
+			glob = strings.TrimPrefix(glob, "/")
+			matching, _ = doublestar.Match(glob, rel)
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.ToLower(strings.TrimSpace(v))
+		switch {
+		case preamble && k == "root":
+			root = v == "true"
+		case matching:
+			props[k] = v
+		}
+	}
+	return props, root
+}
