@@ -212,7 +212,9 @@ func (op opened) lineEnd(line int) protocol.Position {
 
 // overlaps reports whether a and b share a position (touching counts).
 func overlaps(a, b protocol.Range) bool {
-	before := func(x, y protocol.Position) bool { return x.Line < y.Line || x.Line == y.Line && x.Character < y.Character }
+	before := func(x, y protocol.Position) bool {
+		return x.Line < y.Line || x.Line == y.Line && x.Character < y.Character
+	}
 	return !before(a.End, b.Start) && !before(b.End, a.Start)
 }
 
