@@ -127,6 +127,13 @@ func TestInspector(t *testing.T) {
 				args = append(append(args, "--tool-arg"), a...)
 			}
 			out, stderr, err := inspect(t, bin, root, args...)
+			if want, ok := failing[tool.Name]; ok {
+				// The inspector exits non-zero on a tool error.
+				if !strings.Contains(out, `"isError": true`) || !strings.Contains(out, want) {
+					t.Fatalf("tools/call: %v: %s\n%s (want a tool error saying %q)", err, out, stderr, want)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("tools/call: %v\n%s\n%s", err, out, stderr)
 			}
@@ -139,12 +146,6 @@ func TestInspector(t *testing.T) {
 			}
 			if err := json.Unmarshal([]byte(out), &res); err != nil {
 				t.Fatalf("tools/call: %v\n%s", err, out)
-			}
-			if want, ok := failing[tool.Name]; ok {
-				if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, want) {
-					t.Fatalf("tools/call: %s (want a tool error saying %q)", out, want)
-				}
-				return
 			}
 			if res.IsError || len(res.Content) == 0 || res.Content[0].Text == "" || len(res.StructuredContent) == 0 {
 				t.Fatalf("tools/call: %s", out)
