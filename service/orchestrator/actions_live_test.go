@@ -118,3 +118,139 @@ func runtimeGOROOT(t *testing.T) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestCodeActionsTypeScriptESLintLive: on one .ts file typescript-language-
+// server and eslint both offer actions, each naming its server: the
+// missing import added by TypeScript's quick fix for its finding, eslint's
+// fix of a fixable rule (prefer-const); the file then checks clean.
+func TestCodeActionsTypeScriptESLintLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "typescript-language-server")
+	servertest.Binary(t, "vscode-eslint-language-server")
+	o := live(t, map[string]string{
+		"tsconfig.json":     `{"compilerOptions":{"strict":true}}`,
+		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"prefer-const\": \"error\" } }];\n",
+		"lib.ts":            "export function greeting(name: string): string {\n  return \"hello, \" + name;\n}\n",
+		"a.ts":              "let s = greeting(\"x\");\nexport { s };\n",
+	}, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	read := func() string {
+		data, err := os.ReadFile(filepath.Join(o.Root(), "a.ts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	res := mustCheck(t, o, api.CheckParams{FilePath: "a.ts"})
+	var missing, preferConst *api.Diagnostic
+	for i, d := range res.Diagnostics {
+		switch {
+		case d.Server == "typescript" && strings.Contains(d.Message, "greeting"):
+			missing = &res.Diagnostics[i]
+		case d.Server == "eslint" && d.Code == "prefer-const":
+			preferConst = &res.Diagnostics[i]
+		}
+	}
+	if missing == nil || preferConst == nil {
+		t.Fatalf("want typescript's missing name and eslint's prefer-const: %+v", res.Diagnostics)
+	}
+	// The whole first line: both servers' actions, each naming its server.
+	all, err := o.CodeActions(ctx, api.CodeActionsParams{PositionParams: api.PositionParams{File: "a.ts", Line: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byServer := map[string]int{}
+	for _, a := range all.Actions {
+		byServer[a.Server]++
+	}
+	if byServer["typescript"] == 0 || byServer["eslint"] == 0 {
+		t.Fatalf("actions on line 1: %+v", all)
+	}
+	apply := func(d *api.Diagnostic, want string) {
+		t.Helper()
+		acts, err := o.CodeActions(ctx, api.CodeActionsParams{Diagnostic: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := ""
+		for _, a := range acts.Actions {
+			if a.Server == d.Server && strings.Contains(a.Title, want) && id == "" {
+				id = a.ID
+			}
+		}
+		if id == "" {
+			t.Fatalf("no %q action for %+v: %+v", want, d, acts)
+		}
+		r, err := o.ApplyCodeAction(ctx, api.ApplyCodeActionParams{ID: id, Apply: true})
+		if err != nil || !r.Applied {
+			t.Fatalf("apply %q: %+v %v", want, r, err)
+		}
+	}
+	apply(missing, "import")
+	if !strings.Contains(read(), `from "./lib"`) {
+		t.Fatalf("a.ts after the import fix:\n%s", read())
+	}
+	res = mustCheck(t, o, api.CheckParams{FilePath: "a.ts"})
+	preferConst = nil
+	for i, d := range res.Diagnostics {
+		if d.Code == "prefer-const" {
+			preferConst = &res.Diagnostics[i]
+		}
+	}
+	if preferConst == nil {
+		t.Fatalf("after the import fix: %+v", res.Diagnostics)
+	}
+	apply(preferConst, "prefer-const")
+	if !strings.Contains(read(), "const s = greeting") {
+		t.Fatalf("a.ts after eslint's fix:\n%s", read())
+	}
+	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.ts"}); !res.Checked || len(res.Diagnostics) != 0 {
+		t.Fatalf("a.ts after both fixes: %+v", res)
+	}
+}
+
+// TestCodeActionsPyrightClangdLive: for an undefined name (pyright) and a
+// missing include (clangd), what the server offers for the finding is
+// listed and, where it offers something, applies; where it offers
+// nothing, the answer says so.
+func TestCodeActionsPyrightClangdLive(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ binary, file, text string }{
+		{"pyright-langserver", "a.py", "x = undefined_name\n"},
+		{"clangd", "a.c", "int main(void) { printf(\"hi\\n\"); return 0; }\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.binary, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, c.binary)
+			files := map[string]string{c.file: c.text}
+			if c.binary == "clangd" {
+				files["compile_flags.txt"] = "-xc\n-std=c11\n"
+			}
+			o := live(t, files, `,"includeSeverities":["error","warning"]`)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res := mustCheck(t, o, api.CheckParams{FilePath: c.file})
+			if len(res.Diagnostics) == 0 {
+				t.Fatalf("no finding: %+v", res)
+			}
+			acts, err := o.CodeActions(ctx, api.CodeActionsParams{Diagnostic: &res.Diagnostics[0]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(acts.Actions) == 0 {
+				if !strings.Contains(acts.Note, "no server offers an action") {
+					t.Fatalf("nothing offered, and not said: %+v", acts)
+				}
+				t.Logf("%s offers nothing for %q", c.binary, res.Diagnostics[0].Message)
+				return
+			}
+			t.Logf("%s offers %q for %q", c.binary, acts.Actions[0].Title, res.Diagnostics[0].Message)
+			r, err := o.ApplyCodeAction(ctx, api.ApplyCodeActionParams{ID: acts.Actions[0].ID, Apply: true})
+			if err != nil || !r.Applied || r.Diff == "" {
+				t.Fatalf("apply %q: %+v %v", acts.Actions[0].Title, r, err)
+			}
+		})
+	}
+}
