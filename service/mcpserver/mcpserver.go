@@ -204,7 +204,12 @@ type RenameInput struct {
 const maxDiffLines = 400
 
 func (m *mcpTools) rename(ctx context.Context, _ *mcp.CallToolRequest, in RenameInput) (*mcp.CallToolResult, api.RenameResult, error) {
-	res, err := m.o.Rename(ctx, api.RenameParams{PositionParams: in.params(), NewName: in.NewName, Apply: in.Apply})
+	return m.edited(m.o.Rename(ctx, api.RenameParams{PositionParams: in.params(), NewName: in.NewName, Apply: in.Apply}))
+}
+
+// edited is an edit tool's answer (rename, code action, format): its
+// rendering and structured content, or its error.
+func (m *mcpTools) edited(res api.RenameResult, err error) (*mcp.CallToolResult, api.RenameResult, error) {
 	if err != nil {
 		return nil, api.RenameResult{}, err
 	}
@@ -262,11 +267,7 @@ type ApplyCodeActionInput struct {
 }
 
 func (m *mcpTools) applyCodeAction(ctx context.Context, _ *mcp.CallToolRequest, in ApplyCodeActionInput) (*mcp.CallToolResult, api.RenameResult, error) {
-	res, err := m.o.ApplyCodeAction(ctx, api.ApplyCodeActionParams{ID: in.ID, Apply: in.Apply})
-	if err != nil {
-		return nil, api.RenameResult{}, err
-	}
-	return text(m.editText(res)), res, nil
+	return m.edited(m.o.ApplyCodeAction(ctx, api.ApplyCodeActionParams{ID: in.ID, Apply: in.Apply}))
 }
 
 // FormatInput is lsp_format's input.
@@ -278,11 +279,7 @@ type FormatInput struct {
 }
 
 func (m *mcpTools) format(ctx context.Context, _ *mcp.CallToolRequest, in FormatInput) (*mcp.CallToolResult, api.RenameResult, error) {
-	res, err := m.o.Format(ctx, api.FormatParams{File: in.File, StartLine: in.StartLine, EndLine: in.EndLine, Apply: in.Apply})
-	if err != nil {
-		return nil, api.RenameResult{}, err
-	}
-	return text(m.editText(res)), res, nil
+	return m.edited(m.o.Format(ctx, api.FormatParams{File: in.File, StartLine: in.StartLine, EndLine: in.EndLine, Apply: in.Apply}))
 }
 
 // editText renders an edit's answer (rename, code action, format): the
