@@ -285,6 +285,12 @@ func (d *Daemon) Format(ctx context.Context, p api.FormatParams) (api.RenameResu
 	return call[api.RenameResult](ctx, d, api.MethodFormat, p)
 }
 
+// FixAll is lsp/fixAll: every fix the servers offer for the file,
+// combined; nothing is written unless p.Apply.
+func (d *Daemon) FixAll(ctx context.Context, p api.FixAllParams) (api.FixAllResult, error) {
+	return call[api.FixAllResult](ctx, d, api.MethodFixAll, p)
+}
+
 // Hover is lsp/hover.
 func (d *Daemon) Hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
 	return call[api.HoverResult](ctx, d, api.MethodHover, p)

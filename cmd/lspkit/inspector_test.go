@@ -95,12 +95,13 @@ func TestInspector(t *testing.T) {
 		"lsp_code_actions":         {"file=use.go", "line=3"},
 		"lsp_apply_code_action":    {"id=a999"}, // each call is a session of its own: no id listed, a tool error
 		"lsp_format":               {"file=use.go"},
+		"lsp_fix_all":              {"file=use.go"},
 	}
 	failing := map[string]string{"lsp_apply_code_action": "no code action"}
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
-		writes := tool.Name == "lsp_rename" || tool.Name == "lsp_apply_code_action" || tool.Name == "lsp_format"
+		writes := tool.Name == "lsp_rename" || tool.Name == "lsp_apply_code_action" || tool.Name == "lsp_format" || tool.Name == "lsp_fix_all"
 		if tool.Title == "" || tool.Annotations.Title != tool.Title || tool.Annotations.ReadOnlyHint == nil && !writes {
 			t.Errorf("%s: title %q, annotations %+v", tool.Name, tool.Title, tool.Annotations)
 		}

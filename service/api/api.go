@@ -37,6 +37,7 @@ const (
 	MethodCodeActions        = "lsp/codeActions"
 	MethodApplyCodeAction    = "lsp/applyCodeAction"
 	MethodFormat             = "lsp/format"
+	MethodFixAll             = "lsp/fixAll"
 	MethodShutdown           = "lsp/shutdown"
 )
 
@@ -425,4 +426,17 @@ type FormatParams struct {
 	StartLine int    `json:"startLine,omitzero"`
 	EndLine   int    `json:"endLine,omitzero"`
 	Apply     bool   `json:"apply,omitzero"`
+}
+
+// FixAllParams is lsp/fixAll's params: nothing is written unless Apply.
+type FixAllParams struct {
+	File  string `json:"file"`
+	Apply bool   `json:"apply,omitzero"`
+}
+
+// FixAllResult is lsp/fixAll's result: lsp/rename's, and the file's
+// findings that remain (before the apply, all of them).
+type FixAllResult struct {
+	RenameResult
+	Remaining []Diagnostic `json:"remaining"`
 }

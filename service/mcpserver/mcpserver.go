@@ -68,6 +68,9 @@ func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
 		"Each has an id to pass to lsp_apply_code_action. kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …).", readOnly, m.codeActions)
 	add(s, "lsp_apply_code_action", "Apply a code action", "Shows (apply false) or applies (apply true) a code action listed by lsp_code_actions, by id: a unified diff of every file it touches; "+
 		"applied, each file is written atomically and the touched files' diagnostics are returned. An id from before a change to its file is refused as stale.", writes, m.applyCodeAction)
+	add(s, "lsp_fix_all", "Fix everything in a file", "Shows (apply false) or applies (apply true) every fix the language servers offer for a file at once — "+
+		"their fix-all and organize-imports actions and the preferred quick fix of each finding — combined in one diff (fixes that overlap, or that only run a command, are left out and named); "+
+		"remaining lists the findings left.", writes, m.fixAll)
 	add(s, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
 		"a unified diff; with apply true the file is written and checked.", writes, m.format)
 	return s
@@ -268,6 +271,28 @@ type ApplyCodeActionInput struct {
 
 func (m *mcpTools) applyCodeAction(ctx context.Context, _ *mcp.CallToolRequest, in ApplyCodeActionInput) (*mcp.CallToolResult, api.RenameResult, error) {
 	return m.edited(m.o.ApplyCodeAction(ctx, api.ApplyCodeActionParams{ID: in.ID, Apply: in.Apply}))
+}
+
+// FixAllInput is lsp_fix_all's input.
+type FixAllInput struct {
+	File  string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
+	Apply bool   `json:"apply,omitempty" jsonschema:"write the fixes (default false: only show the diff)"`
+}
+
+func (m *mcpTools) fixAll(ctx context.Context, _ *mcp.CallToolRequest, in FixAllInput) (*mcp.CallToolResult, api.FixAllResult, error) {
+	res, err := m.o.FixAll(ctx, api.FixAllParams{File: in.File, Apply: in.Apply})
+	if err != nil {
+		return nil, api.FixAllResult{}, err
+	}
+	var b strings.Builder
+	b.WriteString(m.editText(res.RenameResult))
+	if len(res.Remaining) == 0 {
+		fmt.Fprintf(&b, "nothing remains at %s\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
+	} else {
+		b.WriteString("remaining:\n")
+		renderDiagnostics(&b, res.Remaining)
+	}
+	return text(b.String()), res, nil
 }
 
 // FormatInput is lsp_format's input.

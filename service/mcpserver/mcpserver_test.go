@@ -142,7 +142,7 @@ func TestTools(t *testing.T) {
 	}
 	tools := toolNames(t, s)
 	want := []string{"lsp_apply_code_action", "lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_diagnostics", "lsp_document_symbols",
-		"lsp_find_references", "lsp_format", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_rename",
+		"lsp_find_references", "lsp_fix_all", "lsp_format", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_rename",
 		"lsp_status", "lsp_workspace_symbols"}
 	got := slices.Sorted(maps.Keys(tools))
 	if !slices.Equal(got, want) {
@@ -161,7 +161,7 @@ func TestTools(t *testing.T) {
 		sch.Properties["symbol"].Description == "" || !slices.Equal(sch.Required, []string{"file", "line"}) {
 		t.Fatalf("lsp_goto_definition schema: %s", schema)
 	}
-	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true}
+	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true, "lsp_fix_all": true}
 	for name, tool := range tools {
 		if tool.Title == "" || tool.Annotations == nil || tool.Annotations.Title != tool.Title {
 			t.Errorf("%s: title %q, annotations %+v", name, tool.Title, tool.Annotations)

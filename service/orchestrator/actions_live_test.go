@@ -254,3 +254,52 @@ func TestCodeActionsPyrightClangdLive(t *testing.T) {
 		})
 	}
 }
+
+// TestFixAllLive: every fix at once. gopls: an unused import and a missing
+// one in one file, fixed together (organize imports; the quick fix that
+// would add the same import again overlaps it and is left out, named);
+// eslint beside typescript-language-server: the file's prefer-const
+// findings fixed by eslint's fix-all. The files then check clean, and the
+// answer says what remains.
+func TestFixAllLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	servertest.Binary(t, "typescript-language-server")
+	servertest.Binary(t, "vscode-eslint-language-server")
+	o := live(t, map[string]string{
+		"go.mod":            goMod,
+		"a.go":              "package demo\n\nimport \"os\"\n\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
+		"tsconfig.json":     `{"compilerOptions":{"strict":true}}`,
+		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"prefer-const\": \"error\" } }];\n",
+		"b.ts":              "let a = 1;\nlet b = 2;\nexport { a, b };\n",
+	}, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, f := range []struct {
+		file  string
+		found int
+		want  []string
+	}{{"a.go", 2, []string{`import "strings"`}}, {"b.ts", 2, []string{"const a = 1;", "const b = 2;"}}} {
+		if res := mustCheck(t, o, api.CheckParams{FilePath: f.file}); len(res.Diagnostics) != f.found {
+			t.Fatalf("check %s: %+v", f.file, res)
+		}
+		preview, err := o.FixAll(ctx, api.FixAllParams{File: f.file})
+		if err != nil || preview.Applied || preview.Diff == "" || len(preview.Remaining) != f.found {
+			t.Fatalf("fix-all preview of %s: %+v %v", f.file, preview, err)
+		}
+		res, err := o.FixAll(ctx, api.FixAllParams{File: f.file, Apply: true})
+		if err != nil || !res.Applied || len(res.Remaining) != 0 {
+			t.Fatalf("fix-all of %s: %+v %v", f.file, res, err)
+		}
+		data, _ := os.ReadFile(filepath.Join(o.Root(), f.file))
+		for _, w := range f.want {
+			if !strings.Contains(string(data), w) {
+				t.Fatalf("%s after fix-all lacks %q:\n%s\nnote: %s", f.file, w, data, res.Note)
+			}
+		}
+		if strings.Contains(string(data), `"os"`) {
+			t.Fatalf("%s still imports os:\n%s", f.file, data)
+		}
+		t.Logf("%s: %s", f.file, res.Note)
+	}
+}

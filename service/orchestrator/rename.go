@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,6 +76,30 @@ type fileEdit struct {
 // deletions, edits for a version the server no longer has, edits outside
 // the root, and overlapping edits.
 func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit, what string) ([]fileEdit, error) {
+	order, byURI, err := o.editsOf(c, edit, what)
+	if err != nil {
+		return nil, err
+	}
+	var files []fileEdit
+	for _, uri := range order {
+		f, err := o.byteEdits(c, uri, byURI[uri], what)
+		if err != nil {
+			return nil, err
+		}
+		text, err := textedit.Apply(f.old, f.edits)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the edits of %s by %s: %w", c.Name(), f.rel, what, err)
+		}
+		if text != f.old {
+			files = append(files, fileEdit{path: f.path, rel: f.rel, old: f.old, new: text, edits: len(f.edits)})
+		}
+	}
+	return files, nil
+}
+
+// editsOf lists a workspace edit's text edits by document, in the order
+// the edit names them, refusing what lspkit does not apply (see planEdit).
+func (o *Orchestrator) editsOf(c *client.Client, edit protocol.WorkspaceEdit, what string) ([]protocol.DocumentURI, map[protocol.DocumentURI][]protocol.TextEdit, error) {
 	byURI := map[protocol.DocumentURI][]protocol.TextEdit{}
 	var order []protocol.DocumentURI
 	add := func(uri protocol.DocumentURI, edits ...protocol.TextEdit) {
@@ -86,11 +111,11 @@ func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit, w
 	for _, ch := range edit.DocumentChanges {
 		tde, ok := ch.AsTextDocumentEdit()
 		if !ok {
-			return nil, fmt.Errorf("%s: %s also creates, renames or deletes files, which lspkit does not apply", c.Name(), what)
+			return nil, nil, fmt.Errorf("%s: %s also creates, renames or deletes files, which lspkit does not apply", c.Name(), what)
 		}
 		if v, ok := tde.TextDocument.Version.Get(); ok {
 			if _, have, open := c.DocumentVersion(tde.TextDocument.URI); open && have != v {
-				return nil, fmt.Errorf("%s: %s is for version %d of %s, which has changed since (version %d); try again", c.Name(), what, v, tde.TextDocument.URI, have)
+				return nil, nil, fmt.Errorf("%s: %s is for version %d of %s, which has changed since (version %d); try again", c.Name(), what, v, tde.TextDocument.URI, have)
 			}
 		}
 		for _, e := range tde.Edits {
@@ -99,53 +124,50 @@ func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit, w
 			} else if ae, ok := e.AsAnnotatedTextEdit(); ok {
 				add(tde.TextDocument.URI, protocol.TextEdit{Range: ae.Range, NewText: ae.NewText})
 			} else {
-				return nil, fmt.Errorf("%s: %s has a snippet edit, which lspkit does not apply", c.Name(), what)
+				return nil, nil, fmt.Errorf("%s: %s has a snippet edit, which lspkit does not apply", c.Name(), what)
 			}
 		}
 	}
 	if len(edit.DocumentChanges) == 0 {
-		for _, uri := range slices.Sorted(func(yield func(protocol.DocumentURI) bool) {
-			for u := range edit.Changes {
-				if !yield(u) {
-					return
-				}
-			}
-		}) {
+		for _, uri := range slices.Sorted(maps.Keys(edit.Changes)) {
 			add(uri, edit.Changes[uri]...)
 		}
 	}
-	m := c.Mapper()
-	var files []fileEdit
-	for _, uri := range order {
-		path, err := uri.Path()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s edits %s: %w", c.Name(), what, uri, err)
-		}
-		if !within(o.root, path) {
-			return nil, fmt.Errorf("%s: %s edits %s, outside the workspace root %s; not applied", c.Name(), what, path, o.root)
-		}
-		old, open := c.DocumentText(uri)
-		if !open {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("%s: read %s: %w", what, o.rel(path), err)
-			}
-			old = string(data)
-		}
-		edits := make([]textedit.Edit, 0, len(byURI[uri]))
-		starts := lineStarts(old)
-		for _, te := range byURI[uri] {
-			edits = append(edits, textedit.Edit{Start: byteOffset(old, starts, te.Range.Start, m), End: byteOffset(old, starts, te.Range.End, m), New: te.NewText})
-		}
-		text, err := textedit.Apply(old, edits)
-		if err != nil {
-			return nil, fmt.Errorf("%s: the edits of %s by %s: %w", c.Name(), o.rel(path), what, err)
-		}
-		if text != old {
-			files = append(files, fileEdit{path: path, rel: o.rel(path), old: old, new: text, edits: len(edits)})
-		}
+	return order, byURI, nil
+}
+
+// pendingFile is one file's edits as byte ranges of the text they were
+// made for.
+type pendingFile struct {
+	path, rel, old string
+	edits          []textedit.Edit
+}
+
+// byteEdits turns the text edits of uri into byte ranges of the text the
+// server has (the open document, else the file on disk).
+func (o *Orchestrator) byteEdits(c *client.Client, uri protocol.DocumentURI, tes []protocol.TextEdit, what string) (pendingFile, error) {
+	path, err := uri.Path()
+	if err != nil {
+		return pendingFile{}, fmt.Errorf("%s: %s edits %s: %w", c.Name(), what, uri, err)
 	}
-	return files, nil
+	if !within(o.root, path) {
+		return pendingFile{}, fmt.Errorf("%s: %s edits %s, outside the workspace root %s; not applied", c.Name(), what, path, o.root)
+	}
+	old, open := c.DocumentText(uri)
+	if !open {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return pendingFile{}, fmt.Errorf("%s: read %s: %w", what, o.rel(path), err)
+		}
+		old = string(data)
+	}
+	m := c.Mapper()
+	starts := lineStarts(old)
+	edits := make([]textedit.Edit, 0, len(tes))
+	for _, te := range tes {
+		edits = append(edits, textedit.Edit{Start: byteOffset(old, starts, te.Range.Start, m), End: byteOffset(old, starts, te.Range.End, m), New: te.NewText})
+	}
+	return pendingFile{path: path, rel: o.rel(path), old: old, edits: edits}, nil
 }
 
 // lineStarts returns the byte offset of each line of text.

@@ -135,6 +135,7 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 		api.MethodCodeActions:        route(o.CodeActions),
 		api.MethodApplyCodeAction:    route(o.ApplyCodeAction, "id"),
 		api.MethodFormat:             route(o.Format, "file"),
+		api.MethodFixAll:             route(o.FixAll, "file"),
 		api.MethodHover:              route(o.Hover, "file", "line"),
 		api.MethodDocumentSymbols:    route(o.DocumentSymbols, "file"),
 		api.MethodWorkspaceSymbols:   route(o.WorkspaceSymbols, "query"),

@@ -1,0 +1,166 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/textedit"
+)
+
+// FixAll previews (or, with p.Apply, applies) every fix the servers of a
+// file offer for it at once: their source.fixAll and
+// source.organizeImports actions and the preferred quick fix of each of
+// their findings, combined in one diff. An action whose edits overlap
+// another's is left out and named; actions that only run a command are
+// left out and named (they cannot be combined). Applied, the files are
+// written atomically and checked; Remaining lists the file's findings
+// left after.
+func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixAllResult, error) {
+	out := api.FixAllResult{Remaining: []api.Diagnostic{}}
+	first, err := o.Check(ctx, api.CheckParams{FilePath: p.File})
+	if err != nil {
+		return out, err
+	}
+	if !first.Checked {
+		return out, invalidParams("%s was not checked: %s", p.File, first.Reason)
+	}
+	ops, err := o.openServers(ctx, p.File, protocol.CodeActionRequest.Method(), true)
+	if err != nil {
+		return out, err
+	}
+	defer func() {
+		for _, op := range ops {
+			op.done()
+		}
+	}()
+	files := map[protocol.DocumentURI]*pendingFile{}
+	var order []protocol.DocumentURI
+	var notes []string
+	taken := 0
+	for _, op := range ops {
+		c := op.c
+		var candidates []protocol.CodeAction
+		whole := protocol.Range{End: op.lineEnd(len(op.lines))}
+		diags := c.Diagnostics(op.uri)
+		source, err := c.CodeActions(ctx, op.uri, whole, diags, []protocol.CodeActionKind{protocol.CodeActionKindSourceFixAll, protocol.CodeActionKindSourceOrganizeImports})
+		if err != nil {
+			return out, err
+		}
+		for _, a := range source {
+			if a.Kind != nil && (kindWithin(*a.Kind, protocol.CodeActionKindSourceFixAll) || kindWithin(*a.Kind, protocol.CodeActionKindSourceOrganizeImports)) {
+				candidates = append(candidates, a)
+			}
+		}
+		for _, d := range diags {
+			fixes, err := c.CodeActions(ctx, op.uri, d.Range, []protocol.Diagnostic{d}, []protocol.CodeActionKind{protocol.CodeActionKindQuickFix})
+			if err != nil {
+				return out, err
+			}
+			for _, a := range fixes {
+				if a.IsPreferred != nil && *a.IsPreferred {
+					candidates = append(candidates, a)
+					break
+				}
+			}
+		}
+		for _, a := range candidates {
+			if a.Disabled != nil {
+				continue
+			}
+			if a.Edit == nil && a.Command == nil && c.ResolvesCodeActions() {
+				if a, err = c.ResolveCodeAction(ctx, a); err != nil {
+					return out, err
+				}
+			}
+			if a.Edit == nil {
+				if a.Command != nil {
+					notes = append(notes, fmt.Sprintf("%s's %q runs a command and cannot be combined: apply it alone (lsp/codeActions)", c.Name(), a.Title))
+				}
+				continue
+			}
+			aorder, byURI, err := o.editsOf(c, *a.Edit, "the fix")
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("%s's %q: %v", c.Name(), a.Title, err))
+				continue
+			}
+			// All of the action's edits, or none: each file's edits with
+			// those taken so far must not overlap.
+			next := map[protocol.DocumentURI]*pendingFile{}
+			conflict := ""
+			for _, uri := range aorder {
+				f, err := o.byteEdits(c, uri, byURI[uri], "the fix")
+				if err != nil {
+					conflict = err.Error()
+					break
+				}
+				merged := f
+				if have, ok := files[uri]; ok {
+					merged = *have
+					for _, e := range f.edits {
+						if !slices.Contains(merged.edits, e) { // the same edit from two actions is one
+							merged.edits = append(merged.edits, e)
+						}
+					}
+				}
+				if _, err := textedit.Apply(merged.old, merged.edits); err != nil {
+					conflict = fmt.Sprintf("its edits of %s overlap those of a fix taken before", merged.rel)
+					break
+				}
+				next[uri] = &merged
+			}
+			if conflict != "" {
+				notes = append(notes, fmt.Sprintf("%s's %q left out: %s", c.Name(), a.Title, conflict))
+				continue
+			}
+			for _, uri := range aorder {
+				if _, ok := files[uri]; !ok {
+					order = append(order, uri)
+				}
+				files[uri] = next[uri]
+			}
+			taken++
+		}
+	}
+	var planned []fileEdit
+	for _, uri := range order {
+		f := files[uri]
+		text, err := textedit.Apply(f.old, f.edits)
+		if err != nil {
+			return out, fmt.Errorf("fix-all: %s: %w", f.rel, err)
+		}
+		if text != f.old {
+			planned = append(planned, fileEdit{path: f.path, rel: f.rel, old: f.old, new: text, edits: len(f.edits)})
+		}
+	}
+	out.Diff, out.Files, out.Edits = diffOf(planned)
+	out.Note = joinNotes("", notes...)
+	if len(planned) == 0 {
+		out.Note = joinNotes(out.Note, "no server offers a fix that can be applied here")
+		out.Remaining = first.Diagnostics
+		return out, nil
+	}
+	word := "fixes"
+	if taken == 1 {
+		word = "fix"
+	}
+	out.Note = joinNotes(out.Note, fmt.Sprintf("%d %s combined", taken, word))
+	if !p.Apply {
+		out.Remaining = first.Diagnostics // until applied
+		return out, nil
+	}
+	for _, op := range ops {
+		op.done() // the checks after the writes take holds of their own
+	}
+	if err := o.write(planned, "the fixes"); err != nil {
+		return out, err
+	}
+	out.Applied = true
+	out.Diagnostics, out.Note = o.checkTouched(ctx, planned, out.Note)
+	if after, err := o.Check(ctx, api.CheckParams{FilePath: p.File}); err == nil {
+		out.Remaining = after.Diagnostics
+	}
+	return out, nil
+}
