@@ -53,6 +53,15 @@ func TestStoppedServerRestarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Kill(-pgid, syscall.SIGCONT)
+	// The stop takes effect when the kernel next schedules gopls: on a
+	// loaded machine, a few moments after kill returns.
+	stopDeadline := time.Now().Add(10 * time.Second)
+	for !processStopped(pid) {
+		if time.Now().After(stopDeadline) {
+			t.Fatalf("gopls (pid %d) did not stop", pid)
+		}
+		time.Sleep(time.Millisecond) // polling the process's state: no event exists for it
+	}
 	d.must("lsp/check", map[string]any{"filePath": "a.go", "timeoutMs": 300}, &res)
 	if v := res.Servers[0].Verdict; res.Checked || v != api.VerdictTimedOut && v != api.VerdictPartial {
 		t.Fatalf("check of a stopped server: %+v", res)
@@ -261,4 +270,25 @@ func TestSidecarGopls(t *testing.T) {
 	}
 	<-d.proc.Done()
 	servertest.Gone(t, side.PID)
+}
+
+// processStopped reports whether every thread of the process pid is
+// stopped by a signal (state T in /proc/PID/task/TID/stat).
+func processStopped(pid int) bool {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(task)
+		if err != nil {
+			return false
+		}
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) == 0 || fields[0] != "T" && fields[0] != "t" {
+			return false
+		}
+	}
+	return true
 }
