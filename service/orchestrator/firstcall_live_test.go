@@ -161,5 +161,8 @@ func liveProject(t *testing.T, files map[string]string) (*Orchestrator, string) 
 		expanded[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
 	}
 	writeFiles(t, root, expanded)
-	return liveIn(t, root, ""), root
+	// A loaded machine may load or index a project for longer than the
+	// default first-touch wait: the first answer must be complete all the
+	// same, not noted as partial.
+	return liveIn(t, root, `,"firstTouchTimeout":45000`), root
 }
