@@ -26,7 +26,7 @@ func TestCodeActionsGoLive(t *testing.T) {
 		"a.go":   "package demo\n\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
 		"b.go":   "package demo\n\nimport \"os\"\n\nfunc B() {}\n",
 		"c.go":   "package demo\nfunc  C( ) int {return 1}\n",
-	}, "")
+	}, loadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	read := func(name string) string {
@@ -110,6 +110,11 @@ func TestCodeActionsGoLive(t *testing.T) {
 	}
 }
 
+// loadedWait is the first-touch wait of the live tests here: a loaded
+// machine may start a server for longer than the default, and the answers
+// must then be complete all the same.
+const loadedWait = `,"firstTouchTimeout":45000`
+
 // runtimeGOROOT is the Go installation's root, as the go command says.
 func runtimeGOROOT(t *testing.T) string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
@@ -132,7 +137,7 @@ func TestCodeActionsTypeScriptESLintLive(t *testing.T) {
 		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"prefer-const\": \"error\" } }];\n",
 		"lib.ts":            "export function greeting(name: string): string {\n  return \"hello, \" + name;\n}\n",
 		"a.ts":              "let s = greeting(\"x\");\nexport { s };\n",
-	}, "")
+	}, loadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	read := func() string {
@@ -228,7 +233,7 @@ func TestCodeActionsPyrightClangdLive(t *testing.T) {
 			if c.binary == "clangd" {
 				files["compile_flags.txt"] = "-xc\n-std=c11\n"
 			}
-			o := live(t, files, `,"includeSeverities":["error","warning"]`)
+			o := live(t, files, loadedWait+`,"includeSeverities":["error","warning"]`)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			res := mustCheck(t, o, api.CheckParams{FilePath: c.file})
@@ -272,7 +277,7 @@ func TestFixAllLive(t *testing.T) {
 		"tsconfig.json":     `{"compilerOptions":{"strict":true}}`,
 		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"prefer-const\": \"error\" } }];\n",
 		"b.ts":              "let a = 1;\nlet b = 2;\nexport { a, b };\n",
-	}, "")
+	}, loadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, f := range []struct {
