@@ -435,8 +435,11 @@ type FixAllParams struct {
 }
 
 // FixAllResult is lsp/fixAll's result: lsp/rename's, and the file's
-// findings that remain (before the apply, all of them).
+// findings that remain (before the apply, all of them). Checked is false
+// when the file could not be fully checked (the note says why): then
+// Remaining may not be all of them.
 type FixAllResult struct {
 	RenameResult
 	Remaining []Diagnostic `json:"remaining"`
+	Checked   bool         `json:"checked"`
 }

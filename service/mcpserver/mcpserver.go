@@ -286,9 +286,13 @@ func (m *mcpTools) fixAll(ctx context.Context, _ *mcp.CallToolRequest, in FixAll
 	}
 	var b strings.Builder
 	b.WriteString(m.editText(res.RenameResult))
-	if len(res.Remaining) == 0 {
+	switch {
+	case !res.Checked:
+		b.WriteString("not known what remains: the file was not fully checked (see above)\n")
+		renderDiagnostics(&b, res.Remaining)
+	case len(res.Remaining) == 0:
 		fmt.Fprintf(&b, "nothing remains at %s\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
-	} else {
+	default:
 		b.WriteString("remaining:\n")
 		renderDiagnostics(&b, res.Remaining)
 	}

@@ -293,7 +293,7 @@ func TestFixAllLive(t *testing.T) {
 			t.Fatalf("fix-all preview of %s: %+v %v", f.file, preview, err)
 		}
 		res, err := o.FixAll(ctx, api.FixAllParams{File: f.file, Apply: true})
-		if err != nil || !res.Applied || len(res.Remaining) != 0 {
+		if err != nil || !res.Applied || !res.Checked || len(res.Remaining) != 0 {
 			t.Fatalf("fix-all of %s: %+v %v", f.file, res, err)
 		}
 		data, _ := os.ReadFile(filepath.Join(o.Root(), f.file))

@@ -42,6 +42,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	taken := 0
 	for _, op := range ops {
 		c := op.c
+		notes = append(notes, op.note) // a server that could not answer, a project still loading
 		var candidates []protocol.CodeAction
 		whole := protocol.Range{End: op.lineEnd(len(op.lines))}
 		diags := c.Diagnostics(op.uri)
@@ -139,7 +140,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	out.Note = joinNotes("", notes...)
 	if len(planned) == 0 {
 		out.Note = joinNotes(out.Note, "no server offers a fix that can be applied here")
-		out.Remaining = first.Diagnostics
+		out.Remaining, out.Checked = first.Diagnostics, true
 		return out, nil
 	}
 	word := "fixes"
@@ -148,7 +149,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	}
 	out.Note = joinNotes(out.Note, fmt.Sprintf("%d %s combined", taken, word))
 	if !p.Apply {
-		out.Remaining = first.Diagnostics // until applied
+		out.Remaining, out.Checked = first.Diagnostics, true // until applied
 		return out, nil
 	}
 	for _, op := range ops {
@@ -159,8 +160,15 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	}
 	out.Applied = true
 	out.Diagnostics, out.Note = o.checkTouched(ctx, planned, out.Note)
-	if after, err := o.Check(ctx, api.CheckParams{FilePath: p.File}); err == nil {
+	after, err := o.Check(ctx, api.CheckParams{FilePath: p.File})
+	switch {
+	case err != nil:
+		out.Note = joinNotes(out.Note, fmt.Sprintf("the file could not be checked after the fixes: %v", err))
+	case !after.Checked:
 		out.Remaining = after.Diagnostics
+		out.Note = joinNotes(out.Note, "the file was not fully checked after the fixes: "+after.Reason)
+	default:
+		out.Remaining, out.Checked = after.Diagnostics, true
 	}
 	return out, nil
 }

@@ -149,6 +149,10 @@ func (o *Orchestrator) openServers(ctx context.Context, file, method string, all
 		}
 	}
 	if len(out) > 0 {
+		// A server that could not answer is said, not left out silently.
+		if len(reasons) > 0 {
+			out[0].note = joinNotes(out[0].note, strings.Join(reasons, "; "))
+		}
 		return out, nil
 	}
 	return nil, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
