@@ -103,6 +103,14 @@ func (l *Launcher) WatchedFiles() (notifications, events int) {
 	return notifications, events
 }
 
+// Commands returns how many workspace/executeCommand requests the fake
+// servers were sent in all.
+func (l *Launcher) Commands() int {
+	n := 0
+	l.eachServer(func(p *Proc) { n += p.srv.commands })
+	return n
+}
+
 // Proc is an in-process fake server behind client.Proc: its stream is a
 // pair of pipes, its exit ends the server's connection.
 type Proc struct {

@@ -89,6 +89,15 @@ type Behavior struct {
 	// each hover answer ends with the folders the server has, by name
 	// ("folders: a,b").
 	Folders bool
+	// Actions offers two code actions for each "ERROR" in the range asked
+	// about: "Fix ERROR" (a preferred quick fix whose edit turns that
+	// ERROR into "fixed" and appends a line naming the fix to other.fk
+	// beside the document), and "Fix ERROR by command" (the command
+	// fake.fix, which sends the same edit back with workspace/applyEdit
+	// when it runs); and, asked for source.fixAll, "Fix all ERRORs",
+	// which turns every ERROR of the document into "FIXED" (and so
+	// overlaps each "Fix ERROR").
+	Actions bool
 }
 
 // ErrorLines is the default Diagnose: an error for each line containing
@@ -136,6 +145,7 @@ type server struct {
 	folders []string          // Behavior.Folders: the workspace folders' names
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
+	commands                int // workspace/executeCommand received
 }
 
 var _ protocol.Server = (*server)(nil)
@@ -197,6 +207,10 @@ func (s *server) Initialize(_ context.Context, p *protocol.InitializeParams) (pr
 				s.mu.Unlock()
 			}
 		}
+	}
+	if s.b.Actions {
+		caps["codeActionProvider"] = jsontext.Value(`{"codeActionKinds":["quickfix","source.fixAll"]}`)
+		caps["executeCommandProvider"] = jsontext.Value(`{"commands":["fake.fix"]}`)
 	}
 	if s.b.Pull {
 		caps["diagnosticProvider"] = jsontext.Value(`{"interFileDependencies":false,"workspaceDiagnostics":false}`)
@@ -370,6 +384,90 @@ func (s *server) TextDocumentHover(_ context.Context, p *protocol.HoverParams) (
 func (s *server) TextDocumentDefinition(_ context.Context, p *protocol.DefinitionParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
 	loc := protocol.Location{URI: p.TextDocument.URI, Range: protocol.Range{Start: p.Position, End: p.Position}}
 	return protocol.NewNullable(protocol.NewDefinitionOrDefinitionLinkSliceDefinition(protocol.NewDefinitionLocation(loc))), nil
+}
+
+// TextDocumentCodeAction offers the fixes of Behavior.Actions.
+func (s *server) TextDocumentCodeAction(_ context.Context, p *protocol.CodeActionParams) (protocol.Nullable[[]protocol.CommandOrCodeAction], error) {
+	text, _ := s.get(p.TextDocument.URI)
+	var out []protocol.CommandOrCodeAction
+	if slices.Contains(p.Context.Only, protocol.CodeActionKindSourceFixAll) {
+		var edits []protocol.TextEdit
+		for _, d := range ErrorLines(text) {
+			edits = append(edits, protocol.TextEdit{Range: protocol.Range{Start: d.Range.Start, End: protocol.Position{Line: d.Range.Start.Line, Character: d.Range.Start.Character + 5}}, NewText: "FIXED"})
+		}
+		if len(edits) > 0 {
+			out = append(out, protocol.NewCommandOrCodeActionCodeAction(protocol.CodeAction{
+				Title: "Fix all ERRORs", Kind: protocol.Ptr(protocol.CodeActionKindSourceFixAll),
+				Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{p.TextDocument.URI: edits}},
+			}))
+		}
+	}
+	for _, d := range ErrorLines(text) {
+		if d.Range.Start.Line < p.Range.Start.Line || d.Range.Start.Line > p.Range.End.Line {
+			continue
+		}
+		edit, err := fixEdit(p.TextDocument.URI, d.Range)
+		if err != nil {
+			return protocol.Null[[]protocol.CommandOrCodeAction](), err
+		}
+		args, err := json.Marshal(edit)
+		if err != nil {
+			return protocol.Null[[]protocol.CommandOrCodeAction](), err
+		}
+		out = append(out,
+			protocol.NewCommandOrCodeActionCodeAction(protocol.CodeAction{
+				Title: "Fix ERROR", Kind: protocol.Ptr(protocol.CodeActionKindQuickFix), IsPreferred: protocol.Ptr(true),
+				Diagnostics: []protocol.Diagnostic{d}, Edit: &edit,
+			}),
+			protocol.NewCommandOrCodeActionCodeAction(protocol.CodeAction{
+				Title: "Fix ERROR by command", Kind: protocol.Ptr(protocol.CodeActionKindQuickFix),
+				Diagnostics: []protocol.Diagnostic{d},
+				Command:     &protocol.Command{Title: "Fix ERROR", Command: "fake.fix", Arguments: []jsontext.Value{args}},
+			}))
+	}
+	return protocol.NewNullable(out), nil
+}
+
+// fixEdit is the edit of "Fix ERROR" for the finding at rng of uri.
+func fixEdit(uri protocol.DocumentURI, rng protocol.Range) (protocol.WorkspaceEdit, error) {
+	path, err := uri.Path()
+	if err != nil {
+		return protocol.WorkspaceEdit{}, err
+	}
+	other, err := protocol.FileURI(filepath.Join(filepath.Dir(path), "other.fk"))
+	if err != nil {
+		return protocol.WorkspaceEdit{}, err
+	}
+	data, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "other.fk"))
+	end := protocol.Position{Line: uint32(strings.Count(string(data), "\n"))}
+	word := protocol.Range{Start: rng.Start, End: protocol.Position{Line: rng.Start.Line, Character: rng.Start.Character + 5}}
+	return protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{
+		uri:   {{Range: word, NewText: "fixed"}},
+		other: {{Range: protocol.Range{Start: end, End: end}, NewText: fmt.Sprintf("fixed %s line %d\n", filepath.Base(path), rng.Start.Line+1)}},
+	}}, nil
+}
+
+// WorkspaceExecuteCommand runs fake.fix: the edit it carries goes back to
+// the client with workspace/applyEdit.
+func (s *server) WorkspaceExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (jsontext.Value, error) {
+	s.mu.Lock()
+	s.commands++
+	s.mu.Unlock()
+	if p.Command != "fake.fix" || len(p.Arguments) != 1 {
+		return nil, fmt.Errorf("fake: unknown command %q", p.Command)
+	}
+	var edit protocol.WorkspaceEdit
+	if err := json.Unmarshal(p.Arguments[0], &edit); err != nil {
+		return nil, err
+	}
+	res, err := protocol.ApplyWorkspaceEditRequest.Call(ctx, s.conn, protocol.ApplyWorkspaceEditParams{Label: protocol.Ptr("Fix ERROR"), Edit: edit})
+	if err != nil {
+		return nil, err
+	}
+	if !res.Applied {
+		return nil, fmt.Errorf("fake: the client did not apply the fix")
+	}
+	return jsontext.Value("null"), nil
 }
 
 // WorkspaceDidChangeWorkspaceFolders takes the folders added and removed.

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,6 +27,11 @@ type storedAction struct {
 	action  protocol.CodeAction
 	uri     protocol.DocumentURI
 	version int32 // the document's version when listed
+	// bases are the digests of the texts the action's edit was made for,
+	// by document (the open document, else the file on disk), when the
+	// listed action carries its edit: a change to any of them since makes
+	// the action stale.
+	bases map[protocol.DocumentURI][sha256.Size]byte
 }
 
 // actionStore keeps listed code actions by id.
@@ -86,6 +92,7 @@ func (o *Orchestrator) CodeActions(ctx context.Context, p api.CodeActionsParams)
 		return out, err
 	}
 	var notes []string
+	disabled := 0
 	for _, op := range ops {
 		actions, note, err := o.actionsOn(ctx, op, p)
 		op.done()
@@ -93,11 +100,22 @@ func (o *Orchestrator) CodeActions(ctx context.Context, p api.CodeActionsParams)
 			return out, err
 		}
 		notes = append(notes, note)
-		out.Actions = append(out.Actions, actions...)
+		for _, a := range actions {
+			// As an editor's light bulb does, the actions a server offers
+			// but not here are shown only when asked for by kind.
+			if a.Disabled != "" && len(p.Kinds) == 0 {
+				disabled++
+				continue
+			}
+			out.Actions = append(out.Actions, a)
+		}
 	}
 	out.Note = joinNotes("", notes...)
 	if len(out.Actions) == 0 {
 		out.Note = joinNotes(out.Note, "no server offers an action there")
+	}
+	if disabled > 0 {
+		out.Note = joinNotes(out.Note, fmt.Sprintf("%d more offered but not applicable here are left out (ask for their kinds to see them and why)", disabled))
 	}
 	return out, nil
 }
@@ -185,10 +203,44 @@ func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActio
 			item.Command = a.Command.Command
 		}
 		item.Diagnostics = o.convert(server, op.c, op.uri, a.Diagnostics, "")
-		item.ID = o.actions.put(&storedAction{s: s, c: op.c, action: a, uri: op.uri, version: version})
+		stored := &storedAction{s: s, c: op.c, action: a, uri: op.uri, version: version}
+		if a.Edit != nil {
+			stored.bases = o.editBases(op.c, *a.Edit)
+		}
+		item.ID = o.actions.put(stored)
 		out = append(out, item)
 	}
 	return out, note, nil
+}
+
+// editBases digests the texts a workspace edit was made for (see
+// storedAction.bases); a file it cannot read has no digest, and the apply
+// then says why.
+func (o *Orchestrator) editBases(c *client.Client, edit protocol.WorkspaceEdit) map[protocol.DocumentURI][sha256.Size]byte {
+	order, _, err := o.editsOf(c, edit, "the action")
+	if err != nil {
+		return nil
+	}
+	bases := make(map[protocol.DocumentURI][sha256.Size]byte, len(order))
+	for _, uri := range order {
+		if text, err := o.baseText(c, uri, "the action"); err == nil {
+			bases[uri] = sha256.Sum256([]byte(text))
+		}
+	}
+	return bases
+}
+
+// staleBase names a document of the action's edit whose text changed
+// since the action was listed, or is "".
+func (o *Orchestrator) staleBase(x *storedAction) string {
+	for uri, was := range x.bases {
+		text, err := o.baseText(x.c, uri, "the action")
+		if err != nil || sha256.Sum256([]byte(text)) != was {
+			path, _ := uri.Path()
+			return o.rel(path)
+		}
+	}
+	return ""
 }
 
 // sessionOf returns the session whose current client is c.
@@ -257,6 +309,9 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 	path, _ := x.uri.Path()
 	if _, now, open := c.DocumentVersion(x.uri); !open || now != x.version {
 		return out, invalidParams("code action %s is stale: %s changed since it was listed; list the actions again", p.ID, o.rel(path))
+	}
+	if changed := o.staleBase(x); changed != "" {
+		return out, invalidParams("code action %s is stale: %s, which it edits, changed since it was listed; list the actions again", p.ID, changed)
 	}
 	a := x.action
 	if a.Disabled != nil {

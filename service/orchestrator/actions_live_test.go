@@ -308,3 +308,192 @@ func TestFixAllLive(t *testing.T) {
 		t.Logf("%s: %s", f.file, res.Note)
 	}
 }
+
+// applyTitled lists the actions on line of file (of kinds, when given) and
+// applies the first whose title contains title; it returns the answer.
+func applyTitled(t *testing.T, o *Orchestrator, file string, line int, kinds []string, title string) api.RenameResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	acts, err := o.CodeActions(ctx, api.CodeActionsParams{PositionParams: api.PositionParams{File: file, Line: line}, Kinds: kinds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range acts.Actions {
+		if strings.Contains(a.Title, title) && a.Disabled == "" {
+			r, err := o.ApplyCodeAction(ctx, api.ApplyCodeActionParams{ID: a.ID, Apply: true})
+			if err != nil || !r.Applied {
+				t.Fatalf("apply %q: %+v %v", a.Title, r, err)
+			}
+			return r
+		}
+	}
+	t.Fatalf("no action %q on %s:%d: %+v", title, file, line, acts)
+	return api.RenameResult{}
+}
+
+// TestCodeActionsGoRefactorsLive: gopls's quick fix for an unused
+// variable, its fill-switch and fill-struct rewrites (edits resolved on
+// demand), and the missing import the filled switch needs; the file then
+// checks clean.
+func TestCodeActionsGoRefactorsLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	src := "package demo\n\ntype T struct {\n\tA int\n\tB string\n}\n\ntype Color int\n\nconst (\n\tRed Color = iota\n\tGreen\n)\n\n" +
+		"func F(c Color) T {\n\tx := 1\n\tswitch c {\n\t}\n\treturn T{}\n}\n"
+	o := live(t, map[string]string{"go.mod": goMod, "a.go": src}, "")
+	read := func() string {
+		data, err := os.ReadFile(filepath.Join(o.Root(), "a.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"}); len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "declared and not used: x") {
+		t.Fatalf("check: %+v", res)
+	}
+	applyTitled(t, o, "a.go", 16, []string{"quickfix"}, "Remove variable x")
+	if strings.Contains(read(), "x := 1") {
+		t.Fatalf("x is still there:\n%s", read())
+	}
+	applyTitled(t, o, "a.go", 16, nil, "Add cases for Color") // the switch, now on line 16
+	if !strings.Contains(read(), "case Red:") || !strings.Contains(read(), "case Green:") {
+		t.Fatalf("the switch is not filled:\n%s", read())
+	}
+	// The filled switch panics with fmt.Sprintf: the import is missing.
+	res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"})
+	if len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "undefined: fmt") {
+		t.Fatalf("after filling the switch: %+v\n%s", res, read())
+	}
+	applyTitled(t, o, "a.go", res.Diagnostics[0].Line, []string{"quickfix"}, `"fmt"`)
+	line := 0
+	for i, l := range strings.Split(read(), "\n") {
+		if strings.Contains(l, "return T{}") {
+			line = i + 1
+		}
+	}
+	r := applyTitled(t, o, "a.go", line, nil, "Fill T")
+	if !strings.Contains(read(), "A: 0,") || !strings.Contains(read(), `B: "",`) {
+		t.Fatalf("T is not filled:\n%s", read())
+	}
+	if len(r.Diagnostics["a.go"]) != 0 {
+		t.Fatalf("after the fixes: %+v", r.Diagnostics)
+	}
+	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go", Severities: everySeverity}); !res.Checked || len(res.Diagnostics) != 0 {
+		t.Fatalf("a.go after the fixes: %+v\n%s", res, read())
+	}
+}
+
+// TestCodeActionsTypeScriptCleanupLive: typescript-language-server's
+// "Remove unused declaration" for an unused local and its organize
+// imports (which sorts and combines them; removing unused imports is its
+// source.removeUnusedImports); the file then checks clean.
+// Refactorings it offers but not on the line are left out of the listing,
+// counted; asked for by kind, they are listed with the reason.
+func TestCodeActionsTypeScriptCleanupLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "typescript-language-server")
+	o := live(t, map[string]string{
+		"tsconfig.json": `{"compilerOptions":{"strict":true,"noUnusedLocals":true}}`,
+		"lib.ts":        "export const a = 1;\nexport const b = 2;\n",
+		"a.ts":          "import { b } from \"./lib\";\nimport { a } from \"./lib\";\nfunction f(): number {\n  const unused = 1;\n  return a + b;\n}\nexport { f };\n",
+	}, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	read := func() string {
+		data, err := os.ReadFile(filepath.Join(o.Root(), "a.ts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.ts"}); len(res.Diagnostics) != 1 {
+		t.Fatalf("check: %+v", res)
+	}
+	all, err := o.CodeActions(ctx, api.CodeActionsParams{PositionParams: api.PositionParams{File: "a.ts", Line: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range all.Actions {
+		if a.Disabled != "" {
+			t.Fatalf("a disabled action listed unasked: %+v", a)
+		}
+	}
+	if !strings.Contains(all.Note, "not applicable here are left out") {
+		t.Fatalf("the refactorings left out are not counted: %+v", all)
+	}
+	refactors, err := o.CodeActions(ctx, api.CodeActionsParams{PositionParams: api.PositionParams{File: "a.ts", Line: 4}, Kinds: []string{"refactor"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	disabled := 0
+	for _, a := range refactors.Actions {
+		if a.Disabled != "" {
+			disabled++
+		}
+	}
+	if disabled == 0 {
+		t.Fatalf("asked for by kind, no refactoring says why it is not applicable: %+v", refactors)
+	}
+	applyTitled(t, o, "a.ts", 4, []string{"quickfix"}, "Remove unused declaration")
+	if strings.Contains(read(), "unused") {
+		t.Fatalf("the unused local is still there:\n%s", read())
+	}
+	r := applyTitled(t, o, "a.ts", 1, []string{"source.organizeImports"}, "Organize Imports")
+	if !strings.HasPrefix(read(), "import { a, b } from \"./lib\";\nfunction") {
+		t.Fatalf("imports not organized:\n%s", read())
+	}
+	if len(r.Diagnostics["a.ts"]) != 0 {
+		t.Fatalf("after the fixes: %+v", r.Diagnostics)
+	}
+}
+
+// TestFormatLive: clangd formats a file to exactly clang-format's output
+// (the same release, installed beside it); typescript-language-server
+// formats with the indentation .editorconfig gives (tabs in one
+// directory, two spaces in another, nearer files winning).
+func TestFormatLive(t *testing.T) {
+	t.Parallel()
+	messy := "int  add(int a,int b){return a+b;}\nint main(void){\nint x=add(1,2);\n  return x-3;}\n"
+	ts := "export function f(n: number): number {\nif (n > 1) {\nreturn n;\n}\nreturn 0;\n}\n"
+	t.Run("clangd", func(t *testing.T) {
+		t.Parallel()
+		servertest.Binary(t, "clangd")
+		clangFormat := servertest.Binary(t, "clang-format-19")
+		o := live(t, map[string]string{"compile_flags.txt": "-xc\n-std=c11\n", "a.c": messy}, "")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.Command(clangFormat, "--assume-filename="+filepath.Join(o.Root(), "a.c"))
+		cmd.Stdin = strings.NewReader(messy)
+		want, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := o.Format(ctx, api.FormatParams{File: "a.c", Apply: true})
+		data, _ := os.ReadFile(filepath.Join(o.Root(), "a.c"))
+		if err != nil || !f.Applied || string(data) != string(want) {
+			t.Fatalf("format: %+v %v\ngot:\n%s\nwant (clang-format):\n%s", f, err, data, want)
+		}
+	})
+	t.Run("typescript", func(t *testing.T) {
+		t.Parallel()
+		servertest.Binary(t, "typescript-language-server")
+		o := live(t, map[string]string{
+			"tsconfig.json":     `{"compilerOptions":{"strict":true}}`,
+			".editorconfig":     "root = true\n\n[*]\nindent_style = tab\ninsert_final_newline = true\n",
+			"tabs/a.ts":         ts,
+			"two/.editorconfig": "[*.ts]\nindent_style = space\nindent_size = 2\n",
+			"two/a.ts":          ts,
+		}, "")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for _, c := range []struct{ file, indent string }{{"tabs/a.ts", "\t"}, {"two/a.ts", "  "}} {
+			want := strings.NewReplacer("\nif", "\n"+c.indent+"if", "\nreturn n", "\n"+c.indent+c.indent+"return n", "\n}\nreturn 0", "\n"+c.indent+"}\n"+c.indent+"return 0").Replace(ts)
+			f, err := o.Format(ctx, api.FormatParams{File: c.file, Apply: true})
+			data, _ := os.ReadFile(filepath.Join(o.Root(), c.file))
+			if err != nil || !f.Applied || string(data) != want {
+				t.Fatalf("format %s: %+v %v\ngot:\n%q\nwant:\n%q", c.file, f, err, data, want)
+			}
+		}
+	})
+}

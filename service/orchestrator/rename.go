@@ -153,13 +153,9 @@ func (o *Orchestrator) byteEdits(c *client.Client, uri protocol.DocumentURI, tes
 	if !within(o.root, path) {
 		return pendingFile{}, fmt.Errorf("%s: %s edits %s, outside the workspace root %s; not applied", c.Name(), what, path, o.root)
 	}
-	old, open := c.DocumentText(uri)
-	if !open {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return pendingFile{}, fmt.Errorf("%s: read %s: %w", what, o.rel(path), err)
-		}
-		old = string(data)
+	old, err := o.baseText(c, uri, what)
+	if err != nil {
+		return pendingFile{}, err
 	}
 	m := c.Mapper()
 	starts := lineStarts(old)
@@ -168,6 +164,23 @@ func (o *Orchestrator) byteEdits(c *client.Client, uri protocol.DocumentURI, tes
 		edits = append(edits, textedit.Edit{Start: byteOffset(old, starts, te.Range.Start, m), End: byteOffset(old, starts, te.Range.End, m), New: te.NewText})
 	}
 	return pendingFile{path: path, rel: o.rel(path), old: old, edits: edits}, nil
+}
+
+// baseText is the text a server's edit of uri is made for: the open
+// document's, else the file's on disk.
+func (o *Orchestrator) baseText(c *client.Client, uri protocol.DocumentURI, what string) (string, error) {
+	if text, open := c.DocumentText(uri); open {
+		return text, nil
+	}
+	path, err := uri.Path()
+	if err != nil {
+		return "", fmt.Errorf("%s: %s edits %s: %w", c.Name(), what, uri, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: read %s: %w", what, o.rel(path), err)
+	}
+	return string(data), nil
 }
 
 // lineStarts returns the byte offset of each line of text.
@@ -203,62 +216,97 @@ func byteOffset(text string, starts []int, p protocol.Position, m client.Mapper)
 	return start + off
 }
 
-// write replaces each file's content with its new text atomically: every
-// new content is first written to a temporary file beside its file (with
-// its mode), and only when all are written are they renamed over the
-// files. A file whose content on disk is not the text the edit was made
-// from (unsaved text from a check, or another program's write) stops it
-// before anything is replaced.
+// write replaces each file's content with its new text atomically (see
+// replaceFiles).
 func (o *Orchestrator) write(files []fileEdit, what string) error {
+	return replaceFiles(files, what, os.Rename)
+}
+
+// replaceFiles replaces each file's content with its new text as one step:
+// every new content is first written to a temporary file beside its file
+// (with its mode), and only when all are written are they renamed over
+// the files. A file whose content on disk is not the text the edit was
+// made from (unsaved text from a check, or another program's write) stops
+// it before anything is replaced. A rename that fails puts the files
+// already replaced back as they were (rename is os.Rename but in tests).
+func replaceFiles(files []fileEdit, what string, rename func(from, to string) error) error {
 	temps := make([]string, 0, len(files))
 	defer func() {
 		for _, t := range temps {
-			os.Remove(t)
+			if t != "" {
+				os.Remove(t)
+			}
 		}
 	}()
-	for _, f := range files {
+	modes := make([]os.FileMode, len(files))
+	for i, f := range files {
 		data, err := os.ReadFile(f.path)
 		if err != nil {
-			return fmt.Errorf("%s: read %s: %w", what, f.rel, err)
+			return fmt.Errorf("%s: read %s: %w; nothing was written", what, f.rel, err)
 		}
 		if string(data) != f.old {
 			return fmt.Errorf("%s: %s on disk is not the text the server made the edit for (it was checked with text of its own, or changed since); check it from disk and try again; nothing was written", what, f.rel)
 		}
 		info, err := os.Stat(f.path)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return fmt.Errorf("%s: %w; nothing was written", what, err)
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".lspkit-*")
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w; nothing was written", what, f.rel, err)
-		}
-		temps = append(temps, tmp.Name())
-		_, err = tmp.WriteString(f.new)
-		if err == nil {
-			err = tmp.Sync()
-		}
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), info.Mode().Perm())
+		modes[i] = info.Mode().Perm()
+		tmp, err := writeTemp(f.path, f.new, modes[i])
+		if tmp != "" {
+			temps = append(temps, tmp)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w; nothing was written", what, f.rel, err)
 		}
 	}
 	for i, f := range files {
-		if err := os.Rename(temps[i], f.path); err != nil {
-			var done []string
-			for _, g := range files[:i] {
-				done = append(done, g.rel)
-			}
-			return fmt.Errorf("%s: replace %s: %w (already written: %s)", what, f.rel, err, strings.Join(done, ", "))
+		err := rename(temps[i], f.path)
+		if err == nil {
+			temps[i] = ""
+			continue
 		}
-		temps[i] = ""
+		// Put back what was replaced, each again in one rename.
+		var lost []string
+		for j, g := range files[:i] {
+			tmp, werr := writeTemp(g.path, g.old, modes[j])
+			if werr == nil {
+				werr = rename(tmp, g.path)
+			}
+			if werr != nil {
+				if tmp != "" {
+					os.Remove(tmp)
+				}
+				lost = append(lost, fmt.Sprintf("%s (%v)", g.rel, werr))
+			}
+		}
+		if len(lost) > 0 {
+			return fmt.Errorf("%s: replace %s: %w; and putting back the files already replaced failed: %s hold the new text", what, f.rel, err, strings.Join(lost, ", "))
+		}
+		return fmt.Errorf("%s: replace %s: %w; nothing was written (the files already replaced were put back)", what, f.rel, err)
 	}
-	temps = temps[:0]
 	return nil
+}
+
+// writeTemp writes text to a new temporary file beside path, with mode,
+// synced; it returns the temporary file's name (also on failure, when
+// one was created, for the caller to remove).
+func writeTemp(path, text string, mode os.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".lspkit-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.WriteString(text)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	return tmp.Name(), err
 }
 
 // checkConcurrency bounds the files checked at once after a rename.
