@@ -112,13 +112,17 @@ func newRawServer(b *testing.B, cmd client.Command, root, initOptions string) *r
 	if initOptions != "" {
 		opts = `,"initializationOptions":` + initOptions
 	}
-	init := fmt.Sprintf(`{"processId":%d,"rootUri":"file://%s","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true}}},"workspaceFolders":[{"uri":"file://%s","name":"ws"}]%s}`, os.Getpid(), root, root, opts)
+	init := fmt.Sprintf(`{"processId":%d,"rootUri":"file://%s","capabilities":{"textDocument":{"publishDiagnostics":{"versionSupport":true},%s}},"workspaceFolders":[{"uri":"file://%s","name":"ws"}]%s}`, os.Getpid(), root, rawCodeActionCapability, root, opts)
 	if err := s.conn.Call(ctx, "initialize", []byte(init), nil); err != nil {
 		b.Fatal(err)
 	}
 	s.conn.Notify(ctx, "initialized", []byte(`{}`))
 	return s
 }
+
+// rawCodeActionCapability is the raw client's code action capability,
+// lspkit's own (servers answer clients without it differently).
+const rawCodeActionCapability = `"codeAction":{"codeActionLiteralSupport":{"codeActionKind":{"valueSet":["","quickfix","refactor","refactor.extract","refactor.inline","refactor.rewrite","source","source.organizeImports","source.fixAll"]}},"isPreferredSupport":true,"disabledSupport":true,"dataSupport":true,"resolveSupport":{"properties":["edit"]}}`
 
 // BenchmarkWarmCheckOverhead: warm lsp/checkFile through the daemon against
 // the same gopls's own time for the same edits, driven directly: didChange,

@@ -3,12 +3,15 @@ package orchestrator
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
@@ -91,15 +94,25 @@ func (o *Orchestrator) CodeActions(ctx context.Context, p api.CodeActionsParams)
 	if err != nil {
 		return out, err
 	}
-	var notes []string
+	// Every server at once: the answer costs the slowest.
+	answers := make([][]api.CodeAction, len(ops))
+	notes := make([]string, len(ops))
+	errs := make([]error, len(ops))
+	var wg conc.WaitGroup
+	for i, op := range ops {
+		wg.Go(func() {
+			defer op.done()
+			answers[i], notes[i], errs[i] = o.actionsOn(ctx, op, p)
+		})
+	}
+	if panicked := wg.WaitAndRecover(); panicked != nil {
+		return out, fmt.Errorf("code actions: internal error: %v", panicked.Value)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return out, err
+	}
 	disabled := 0
-	for _, op := range ops {
-		actions, note, err := o.actionsOn(ctx, op, p)
-		op.done()
-		if err != nil {
-			return out, err
-		}
-		notes = append(notes, note)
+	for _, actions := range answers {
 		for _, a := range actions {
 			// As an editor's light bulb does, the actions a server offers
 			// but not here are shown only when asked for by kind.

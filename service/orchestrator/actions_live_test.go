@@ -2,9 +2,11 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -496,4 +498,80 @@ func TestFormatLive(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkFixAll: a TypeScript file with 20 findings (unused locals,
+// each with its preferred quick fix), checked as an agent would, then
+// fixed by lsp/fixAll with apply — the fixes combined, written, the file
+// re-checked (clean). fixall-ms against the time of one warm check of the
+// broken file (check-ms) plus the server's own answers to the requests
+// fix-all makes (server-ms: the same code action requests sent to the
+// server directly); ratio = fixall-ms / (check-ms + server-ms), target ≤ 1.5.
+func BenchmarkFixAll(b *testing.B) {
+	servertest.Binary(b, "typescript-language-server")
+	var src strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&src, "export function f%d(n: number): number {\n  const unused%d = n * 2;\n  return n + %d;\n}\n", i, i, i)
+	}
+	broken := src.String()
+	root := b.TempDir()
+	writeFiles(b, root, map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true,"noUnusedLocals":true}}`, "a.ts": broken})
+	o := liveIn(b, root, "")
+	ctx := context.Background()
+	// Each round's text is new to the server (a comment counts the
+	// rounds): its answers are computed, not remembered.
+	round := 0
+	write := func() {
+		round++
+		text := fmt.Sprintf("// round %d\n%s", round, broken)
+		if err := os.WriteFile(filepath.Join(root, "a.ts"), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var fixes, checks, server []time.Duration
+	// check breaks the file (a text the server has not seen) and checks
+	// it as an agent would before asking for the fixes.
+	check := func() time.Duration {
+		write()
+		start := time.Now()
+		res := mustCheck(b, o, api.CheckParams{FilePath: "a.ts"})
+		took := time.Since(start)
+		if !res.Checked || len(res.Diagnostics) != 20 {
+			b.Fatalf("check: %+v", res)
+		}
+		return took
+	}
+	for b.Loop() {
+		checks = append(checks, check())
+		start := time.Now()
+		fixed, err := o.FixAll(ctx, api.FixAllParams{File: "a.ts", Apply: true})
+		fixes = append(fixes, time.Since(start))
+		if err != nil || !fixed.Applied || !fixed.Checked || len(fixed.Remaining) != 0 {
+			b.Fatalf("fix-all: %+v %v", fixed, err)
+		}
+
+		// The server's own answers to the requests fix-all makes, for a
+		// text it has not answered them for: sent to it directly (the
+		// same client, no lspkit in between).
+		check()
+		ops, err := o.openServers(ctx, "a.ts", "textDocument/codeAction", true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		if _, err := o.fixCandidates(ctx, ops[0]); err != nil {
+			b.Fatal(err)
+		}
+		server = append(server, time.Since(start))
+		ops[0].done()
+	}
+	median := func(ds []time.Duration) float64 {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(median(fixes), "fixall-ms")
+	b.ReportMetric(median(checks), "check-ms")
+	b.ReportMetric(median(server), "server-ms")
+	b.ReportMetric(median(fixes)/(median(checks)+median(server)), "ratio")
 }

@@ -2,8 +2,11 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
@@ -40,34 +43,24 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	var order []protocol.DocumentURI
 	var notes []string
 	taken := 0
-	for _, op := range ops {
+	// Every server's candidates at once (the answer costs the slowest),
+	// then combined in a fixed order.
+	candidates := make([][]protocol.CodeAction, len(ops))
+	errs := make([]error, len(ops))
+	var wg conc.WaitGroup
+	for i, op := range ops {
+		wg.Go(func() { candidates[i], errs[i] = o.fixCandidates(ctx, op) })
+	}
+	if panicked := wg.WaitAndRecover(); panicked != nil {
+		return out, fmt.Errorf("fix-all: internal error: %v", panicked.Value)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return out, err
+	}
+	for i, op := range ops {
 		c := op.c
 		notes = append(notes, op.note) // a server that could not answer, a project still loading
-		var candidates []protocol.CodeAction
-		whole := protocol.Range{End: op.lineEnd(len(op.lines))}
-		diags := c.Diagnostics(op.uri)
-		source, err := c.CodeActions(ctx, op.uri, whole, diags, []protocol.CodeActionKind{protocol.CodeActionKindSourceFixAll, protocol.CodeActionKindSourceOrganizeImports})
-		if err != nil {
-			return out, err
-		}
-		for _, a := range source {
-			if a.Kind != nil && (kindWithin(*a.Kind, protocol.CodeActionKindSourceFixAll) || kindWithin(*a.Kind, protocol.CodeActionKindSourceOrganizeImports)) {
-				candidates = append(candidates, a)
-			}
-		}
-		for _, d := range diags {
-			fixes, err := c.CodeActions(ctx, op.uri, d.Range, []protocol.Diagnostic{d}, []protocol.CodeActionKind{protocol.CodeActionKindQuickFix})
-			if err != nil {
-				return out, err
-			}
-			for _, a := range fixes {
-				if a.IsPreferred != nil && *a.IsPreferred {
-					candidates = append(candidates, a)
-					break
-				}
-			}
-		}
-		for _, a := range candidates {
+		for _, a := range candidates[i] {
 			if a.Disabled != nil {
 				continue
 			}
@@ -171,4 +164,53 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 		out.Remaining, out.Checked = after.Diagnostics, true
 	}
 	return out, nil
+}
+
+// fixRequests bounds the code action requests fix-all has in flight to
+// one server.
+const fixRequests = 8
+
+// fixCandidates asks op's server for the file's source.fixAll and
+// source.organizeImports actions and, for each of its findings, the
+// preferred quick fix: the requests at once (the server answers them in
+// its own order), the candidates in a fixed order — source actions, then
+// the findings' fixes in the findings' order.
+func (o *Orchestrator) fixCandidates(ctx context.Context, op opened) ([]protocol.CodeAction, error) {
+	c := op.c
+	diags := c.Diagnostics(op.uri)
+	found := make([][]protocol.CodeAction, 1+len(diags))
+	errs := make([]error, 1+len(diags))
+	slots := make(chan struct{}, fixRequests)
+	var wg conc.WaitGroup
+	wg.Go(func() {
+		whole := protocol.Range{End: op.lineEnd(len(op.lines))}
+		source, err := c.CodeActions(ctx, op.uri, whole, diags, []protocol.CodeActionKind{protocol.CodeActionKindSourceFixAll, protocol.CodeActionKindSourceOrganizeImports})
+		for _, a := range source {
+			if a.Kind != nil && (kindWithin(*a.Kind, protocol.CodeActionKindSourceFixAll) || kindWithin(*a.Kind, protocol.CodeActionKindSourceOrganizeImports)) {
+				found[0] = append(found[0], a)
+			}
+		}
+		errs[0] = err
+	})
+	for i, d := range diags {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			fixes, err := c.CodeActions(ctx, op.uri, d.Range, []protocol.Diagnostic{d}, []protocol.CodeActionKind{protocol.CodeActionKindQuickFix})
+			for _, a := range fixes {
+				if a.IsPreferred != nil && *a.IsPreferred {
+					found[1+i] = []protocol.CodeAction{a}
+					break
+				}
+			}
+			errs[1+i] = err
+		})
+	}
+	if panicked := wg.WaitAndRecover(); panicked != nil {
+		return nil, fmt.Errorf("%s: code actions: internal error: %v", c.Name(), panicked.Value)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(found...), nil
 }
