@@ -65,9 +65,11 @@ func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
 		"Nothing is written unless apply is true; then each file is written atomically and the touched files' diagnostics are returned."+where, writes, m.rename)
 	add(s, "lsp_code_actions", "Code actions", "Lists the fixes and refactorings the language servers offer at a position, over lines (endLine), on a whole line (line alone), "+
 		"or for one finding (diagnostic, as lspkit returned it): quick fixes (add a missing import, remove an unused variable, …), organize imports, refactorings. "+
-		"Each has an id to pass to lsp_apply_code_action. kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …).", readOnly, m.codeActions)
+		"Each has an id to pass to lsp_apply_code_action. kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …); "+
+		"actions a server offers but not there are left out (counted) unless kinds asks for them, then listed with the reason.", readOnly, m.codeActions)
 	add(s, "lsp_apply_code_action", "Apply a code action", "Shows (apply false) or applies (apply true) a code action listed by lsp_code_actions, by id: a unified diff of every file it touches; "+
-		"applied, each file is written atomically and the touched files' diagnostics are returned. An id from before a change to its file is refused as stale.", writes, m.applyCodeAction)
+		"applied, each file is written atomically and the touched files' diagnostics are returned. An action that runs a server command runs only when applied. "+
+		"An id from before a change to any file it edits is refused as stale.", writes, m.applyCodeAction)
 	add(s, "lsp_fix_all", "Fix everything in a file", "Shows (apply false) or applies (apply true) every fix the language servers offer for a file at once — "+
 		"their fix-all and organize-imports actions and the preferred quick fix of each finding — combined in one diff (fixes that overlap, or that only run a command, are left out and named); "+
 		"remaining lists the findings left.", writes, m.fixAll)
