@@ -31,13 +31,7 @@ func TestCodeActionsGoLive(t *testing.T) {
 	}, loadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	read := func(name string) string {
-		data, err := os.ReadFile(filepath.Join(o.Root(), name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
+	read := func(name string) string { return readIn(t, o, name) }
 
 	// The missing import: the quick fix for the finding.
 	res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"})
@@ -117,6 +111,16 @@ func TestCodeActionsGoLive(t *testing.T) {
 // must then be complete all the same.
 const loadedWait = `,"firstTouchTimeout":45000`
 
+// readIn returns the text of the file name under o's root.
+func readIn(t testing.TB, o *Orchestrator, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(o.Root(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // runtimeGOROOT is the Go installation's root, as the go command says.
 func runtimeGOROOT(t *testing.T) string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
@@ -142,13 +146,7 @@ func TestCodeActionsTypeScriptESLintLive(t *testing.T) {
 	}, loadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	read := func() string {
-		data, err := os.ReadFile(filepath.Join(o.Root(), "a.ts"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
+	read := func() string { return readIn(t, o, "a.ts") }
 	res := mustCheck(t, o, api.CheckParams{FilePath: "a.ts"})
 	var missing, preferConst *api.Diagnostic
 	for i, d := range res.Diagnostics {
@@ -344,13 +342,7 @@ func TestCodeActionsGoRefactorsLive(t *testing.T) {
 	src := "package demo\n\ntype T struct {\n\tA int\n\tB string\n}\n\ntype Color int\n\nconst (\n\tRed Color = iota\n\tGreen\n)\n\n" +
 		"func F(c Color) T {\n\tx := 1\n\tswitch c {\n\t}\n\treturn T{}\n}\n"
 	o := live(t, map[string]string{"go.mod": goMod, "a.go": src}, "")
-	read := func() string {
-		data, err := os.ReadFile(filepath.Join(o.Root(), "a.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
+	read := func() string { return readIn(t, o, "a.go") }
 	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"}); len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "declared and not used: x") {
 		t.Fatalf("check: %+v", res)
 	}
@@ -402,13 +394,7 @@ func TestCodeActionsTypeScriptCleanupLive(t *testing.T) {
 	}, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	read := func() string {
-		data, err := os.ReadFile(filepath.Join(o.Root(), "a.ts"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
+	read := func() string { return readIn(t, o, "a.ts") }
 	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.ts"}); len(res.Diagnostics) != 1 {
 		t.Fatalf("check: %+v", res)
 	}
