@@ -39,6 +39,7 @@ func generate(m *model, dir, pkg string) error {
 		"methods_gen.go":      e.methods,
 		"dispatch_gen.go":     e.dispatch,
 		"capabilities_gen.go": e.capabilities,
+		"schema_gen.go":       e.schema,
 	}
 	for name, fn := range files {
 		f := jen.NewFile(pkg)

@@ -17,6 +17,8 @@ var handWritten = []string{
 	"Server", "Client", "UnimplementedServer", "UnimplementedClient", "DispatchServer",
 	"DispatchClient", "DecodeServerParams", "DecodeClientParams", "CallServer", "CallClient",
 	"ModelVersion", "Conn", "SyntaxError",
+	"Validator", "NewValidator", "Problem", "Part", "PartParams", "PartResult", "PartPartialResult",
+	"PartErrorData", "PartRegistrationOptions", "ErrUnknownMethod", "ErrNoPart",
 }
 
 // rawNames are the model aliases that stay raw JSON (jsontext.Value).
