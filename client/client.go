@@ -200,6 +200,10 @@ func (c *Client) initialize(ctx context.Context) error {
 	return protocol.DidChangeConfigurationNotification.Notify(ctx, c.conn, protocol.DidChangeConfigurationParams{Settings: settings})
 }
 
+// Capabilities returns the client capabilities lspkit sends in initialize
+// (with file watching): what conform offers a server it scores.
+func Capabilities() protocol.ClientCapabilities { return capabilities(true) }
+
 // capabilities is what this client implements — and nothing it does not.
 func capabilities(watchFiles bool) protocol.ClientCapabilities {
 	caps := protocol.ClientCapabilities{

@@ -6,6 +6,7 @@
 //	lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] FILE...
 //	lspkit status [--root DIR] [--config FILE] [--json]
 //	lspkit install [--tested] [SERVER...]
+//	lspkit conform [--root DIR --file PATH] [--json] [--timeout D] [--record FILE] (SERVER | -- COMMAND ARGS...)
 //	lspkit --version | --help
 package main
 
@@ -75,6 +76,13 @@ Usage:
   lspkit install [--tested] [SERVER...]
         install servers at their pinned versions into the server store
         (--tested: the ones lspkit's live tests use; system packages via apt)
+  lspkit conform [--root DIR --file PATH] [--json] [--timeout D] [--record FILE] (SERVER | -- COMMAND ARGS...)
+        score a language server against the protocol: a scripted session on a
+        small workspace for its language (or --root/--file of a project), every
+        message checked against the LSP meta model; prints a report card.
+        --transcript FILE scores a recorded session instead. Exit status: 0 no
+        violation; 1 violations; 2 could not run (server missing, or it ended
+        or hung before answering initialize)
   lspkit --version
 
 Logs go to stderr; --log-level or LSPKIT_LOG sets debug, info, warn or error.
@@ -119,12 +127,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return record(ctx, args[1:], stdin, stdout, stderr)
 	case "install":
 		return install(ctx, args[1:], stdout, stderr)
+	case "conform":
+		return conform(ctx, args[1:], stdout, stderr)
 	case "guard":
 		return client.GuardMain(args[1:]) // started by the daemon, not by people: not in the usage
 	case "shared-daemon":
 		return sharedDaemon(ctx, args[1:], stdout, stderr) // started by --shared, not by people
 	}
-	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status, install or record; see lspkit --help)\n", args[0])
+	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status, install, conform or record; see lspkit --help)\n", args[0])
 	return exitUsage
 }
 

@@ -1,0 +1,90 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// sample is a small workspace for one language: its files, and the one the
+// script aims at. Each has a line of non-ASCII text (positions are checked
+// on it in the negotiated encoding), a name declared and used, and a
+// finding for the server to report.
+type sample struct {
+	files map[string]string
+	file  string
+}
+
+var samples = map[string]sample{
+	"go": {file: "main.go", files: map[string]string{
+		"go.mod": "module example.com/conform\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\n// Greeting says héllo 🙂 to name.\nfunc Greeting(name string) string {\n\treturn \"héllo 🙂 \" + name\n}\n\n" +
+			"type Shape interface{ Area() float64 }\n\ntype Square struct{ Side float64 }\n\nfunc (s Square) Area() float64 { return s.Side * s.Side }\n\n" +
+			"func main() {\n\tvar n int = \"not a number\"\n\tfmt.Println(Greeting(\"wörld\"), n, Square{2}.Area())\n}\n",
+	}},
+	"typescript": {file: "main.ts", files: map[string]string{
+		"tsconfig.json": `{"compilerOptions":{"strict":true,"target":"es2022","module":"nodenext"}}` + "\n",
+		"main.ts": "// héllo 🙂\nexport interface Shape { area(): number }\n\nexport class Square implements Shape {\n  constructor(private side: number) {}\n  area(): number { return this.side * this.side; }\n}\n\n" +
+			"export function greeting(name: string): string {\n  return \"héllo 🙂 \" + name;\n}\n\nconst n: number = \"not a number\";\nconsole.log(greeting(\"wörld\"), n, new Square(2).area());\n",
+	}},
+	"javascript": {file: "main.js", files: map[string]string{
+		"package.json":      `{"name":"conform","type":"module"}` + "\n",
+		"eslint.config.mjs": "export default [{ files: [\"**/*.js\"], rules: { \"prefer-const\": \"error\", \"no-unused-vars\": \"error\" } }];\n",
+		"main.js":           "// héllo 🙂\nexport function greeting(name) {\n  let text = \"héllo 🙂 \" + name;\n  return text;\n}\n\nconsole.log(greeting(\"wörld\"));\n",
+	}},
+	"python": {file: "main.py", files: map[string]string{
+		"pyproject.toml": "[project]\nname = \"conform\"\n",
+		"main.py": "# héllo 🙂\nclass Square:\n    def __init__(self, side: float) -> None:\n        self.side = side\n\n    def area(self) -> float:\n        return self.side * self.side\n\n\n" +
+			"def greeting(name: str) -> str:\n    return \"héllo 🙂 \" + name\n\n\nn: int = \"not a number\"\nprint(greeting(\"wörld\"), n, Square(2).area())\n",
+	}},
+	"c": {file: "main.c", files: map[string]string{
+		"compile_flags.txt": "-xc\n-std=c11\n",
+		"main.c":            "#include <stdio.h>\n\n/* héllo 🙂 */\nstatic int square(int side) { return side * side; }\n\nint main(void) {\n  const char *s = \"héllo 🙂\";\n  int n = \"not a number\";\n  printf(\"%s %d %d\\n\", s, n, square(2));\n  return undefined_name;\n}\n",
+	}},
+	"css": {file: "main.css", files: map[string]string{
+		"main.css": "/* héllo 🙂 */\n:root { --main-color: #333; }\n.title::before { content: \"héllo 🙂\"; color: var(--main-color); }\n.broken { color: ; widht: 3px; }\n",
+	}},
+	"html": {file: "index.html", files: map[string]string{
+		"index.html": "<!DOCTYPE html>\n<html>\n<head><title>héllo 🙂</title>\n<style>.title { color: red; }</style></head>\n<body>\n<p class=\"title\" id=\"title\">héllo 🙂</p>\n<a href=\"#title\">title</a>\n</body>\n</html>\n",
+	}},
+	"json": {file: "data.json", files: map[string]string{
+		"data.json": "{\n  \"greeting\": \"héllo 🙂\",\n  \"greeting2\": \"héllo\",\n  \"list\": [1, 2, 3,],\n  \"greeting\": \"again\"\n}\n",
+	}},
+	"yaml": {file: "data.yaml", files: map[string]string{
+		"data.yaml": "# héllo 🙂\ngreeting: &greeting \"héllo 🙂\"\nagain: *greeting\nlist:\n  - 1\n  - 2\nbroken: [1, 2\n",
+	}},
+	"shellscript": {file: "main.sh", files: map[string]string{
+		"main.sh": "#!/bin/bash\n# héllo 🙂\ngreeting() {\n  echo \"héllo 🙂 $1\"\n}\n\ngreeting wörld\nname=$1\necho $name\nif [ $name = x ]; then echo yes; fi\n",
+	}},
+}
+
+// Languages lists the languages lspkit conform has a workspace for.
+func Languages() []string {
+	var out []string
+	for l := range samples {
+		out = append(out, l)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WriteWorkspace writes the sample workspace for language into dir and
+// returns the file the script aims at (relative to dir); ok is false for
+// a language without one.
+func WriteWorkspace(dir, language string) (file string, ok bool, err error) {
+	s, ok := samples[strings.ToLower(language)]
+	if !ok {
+		return "", false, nil
+	}
+	for name, text := range s.files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", true, err
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return "", true, err
+		}
+	}
+	return s.file, true, nil
+}
