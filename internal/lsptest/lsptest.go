@@ -98,6 +98,19 @@ type Behavior struct {
 	// which turns every ERROR of the document into "FIXED" (and so
 	// overlaps each "Fix ERROR").
 	Actions bool
+	// Liar breaks the protocol once in each way lspkit conform checks: a
+	// publish before the initialize answer; publishes with a diagnostic
+	// missing its message and of severity 9, for a version ahead of the
+	// client's, and at a character past its line's end; a request in the
+	// wrong direction (textDocument/hover to the client); a
+	// workspace/diagnostic/refresh the client did not offer; a dynamic
+	// registration of textDocument/hover (not offered); $/progress on a
+	// token nobody made, and a created token ended twice; documentSymbol
+	// advertised but answered MethodNotFound (also when cancelled);
+	// linkedEditingRange answered though not advertised; foldingRange
+	// advertised and never answered; a request after the shutdown answer;
+	// exit status 1 after shutdown and exit.
+	Liar bool
 }
 
 // ErrorLines is the default Diagnose: an error for each line containing
@@ -146,6 +159,8 @@ type server struct {
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
 	commands                int // workspace/executeCommand received
+
+	afterShutdown chan struct{} // Liar: closed when its request after the shutdown answer is answered
 }
 
 var _ protocol.Server = (*server)(nil)
@@ -172,6 +187,11 @@ func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int
 			}
 			if b.ExitOnShutdown && req.Method == protocol.ShutdownRequest.Method() {
 				req.AfterReply(func() { exit(0, "") })
+			}
+			if b.Liar {
+				if res, err, ok := s.lie(ctx, req); ok {
+					return res, err
+				}
 			}
 			if b.Delay > 0 && !req.Notification {
 				select {
@@ -207,6 +227,12 @@ func (s *server) Initialize(_ context.Context, p *protocol.InitializeParams) (pr
 				s.mu.Unlock()
 			}
 		}
+	}
+	if s.b.Liar {
+		caps["documentSymbolProvider"] = jsontext.Value(`true`)
+		caps["foldingRangeProvider"] = jsontext.Value(`true`)
+		// Before the answer: a publish.
+		s.conn.Notify(context.Background(), protocol.MethodTextDocumentPublishDiagnostics, jsontext.Value(`{"uri":"file:///early","diagnostics":[]}`))
 	}
 	if s.b.Actions {
 		caps["codeActionProvider"] = jsontext.Value(`{"codeActionKinds":["quickfix","source.fixAll"]}`)
@@ -428,6 +454,52 @@ func (s *server) TextDocumentCodeAction(_ context.Context, p *protocol.CodeActio
 	return protocol.NewNullable(out), nil
 }
 
+// lie answers the requests a Liar breaks the protocol on (ok), and after
+// the document opens sends what a client never offered.
+func (s *server) lie(ctx context.Context, req *transport.Request) (any, error, bool) {
+	notify := func(method, params string) {
+		s.conn.Notify(context.Background(), method, jsontext.Value(params))
+	}
+	switch req.Method {
+	case protocol.MethodTextDocumentDidOpen:
+		open, ok := req.Decoded.(*protocol.DidOpenTextDocumentParams)
+		if !ok {
+			open = new(protocol.DidOpenTextDocumentParams)
+			json.Unmarshal(req.Params, open, json.RejectUnknownMembers(false))
+		}
+		uri := fmt.Sprintf("%q", open.TextDocument.URI)
+		go func() {
+			notify(protocol.MethodTextDocumentPublishDiagnostics, `{"uri":`+uri+`,"version":99,"diagnostics":[{"range":{"start":{"line":0,"character":50},"end":{"line":0,"character":51}},"severity":9}]}`)
+			protocol.DiagnosticRefreshRequest.Call(context.Background(), s.conn, protocol.NoParams{})
+			s.conn.Call(context.Background(), protocol.MethodTextDocumentHover, jsontext.Value(`{"textDocument":{"uri":`+uri+`},"position":{"line":0,"character":0}}`), nil)
+			s.conn.Call(context.Background(), protocol.MethodClientRegisterCapability, jsontext.Value(`{"registrations":[{"id":"h","method":"textDocument/hover"}]}`), nil)
+			notify(protocol.MethodProgress, `{"token":"nobody","value":{"kind":"begin","title":"x"}}`)
+			s.conn.Call(context.Background(), protocol.MethodWindowWorkDoneProgressCreate, jsontext.Value(`{"token":"made"}`), nil)
+			notify(protocol.MethodProgress, `{"token":"made","value":{"kind":"begin","title":"x"}}`)
+			notify(protocol.MethodProgress, `{"token":"made","value":{"kind":"end"}}`)
+			notify(protocol.MethodProgress, `{"token":"made","value":{"kind":"end"}}`)
+		}()
+		return nil, nil, false
+	case protocol.MethodTextDocumentLinkedEditingRange:
+		return jsontext.Value("null"), nil, true
+	case protocol.MethodTextDocumentFoldingRange:
+		<-ctx.Done()
+		return nil, ctx.Err(), true
+	case protocol.MethodShutdown:
+		done := make(chan struct{})
+		s.mu.Lock()
+		s.afterShutdown = done
+		s.mu.Unlock()
+		req.AfterReply(func() {
+			go func() {
+				defer close(done)
+				s.conn.Call(context.Background(), protocol.MethodWorkspaceConfiguration, jsontext.Value(`{"items":[{}]}`), nil)
+			}()
+		})
+	}
+	return nil, nil, false
+}
+
 // fixEdit is the edit of "Fix ERROR" for the finding at rng of uri.
 func fixEdit(uri protocol.DocumentURI, rng protocol.Range) (protocol.WorkspaceEdit, error) {
 	path, err := uri.Path()
@@ -486,9 +558,22 @@ func (s *server) WorkspaceDidChangeWorkspaceFolders(_ context.Context, p *protoc
 // Shutdown answers null.
 func (s *server) Shutdown(context.Context) error { return nil }
 
-// Exit ends the server with status 0.
+// Exit ends the server with status 0 (1 for a liar).
 func (s *server) Exit(context.Context) error {
-	s.exit(0, "")
+	code := 0
+	if s.b.Liar {
+		code = 1
+		s.mu.Lock()
+		done := s.afterShutdown
+		s.mu.Unlock()
+		if done != nil {
+			select { // its request after the shutdown answer goes out first
+			case <-done:
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	s.exit(code, "")
 	return nil
 }
 
