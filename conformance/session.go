@@ -217,10 +217,20 @@ func section(settings jsontext.Value, name string) jsontext.Value {
 // call sends a request and waits up to the timeout; the answer is scored
 // as it is read.
 func (s *session) call(ctx context.Context, method string, params any) (jsontext.Value, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	return s.callWithin(ctx, s.opts.Timeout, method, params)
+}
+
+// callWithin is call with its own time limit.
+func (s *session) callWithin(ctx context.Context, limit time.Duration, method string, params any) (jsontext.Value, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var out jsontext.Value
 	err := s.conn.CallRaw(ctx, method, params, func(b []byte) error { out = bytes.Clone(b); return nil })
+	if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		s.mu.Lock()
+		s.scorer.fail(CheckAnswered, fmt.Sprintf("%s not answered in %v (then cancelled)", method, limit))
+		s.mu.Unlock()
+	}
 	return out, err
 }
 
@@ -243,9 +253,7 @@ func (s *session) run(ctx context.Context, proc client.Proc) string {
 	}
 	//lint:ignore SA1019 older servers still read rootUri
 	init.RootURI = protocol.NewNullable(root)
-	initCtx, cancel := context.WithTimeout(ctx, 6*s.opts.Timeout) // a cold start may index
-	res, err := s.call(initCtx, protocol.MethodInitialize, init)
-	cancel()
+	res, err := s.callWithin(ctx, 6*s.opts.Timeout, protocol.MethodInitialize, init) // a cold start may index
 	if err != nil {
 		return stoppedBy("initialize", err, proc)
 	}

@@ -482,6 +482,14 @@ func (s *server) lie(ctx context.Context, req *transport.Request) (any, error, b
 		return nil, nil, false
 	case protocol.MethodTextDocumentLinkedEditingRange:
 		return jsontext.Value("null"), nil, true
+	case protocol.MethodTextDocumentDocumentSymbol:
+		// Advertised, then MethodNotFound — after a cancellation, if one
+		// comes soon (the fake's own pace): not RequestCancelled either.
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+		return nil, transport.Errorf(transport.CodeMethodNotFound, "method not found: %s", req.Method), true
 	case protocol.MethodTextDocumentFoldingRange:
 		<-ctx.Done()
 		return nil, ctx.Err(), true
