@@ -196,6 +196,9 @@ func (s *Scorer) Message(dir string, ms int64, msg []byte) {
 		}
 		req, ok := s.requests[other+string(env.ID)]
 		if !ok {
+			if env.Error != nil && (env.ID == nil || string(env.ID) == "null") {
+				return // the answer to a message that could not be read: JSON-RPC's id null
+			}
 			s.fail(typesCheck, fmt.Sprintf("a response to no request (id %s)", env.ID))
 			return
 		}
@@ -591,7 +594,9 @@ func offsetOf(text string, p protocol.Position, m client.Mapper) (int, bool) {
 // serverResponse checks the server's answer to a client request.
 func (s *Scorer) serverResponse(env envelope, req *pendingRequest, ms int64) {
 	s.exercised(CheckAnswered)
-	if took := time.Duration(ms-req.ms) * time.Millisecond; took > s.facts.Timeout {
+	// A request the client cancelled is answered when the server takes the
+	// cancellation (a live session cancels at the deadline and says so).
+	if took := time.Duration(ms-req.ms) * time.Millisecond; took >= s.facts.Timeout && !s.cancelled[string(env.ID)] {
 		s.fail(CheckAnswered, fmt.Sprintf("%s answered after %v (the limit: %v)", req.method, took, s.facts.Timeout))
 	}
 	if s.cancelled[string(env.ID)] {

@@ -118,6 +118,8 @@ type session struct {
 	published   chan struct{}                  // a publish for the document arrived
 	diagnostics map[int32]jsontext.Value       // the document's diagnostics by version
 	onRequest   func(method string, id string) // sees each client request as it goes out
+	awaitID     string                         // a request whose answer closes awaited
+	awaited     chan struct{}
 }
 
 // message records and scores one message.
@@ -141,13 +143,25 @@ func (s *session) message(dir string, msg []byte) {
 	}
 	if dir == ServerToClient {
 		var env struct {
-			Method string `json:"method"`
+			ID     jsontext.Value `json:"id,omitzero"`
+			Method string         `json:"method"`
 			Params struct {
 				URI         protocol.DocumentURI `json:"uri"`
 				Diagnostics jsontext.Value       `json:"diagnostics"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(msg, &env, json.RejectUnknownMembers(false)) == nil && env.Method == protocol.MethodTextDocumentPublishDiagnostics && env.Params.URI.Canonical() == s.uri.Canonical() {
+		if json.Unmarshal(msg, &env, json.RejectUnknownMembers(false)) != nil {
+			return
+		}
+		if env.Method == "" && env.ID != nil {
+			s.mu.Lock()
+			if s.awaited != nil && string(env.ID) == s.awaitID {
+				close(s.awaited)
+				s.awaited = nil
+			}
+			s.mu.Unlock()
+		}
+		if env.Method == protocol.MethodTextDocumentPublishDiagnostics && env.Params.URI.Canonical() == s.uri.Canonical() {
 			select {
 			case s.published <- struct{}{}:
 			default:
@@ -455,8 +469,8 @@ func (s *session) requests(ctx context.Context, proc client.Proc) string {
 	})
 	for _, r := range script {
 		res, err := s.call(ctx, r.method, r.params)
-		if errors.Is(err, transport.ErrClosed) || isDone(proc) {
-			return stoppedBy(r.method, err, proc)
+		if down(s.conn) || isDone(proc) {
+			return s.ended(r.method, err, proc)
 		}
 		if err == nil && r.then != nil {
 			r.then(res)
@@ -484,9 +498,13 @@ func (s *session) requests(ctx context.Context, proc client.Proc) string {
 			method, params = protocol.MethodTextDocumentHover, at
 		}
 		cctx, cancel := context.WithCancel(ctx)
+		answered := make(chan struct{})
 		s.mu.Lock()
-		s.onRequest = func(m, _ string) {
+		s.onRequest = func(m, id string) {
 			if m == method {
+				s.mu.Lock()
+				s.awaitID, s.awaited = id, answered
+				s.mu.Unlock()
 				cancel()
 			}
 		}
@@ -496,8 +514,39 @@ func (s *session) requests(ctx context.Context, proc client.Proc) string {
 		s.mu.Lock()
 		s.onRequest = nil
 		s.mu.Unlock()
+		// The cancelled request is still answered (with RequestCancelled
+		// or its result): wait for that before going on.
+		select {
+		case <-answered:
+		case <-time.After(s.opts.Timeout):
+		case <-ctx.Done():
+		}
 	}
 	return ""
+}
+
+// down reports whether the connection to the server has ended.
+func down(conn *transport.Conn) bool {
+	select {
+	case <-conn.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// ended says where the session stopped, counting the request the server
+// ended without answering as never answered.
+func (s *session) ended(method string, err error, proc client.Proc) string {
+	select {
+	case <-proc.Done():
+	case <-time.After(s.opts.Timeout):
+	}
+	stop := stoppedBy(method, err, proc)
+	s.mu.Lock()
+	s.scorer.fail(CheckAnswered, fmt.Sprintf("%s never answered: %s", method, strings.TrimPrefix(stop, "at "+method+": ")))
+	s.mu.Unlock()
+	return stop
 }
 
 func isDone(proc client.Proc) bool {

@@ -116,6 +116,20 @@ func TestServeBadFrame(t *testing.T) {
 // fakeServers are the fake language servers this test binary runs when
 // re-executed with LSPKIT_FAKE naming one.
 var fakeServers = map[string]lsptest.Behavior{
+	// The servers lspkit conform scores (conform_test.go).
+	"conform-ok":        {},
+	"conform-liar":      {Liar: true},
+	"conform-crash":     {CrashOn: "textDocument/hover"},
+	"conform-hang-init": {HangOn: "initialize"},
+	"conform-garbage":   {RawOn: "textDocument/hover", Raw: "Content-Length: 5\r\n\r\n{]]]}"},
+	"conform-flood": {Before: func() {
+		go func() {
+			line := strings.Repeat("x", 200) + "\n"
+			for range 50000 {
+				os.Stderr.WriteString(line)
+			}
+		}()
+	}},
 	// forker starts a child of its own (sleep), writes the child's pid to
 	// $LSPKIT_CHILD_PID, and serves.
 	"forker": {Before: func() {
