@@ -169,9 +169,11 @@ var _ protocol.Server = (*server)(nil)
 // the server process (or its in-process stand-in).
 func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int, stderr string)) *server {
 	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}, known: map[string]string{}}
+	ready := make(chan struct{}) // s.conn is set: the handler may use it
 	s.conn = transport.NewConn(rwc, transport.Options{
 		Params: protocol.DecodeServerParams,
 		Handler: transport.HandlerFunc(func(ctx context.Context, req *transport.Request) (any, error) {
+			<-ready
 			switch req.Method {
 			case b.CrashOn:
 				exit(3, "fake: crashing on "+req.Method)
@@ -206,6 +208,7 @@ func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int
 			return protocol.CallServer(ctx, s, req.Method, req.Decoded)
 		}),
 	})
+	close(ready)
 	return s
 }
 
