@@ -118,9 +118,10 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c.proc = proc
 	c.conn = transport.NewConn(proc.Stdio(), transport.Options{
-		Handler: transport.HandlerFunc(c.handle),
-		Params:  protocol.DecodeClientParams,
-		Logger:  c.log,
+		Handler:    transport.HandlerFunc(c.handle),
+		Params:     protocol.DecodeClientParams,
+		Logger:     c.log,
+		Unreadable: c.unreadable,
 	})
 	go c.watch()
 	if err := c.initialize(ctx); err != nil {

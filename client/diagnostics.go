@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -26,6 +27,9 @@ type fileDiagnostics struct {
 	pullEpoch    uint64 // the change epoch when the last pull answer arrived
 
 	settledEpoch uint64 // the change epoch when the server last said it was done with the file (a settle command returned)
+
+	unreadable      string // why the last publish for the file could not be read, if it could not
+	unreadableEpoch uint64 // the change epoch when it came
 }
 
 // current is what the file's diagnostics are now: the last pull answer and
@@ -77,6 +81,15 @@ func (s *diagStore) publish(p *protocol.PublishDiagnosticsParams, epoch uint64) 
 		return
 	}
 	f.push, f.pushVersion, f.pushEpoch, f.pushAt = p.Diagnostics, p.Version, epoch, time.Now()
+}
+
+// unreadablePublish records that a publish for uri came and could not be
+// read, and why.
+func (s *diagStore) unreadablePublish(uri protocol.DocumentURI, why string, epoch uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.fileLocked(uri)
+	f.unreadable, f.unreadableEpoch = why, epoch
 }
 
 // storePull stores a pull result for uri computed at version: items (nil
@@ -246,6 +259,30 @@ func readPullProvider(caps *protocol.ServerCapabilities, regs map[string]protoco
 func (c *Client) publish(p *protocol.PublishDiagnosticsParams) {
 	p.URI = p.URI.Canonical()
 	c.diags.publish(p, c.changes.advance())
+	c.changes.wake()
+}
+
+// unreadable hears of a notification whose params could not be read. A
+// publish of diagnostics is the answer a check waits for: one that cannot
+// be read fails the wait for its document at once (see waitSettled), with
+// the method, the member and the server named. A publish whose document
+// cannot be told fails the waits of every open document.
+func (c *Client) unreadable(method string, params []byte, err error) {
+	if method != protocol.MethodTextDocumentPublishDiagnostics {
+		return
+	}
+	why := fmt.Sprintf("%s sent %s that lspkit could not read: %v", c.cfg.Name, method, err)
+	var p struct {
+		URI string `json:"uri"`
+	}
+	epoch := c.changes.advance()
+	if json.Unmarshal(params, &p, json.RejectUnknownMembers(false)) == nil && p.URI != "" {
+		c.diags.unreadablePublish(protocol.DocumentURI(p.URI).Canonical(), why, epoch)
+	} else {
+		for _, uri := range c.docs.uris() {
+			c.diags.unreadablePublish(uri, why, epoch)
+		}
+	}
 	c.changes.wake()
 }
 

@@ -140,7 +140,8 @@ func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version in
 	p := c.cfg.Settle
 	path, err := uri.Path()
 	if p.Command == "" && !p.TSServer || err != nil {
-		return c.waitSettled(ctx, uri, version, since), nil, ""
+		st, why := c.waitSettled(ctx, uri, version, since)
+		return st, nil, why
 	}
 	var s Settle
 	var answer []protocol.Diagnostic
@@ -157,7 +158,11 @@ func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version in
 			return Failed, nil, fmt.Sprintf("%s (%v)", shown, err)
 		}
 		c.log.Warn("settle signal failed; waiting for publishes instead", "server", c.cfg.Name, "err", err)
-		return c.waitSettled(ctx, uri, version, since), nil, ""
+		st, why := c.waitSettled(ctx, uri, version, since)
+		return st, nil, why
+	}
+	if f, ok := c.diags.get(uri); ok && s == Settled && f.unreadable != "" && f.unreadableEpoch > since {
+		return Failed, nil, f.unreadable // what it published meanwhile is not all there
 	}
 	return s, answer, ""
 }
@@ -367,13 +372,17 @@ func fromTSServer(d tsDiagnostic) protocol.Diagnostic {
 }
 
 // waitSettled waits until uri's findings are complete for version by what
-// the server sends, counting only what arrived after epoch since.
-func (c *Client) waitSettled(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) Settle {
+// the server sends, counting only what arrived after epoch since. A
+// publish for uri that could not be read ends it at once: Failed, and why.
+func (c *Client) waitSettled(ctx context.Context, uri protocol.DocumentURI, version int32, since uint64) (Settle, string) {
 	for {
 		changed := c.changes.wait()
+		if f, ok := c.diags.get(uri); ok && f.unreadable != "" && f.unreadableEpoch > since {
+			return Failed, f.unreadable
+		}
 		settled, quietLeft := c.settledSince(uri, version, since)
 		if settled {
-			return Settled
+			return Settled, ""
 		}
 		var quiet <-chan time.Time
 		var timer *time.Timer
@@ -394,7 +403,7 @@ func (c *Client) waitSettled(ctx context.Context, uri protocol.DocumentURI, vers
 			timer.Stop()
 		}
 		if end >= 0 {
-			return end
+			return end, ""
 		}
 	}
 }

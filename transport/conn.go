@@ -83,6 +83,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Reader configures the frame reader.
 	Reader ReaderOptions
+	// Unreadable, when set, hears of each notification whose params could
+	// not be read (they are logged and dropped either way): the method,
+	// the raw params and why. A client that waits on a notification (a
+	// publish of diagnostics) can then say at once that it came and could
+	// not be read, instead of waiting for one that never will.
+	Unreadable func(method string, params []byte, err error)
 	// AnswerAfterEOF keeps the connection up after the peer ends its
 	// stream (a half-close, such as a daemon's client closing stdin after
 	// its last request) until every message already read is handled and
@@ -108,11 +114,12 @@ type Options struct {
 // peer themselves. A peer that floods faster than handlers finish grows the
 // queue.
 type Conn struct {
-	rwc     io.ReadWriteCloser
-	r       *Reader
-	w       *Writer
-	handler Handler
-	params  ParamsDecoder
+	rwc        io.ReadWriteCloser
+	r          *Reader
+	w          *Writer
+	handler    Handler
+	params     ParamsDecoder
+	unreadable func(method string, params []byte, err error) // Options.Unreadable
 
 	answerAfterEOF bool
 	log            *slog.Logger
@@ -156,11 +163,12 @@ func NewConn(rwc io.ReadWriteCloser, opts Options) *Conn {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
-		rwc:     rwc,
-		r:       NewReader(rwc, opts.Reader),
-		w:       NewWriter(rwc),
-		handler: opts.Handler,
-		params:  opts.Params,
+		rwc:        rwc,
+		r:          NewReader(rwc, opts.Reader),
+		w:          NewWriter(rwc),
+		handler:    opts.Handler,
+		params:     opts.Params,
+		unreadable: opts.Unreadable,
 
 		answerAfterEOF: opts.AnswerAfterEOF,
 		log:            opts.Logger,
@@ -626,6 +634,9 @@ func (c *Conn) incoming(env *Envelope, frame []byte) {
 	if err := c.readParams(req, env, frame); err != nil {
 		if req.Notification {
 			c.log.Warn("transport: notification with unreadable params", "method", req.Method, "err", err)
+			if c.unreadable != nil {
+				c.unreadable(req.Method, bytes.Clone(env.Params), err)
+			}
 			return
 		}
 		c.reply(req.ID, nil, paramsError(req.Method, err))

@@ -98,6 +98,9 @@ type Behavior struct {
 	// which turns every ERROR of the document into "FIXED" (and so
 	// overlaps each "Fix ERROR").
 	Actions bool
+	// BadPublish publishes, for each version, a diagnostic without its
+	// required message: a publish no client can read.
+	BadPublish bool
 	// Liar breaks the protocol once in each way lspkit conform checks: a
 	// publish before the initialize answer; publishes with a diagnostic
 	// missing its message and of severity 9, for a version ahead of the
@@ -611,6 +614,11 @@ func (s *server) diagnose(text string) []protocol.Diagnostic {
 // publish sends the diagnostics of a version, in waves, after the delay.
 func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
 	if s.b.Pull && s.b.Push == nil || s.b.Silent {
+		return
+	}
+	if s.b.BadPublish {
+		raw := fmt.Sprintf(`{"uri":%q,"version":%d,"diagnostics":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"severity":1}]}`, uri, version)
+		go s.conn.Notify(context.Background(), protocol.MethodTextDocumentPublishDiagnostics, jsontext.Value(raw))
 		return
 	}
 	diags := s.diagnose(text)
