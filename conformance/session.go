@@ -71,7 +71,7 @@ func RunSession(ctx context.Context, v *protocol.Validator, opts SessionOptions)
 	}
 	defer proc.Kill()
 	facts := Facts{Timeout: opts.Timeout}
-	sess := &session{opts: opts, v: v, text: string(text), published: make(chan struct{}, 1)}
+	sess := &session{opts: opts, v: v, text: string(text), published: make(chan struct{}, 1), pullRegistered: make(chan struct{}, 1)}
 	sess.scorer = NewScorer(v, facts)
 	if opts.Transcript != nil {
 		sess.w = NewWriter(opts.Transcript)
@@ -120,6 +120,20 @@ type session struct {
 	onRequest   func(method string, id string) // sees each client request as it goes out
 	awaitID     string                         // a request whose answer closes awaited
 	awaited     chan struct{}
+	registered  map[string]bool // methods the server registered dynamically
+	// pullRegistered hears of a registration of pull diagnostics.
+	pullRegistered chan struct{}
+}
+
+// supports reports whether the server offers method: in its capabilities
+// or by a dynamic registration.
+func (s *session) supports(method string) bool {
+	if s.caps.Supports(method) {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.registered[method]
 }
 
 // message records and scores one message.
@@ -192,7 +206,29 @@ func (s *session) handle(_ context.Context, req *transport.Request) (any, error)
 		return map[string]any{"applied": false, "failureReason": "lspkit conform applies no edits"}, nil
 	case protocol.MethodWindowShowDocument:
 		return map[string]any{"success": false}, nil
-	case protocol.MethodWindowWorkDoneProgressCreate, protocol.MethodClientRegisterCapability, protocol.MethodClientUnregisterCapability,
+	case protocol.MethodClientRegisterCapability:
+		var p struct {
+			Registrations []struct {
+				Method string `json:"method"`
+			} `json:"registrations"`
+		}
+		json.Unmarshal(req.Params, &p, json.RejectUnknownMembers(false))
+		s.mu.Lock()
+		if s.registered == nil {
+			s.registered = map[string]bool{}
+		}
+		for _, r := range p.Registrations {
+			s.registered[r.Method] = true
+			if r.Method == protocol.MethodTextDocumentDiagnostic {
+				select {
+				case s.pullRegistered <- struct{}{}:
+				default:
+				}
+			}
+		}
+		s.mu.Unlock()
+		return jsontext.Value("null"), nil
+	case protocol.MethodWindowWorkDoneProgressCreate, protocol.MethodClientUnregisterCapability,
 		protocol.MethodWindowShowMessageRequest, protocol.MethodWorkspaceDiagnosticRefresh, protocol.MethodWorkspaceSemanticTokensRefresh,
 		protocol.MethodWorkspaceInlayHintRefresh, protocol.MethodWorkspaceCodeLensRefresh, protocol.MethodWorkspaceInlineValueRefresh,
 		protocol.MethodWorkspaceFoldingRangeRefresh:
@@ -306,12 +342,23 @@ func (s *session) run(ctx context.Context, proc client.Proc) string {
 	}
 	// A server that is asked for diagnostics (pull) is asked; one that
 	// publishes them is waited for.
+	pull := func() {
+		s.call(ctx, protocol.MethodTextDocumentDiagnostic, map[string]any{"textDocument": map[string]any{"uri": s.uri}})
+	}
 	settle := func() {
-		if s.caps.Supports(protocol.MethodTextDocumentDiagnostic) {
-			s.call(ctx, protocol.MethodTextDocumentDiagnostic, map[string]any{"textDocument": map[string]any{"uri": s.uri}})
+		if s.supports(protocol.MethodTextDocumentDiagnostic) {
+			pull()
 			return
 		}
-		s.awaitPublish(ctx)
+		// A publish, or a registration of pull diagnostics (pyright
+		// registers them after initialized), whichever comes first.
+		select {
+		case <-s.published:
+		case <-s.pullRegistered:
+			pull()
+		case <-time.After(s.opts.Timeout):
+		case <-ctx.Done():
+		}
 	}
 	settle()
 	changed := s.text + "\n"
@@ -356,16 +403,6 @@ func (s *session) run(ctx context.Context, proc client.Proc) string {
 	s.scorer.facts.Exited, s.scorer.facts.ExitCode, s.scorer.facts.Complete = true, es.Code, true
 	s.mu.Unlock()
 	return ""
-}
-
-// awaitPublish waits for a publish of the document's diagnostics, up to
-// the timeout (a server may publish nothing for a clean file).
-func (s *session) awaitPublish(ctx context.Context) {
-	select {
-	case <-s.published:
-	case <-time.After(s.opts.Timeout):
-	case <-ctx.Done():
-	}
 }
 
 // stoppedBy says why the script stopped at step.

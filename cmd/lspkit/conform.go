@@ -128,6 +128,9 @@ func conform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		opts.Command = client.Command{Path: path, Args: spec.Args}
 		opts.Name = spec.ID
+		if v := spec.Version(); v != "" {
+			opts.Name += " (" + v + ")" // for a server that does not name itself
+		}
 		opts.InitializationOptions = store.Expand(spec.InitializationOptions)
 		opts.Settings = store.Expand(spec.Settings)
 		for k, v := range spec.Env {

@@ -1,0 +1,129 @@
+package conformance
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/registry"
+)
+
+var updateCards = flag.Bool("update-cards", false, "rewrite reports/*.md from the installed servers' cards")
+
+// TestConformCards scores every server `lspkit install --tested` installs
+// with the live conform session and compares each card with the one kept
+// in reports/ID.md: the server's name and version and every failing check
+// with its first evidence (numbers aside) must be as stored — a server
+// upgrade or a change of lspkit's checks shows as a changed card in
+// review. -update-cards rewrites the files.
+func TestConformCards(t *testing.T) {
+	t.Parallel()
+	specs, err := registry.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := registry.NewStore(registry.DefaultDir(), nil)
+	v := protocol.NewValidator()
+	var ids []string
+	for _, id := range slices.Sorted(maps.Keys(specs)) {
+		if specs[id].Tested {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) < 11 {
+		t.Fatalf("%d tested servers", len(ids))
+	}
+	for _, id := range ids {
+		spec := specs[id]
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, spec.Command)
+			path, ok := store.Find(spec)
+			if !ok {
+				t.Fatalf("%s not found", spec.Command)
+			}
+			root := t.TempDir()
+			if resolved, err := filepath.EvalSymlinks(root); err == nil {
+				root = resolved
+			}
+			file, ok, err := WriteWorkspace(root, spec.Language)
+			if err != nil || !ok {
+				t.Fatalf("no workspace for %s: %v", spec.Language, err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			var env []string
+			for k, v := range spec.Env {
+				env = append(env, k+"="+v)
+			}
+			card, err := RunSession(ctx, v, SessionOptions{
+				Command: client.Command{Path: path, Args: spec.Args, Dir: root, Env: env},
+				Root:    root, File: file, LanguageID: spec.LanguageID(file), Name: cardName(spec),
+				Timeout:               30 * time.Second, // a loaded machine's first answers
+				InitializationOptions: store.Expand(spec.InitializationOptions),
+				Settings:              store.Expand(spec.Settings),
+				Lspkit:                "(this commit)",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(card.Markdown(), root, "$ROOT")
+			stored := filepath.Join("reports", id+".md")
+			if *updateCards {
+				if err := os.WriteFile(stored, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			data, err := os.ReadFile(stored)
+			if err != nil {
+				t.Fatalf("%v: run go test ./conformance -run TestConformCards -update-cards", err)
+			}
+			if want, have := cardKey(string(data)), cardKey(got); want != have {
+				t.Errorf("%s's card changed: update %s (go test ./conformance -run TestConformCards -update-cards) and review it.\nstored:\n%s\nnow:\n%s\nthe card now:\n%s", id, stored, want, have, got)
+			}
+		})
+	}
+}
+
+// cardName names a server that does not name itself (serverInfo): its id
+// and the pinned package it is installed from.
+func cardName(spec *registry.Spec) string {
+	if v := spec.Version(); v != "" {
+		return spec.ID + " (" + v + ")"
+	}
+	return spec.ID
+}
+
+var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// cardKey is what of a card must not change unseen: its heading and each
+// failing check with its first evidence, numbers aside.
+func cardKey(markdown string) string {
+	var out []string
+	for _, line := range strings.Split(markdown, "\n") {
+		switch {
+		case strings.HasPrefix(line, "# "):
+			out = append(out, line)
+		case strings.Contains(line, " | fail | "):
+			cells := strings.Split(line, " | ")
+			first := ""
+			if len(cells) >= 4 {
+				first, _, _ = strings.Cut(strings.TrimSuffix(cells[3], " |"), " · ")
+			}
+			out = append(out, fmt.Sprintf("%s: %s", strings.TrimPrefix(cells[0], "| "), digits.ReplaceAllString(first, "#")))
+		}
+	}
+	return strings.Join(out, "\n")
+}
