@@ -259,10 +259,18 @@ func (e *emitter) structDecoder(f *jen.File, d *decl) {
 	cases = append(cases, jen.Default().Block(
 		jen.If(jen.Err().Op(":=").Id("d").Dot("skip").Call(), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	))
-	body := []jen.Code{
+	var body []jen.Code
+	if a, b, ok := uintegerPair(d); ok {
+		// Two required uintegers (a Position, the most frequent object of
+		// the protocol): compact JSON in the model's order is read in one
+		// pass; anything else by the loop below.
+		body = append(body, jen.If(jen.Id("d").Dot("uintegerPair").Call(
+			jen.Lit(`{"`+a.jsonName+`":`), jen.Lit(`,"`+b.jsonName+`":`), jen.Op("&").Id("s").Dot(a.goName), jen.Op("&").Id("s").Dot(b.goName))).Block(jen.Return(jen.Nil())))
+	}
+	body = append(body,
 		jen.If(jen.Err().Op(":=").Id("d").Dot("openObject").Call(jen.Lit(d.name)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Op("*").Id("s").Op("=").Id(d.name).Values(),
-	}
+	)
 	if len(required) > 0 {
 		body = append(body, jen.Var().Id("seen").Uint64())
 	}
@@ -294,6 +302,20 @@ func (e *emitter) structDecoder(f *jen.File, d *decl) {
 	}
 	body = append(body, jen.Return(jen.Nil()))
 	decodeMethod(f, d.name, "s", body, true)
+}
+
+// uintegerPair reports whether a struct is exactly two required uinteger
+// members (Position), and returns them in the model's order.
+func uintegerPair(d *decl) (*field, *field, bool) {
+	if len(d.fields) != 2 {
+		return nil, nil, false
+	}
+	for _, fd := range d.fields {
+		if fd.optional || fd.nullable || fd.typ.kind != gkBasic || fd.typ.basic != "uint32" {
+			return nil, nil, false
+		}
+	}
+	return d.fields[0], d.fields[1], true
 }
 
 func (e *emitter) enumerations(f *jen.File) error {

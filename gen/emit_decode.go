@@ -101,7 +101,12 @@ func decodeStmts(dst *jen.Statement, g *gtype, typ, member string) []jen.Code {
 	case gkPointer:
 		switch g.elem.kind {
 		case gkBasic, gkRaw, gkNamed:
-			return append([]jen.Code{jen.Add(dst).Op("=").New(goType(g.elem))},
+			alloc := jen.New(goType(g.elem))
+			if fn, ok := slabAllocators[underBasic(g.elem)]; ok {
+				// A pointer to a scalar comes from the decoder's slab.
+				alloc = jen.Id(fn).Types(goType(g.elem)).Call(jen.Id("d"))
+			}
+			return append([]jen.Code{jen.Add(dst).Op("=").Add(alloc)},
 				decodeStmts(jen.Parens(jen.Op("*").Add(dst)), g.elem, typ, member)...)
 		}
 		return []jen.Code{jen.Err().Op("=").Id("decodePointerInto").Call(jen.Op("&").Add(dst), jen.Id("d"), decodeFunc(g.elem)), fail}
@@ -143,4 +148,30 @@ func decodeMethod(f *jen.File, name, recv string, body []jen.Code, withUnmarshal
 // returnIfErr is `if err != nil { return err }`.
 func returnIfErr() jen.Code {
 	return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+}
+
+// slabAllocators name the decoder's allocators of pointers to scalars, by
+// the scalar's Go type.
+var slabAllocators = map[string]string{"string": "newStringLike", "bool": "newBoolLike", "int32": "newInt32Like", "uint32": "newUint32Like"}
+
+// underBasic is the predeclared Go type under g — of any enumeration,
+// defined type or alias of one — or "".
+func underBasic(g *gtype) string {
+	switch g.kind {
+	case gkBasic:
+		return g.basic
+	case gkNamed:
+		d := g.decl
+		switch d.kind {
+		case dEnum:
+			return basics[d.enum.Type.Name]
+		case dExternal, dDefined:
+			return underBasic(d.under)
+		case dAlias:
+			if !d.raw {
+				return underBasic(d.under)
+			}
+		}
+	}
+	return ""
 }

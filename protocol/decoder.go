@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -15,12 +17,74 @@ import (
 // without reflection. It validates everything it reads, skipped members
 // included: what it accepts is valid JSON (RFC 8259, UTF-8 checked), so no
 // separate validation pass is needed before it. Member names are compared
-// without allocating; strings allocate once, for the Go string.
+// without allocating; strings share a few allocations per message.
 type decoder struct {
 	data    []byte
 	pos     int
 	depth   int
 	scratch []byte // unescaped member names
+
+	// text holds the bytes of the strings read so far, in chunks: a
+	// message's strings share a few allocations instead of one each (a
+	// chunk lives while any of its strings does, as the message's values
+	// do together).
+	text []byte
+
+	// Slabs of the scalars optional members point to: a message's
+	// pointers share a few allocations instead of one each.
+	strs  []string
+	bools []bool
+	i32s  []int32
+	u32s  []uint32
+}
+
+// slabNext returns the next free element of a slab, starting a new chunk
+// (twice the last, 16 to 256) when it is full.
+func slabNext[T any](slab *[]T) *T {
+	if len(*slab) == cap(*slab) {
+		*slab = make([]T, 0, min(max(2*cap(*slab), 16), 256))
+	}
+	*slab = (*slab)[:len(*slab)+1]
+	return &(*slab)[len(*slab)-1]
+}
+
+// newStringLike, newBoolLike, newInt32Like and newUint32Like return a
+// pointer to a zero scalar of type T from the decoder's slabs: the types
+// share their underlying type's layout, so one slab serves them all.
+func newStringLike[T ~string](d *decoder) *T { return (*T)(unsafe.Pointer(slabNext(&d.strs))) }
+
+func newBoolLike[T ~bool](d *decoder) *T { return (*T)(unsafe.Pointer(slabNext(&d.bools))) }
+
+func newInt32Like[T ~int32](d *decoder) *T { return (*T)(unsafe.Pointer(slabNext(&d.i32s))) }
+
+func newUint32Like[T ~uint32](d *decoder) *T { return (*T)(unsafe.Pointer(slabNext(&d.u32s))) }
+
+// The smallest and largest string chunks; longer strings than textAlone
+// get an allocation of their own.
+const (
+	textChunkMin = 256
+	textChunkMax = 16 << 10
+	textAlone    = 1 << 10
+)
+
+// str returns b as a string, its bytes copied into the message's string
+// chunk.
+func (d *decoder) str(b []byte) string {
+	n := len(b)
+	if n == 0 {
+		return ""
+	}
+	if n > textAlone {
+		return string(b)
+	}
+	if cap(d.text)-len(d.text) < n {
+		// A quarter of the rest of the message, within bounds: strings are
+		// part of what follows, and the chunks grow with the message.
+		d.text = make([]byte, 0, max(min((len(d.data)-d.pos)/4, textChunkMax), textChunkMin, n))
+	}
+	off := len(d.text)
+	d.text = append(d.text, b...)
+	return unsafe.String(&d.text[off], n)
 }
 
 // maxDepth bounds the nesting of arrays and objects, as encoding/json/v2
@@ -57,6 +121,9 @@ func (d *decoder) unexpected(what string) error {
 
 // space skips whitespace.
 func (d *decoder) space() {
+	if d.pos < len(d.data) && d.data[d.pos] > ' ' {
+		return // compact JSON: nothing to skip
+	}
 	for d.pos < len(d.data) {
 		switch d.data[d.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -150,6 +217,38 @@ func (d *decoder) member(first bool) (name []byte, ok bool, err error) {
 	}
 	if c != '"' {
 		return nil, false, d.unexpected("a member name")
+	}
+	// Member names are short and plain: one 8-byte word usually holds the
+	// name and its closing quote, with the colon right after; else byte by
+	// byte to the quote; anything else takes the general path.
+	start := d.pos + 1
+	if len(d.data)-start >= 8 {
+		w := binary.LittleEndian.Uint64(d.data[start:])
+		q := w ^ (lanes01 * '"')
+		if quote := (q - lanes01) & ^q & lanes80; quote != 0 {
+			n := bits.TrailingZeros64(quote) / 8
+			bs := w ^ (lanes01 * '\\')
+			special := w&lanes80 | (w-lanes01*0x20)&^w&lanes80 | (bs-lanes01)&^bs&lanes80
+			if special&(1<<(8*n)-1) == 0 {
+				if i := start + n; i+1 < len(d.data) && d.data[i+1] == ':' {
+					d.pos = i + 2
+					return d.data[start:i], true, nil
+				}
+			}
+		}
+	}
+	for i := start; i < len(d.data); i++ {
+		c := d.data[i]
+		if c == '"' {
+			if i+1 < len(d.data) && d.data[i+1] == ':' {
+				d.pos = i + 2
+				return d.data[start:i], true, nil
+			}
+			break
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
 	}
 	name, err = d.stringBytes(true)
 	if err != nil {
@@ -378,7 +477,10 @@ func (d *decoder) readString(typ string) (string, error) {
 		return "", d.kindError(typ, "string")
 	}
 	b, err := d.stringBytes(false)
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	return d.str(b), nil
 }
 
 // readBool reads true or false.
@@ -439,6 +541,79 @@ func (d *decoder) number() ([]byte, error) {
 
 // readInteger reads an integer in [lo, hi].
 func (d *decoder) readInteger(typ string, lo, hi int64) (int64, error) {
+	// The common case in one pass: a plain integer of up to 18 digits,
+	// without a leading zero, followed by no fraction or exponent.
+	d.space()
+	b, i := d.data, d.pos
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	first := i
+	var v uint64
+	for i < len(b) && b[i]-'0' <= 9 && i-first < 18 {
+		v = v*10 + uint64(b[i]-'0')
+		i++
+	}
+	if i > first && (b[first] != '0' || i-first == 1) && (i == len(b) || b[i] != '.' && b[i] != 'e' && b[i] != 'E' && b[i]-'0' > 9) {
+		n := int64(v)
+		if neg {
+			n = -n
+		}
+		if lo <= n && n <= hi {
+			d.pos = i
+			return n, nil
+		}
+	}
+	return d.readIntegerSlow(typ, lo, hi)
+}
+
+// uintegerPair reads an object of two uinteger members written compactly
+// in the given order — open is `{"first":`, mid is `,"second":` — into a
+// and b, and reports whether it did; anything else (whitespace, another
+// order, more members, a number it does not take) leaves the position
+// where it was for the general path.
+func (d *decoder) uintegerPair(open, mid string, a, b *uint32) bool {
+	d.space()
+	rest := d.data[d.pos:]
+	if len(rest) < len(open) || string(rest[:len(open)]) != open {
+		return false
+	}
+	i := len(open)
+	x, i, ok := compactUinteger(rest, i)
+	if !ok || len(rest)-i < len(mid) || string(rest[i:i+len(mid)]) != mid {
+		return false
+	}
+	y, i, ok := compactUinteger(rest, i+len(mid))
+	if !ok || i >= len(rest) || rest[i] != '}' {
+		return false
+	}
+	*a, *b = x, y
+	d.pos += i + 1
+	return true
+}
+
+// compactUinteger reads a uinteger (0 to 2^31-1, no sign, fraction,
+// exponent or leading zero) at b[i:], returning it and the index after.
+func compactUinteger(b []byte, i int) (uint32, int, bool) {
+	first := i
+	var v uint64
+	for i < len(b) && b[i]-'0' <= 9 && i-first < 11 {
+		v = v*10 + uint64(b[i]-'0')
+		i++
+	}
+	if i == first || b[first] == '0' && i-first > 1 || v > math.MaxInt32 {
+		return 0, i, false
+	}
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		return 0, i, false
+	}
+	return uint32(v), i, true
+}
+
+// readIntegerSlow is readInteger for what its fast path does not take:
+// every error, and integers written with a fraction or exponent.
+func (d *decoder) readIntegerSlow(typ string, lo, hi int64) (int64, error) {
 	if d.peek() != '0' {
 		return 0, d.kindError(typ, "integer")
 	}
@@ -661,6 +836,7 @@ func decodeSliceInto[T any](v *[]T, d *decoder, typ string, elem func(*T, *decod
 	if out == nil {
 		out = []T{}
 	}
+	start := d.pos
 	for first := true; ; first = false {
 		ok, err := d.element(first)
 		if err != nil {
@@ -668,6 +844,9 @@ func decodeSliceInto[T any](v *[]T, d *decoder, typ string, elem func(*T, *decod
 		}
 		if !ok {
 			break
+		}
+		if len(out) == cap(out) && len(out) >= growEstimateAfter {
+			out = slices.Grow(out, estimateRest(len(out), d.pos-start, len(d.data)-d.pos))
 		}
 		var x T
 		out = append(out, x)
@@ -677,6 +856,21 @@ func decodeSliceInto[T any](v *[]T, d *decoder, typ string, elem func(*T, *decod
 	}
 	*v = out
 	return nil
+}
+
+// growEstimateAfter is the length from which a growing array's capacity
+// is estimated from its elements' size instead of doubled.
+const growEstimateAfter = 8
+
+// estimateRest guesses how many more elements an array holds: n elements
+// took used bytes and left bytes follow in the message, so at most about
+// left / (used/n) — capped at 32 times n (the rest of the message may hold
+// other things) and at least n (doubling).
+func estimateRest(n, used, left int) int {
+	if used <= 0 {
+		return n
+	}
+	return min(max(left*n/used+1, n), 32*n)
 }
 
 // decodeMapInto decodes an object whose member values elem decodes, keyed

@@ -125,7 +125,7 @@ func (s *ApplyWorkspaceEditParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Label = new(string)
+			s.Label = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("ApplyWorkspaceEditParams", "label", err)
@@ -222,7 +222,7 @@ func (s *ApplyWorkspaceEditResult) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.FailureReason = new(string)
+			s.FailureReason = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("ApplyWorkspaceEditResult", "failureReason", err)
@@ -236,7 +236,7 @@ func (s *ApplyWorkspaceEditResult) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.FailedChange = new(uint32)
+			s.FailedChange = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("ApplyWorkspaceEditResult", "failedChange", err)
@@ -333,7 +333,7 @@ func (s *BaseSymbolInformation) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ContainerName = new(string)
+			s.ContainerName = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("BaseSymbolInformation", "containerName", err)
@@ -392,7 +392,7 @@ func (s *CallHierarchyClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CallHierarchyClientCapabilities", "dynamicRegistration", err)
@@ -639,7 +639,7 @@ func (s *CallHierarchyItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Detail = new(string)
+			s.Detail = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CallHierarchyItem", "detail", err)
@@ -739,7 +739,7 @@ func (s *CallHierarchyOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CallHierarchyOptions", "workDoneProgress", err)
@@ -1030,7 +1030,7 @@ func (s *CallHierarchyRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CallHierarchyRegistrationOptions", "workDoneProgress", err)
@@ -1044,7 +1044,7 @@ func (s *CallHierarchyRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CallHierarchyRegistrationOptions", "id", err)
@@ -1168,7 +1168,7 @@ func (s *ChangeAnnotation) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.NeedsConfirmation = new(bool)
+			s.NeedsConfirmation = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ChangeAnnotation", "needsConfirmation", err)
@@ -1182,7 +1182,7 @@ func (s *ChangeAnnotation) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Description = new(string)
+			s.Description = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("ChangeAnnotation", "description", err)
@@ -1238,7 +1238,7 @@ func (s *ChangeAnnotationsSupportOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.GroupsOnLabel = new(bool)
+			s.GroupsOnLabel = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ChangeAnnotationsSupportOptions", "groupsOnLabel", err)
@@ -1703,7 +1703,7 @@ func (s *ClientCompletionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.SnippetSupport = new(bool)
+			s.SnippetSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientCompletionItemOptions", "snippetSupport", err)
@@ -1717,7 +1717,7 @@ func (s *ClientCompletionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.CommitCharactersSupport = new(bool)
+			s.CommitCharactersSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientCompletionItemOptions", "commitCharactersSupport", err)
@@ -1743,7 +1743,7 @@ func (s *ClientCompletionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DeprecatedSupport = new(bool)
+			s.DeprecatedSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientCompletionItemOptions", "deprecatedSupport", err)
@@ -1757,7 +1757,7 @@ func (s *ClientCompletionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PreselectSupport = new(bool)
+			s.PreselectSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientCompletionItemOptions", "preselectSupport", err)
@@ -1784,7 +1784,7 @@ func (s *ClientCompletionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertReplaceSupport = new(bool)
+			s.InsertReplaceSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientCompletionItemOptions", "insertReplaceSupport", err)
@@ -1824,7 +1824,7 @@ func (s *ClientCompletionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LabelDetailsSupport = new(bool)
+			s.LabelDetailsSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientCompletionItemOptions", "labelDetailsSupport", err)
@@ -2080,7 +2080,7 @@ func (s *ClientFoldingRangeOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.CollapsedText = new(bool)
+			s.CollapsedText = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientFoldingRangeOptions", "collapsedText", err)
@@ -2144,7 +2144,7 @@ func (s *ClientInfo) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Version = new(string)
+			s.Version = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("ClientInfo", "version", err)
@@ -2249,7 +2249,7 @@ func (s *ClientSemanticTokensRequestFullDelta) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Delta = new(bool)
+			s.Delta = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientSemanticTokensRequestFullDelta", "delta", err)
@@ -2363,7 +2363,7 @@ func (s *ClientShowMessageActionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.AdditionalPropertiesSupport = new(bool)
+			s.AdditionalPropertiesSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientShowMessageActionItemOptions", "additionalPropertiesSupport", err)
@@ -2451,7 +2451,7 @@ func (s *ClientSignatureInformationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ActiveParameterSupport = new(bool)
+			s.ActiveParameterSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientSignatureInformationOptions", "activeParameterSupport", err)
@@ -2465,7 +2465,7 @@ func (s *ClientSignatureInformationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.NoActiveParameterSupport = new(bool)
+			s.NoActiveParameterSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientSignatureInformationOptions", "noActiveParameterSupport", err)
@@ -2517,7 +2517,7 @@ func (s *ClientSignatureParameterInformationOptions) decodeFrom(d *decoder) erro
 			if isNull {
 				continue
 			}
-			s.LabelOffsetSupport = new(bool)
+			s.LabelOffsetSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ClientSignatureParameterInformationOptions", "labelOffsetSupport", err)
@@ -2780,7 +2780,7 @@ func (s *CodeAction) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Kind = new(CodeActionKind)
+			s.Kind = newStringLike[CodeActionKind](d)
 			err = (*s.Kind).decodeFrom(d)
 			if err != nil {
 				return fieldError("CodeAction", "kind", err)
@@ -2805,7 +2805,7 @@ func (s *CodeAction) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IsPreferred = new(bool)
+			s.IsPreferred = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeAction", "isPreferred", err)
@@ -2959,7 +2959,7 @@ func (s *CodeActionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionClientCapabilities", "dynamicRegistration", err)
@@ -2986,7 +2986,7 @@ func (s *CodeActionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IsPreferredSupport = new(bool)
+			s.IsPreferredSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionClientCapabilities", "isPreferredSupport", err)
@@ -3000,7 +3000,7 @@ func (s *CodeActionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DisabledSupport = new(bool)
+			s.DisabledSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionClientCapabilities", "disabledSupport", err)
@@ -3014,7 +3014,7 @@ func (s *CodeActionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DataSupport = new(bool)
+			s.DataSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionClientCapabilities", "dataSupport", err)
@@ -3041,7 +3041,7 @@ func (s *CodeActionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.HonorsChangeAnnotations = new(bool)
+			s.HonorsChangeAnnotations = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionClientCapabilities", "honorsChangeAnnotations", err)
@@ -3055,7 +3055,7 @@ func (s *CodeActionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DocumentationSupport = new(bool)
+			s.DocumentationSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionClientCapabilities", "documentationSupport", err)
@@ -3153,7 +3153,7 @@ func (s *CodeActionContext) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TriggerKind = new(CodeActionTriggerKind)
+			s.TriggerKind = newUint32Like[CodeActionTriggerKind](d)
 			err = (*s.TriggerKind).decodeFrom(d)
 			if err != nil {
 				return fieldError("CodeActionContext", "triggerKind", err)
@@ -3357,7 +3357,7 @@ func (s *CodeActionOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionOptions", "workDoneProgress", err)
@@ -3395,7 +3395,7 @@ func (s *CodeActionOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionOptions", "resolveProvider", err)
@@ -3585,7 +3585,7 @@ func (s *CodeActionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionRegistrationOptions", "workDoneProgress", err)
@@ -3623,7 +3623,7 @@ func (s *CodeActionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeActionRegistrationOptions", "resolveProvider", err)
@@ -3862,7 +3862,7 @@ func (s *CodeLensClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeLensClientCapabilities", "dynamicRegistration", err)
@@ -3925,7 +3925,7 @@ func (s *CodeLensOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeLensOptions", "workDoneProgress", err)
@@ -3939,7 +3939,7 @@ func (s *CodeLensOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeLensOptions", "resolveProvider", err)
@@ -4078,7 +4078,7 @@ func (s *CodeLensRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeLensRegistrationOptions", "workDoneProgress", err)
@@ -4092,7 +4092,7 @@ func (s *CodeLensRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeLensRegistrationOptions", "resolveProvider", err)
@@ -4152,7 +4152,7 @@ func (s *CodeLensWorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RefreshSupport = new(bool)
+			s.RefreshSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CodeLensWorkspaceClientCapabilities", "refreshSupport", err)
@@ -4556,7 +4556,7 @@ func (s *ColorPresentationRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ColorPresentationRegistrationOptions", "workDoneProgress", err)
@@ -4639,7 +4639,7 @@ func (s *Command) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Tooltip = new(string)
+			s.Tooltip = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("Command", "tooltip", err)
@@ -4737,7 +4737,7 @@ func (s *CompletionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionClientCapabilities", "dynamicRegistration", err)
@@ -4777,7 +4777,7 @@ func (s *CompletionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertTextMode = new(InsertTextMode)
+			s.InsertTextMode = newUint32Like[InsertTextMode](d)
 			err = (*s.InsertTextMode).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionClientCapabilities", "insertTextMode", err)
@@ -4790,7 +4790,7 @@ func (s *CompletionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ContextSupport = new(bool)
+			s.ContextSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionClientCapabilities", "contextSupport", err)
@@ -4865,7 +4865,7 @@ func (s *CompletionContext) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TriggerCharacter = new(string)
+			s.TriggerCharacter = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionContext", "triggerCharacter", err)
@@ -5060,7 +5060,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Kind = new(CompletionItemKind)
+			s.Kind = newUint32Like[CompletionItemKind](d)
 			err = (*s.Kind).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionItem", "kind", err)
@@ -5085,7 +5085,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Detail = new(string)
+			s.Detail = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionItem", "detail", err)
@@ -5111,7 +5111,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Deprecated = new(bool)
+			s.Deprecated = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionItem", "deprecated", err)
@@ -5125,7 +5125,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Preselect = new(bool)
+			s.Preselect = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionItem", "preselect", err)
@@ -5139,7 +5139,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.SortText = new(string)
+			s.SortText = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionItem", "sortText", err)
@@ -5153,7 +5153,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.FilterText = new(string)
+			s.FilterText = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionItem", "filterText", err)
@@ -5167,7 +5167,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertText = new(string)
+			s.InsertText = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionItem", "insertText", err)
@@ -5181,7 +5181,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertTextFormat = new(InsertTextFormat)
+			s.InsertTextFormat = newUint32Like[InsertTextFormat](d)
 			err = (*s.InsertTextFormat).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionItem", "insertTextFormat", err)
@@ -5194,7 +5194,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertTextMode = new(InsertTextMode)
+			s.InsertTextMode = newUint32Like[InsertTextMode](d)
 			err = (*s.InsertTextMode).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionItem", "insertTextMode", err)
@@ -5219,7 +5219,7 @@ func (s *CompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TextEditText = new(string)
+			s.TextEditText = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionItem", "textEditText", err)
@@ -5369,7 +5369,7 @@ func (s *CompletionItemApplyKinds) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.CommitCharacters = new(ApplyKind)
+			s.CommitCharacters = newUint32Like[ApplyKind](d)
 			err = (*s.CommitCharacters).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionItemApplyKinds", "commitCharacters", err)
@@ -5382,7 +5382,7 @@ func (s *CompletionItemApplyKinds) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Data = new(ApplyKind)
+			s.Data = newUint32Like[ApplyKind](d)
 			err = (*s.Data).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionItemApplyKinds", "data", err)
@@ -5486,7 +5486,7 @@ func (s *CompletionItemDefaults) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertTextFormat = new(InsertTextFormat)
+			s.InsertTextFormat = newUint32Like[InsertTextFormat](d)
 			err = (*s.InsertTextFormat).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionItemDefaults", "insertTextFormat", err)
@@ -5499,7 +5499,7 @@ func (s *CompletionItemDefaults) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertTextMode = new(InsertTextMode)
+			s.InsertTextMode = newUint32Like[InsertTextMode](d)
 			err = (*s.InsertTextMode).decodeFrom(d)
 			if err != nil {
 				return fieldError("CompletionItemDefaults", "insertTextMode", err)
@@ -5559,7 +5559,7 @@ func (s *CompletionItemLabelDetails) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Detail = new(string)
+			s.Detail = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionItemLabelDetails", "detail", err)
@@ -5573,7 +5573,7 @@ func (s *CompletionItemLabelDetails) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Description = new(string)
+			s.Description = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("CompletionItemLabelDetails", "description", err)
@@ -5835,7 +5835,7 @@ func (s *CompletionListCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ApplyKindSupport = new(bool)
+			s.ApplyKindSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionListCapabilities", "applyKindSupport", err)
@@ -5909,7 +5909,7 @@ func (s *CompletionOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionOptions", "workDoneProgress", err)
@@ -5947,7 +5947,7 @@ func (s *CompletionOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionOptions", "resolveProvider", err)
@@ -6153,7 +6153,7 @@ func (s *CompletionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionRegistrationOptions", "workDoneProgress", err)
@@ -6191,7 +6191,7 @@ func (s *CompletionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CompletionRegistrationOptions", "resolveProvider", err)
@@ -6260,7 +6260,7 @@ func (s *ConfigurationItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ScopeURI = new(URI)
+			s.ScopeURI = newStringLike[URI](d)
 			err = (*s.ScopeURI).decodeFrom(d)
 			if err != nil {
 				return fieldError("ConfigurationItem", "scopeUri", err)
@@ -6273,7 +6273,7 @@ func (s *ConfigurationItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Section = new(string)
+			s.Section = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("ConfigurationItem", "section", err)
@@ -6389,7 +6389,7 @@ func (s *CreateFile) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.AnnotationID = new(ChangeAnnotationIdentifier)
+			s.AnnotationID = newStringLike[ChangeAnnotationIdentifier](d)
 			err = (*s.AnnotationID).decodeFrom(d)
 			if err != nil {
 				return fieldError("CreateFile", "annotationId", err)
@@ -6469,7 +6469,7 @@ func (s *CreateFileOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Overwrite = new(bool)
+			s.Overwrite = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CreateFileOptions", "overwrite", err)
@@ -6483,7 +6483,7 @@ func (s *CreateFileOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IgnoreIfExists = new(bool)
+			s.IgnoreIfExists = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("CreateFileOptions", "ignoreIfExists", err)
@@ -6589,7 +6589,7 @@ func (s *DeclarationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DeclarationClientCapabilities", "dynamicRegistration", err)
@@ -6603,7 +6603,7 @@ func (s *DeclarationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LinkSupport = new(bool)
+			s.LinkSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DeclarationClientCapabilities", "linkSupport", err)
@@ -6651,7 +6651,7 @@ func (s *DeclarationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DeclarationOptions", "workDoneProgress", err)
@@ -6799,7 +6799,7 @@ func (s *DeclarationRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DeclarationRegistrationOptions", "workDoneProgress", err)
@@ -6819,7 +6819,7 @@ func (s *DeclarationRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DeclarationRegistrationOptions", "id", err)
@@ -6877,7 +6877,7 @@ func (s *DefinitionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DefinitionClientCapabilities", "dynamicRegistration", err)
@@ -6891,7 +6891,7 @@ func (s *DefinitionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LinkSupport = new(bool)
+			s.LinkSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DefinitionClientCapabilities", "linkSupport", err)
@@ -6939,7 +6939,7 @@ func (s *DefinitionOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DefinitionOptions", "workDoneProgress", err)
@@ -7090,7 +7090,7 @@ func (s *DefinitionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DefinitionRegistrationOptions", "workDoneProgress", err)
@@ -7162,7 +7162,7 @@ func (s *DeleteFile) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.AnnotationID = new(ChangeAnnotationIdentifier)
+			s.AnnotationID = newStringLike[ChangeAnnotationIdentifier](d)
 			err = (*s.AnnotationID).decodeFrom(d)
 			if err != nil {
 				return fieldError("DeleteFile", "annotationId", err)
@@ -7242,7 +7242,7 @@ func (s *DeleteFileOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Recursive = new(bool)
+			s.Recursive = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DeleteFileOptions", "recursive", err)
@@ -7256,7 +7256,7 @@ func (s *DeleteFileOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IgnoreIfNotExists = new(bool)
+			s.IgnoreIfNotExists = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DeleteFileOptions", "ignoreIfNotExists", err)
@@ -7403,7 +7403,7 @@ func (s *Diagnostic) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Severity = new(DiagnosticSeverity)
+			s.Severity = newUint32Like[DiagnosticSeverity](d)
 			err = (*s.Severity).decodeFrom(d)
 			if err != nil {
 				return fieldError("Diagnostic", "severity", err)
@@ -7441,7 +7441,7 @@ func (s *Diagnostic) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Source = new(string)
+			s.Source = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("Diagnostic", "source", err)
@@ -7564,7 +7564,7 @@ func (s *DiagnosticClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RelatedInformation = new(bool)
+			s.RelatedInformation = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticClientCapabilities", "relatedInformation", err)
@@ -7591,7 +7591,7 @@ func (s *DiagnosticClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.CodeDescriptionSupport = new(bool)
+			s.CodeDescriptionSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticClientCapabilities", "codeDescriptionSupport", err)
@@ -7605,7 +7605,7 @@ func (s *DiagnosticClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DataSupport = new(bool)
+			s.DataSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticClientCapabilities", "dataSupport", err)
@@ -7619,7 +7619,7 @@ func (s *DiagnosticClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticClientCapabilities", "dynamicRegistration", err)
@@ -7633,7 +7633,7 @@ func (s *DiagnosticClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RelatedDocumentSupport = new(bool)
+			s.RelatedDocumentSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticClientCapabilities", "relatedDocumentSupport", err)
@@ -7647,7 +7647,7 @@ func (s *DiagnosticClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.MarkupMessageSupport = new(bool)
+			s.MarkupMessageSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticClientCapabilities", "markupMessageSupport", err)
@@ -7708,7 +7708,7 @@ func (s *DiagnosticOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticOptions", "workDoneProgress", err)
@@ -7722,7 +7722,7 @@ func (s *DiagnosticOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Identifier = new(string)
+			s.Identifier = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DiagnosticOptions", "identifier", err)
@@ -7823,7 +7823,7 @@ func (s *DiagnosticRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticRegistrationOptions", "workDoneProgress", err)
@@ -7837,7 +7837,7 @@ func (s *DiagnosticRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Identifier = new(string)
+			s.Identifier = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DiagnosticRegistrationOptions", "identifier", err)
@@ -7871,7 +7871,7 @@ func (s *DiagnosticRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DiagnosticRegistrationOptions", "id", err)
@@ -8058,7 +8058,7 @@ func (s *DiagnosticWorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RefreshSupport = new(bool)
+			s.RefreshSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticWorkspaceClientCapabilities", "refreshSupport", err)
@@ -8122,7 +8122,7 @@ func (s *DiagnosticsCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RelatedInformation = new(bool)
+			s.RelatedInformation = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticsCapabilities", "relatedInformation", err)
@@ -8149,7 +8149,7 @@ func (s *DiagnosticsCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.CodeDescriptionSupport = new(bool)
+			s.CodeDescriptionSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticsCapabilities", "codeDescriptionSupport", err)
@@ -8163,7 +8163,7 @@ func (s *DiagnosticsCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DataSupport = new(bool)
+			s.DataSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DiagnosticsCapabilities", "dataSupport", err)
@@ -8212,7 +8212,7 @@ func (s *DidChangeConfigurationClientCapabilities) decodeFrom(d *decoder) error 
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DidChangeConfigurationClientCapabilities", "dynamicRegistration", err)
@@ -8519,7 +8519,7 @@ func (s *DidChangeWatchedFilesClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DidChangeWatchedFilesClientCapabilities", "dynamicRegistration", err)
@@ -8533,7 +8533,7 @@ func (s *DidChangeWatchedFilesClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RelativePatternSupport = new(bool)
+			s.RelativePatternSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DidChangeWatchedFilesClientCapabilities", "relativePatternSupport", err)
@@ -9031,7 +9031,7 @@ func (s *DidSaveTextDocumentParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Text = new(string)
+			s.Text = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DidSaveTextDocumentParams", "text", err)
@@ -9087,7 +9087,7 @@ func (s *DocumentColorClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentColorClientCapabilities", "dynamicRegistration", err)
@@ -9135,7 +9135,7 @@ func (s *DocumentColorOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentColorOptions", "workDoneProgress", err)
@@ -9275,7 +9275,7 @@ func (s *DocumentColorRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentColorRegistrationOptions", "workDoneProgress", err)
@@ -9289,7 +9289,7 @@ func (s *DocumentColorRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DocumentColorRegistrationOptions", "id", err)
@@ -9388,7 +9388,7 @@ func (s *DocumentDiagnosticParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Identifier = new(string)
+			s.Identifier = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DocumentDiagnosticParams", "identifier", err)
@@ -9402,7 +9402,7 @@ func (s *DocumentDiagnosticParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PreviousResultID = new(string)
+			s.PreviousResultID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DocumentDiagnosticParams", "previousResultId", err)
@@ -9507,7 +9507,7 @@ func (s *DocumentFormattingClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentFormattingClientCapabilities", "dynamicRegistration", err)
@@ -9555,7 +9555,7 @@ func (s *DocumentFormattingOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentFormattingOptions", "workDoneProgress", err)
@@ -9691,7 +9691,7 @@ func (s *DocumentFormattingRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentFormattingRegistrationOptions", "workDoneProgress", err)
@@ -9759,7 +9759,7 @@ func (s *DocumentHighlight) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Kind = new(DocumentHighlightKind)
+			s.Kind = newUint32Like[DocumentHighlightKind](d)
 			err = (*s.Kind).decodeFrom(d)
 			if err != nil {
 				return fieldError("DocumentHighlight", "kind", err)
@@ -9812,7 +9812,7 @@ func (s *DocumentHighlightClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentHighlightClientCapabilities", "dynamicRegistration", err)
@@ -9860,7 +9860,7 @@ func (s *DocumentHighlightOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentHighlightOptions", "workDoneProgress", err)
@@ -10011,7 +10011,7 @@ func (s *DocumentHighlightRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentHighlightRegistrationOptions", "workDoneProgress", err)
@@ -10089,7 +10089,7 @@ func (s *DocumentLink) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Target = new(URI)
+			s.Target = newStringLike[URI](d)
 			err = (*s.Target).decodeFrom(d)
 			if err != nil {
 				return fieldError("DocumentLink", "target", err)
@@ -10102,7 +10102,7 @@ func (s *DocumentLink) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Tooltip = new(string)
+			s.Tooltip = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DocumentLink", "tooltip", err)
@@ -10166,7 +10166,7 @@ func (s *DocumentLinkClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentLinkClientCapabilities", "dynamicRegistration", err)
@@ -10180,7 +10180,7 @@ func (s *DocumentLinkClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TooltipSupport = new(bool)
+			s.TooltipSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentLinkClientCapabilities", "tooltipSupport", err)
@@ -10230,7 +10230,7 @@ func (s *DocumentLinkOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentLinkOptions", "workDoneProgress", err)
@@ -10244,7 +10244,7 @@ func (s *DocumentLinkOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentLinkOptions", "resolveProvider", err)
@@ -10383,7 +10383,7 @@ func (s *DocumentLinkRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentLinkRegistrationOptions", "workDoneProgress", err)
@@ -10397,7 +10397,7 @@ func (s *DocumentLinkRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentLinkRegistrationOptions", "resolveProvider", err)
@@ -10451,7 +10451,7 @@ func (s *DocumentOnTypeFormattingClientCapabilities) decodeFrom(d *decoder) erro
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentOnTypeFormattingClientCapabilities", "dynamicRegistration", err)
@@ -10744,7 +10744,7 @@ func (s *DocumentRangeFormattingClientCapabilities) decodeFrom(d *decoder) error
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentRangeFormattingClientCapabilities", "dynamicRegistration", err)
@@ -10758,7 +10758,7 @@ func (s *DocumentRangeFormattingClientCapabilities) decodeFrom(d *decoder) error
 			if isNull {
 				continue
 			}
-			s.RangesSupport = new(bool)
+			s.RangesSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentRangeFormattingClientCapabilities", "rangesSupport", err)
@@ -10810,7 +10810,7 @@ func (s *DocumentRangeFormattingOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentRangeFormattingOptions", "workDoneProgress", err)
@@ -10824,7 +10824,7 @@ func (s *DocumentRangeFormattingOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RangesSupport = new(bool)
+			s.RangesSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentRangeFormattingOptions", "rangesSupport", err)
@@ -10978,7 +10978,7 @@ func (s *DocumentRangeFormattingRegistrationOptions) decodeFrom(d *decoder) erro
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentRangeFormattingRegistrationOptions", "workDoneProgress", err)
@@ -10992,7 +10992,7 @@ func (s *DocumentRangeFormattingRegistrationOptions) decodeFrom(d *decoder) erro
 			if isNull {
 				continue
 			}
-			s.RangesSupport = new(bool)
+			s.RangesSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentRangeFormattingRegistrationOptions", "rangesSupport", err)
@@ -11176,7 +11176,7 @@ func (s *DocumentSymbol) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Detail = new(string)
+			s.Detail = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DocumentSymbol", "detail", err)
@@ -11211,7 +11211,7 @@ func (s *DocumentSymbol) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Deprecated = new(bool)
+			s.Deprecated = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentSymbol", "deprecated", err)
@@ -11320,7 +11320,7 @@ func (s *DocumentSymbolClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentSymbolClientCapabilities", "dynamicRegistration", err)
@@ -11347,7 +11347,7 @@ func (s *DocumentSymbolClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.HierarchicalDocumentSymbolSupport = new(bool)
+			s.HierarchicalDocumentSymbolSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentSymbolClientCapabilities", "hierarchicalDocumentSymbolSupport", err)
@@ -11374,7 +11374,7 @@ func (s *DocumentSymbolClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LabelSupport = new(bool)
+			s.LabelSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentSymbolClientCapabilities", "labelSupport", err)
@@ -11427,7 +11427,7 @@ func (s *DocumentSymbolOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentSymbolOptions", "workDoneProgress", err)
@@ -11441,7 +11441,7 @@ func (s *DocumentSymbolOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Label = new(string)
+			s.Label = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DocumentSymbolOptions", "label", err)
@@ -11583,7 +11583,7 @@ func (s *DocumentSymbolRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("DocumentSymbolRegistrationOptions", "workDoneProgress", err)
@@ -11597,7 +11597,7 @@ func (s *DocumentSymbolRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Label = new(string)
+			s.Label = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("DocumentSymbolRegistrationOptions", "label", err)
@@ -11747,7 +11747,7 @@ func (s *ExecuteCommandClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ExecuteCommandClientCapabilities", "dynamicRegistration", err)
@@ -11798,7 +11798,7 @@ func (s *ExecuteCommandOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ExecuteCommandOptions", "workDoneProgress", err)
@@ -11942,7 +11942,7 @@ func (s *ExecuteCommandRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ExecuteCommandRegistrationOptions", "workDoneProgress", err)
@@ -12021,7 +12021,7 @@ func (s *ExecutionSummary) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Success = new(bool)
+			s.Success = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ExecutionSummary", "success", err)
@@ -12262,7 +12262,7 @@ func (s *FileOperationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationClientCapabilities", "dynamicRegistration", err)
@@ -12276,7 +12276,7 @@ func (s *FileOperationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DidCreate = new(bool)
+			s.DidCreate = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationClientCapabilities", "didCreate", err)
@@ -12290,7 +12290,7 @@ func (s *FileOperationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WillCreate = new(bool)
+			s.WillCreate = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationClientCapabilities", "willCreate", err)
@@ -12304,7 +12304,7 @@ func (s *FileOperationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DidRename = new(bool)
+			s.DidRename = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationClientCapabilities", "didRename", err)
@@ -12318,7 +12318,7 @@ func (s *FileOperationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WillRename = new(bool)
+			s.WillRename = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationClientCapabilities", "willRename", err)
@@ -12332,7 +12332,7 @@ func (s *FileOperationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DidDelete = new(bool)
+			s.DidDelete = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationClientCapabilities", "didDelete", err)
@@ -12346,7 +12346,7 @@ func (s *FileOperationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WillDelete = new(bool)
+			s.WillDelete = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationClientCapabilities", "willDelete", err)
@@ -12401,7 +12401,7 @@ func (s *FileOperationFilter) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Scheme = new(string)
+			s.Scheme = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("FileOperationFilter", "scheme", err)
@@ -12615,7 +12615,7 @@ func (s *FileOperationPattern) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Matches = new(FileOperationPatternKind)
+			s.Matches = newStringLike[FileOperationPatternKind](d)
 			err = (*s.Matches).decodeFrom(d)
 			if err != nil {
 				return fieldError("FileOperationPattern", "matches", err)
@@ -12683,7 +12683,7 @@ func (s *FileOperationPatternOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IgnoreCase = new(bool)
+			s.IgnoreCase = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FileOperationPatternOptions", "ignoreCase", err)
@@ -12868,7 +12868,7 @@ func (s *FileSystemWatcher) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Kind = new(WatchKind)
+			s.Kind = newUint32Like[WatchKind](d)
 			err = (*s.Kind).decodeFrom(d)
 			if err != nil {
 				return fieldError("FileSystemWatcher", "kind", err)
@@ -12951,7 +12951,7 @@ func (s *FoldingRange) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.StartCharacter = new(uint32)
+			s.StartCharacter = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("FoldingRange", "startCharacter", err)
@@ -12975,7 +12975,7 @@ func (s *FoldingRange) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.EndCharacter = new(uint32)
+			s.EndCharacter = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("FoldingRange", "endCharacter", err)
@@ -12989,7 +12989,7 @@ func (s *FoldingRange) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Kind = new(FoldingRangeKind)
+			s.Kind = newStringLike[FoldingRangeKind](d)
 			err = (*s.Kind).decodeFrom(d)
 			if err != nil {
 				return fieldError("FoldingRange", "kind", err)
@@ -13002,7 +13002,7 @@ func (s *FoldingRange) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.CollapsedText = new(string)
+			s.CollapsedText = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("FoldingRange", "collapsedText", err)
@@ -13078,7 +13078,7 @@ func (s *FoldingRangeClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FoldingRangeClientCapabilities", "dynamicRegistration", err)
@@ -13092,7 +13092,7 @@ func (s *FoldingRangeClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RangeLimit = new(uint32)
+			s.RangeLimit = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("FoldingRangeClientCapabilities", "rangeLimit", err)
@@ -13106,7 +13106,7 @@ func (s *FoldingRangeClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LineFoldingOnly = new(bool)
+			s.LineFoldingOnly = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FoldingRangeClientCapabilities", "lineFoldingOnly", err)
@@ -13180,7 +13180,7 @@ func (s *FoldingRangeOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FoldingRangeOptions", "workDoneProgress", err)
@@ -13320,7 +13320,7 @@ func (s *FoldingRangeRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FoldingRangeRegistrationOptions", "workDoneProgress", err)
@@ -13334,7 +13334,7 @@ func (s *FoldingRangeRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("FoldingRangeRegistrationOptions", "id", err)
@@ -13398,7 +13398,7 @@ func (s *FoldingRangeWorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RefreshSupport = new(bool)
+			s.RefreshSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FoldingRangeWorkspaceClientCapabilities", "refreshSupport", err)
@@ -13482,7 +13482,7 @@ func (s *FormattingOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TrimTrailingWhitespace = new(bool)
+			s.TrimTrailingWhitespace = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FormattingOptions", "trimTrailingWhitespace", err)
@@ -13496,7 +13496,7 @@ func (s *FormattingOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.InsertFinalNewline = new(bool)
+			s.InsertFinalNewline = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FormattingOptions", "insertFinalNewline", err)
@@ -13510,7 +13510,7 @@ func (s *FormattingOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TrimFinalNewlines = new(bool)
+			s.TrimFinalNewlines = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("FormattingOptions", "trimFinalNewlines", err)
@@ -13585,7 +13585,7 @@ func (s *FullDocumentDiagnosticReport) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResultID = new(string)
+			s.ResultID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("FullDocumentDiagnosticReport", "resultId", err)
@@ -13840,7 +13840,7 @@ func (s *HoverClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("HoverClientCapabilities", "dynamicRegistration", err)
@@ -13900,7 +13900,7 @@ func (s *HoverOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("HoverOptions", "workDoneProgress", err)
@@ -14036,7 +14036,7 @@ func (s *HoverRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("HoverRegistrationOptions", "workDoneProgress", err)
@@ -14096,7 +14096,7 @@ func (s *ImplementationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ImplementationClientCapabilities", "dynamicRegistration", err)
@@ -14110,7 +14110,7 @@ func (s *ImplementationClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LinkSupport = new(bool)
+			s.LinkSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ImplementationClientCapabilities", "linkSupport", err)
@@ -14158,7 +14158,7 @@ func (s *ImplementationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ImplementationOptions", "workDoneProgress", err)
@@ -14312,7 +14312,7 @@ func (s *ImplementationRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ImplementationRegistrationOptions", "workDoneProgress", err)
@@ -14326,7 +14326,7 @@ func (s *ImplementationRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("ImplementationRegistrationOptions", "id", err)
@@ -14511,7 +14511,7 @@ func (s *InitializeParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Locale = new(string)
+			s.Locale = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InitializeParams", "locale", err)
@@ -14553,7 +14553,7 @@ func (s *InitializeParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Trace = new(TraceValue)
+			s.Trace = newStringLike[TraceValue](d)
 			err = (*s.Trace).decodeFrom(d)
 			if err != nil {
 				return fieldError("InitializeParams", "trace", err)
@@ -14689,7 +14689,7 @@ func (s *InitializeParamsBase) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Locale = new(string)
+			s.Locale = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InitializeParamsBase", "locale", err)
@@ -14731,7 +14731,7 @@ func (s *InitializeParamsBase) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Trace = new(TraceValue)
+			s.Trace = newStringLike[TraceValue](d)
 			err = (*s.Trace).decodeFrom(d)
 			if err != nil {
 				return fieldError("InitializeParamsBase", "trace", err)
@@ -14942,7 +14942,7 @@ func (s *InlayHint) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Kind = new(InlayHintKind)
+			s.Kind = newUint32Like[InlayHintKind](d)
 			err = (*s.Kind).decodeFrom(d)
 			if err != nil {
 				return fieldError("InlayHint", "kind", err)
@@ -14979,7 +14979,7 @@ func (s *InlayHint) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PaddingLeft = new(bool)
+			s.PaddingLeft = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHint", "paddingLeft", err)
@@ -14993,7 +14993,7 @@ func (s *InlayHint) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PaddingRight = new(bool)
+			s.PaddingRight = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHint", "paddingRight", err)
@@ -15061,7 +15061,7 @@ func (s *InlayHintClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHintClientCapabilities", "dynamicRegistration", err)
@@ -15240,7 +15240,7 @@ func (s *InlayHintOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHintOptions", "workDoneProgress", err)
@@ -15254,7 +15254,7 @@ func (s *InlayHintOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHintOptions", "resolveProvider", err)
@@ -15394,7 +15394,7 @@ func (s *InlayHintRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHintRegistrationOptions", "workDoneProgress", err)
@@ -15408,7 +15408,7 @@ func (s *InlayHintRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHintRegistrationOptions", "resolveProvider", err)
@@ -15428,7 +15428,7 @@ func (s *InlayHintRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InlayHintRegistrationOptions", "id", err)
@@ -15490,7 +15490,7 @@ func (s *InlayHintWorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RefreshSupport = new(bool)
+			s.RefreshSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlayHintWorkspaceClientCapabilities", "refreshSupport", err)
@@ -15541,7 +15541,7 @@ func (s *InlineCompletionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlineCompletionClientCapabilities", "dynamicRegistration", err)
@@ -15675,7 +15675,7 @@ func (s *InlineCompletionItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.FilterText = new(string)
+			s.FilterText = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InlineCompletionItem", "filterText", err)
@@ -15808,7 +15808,7 @@ func (s *InlineCompletionOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlineCompletionOptions", "workDoneProgress", err)
@@ -15960,7 +15960,7 @@ func (s *InlineCompletionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlineCompletionRegistrationOptions", "workDoneProgress", err)
@@ -15980,7 +15980,7 @@ func (s *InlineCompletionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InlineCompletionRegistrationOptions", "id", err)
@@ -16036,7 +16036,7 @@ func (s *InlineValueClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlineValueClientCapabilities", "dynamicRegistration", err)
@@ -16174,7 +16174,7 @@ func (s *InlineValueEvaluatableExpression) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Expression = new(string)
+			s.Expression = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InlineValueEvaluatableExpression", "expression", err)
@@ -16229,7 +16229,7 @@ func (s *InlineValueOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlineValueOptions", "workDoneProgress", err)
@@ -16381,7 +16381,7 @@ func (s *InlineValueRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlineValueRegistrationOptions", "workDoneProgress", err)
@@ -16401,7 +16401,7 @@ func (s *InlineValueRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InlineValueRegistrationOptions", "id", err)
@@ -16547,7 +16547,7 @@ func (s *InlineValueVariableLookup) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.VariableName = new(string)
+			s.VariableName = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("InlineValueVariableLookup", "variableName", err)
@@ -16622,7 +16622,7 @@ func (s *InlineValueWorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RefreshSupport = new(bool)
+			s.RefreshSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("InlineValueWorkspaceClientCapabilities", "refreshSupport", err)
@@ -16756,7 +16756,7 @@ func (s *LinkedEditingRangeClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("LinkedEditingRangeClientCapabilities", "dynamicRegistration", err)
@@ -16804,7 +16804,7 @@ func (s *LinkedEditingRangeOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("LinkedEditingRangeOptions", "workDoneProgress", err)
@@ -16943,7 +16943,7 @@ func (s *LinkedEditingRangeRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("LinkedEditingRangeRegistrationOptions", "workDoneProgress", err)
@@ -16957,7 +16957,7 @@ func (s *LinkedEditingRangeRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("LinkedEditingRangeRegistrationOptions", "id", err)
@@ -17028,7 +17028,7 @@ func (s *LinkedEditingRanges) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WordPattern = new(string)
+			s.WordPattern = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("LinkedEditingRanges", "wordPattern", err)
@@ -17372,7 +17372,7 @@ func (s *LogTraceParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Verbose = new(string)
+			s.Verbose = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("LogTraceParams", "verbose", err)
@@ -17446,7 +17446,7 @@ func (s *MarkdownClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Version = new(string)
+			s.Version = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("MarkdownClientCapabilities", "version", err)
@@ -17756,7 +17756,7 @@ func (s *Moniker) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Kind = new(MonikerKind)
+			s.Kind = newStringLike[MonikerKind](d)
 			err = (*s.Kind).decodeFrom(d)
 			if err != nil {
 				return fieldError("Moniker", "kind", err)
@@ -17819,7 +17819,7 @@ func (s *MonikerClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("MonikerClientCapabilities", "dynamicRegistration", err)
@@ -17867,7 +17867,7 @@ func (s *MonikerOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("MonikerOptions", "workDoneProgress", err)
@@ -18018,7 +18018,7 @@ func (s *MonikerRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("MonikerRegistrationOptions", "workDoneProgress", err)
@@ -18323,7 +18323,7 @@ func (s *NotebookCellTextDocumentFilter) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Language = new(string)
+			s.Language = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("NotebookCellTextDocumentFilter", "language", err)
@@ -18840,7 +18840,7 @@ func (s *NotebookDocumentFilterNotebookType) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Scheme = new(string)
+			s.Scheme = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("NotebookDocumentFilterNotebookType", "scheme", err)
@@ -18913,7 +18913,7 @@ func (s *NotebookDocumentFilterPattern) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.NotebookType = new(string)
+			s.NotebookType = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("NotebookDocumentFilterPattern", "notebookType", err)
@@ -18927,7 +18927,7 @@ func (s *NotebookDocumentFilterPattern) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Scheme = new(string)
+			s.Scheme = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("NotebookDocumentFilterPattern", "scheme", err)
@@ -18997,7 +18997,7 @@ func (s *NotebookDocumentFilterScheme) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.NotebookType = new(string)
+			s.NotebookType = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("NotebookDocumentFilterScheme", "notebookType", err)
@@ -19264,7 +19264,7 @@ func (s *NotebookDocumentSyncClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("NotebookDocumentSyncClientCapabilities", "dynamicRegistration", err)
@@ -19278,7 +19278,7 @@ func (s *NotebookDocumentSyncClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ExecutionSummarySupport = new(bool)
+			s.ExecutionSummarySupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("NotebookDocumentSyncClientCapabilities", "executionSummarySupport", err)
@@ -19352,7 +19352,7 @@ func (s *NotebookDocumentSyncOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Save = new(bool)
+			s.Save = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("NotebookDocumentSyncOptions", "save", err)
@@ -19424,7 +19424,7 @@ func (s *NotebookDocumentSyncRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Save = new(bool)
+			s.Save = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("NotebookDocumentSyncRegistrationOptions", "save", err)
@@ -19438,7 +19438,7 @@ func (s *NotebookDocumentSyncRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("NotebookDocumentSyncRegistrationOptions", "id", err)
@@ -19692,6 +19692,9 @@ type Position struct {
 
 // decodeFrom decodes a Position from d, validating what it reads.
 func (s *Position) decodeFrom(d *decoder) error {
+	if d.uintegerPair("{\"line\":", ",\"character\":", &s.Line, &s.Character) {
+		return nil
+	}
 	if err := d.openObject("Position"); err != nil {
 		return err
 	}
@@ -20118,7 +20121,7 @@ func (s *PublishDiagnosticsClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RelatedInformation = new(bool)
+			s.RelatedInformation = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("PublishDiagnosticsClientCapabilities", "relatedInformation", err)
@@ -20145,7 +20148,7 @@ func (s *PublishDiagnosticsClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.CodeDescriptionSupport = new(bool)
+			s.CodeDescriptionSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("PublishDiagnosticsClientCapabilities", "codeDescriptionSupport", err)
@@ -20159,7 +20162,7 @@ func (s *PublishDiagnosticsClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DataSupport = new(bool)
+			s.DataSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("PublishDiagnosticsClientCapabilities", "dataSupport", err)
@@ -20173,7 +20176,7 @@ func (s *PublishDiagnosticsClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.VersionSupport = new(bool)
+			s.VersionSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("PublishDiagnosticsClientCapabilities", "versionSupport", err)
@@ -20238,7 +20241,7 @@ func (s *PublishDiagnosticsParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Version = new(int32)
+			s.Version = newInt32Like[int32](d)
 			v, err := d.readInt32("int32")
 			if err != nil {
 				return fieldError("PublishDiagnosticsParams", "version", err)
@@ -20380,7 +20383,7 @@ func (s *ReferenceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ReferenceClientCapabilities", "dynamicRegistration", err)
@@ -20480,7 +20483,7 @@ func (s *ReferenceOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ReferenceOptions", "workDoneProgress", err)
@@ -20644,7 +20647,7 @@ func (s *ReferenceRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ReferenceRegistrationOptions", "workDoneProgress", err)
@@ -20836,7 +20839,7 @@ func (s *RegularExpressionsClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Version = new(string)
+			s.Version = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("RegularExpressionsClientCapabilities", "version", err)
@@ -20916,7 +20919,7 @@ func (s *RelatedFullDocumentDiagnosticReport) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResultID = new(string)
+			s.ResultID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("RelatedFullDocumentDiagnosticReport", "resultId", err)
@@ -21174,7 +21177,7 @@ func (s *RenameClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameClientCapabilities", "dynamicRegistration", err)
@@ -21188,7 +21191,7 @@ func (s *RenameClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PrepareSupport = new(bool)
+			s.PrepareSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameClientCapabilities", "prepareSupport", err)
@@ -21202,7 +21205,7 @@ func (s *RenameClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PrepareSupportDefaultBehavior = new(PrepareSupportDefaultBehavior)
+			s.PrepareSupportDefaultBehavior = newUint32Like[PrepareSupportDefaultBehavior](d)
 			err = (*s.PrepareSupportDefaultBehavior).decodeFrom(d)
 			if err != nil {
 				return fieldError("RenameClientCapabilities", "prepareSupportDefaultBehavior", err)
@@ -21215,7 +21218,7 @@ func (s *RenameClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.HonorsChangeAnnotations = new(bool)
+			s.HonorsChangeAnnotations = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameClientCapabilities", "honorsChangeAnnotations", err)
@@ -21284,7 +21287,7 @@ func (s *RenameFile) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.AnnotationID = new(ChangeAnnotationIdentifier)
+			s.AnnotationID = newStringLike[ChangeAnnotationIdentifier](d)
 			err = (*s.AnnotationID).decodeFrom(d)
 			if err != nil {
 				return fieldError("RenameFile", "annotationId", err)
@@ -21376,7 +21379,7 @@ func (s *RenameFileOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Overwrite = new(bool)
+			s.Overwrite = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameFileOptions", "overwrite", err)
@@ -21390,7 +21393,7 @@ func (s *RenameFileOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IgnoreIfExists = new(bool)
+			s.IgnoreIfExists = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameFileOptions", "ignoreIfExists", err)
@@ -21496,7 +21499,7 @@ func (s *RenameOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameOptions", "workDoneProgress", err)
@@ -21510,7 +21513,7 @@ func (s *RenameOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PrepareProvider = new(bool)
+			s.PrepareProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameOptions", "prepareProvider", err)
@@ -21667,7 +21670,7 @@ func (s *RenameRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameRegistrationOptions", "workDoneProgress", err)
@@ -21681,7 +21684,7 @@ func (s *RenameRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PrepareProvider = new(bool)
+			s.PrepareProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("RenameRegistrationOptions", "prepareProvider", err)
@@ -21750,7 +21753,7 @@ func (s *ResourceOperation) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.AnnotationID = new(ChangeAnnotationIdentifier)
+			s.AnnotationID = newStringLike[ChangeAnnotationIdentifier](d)
 			err = (*s.AnnotationID).decodeFrom(d)
 			if err != nil {
 				return fieldError("ResourceOperation", "annotationId", err)
@@ -21803,7 +21806,7 @@ func (s *SaveOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IncludeText = new(bool)
+			s.IncludeText = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SaveOptions", "includeText", err)
@@ -21987,7 +21990,7 @@ func (s *SelectionRangeClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SelectionRangeClientCapabilities", "dynamicRegistration", err)
@@ -22035,7 +22038,7 @@ func (s *SelectionRangeOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SelectionRangeOptions", "workDoneProgress", err)
@@ -22183,7 +22186,7 @@ func (s *SelectionRangeRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SelectionRangeRegistrationOptions", "workDoneProgress", err)
@@ -22203,7 +22206,7 @@ func (s *SelectionRangeRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("SelectionRangeRegistrationOptions", "id", err)
@@ -22263,7 +22266,7 @@ func (s *SemanticTokens) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResultID = new(string)
+			s.ResultID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("SemanticTokens", "resultId", err)
@@ -22366,7 +22369,7 @@ func (s *SemanticTokensClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensClientCapabilities", "dynamicRegistration", err)
@@ -22416,7 +22419,7 @@ func (s *SemanticTokensClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.OverlappingTokenSupport = new(bool)
+			s.OverlappingTokenSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensClientCapabilities", "overlappingTokenSupport", err)
@@ -22430,7 +22433,7 @@ func (s *SemanticTokensClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.MultilineTokenSupport = new(bool)
+			s.MultilineTokenSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensClientCapabilities", "multilineTokenSupport", err)
@@ -22444,7 +22447,7 @@ func (s *SemanticTokensClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ServerCancelSupport = new(bool)
+			s.ServerCancelSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensClientCapabilities", "serverCancelSupport", err)
@@ -22458,7 +22461,7 @@ func (s *SemanticTokensClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.AugmentsSyntaxTokens = new(bool)
+			s.AugmentsSyntaxTokens = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensClientCapabilities", "augmentsSyntaxTokens", err)
@@ -22523,7 +22526,7 @@ func (s *SemanticTokensDelta) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResultID = new(string)
+			s.ResultID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("SemanticTokensDelta", "resultId", err)
@@ -22812,7 +22815,7 @@ func (s *SemanticTokensFullDelta) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Delta = new(bool)
+			s.Delta = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensFullDelta", "delta", err)
@@ -22932,7 +22935,7 @@ func (s *SemanticTokensOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensOptions", "workDoneProgress", err)
@@ -23259,7 +23262,7 @@ func (s *SemanticTokensRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensRegistrationOptions", "workDoneProgress", err)
@@ -23306,7 +23309,7 @@ func (s *SemanticTokensRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("SemanticTokensRegistrationOptions", "id", err)
@@ -23369,7 +23372,7 @@ func (s *SemanticTokensWorkspaceClientCapabilities) decodeFrom(d *decoder) error
 			if isNull {
 				continue
 			}
-			s.RefreshSupport = new(bool)
+			s.RefreshSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SemanticTokensWorkspaceClientCapabilities", "refreshSupport", err)
@@ -23523,7 +23526,7 @@ func (s *ServerCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.PositionEncoding = new(PositionEncodingKind)
+			s.PositionEncoding = newStringLike[PositionEncodingKind](d)
 			err = (*s.PositionEncoding).decodeFrom(d)
 			if err != nil {
 				return fieldError("ServerCapabilities", "positionEncoding", err)
@@ -23996,7 +23999,7 @@ func (s *ServerCompletionItemOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LabelDetailsSupport = new(bool)
+			s.LabelDetailsSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ServerCompletionItemOptions", "labelDetailsSupport", err)
@@ -24060,7 +24063,7 @@ func (s *ServerInfo) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Version = new(string)
+			s.Version = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("ServerInfo", "version", err)
@@ -24243,7 +24246,7 @@ func (s *ShowDocumentParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.External = new(bool)
+			s.External = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ShowDocumentParams", "external", err)
@@ -24257,7 +24260,7 @@ func (s *ShowDocumentParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TakeFocus = new(bool)
+			s.TakeFocus = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("ShowDocumentParams", "takeFocus", err)
@@ -24611,7 +24614,7 @@ func (s *SignatureHelp) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ActiveSignature = new(uint32)
+			s.ActiveSignature = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("SignatureHelp", "activeSignature", err)
@@ -24682,7 +24685,7 @@ func (s *SignatureHelpClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SignatureHelpClientCapabilities", "dynamicRegistration", err)
@@ -24709,7 +24712,7 @@ func (s *SignatureHelpClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ContextSupport = new(bool)
+			s.ContextSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SignatureHelpClientCapabilities", "contextSupport", err)
@@ -24784,7 +24787,7 @@ func (s *SignatureHelpContext) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.TriggerCharacter = new(string)
+			s.TriggerCharacter = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("SignatureHelpContext", "triggerCharacter", err)
@@ -24872,7 +24875,7 @@ func (s *SignatureHelpOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SignatureHelpOptions", "workDoneProgress", err)
@@ -25059,7 +25062,7 @@ func (s *SignatureHelpRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SignatureHelpRegistrationOptions", "workDoneProgress", err)
@@ -25264,7 +25267,7 @@ func (s *SnippetTextEdit) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.AnnotationID = new(ChangeAnnotationIdentifier)
+			s.AnnotationID = newStringLike[ChangeAnnotationIdentifier](d)
 			err = (*s.AnnotationID).decodeFrom(d)
 			if err != nil {
 				return fieldError("SnippetTextEdit", "annotationId", err)
@@ -25389,7 +25392,7 @@ func (s *StaticRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("StaticRegistrationOptions", "id", err)
@@ -25569,7 +25572,7 @@ func (s *SymbolInformation) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ContainerName = new(string)
+			s.ContainerName = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("SymbolInformation", "containerName", err)
@@ -25583,7 +25586,7 @@ func (s *SymbolInformation) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Deprecated = new(bool)
+			s.Deprecated = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("SymbolInformation", "deprecated", err)
@@ -26276,7 +26279,7 @@ func (s *TextDocumentContentChangePartial) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RangeLength = new(uint32)
+			s.RangeLength = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("TextDocumentContentChangePartial", "rangeLength", err)
@@ -26396,7 +26399,7 @@ func (s *TextDocumentContentClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentContentClientCapabilities", "dynamicRegistration", err)
@@ -26616,7 +26619,7 @@ func (s *TextDocumentContentRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TextDocumentContentRegistrationOptions", "id", err)
@@ -26802,7 +26805,7 @@ func (s *TextDocumentFilterClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.RelativePatternSupport = new(bool)
+			s.RelativePatternSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentFilterClientCapabilities", "relativePatternSupport", err)
@@ -26875,7 +26878,7 @@ func (s *TextDocumentFilterLanguage) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Scheme = new(string)
+			s.Scheme = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TextDocumentFilterLanguage", "scheme", err)
@@ -26955,7 +26958,7 @@ func (s *TextDocumentFilterPattern) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Language = new(string)
+			s.Language = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TextDocumentFilterPattern", "language", err)
@@ -26969,7 +26972,7 @@ func (s *TextDocumentFilterPattern) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Scheme = new(string)
+			s.Scheme = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TextDocumentFilterPattern", "scheme", err)
@@ -27046,7 +27049,7 @@ func (s *TextDocumentFilterScheme) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Language = new(string)
+			s.Language = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TextDocumentFilterScheme", "language", err)
@@ -27391,7 +27394,7 @@ func (s *TextDocumentSaveRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IncludeText = new(bool)
+			s.IncludeText = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSaveRegistrationOptions", "includeText", err)
@@ -27453,7 +27456,7 @@ func (s *TextDocumentSyncClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSyncClientCapabilities", "dynamicRegistration", err)
@@ -27467,7 +27470,7 @@ func (s *TextDocumentSyncClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WillSave = new(bool)
+			s.WillSave = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSyncClientCapabilities", "willSave", err)
@@ -27481,7 +27484,7 @@ func (s *TextDocumentSyncClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WillSaveWaitUntil = new(bool)
+			s.WillSaveWaitUntil = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSyncClientCapabilities", "willSaveWaitUntil", err)
@@ -27495,7 +27498,7 @@ func (s *TextDocumentSyncClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DidSave = new(bool)
+			s.DidSave = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSyncClientCapabilities", "didSave", err)
@@ -27557,7 +27560,7 @@ func (s *TextDocumentSyncOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.OpenClose = new(bool)
+			s.OpenClose = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSyncOptions", "openClose", err)
@@ -27571,7 +27574,7 @@ func (s *TextDocumentSyncOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Change = new(TextDocumentSyncKind)
+			s.Change = newUint32Like[TextDocumentSyncKind](d)
 			err = (*s.Change).decodeFrom(d)
 			if err != nil {
 				return fieldError("TextDocumentSyncOptions", "change", err)
@@ -27584,7 +27587,7 @@ func (s *TextDocumentSyncOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WillSave = new(bool)
+			s.WillSave = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSyncOptions", "willSave", err)
@@ -27598,7 +27601,7 @@ func (s *TextDocumentSyncOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WillSaveWaitUntil = new(bool)
+			s.WillSaveWaitUntil = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TextDocumentSyncOptions", "willSaveWaitUntil", err)
@@ -27732,7 +27735,7 @@ func (s *TypeDefinitionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TypeDefinitionClientCapabilities", "dynamicRegistration", err)
@@ -27746,7 +27749,7 @@ func (s *TypeDefinitionClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.LinkSupport = new(bool)
+			s.LinkSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TypeDefinitionClientCapabilities", "linkSupport", err)
@@ -27794,7 +27797,7 @@ func (s *TypeDefinitionOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TypeDefinitionOptions", "workDoneProgress", err)
@@ -27948,7 +27951,7 @@ func (s *TypeDefinitionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TypeDefinitionRegistrationOptions", "workDoneProgress", err)
@@ -27962,7 +27965,7 @@ func (s *TypeDefinitionRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TypeDefinitionRegistrationOptions", "id", err)
@@ -28018,7 +28021,7 @@ func (s *TypeHierarchyClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TypeHierarchyClientCapabilities", "dynamicRegistration", err)
@@ -28119,7 +28122,7 @@ func (s *TypeHierarchyItem) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Detail = new(string)
+			s.Detail = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TypeHierarchyItem", "detail", err)
@@ -28219,7 +28222,7 @@ func (s *TypeHierarchyOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TypeHierarchyOptions", "workDoneProgress", err)
@@ -28362,7 +28365,7 @@ func (s *TypeHierarchyRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("TypeHierarchyRegistrationOptions", "workDoneProgress", err)
@@ -28376,7 +28379,7 @@ func (s *TypeHierarchyRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ID = new(string)
+			s.ID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("TypeHierarchyRegistrationOptions", "id", err)
@@ -28990,7 +28993,7 @@ func (s *WindowClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WindowClientCapabilities", "workDoneProgress", err)
@@ -29106,7 +29109,7 @@ func (s *WorkDoneProgressBegin) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Cancellable = new(bool)
+			s.Cancellable = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkDoneProgressBegin", "cancellable", err)
@@ -29120,7 +29123,7 @@ func (s *WorkDoneProgressBegin) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Message = new(string)
+			s.Message = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("WorkDoneProgressBegin", "message", err)
@@ -29134,7 +29137,7 @@ func (s *WorkDoneProgressBegin) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Percentage = new(uint32)
+			s.Percentage = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("WorkDoneProgressBegin", "percentage", err)
@@ -29303,7 +29306,7 @@ func (s *WorkDoneProgressEnd) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Message = new(string)
+			s.Message = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("WorkDoneProgressEnd", "message", err)
@@ -29356,7 +29359,7 @@ func (s *WorkDoneProgressOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkDoneProgressOptions", "workDoneProgress", err)
@@ -29479,7 +29482,7 @@ func (s *WorkDoneProgressReport) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Cancellable = new(bool)
+			s.Cancellable = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkDoneProgressReport", "cancellable", err)
@@ -29493,7 +29496,7 @@ func (s *WorkDoneProgressReport) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Message = new(string)
+			s.Message = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("WorkDoneProgressReport", "message", err)
@@ -29507,7 +29510,7 @@ func (s *WorkDoneProgressReport) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Percentage = new(uint32)
+			s.Percentage = newUint32Like[uint32](d)
 			v, err := d.readUint32("uint32")
 			if err != nil {
 				return fieldError("WorkDoneProgressReport", "percentage", err)
@@ -29618,7 +29621,7 @@ func (s *WorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ApplyEdit = new(bool)
+			s.ApplyEdit = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceClientCapabilities", "applyEdit", err)
@@ -29697,7 +29700,7 @@ func (s *WorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkspaceFolders = new(bool)
+			s.WorkspaceFolders = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceClientCapabilities", "workspaceFolders", err)
@@ -29711,7 +29714,7 @@ func (s *WorkspaceClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Configuration = new(bool)
+			s.Configuration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceClientCapabilities", "configuration", err)
@@ -29899,7 +29902,7 @@ func (s *WorkspaceDiagnosticParams) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Identifier = new(string)
+			s.Identifier = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("WorkspaceDiagnosticParams", "identifier", err)
@@ -30197,7 +30200,7 @@ func (s *WorkspaceEditClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DocumentChanges = new(bool)
+			s.DocumentChanges = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceEditClientCapabilities", "documentChanges", err)
@@ -30223,7 +30226,7 @@ func (s *WorkspaceEditClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.FailureHandling = new(FailureHandlingKind)
+			s.FailureHandling = newStringLike[FailureHandlingKind](d)
 			err = (*s.FailureHandling).decodeFrom(d)
 			if err != nil {
 				return fieldError("WorkspaceEditClientCapabilities", "failureHandling", err)
@@ -30236,7 +30239,7 @@ func (s *WorkspaceEditClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.NormalizesLineEndings = new(bool)
+			s.NormalizesLineEndings = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceEditClientCapabilities", "normalizesLineEndings", err)
@@ -30263,7 +30266,7 @@ func (s *WorkspaceEditClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.MetadataSupport = new(bool)
+			s.MetadataSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceEditClientCapabilities", "metadataSupport", err)
@@ -30277,7 +30280,7 @@ func (s *WorkspaceEditClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.SnippetEditSupport = new(bool)
+			s.SnippetEditSupport = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceEditClientCapabilities", "snippetEditSupport", err)
@@ -30328,7 +30331,7 @@ func (s *WorkspaceEditMetadata) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.IsRefactoring = new(bool)
+			s.IsRefactoring = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceEditMetadata", "isRefactoring", err)
@@ -30565,7 +30568,7 @@ func (s *WorkspaceFoldersServerCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.Supported = new(bool)
+			s.Supported = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceFoldersServerCapabilities", "supported", err)
@@ -30649,7 +30652,7 @@ func (s *WorkspaceFullDocumentDiagnosticReport) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResultID = new(string)
+			s.ResultID = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("WorkspaceFullDocumentDiagnosticReport", "resultId", err)
@@ -30877,7 +30880,7 @@ func (s *WorkspaceSymbol) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ContainerName = new(string)
+			s.ContainerName = newStringLike[string](d)
 			v, err := d.readString("string")
 			if err != nil {
 				return fieldError("WorkspaceSymbol", "containerName", err)
@@ -30965,7 +30968,7 @@ func (s *WorkspaceSymbolClientCapabilities) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.DynamicRegistration = new(bool)
+			s.DynamicRegistration = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceSymbolClientCapabilities", "dynamicRegistration", err)
@@ -31057,7 +31060,7 @@ func (s *WorkspaceSymbolOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceSymbolOptions", "workDoneProgress", err)
@@ -31071,7 +31074,7 @@ func (s *WorkspaceSymbolOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceSymbolOptions", "resolveProvider", err)
@@ -31211,7 +31214,7 @@ func (s *WorkspaceSymbolRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.WorkDoneProgress = new(bool)
+			s.WorkDoneProgress = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceSymbolRegistrationOptions", "workDoneProgress", err)
@@ -31225,7 +31228,7 @@ func (s *WorkspaceSymbolRegistrationOptions) decodeFrom(d *decoder) error {
 			if isNull {
 				continue
 			}
-			s.ResolveProvider = new(bool)
+			s.ResolveProvider = newBoolLike[bool](d)
 			v, err := d.readBool("bool")
 			if err != nil {
 				return fieldError("WorkspaceSymbolRegistrationOptions", "resolveProvider", err)
