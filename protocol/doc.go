@@ -25,6 +25,12 @@
 //     [Server] and [Client] are the typed interfaces per direction, and
 //     [DispatchServer] and [DispatchClient] route raw params to them.
 //
+// [Validator] checks a message part against the model and reports every
+// problem with its JSON path (lspkit conform's type checks); the decoders
+// stop at the first. Decoded values of one message share memory: their
+// strings are copied into a few chunks, and the scalars optional members
+// point to come from slabs, so a value kept alive keeps its chunk alive.
+//
 // JSON goes through github.com/go-json-experiment/json (the encoding/json/v2
 // API); generated types implement its streaming UnmarshalJSONFrom and
 // MarshalJSONTo methods, so use that package (or encoding/json/v2) to encode
