@@ -111,6 +111,10 @@ func TestConformExitStatus(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errOut, "could not run the server") || !strings.Contains(errOut, "initialize") {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 		}
+		// The hung server did not outlive lspkit conform.
+		if pids := fakesAlive("conform-hang-init"); len(pids) > 0 {
+			t.Fatalf("the hung server is still running: %v", pids)
+		}
 	})
 	for name, args := range map[string][]string{
 		"unknown id":     {"conform", "no-such-server"},
@@ -127,4 +131,24 @@ func TestConformExitStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fakesAlive lists the live processes running the fake server behavior
+// (their environment says LSPKIT_FAKE=behavior), where /proc tells.
+func fakesAlive(behavior string) []string {
+	var pids []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		env, err := os.ReadFile(filepath.Join(dir, "environ"))
+		if err != nil || !bytes.Contains(env, []byte("LSPKIT_FAKE="+behavior+"\x00")) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+				continue // a zombie is dead
+			}
+		}
+		pids = append(pids, filepath.Base(dir))
+	}
+	return pids
 }
