@@ -116,7 +116,6 @@ type session struct {
 	scorer      *Scorer
 	initialized bool
 	published   chan struct{}                  // a publish for the document arrived
-	diagnostics map[int32]jsontext.Value       // the document's diagnostics by version
 	onRequest   func(method string, id string) // sees each client request as it goes out
 	awaitID     string                         // a request whose answer closes awaited
 	awaited     chan struct{}
@@ -644,13 +643,12 @@ var keywords = map[string]bool{
 // recorder passes a server's stream through, recording and scoring each
 // frame in both directions.
 type recorder struct {
-	rwc   io.ReadWriteCloser
-	s     *session
-	rmu   sync.Mutex
-	rbuf  []byte
-	wmu   sync.Mutex
-	wbuf  []byte
-	close sync.Once
+	rwc  io.ReadWriteCloser
+	s    *session
+	rmu  sync.Mutex
+	rbuf []byte
+	wmu  sync.Mutex
+	wbuf []byte
 }
 
 func (r *recorder) Read(p []byte) (int, error) {

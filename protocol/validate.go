@@ -248,8 +248,12 @@ func sLiteral(props ...schemaProp) *schemaType {
 	return &schemaType{kind: skLiteral, props: props}
 }
 func sStringLiteral(v string) *schemaType { return &schemaType{kind: skStringLiteral, name: v} }
+
+//lint:ignore U1000 used by tables of models with integer literal types
 func sIntegerLiteral(v int64) *schemaType { return &schemaType{kind: skIntegerLiteral, num: v} }
-func sBooleanLiteral(v bool) *schemaType  { return &schemaType{kind: skBooleanLiteral, flag: v} }
+
+//lint:ignore U1000 used by tables of models with boolean literal types
+func sBooleanLiteral(v bool) *schemaType { return &schemaType{kind: skBooleanLiteral, flag: v} }
 func sProp(name string, t *schemaType, optional bool) schemaProp {
 	return schemaProp{name: name, typ: t, optional: optional}
 }
