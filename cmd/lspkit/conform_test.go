@@ -109,7 +109,7 @@ func TestConformExitStatus(t *testing.T) {
 	})
 	t.Run("hang", func(t *testing.T) {
 		t.Parallel()
-		code, out, errOut := conformFake(t, "conform-hang-init")
+		code, out, errOut := conformFake(t, "conform-hang-init", "--timeout", "1s") // initialize gets 6 s
 		if code != 2 || out != "" || !strings.Contains(errOut, "could not run the server") || !strings.Contains(errOut, "initialize") {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 		}
