@@ -82,7 +82,12 @@ func TestMCPFDs(t *testing.T) {
 	}
 	cmd := exec.Command(lspkitBin, "serve", "--root", root, "--mcp-fds", "3,4")
 	cmd.ExtraFiles = []*os.File{mcpIn, mcpOut}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// No Pdeathsig: it fires when the thread that forked the daemon
+	// exits, and this test binary starts servers from goroutines locked
+	// to their threads (client.StartProcess), which end with them — a
+	// daemon started here on such a thread died mid-test (EOF). The
+	// daemon ends with its stdin, which ends with this process.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	stderr := &lockedBuffer{}
