@@ -29,13 +29,20 @@ func live(t testing.TB, files map[string]string, options string) *Orchestrator {
 
 // liveIn starts an orchestrator over root with the configuration's lsp
 // options (autoInstall off). Unless the options say otherwise, the first
-// touch of a server may take as long as it does on a loaded CI machine
-// (a server starting beside a dozen others on two cores took over 10 s):
-// a live test asserts what the server answers, not how fast it starts.
+// touch of a server and its answers may take as long as they do on a
+// loaded CI machine (a server starting beside a dozen others on two cores
+// took over 10 s): a live test asserts what the server answers, not how
+// fast.
 func liveIn(t testing.TB, root, options string) *Orchestrator {
 	t.Helper()
 	if !strings.Contains(options, `"firstTouchTimeout"`) {
 		options = loadedWait + options
+	}
+	if !strings.Contains(options, `"diagnosticTimeout"`) {
+		// Likewise a server's answer on a loaded machine: pyright took
+		// over 3 s to answer for a workspace folder added to it while a
+		// fresh clone's tests compiled beside it.
+		options = `,"diagnosticTimeout":30000` + options
 	}
 	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false`+options+`}}`), "test")
 	if err != nil {
