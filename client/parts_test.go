@@ -1,6 +1,8 @@
 package client
 
 import (
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -178,15 +180,26 @@ func TestRegistry(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"hoverProvider":true}`), &caps); err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(Config{Root: "/work"})
+	root := filepath.FromSlash("/work")
+	if runtime.GOOS == "windows" {
+		root = `C:\work`
+	}
+	uri := func(rel string) protocol.DocumentURI {
+		u, err := protocol.FileURI(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	c := newClient(Config{Root: root})
 	c.caps.Store(&caps)
 	c.regs.set(map[string]protocol.Registration{
 		"d":  registrationOf(t, "d", "textDocument/diagnostic", `{"documentSelector":[{"language":"python"}],"interFileDependencies":true,"workspaceDiagnostics":false}`),
 		"f":  registrationOf(t, "f", "textDocument/formatting", `{"documentSelector":[{"pattern":"**/*.go"},{"scheme":"untitled"}]}`),
 		"r":  registrationOf(t, "r", "textDocument/rename", `{"documentSelector":null}`),
-		"st": registrationOf(t, "st", "textDocument/semanticTokens", `{"documentSelector":[{"language":"go","pattern":{"baseUri":"file:///work/sub","pattern":"*.go"}}]}`),
+		"st": registrationOf(t, "st", "textDocument/semanticTokens", `{"documentSelector":[{"language":"go","pattern":{"baseUri":"`+string(uri("sub"))+`","pattern":"*.go"}}]}`),
 	}, &caps)
-	py, goFile, subGo := protocol.DocumentURI("file:///work/a.py"), protocol.DocumentURI("file:///work/a.go"), protocol.DocumentURI("file:///work/sub/b.go")
+	py, goFile, subGo := uri("a.py"), uri("a.go"), uri("sub/b.go")
 	for _, c2 := range []struct {
 		method string
 		uri    protocol.DocumentURI

@@ -3,6 +3,7 @@ package protocol_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -218,12 +219,16 @@ func TestDescriptors(t *testing.T) {
 }
 
 func TestFileURI(t *testing.T) {
-	u, err := protocol.FileURI("/tmp/a b/ü.go")
-	if err != nil || u != "file:///tmp/a%20b/%C3%BC.go" {
-		t.Fatalf("FileURI: %s %v", u, err)
+	path, want := "/tmp/a b/ü.go", protocol.DocumentURI("file:///tmp/a%20b/%C3%BC.go")
+	if runtime.GOOS == "windows" {
+		path, want = `C:\tmp\a b\ü.go`, "file:///C:/tmp/a%20b/%C3%BC.go"
 	}
-	if p, err := u.Path(); err != nil || p != "/tmp/a b/ü.go" {
-		t.Fatalf("Path: %s %v", p, err)
+	u, err := protocol.FileURI(path)
+	if err != nil || u != want {
+		t.Fatalf("FileURI: %s %v, want %s", u, err, want)
+	}
+	if p, err := u.Path(); err != nil || p != path {
+		t.Fatalf("Path: %s %v, want %s", p, err, path)
 	}
 	if _, err := protocol.DocumentURI("https://x/y").Path(); err == nil {
 		t.Fatal("non-file URI has a path")
