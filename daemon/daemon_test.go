@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -27,8 +28,16 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	lspkitBin = filepath.Join(dir, "lspkit")
+	if runtime.GOOS == "windows" {
+		lspkitBin += ".exe"
+	}
 	build := exec.Command("go", "build", "-o", lspkitBin, "../cmd/lspkit")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if prebuilt := os.Getenv("LSPKIT_TEST_BINARY"); prebuilt != "" {
+		// A binary built elsewhere (scripts/test-windows.sh: no go command
+		// under Wine).
+		lspkitBin, build = prebuilt, exec.Command(prebuilt, "--version")
+	}
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building lspkit:", err)
 		os.Exit(1)

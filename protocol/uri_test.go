@@ -19,12 +19,20 @@ func TestCanonicalURI(t *testing.T) {
 		t.Fatalf("Path(%s) = %q, %v; want %q", want, got, err, path)
 	}
 	slashed := filepath.ToSlash(dir)
-	for _, spelling := range []string{
+	if !strings.HasPrefix(slashed, "/") {
+		slashed = "/" + slashed // C:/… is /C:/… in a URI's path
+	}
+	spellings := []string{
 		string(want),
 		"file://" + encodeAll(slashed) + "/x.ts",          // VS Code: + → %2B, @ → %40, é as UTF-8 bytes
 		"file://localhost" + encodeAll(slashed) + "/x.ts", // with a host that means this machine
 		"FILE://" + encodeAll(slashed) + "/x.ts",
-	} {
+	}
+	if len(slashed) > 2 && slashed[2] == ':' {
+		// A drive letter as VS Code writes it: lower case, the colon %3A.
+		spellings = append(spellings, "file:///"+strings.ToLower(slashed[1:2])+"%3A"+encodeAll(slashed[3:])+"/x.ts")
+	}
+	for _, spelling := range spellings {
 		if got := DocumentURI(spelling).Canonical(); got != want {
 			t.Errorf("Canonical(%s) = %s, want %s", spelling, got, want)
 		}

@@ -59,17 +59,35 @@ else
 fi
 
 phase "test binaries (GOOS=windows)"
-pkgs=(protocol transport client service/config service/registry service/shared service/orchestrator daemon cmd/lspkit)
-for p in "${pkgs[@]}"; do
-	GOOS=windows GOARCH=amd64 go test -c "${overlay[@]}" -o "$tmp/$(echo "$p" | tr / _).test.exe" "./$p"
+# The packages with Windows code or per-system decisions (a package whose
+# tests are all for other systems has no Windows test binary: skipped).
+pkgs=()
+for p in protocol transport client service/config service/registry service/shared service/orchestrator daemon cmd/lspkit; do
+	exe="$tmp/$(echo "$p" | tr / _).test.exe"
+	GOOS=windows GOARCH=amd64 go test -c "${overlay[@]}" -o "$exe" "./$p" | grep -v 'no test files' || true
+	if [ -f "$exe" ]; then
+		pkgs+=("$p")
+	else
+		echo "--   $p: no tests for windows"
+	fi
 done
+# The daemon's tests drive lspkit.exe, built here (no go command under Wine).
+GOOS=windows GOARCH=amd64 go build "${overlay[@]}" -o "$tmp/lspkit.exe" ./cmd/lspkit
+export LSPKIT_TEST_BINARY
+LSPKIT_TEST_BINARY=$(winepath -w "$tmp/lspkit.exe" 2>/dev/null)
 
 phase "tests under wine"
 failed=0
 for p in "${pkgs[@]}"; do
 	exe="$tmp/$(echo "$p" | tr / _).test.exe"
 	t0=$SECONDS
-	if (cd "$p" && wine "$exe" -test.short -test.timeout 10m >"$tmp/out.txt" 2>&1); then
+	skip=()
+	if [ "$p" = service/orchestrator ]; then
+		# Its examples run gopls, which cannot load packages under Wine 8.0
+		# (its go command fails: "unlinkat …: Invalid function").
+		skip=(-test.skip '^Example')
+	fi
+	if (cd "$p" && wine "$exe" -test.short -test.timeout 10m "${skip[@]}" >"$tmp/out.txt" 2>&1); then
 		echo "ok   $p $((SECONDS - t0)) s (windows/amd64 under wine)"
 	else
 		failed=1

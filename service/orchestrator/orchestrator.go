@@ -193,7 +193,17 @@ func (o *Orchestrator) resolve(path string) (string, bool) {
 	if path == "" {
 		return "", false
 	}
-	if !filepath.IsAbs(path) {
+	switch {
+	case filepath.IsAbs(path):
+	case filepath.VolumeName(path) != "" || filepath.Separator == '\\' && (path[0] == '\\' || path[0] == '/'):
+		// On Windows, `\etc\x` (rooted, on the current drive) and `D:x`
+		// (a drive without a root) are not the workspace's relative paths.
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", false
+		}
+		path = abs
+	default:
 		path = filepath.Join(o.root, path)
 	}
 	path = filepath.Clean(path)

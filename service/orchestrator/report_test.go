@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -74,15 +75,25 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, in := range map[string]bool{
+	cases := map[string]bool{
 		"a.go": true, "./x/../a.go": true, filepath.Join(o.Root(), "b/c.go"): true,
 		"../a.go": false, o.Root() + "2/a.go": false, "/etc/passwd": false, "": false,
-	} {
+	}
+	if runtime.GOOS == "windows" {
+		// Rooted on the current drive, a drive without a root, another
+		// spelling of the root (case), backslashes.
+		cases[`\windows\win.ini`] = false
+		cases[filepath.VolumeName(o.Root())+"a.go"] = false
+		cases[strings.ToUpper(o.Root())+`\A.GO`] = true
+		cases[`x\..\a.go`] = true
+	}
+	for path, in := range cases {
 		if _, ok := o.resolve(path); ok != in {
 			t.Errorf("resolve(%q) inside = %v", path, ok)
 		}
 	}
-	if !within("/ws", "/ws") || within("/ws", "/ws2") || within("/ws", "/") || !within("/ws", "/ws/a/b") {
+	p := filepath.FromSlash
+	if !within(p("/ws"), p("/ws")) || within(p("/ws"), p("/ws2")) || within(p("/ws"), p("/")) || !within(p("/ws"), p("/ws/a/b")) {
 		t.Error("within is not segment-safe")
 	}
 }
