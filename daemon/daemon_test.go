@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,13 @@ import (
 var lspkitBin string
 
 func TestMain(m *testing.M) {
+	if pidFile := os.Getenv("LSPKIT_SILENT_DAEMON"); pidFile != "" {
+		// TestStartNoReady's daemon: says its pid, then nothing.
+		os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())), 0o644)
+		fmt.Fprintln(os.Stderr, "about to say nothing")
+		time.Sleep(time.Minute) // a daemon that never answers
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "lspkit-daemon")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -132,13 +140,13 @@ func TestDaemon(t *testing.T) {
 // the ready timeout and is killed.
 func TestStartNoReady(t *testing.T) {
 	dir := t.TempDir()
-	silent := filepath.Join(dir, "silent")
-	pidFile := filepath.Join(dir, "pid")
-	if err := os.WriteFile(silent, []byte("#!/bin/sh\necho $$ > "+pidFile+"\necho 'about to say nothing' >&2\nexec sleep 60\n"), 0o755); err != nil {
+	silent, err := os.Executable() // this test binary, as a daemon that never says ready
+	if err != nil {
 		t.Fatal(err)
 	}
+	pidFile := filepath.Join(dir, "pid")
 	start := time.Now()
-	_, err := daemon.Start(context.Background(), daemon.Options{Binary: silent, Root: dir, ReadyTimeout: 300 * time.Millisecond})
+	_, err = daemon.Start(context.Background(), daemon.Options{Binary: silent, Root: dir, ReadyTimeout: 300 * time.Millisecond, Env: []string{"LSPKIT_SILENT_DAEMON=" + pidFile}})
 	if err == nil || !strings.Contains(err.Error(), "no lsp/ready within 300ms") {
 		t.Fatalf("got %v", err)
 	}

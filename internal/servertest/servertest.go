@@ -3,10 +3,8 @@
 package servertest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -34,18 +32,6 @@ func Binary(t testing.TB, name string) string {
 		t.Skipf("%s is not installed: run go run ./cmd/lspkit install --tested", name)
 	}
 	return path
-}
-
-// Alive reports whether pid is a live (not zombie) process.
-func Alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // Gone waits, up to a deadline, for pid to leave the process table.

@@ -203,7 +203,7 @@ func TestBoundary(t *testing.T) {
 	}
 	defer o.Shutdown(context.Background())
 	f := &fake{Orchestrator: o, root: o.Root(), launcher: l}
-	for p, reason := range map[string]string{
+	cases := map[string]string{
 		"../out.fk":                     "outside the workspace root",
 		filepath.Join(parent, "out.fk"): "outside the workspace root",
 		"link.fk":                       "outside the workspace root",
@@ -211,7 +211,13 @@ func TestBoundary(t *testing.T) {
 		"../ws2/b.fk":                   "outside the workspace root",
 		"bin.fk":                        "binary file",
 		"notes.unknownext":              "no language server handles .unknownext files (configured: ",
-	} {
+	}
+	if _, err := os.Stat(filepath.Join(root, "link.fk")); err != nil {
+		// Wine 8.0 makes the link but cannot follow it.
+		t.Logf("the symbolic link does not resolve here (%v): its case is left out", err)
+		delete(cases, "link.fk")
+	}
+	for p, reason := range cases {
 		res := f.check(t, api.CheckParams{FilePath: p})
 		if res.Checked || len(res.Diagnostics) != 0 || !strings.Contains(res.Reason, reason) {
 			t.Errorf("%s: %+v, want not checked: %s", p, res, reason)
