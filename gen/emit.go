@@ -185,25 +185,23 @@ func goType(g *gtype) *jen.Statement {
 // basicOf returns the predeclared type under a named type decoded as a
 // scalar (open enums, base aliases, URIs), or "".
 func basicOf(g *gtype) string {
-	switch g.kind {
-	case gkBasic:
-		return g.basic
-	case gkNamed:
-		d := g.decl
-		switch d.kind {
-		case dEnum:
-			if d.enum.SupportsCustomValues {
-				return basics[d.enum.Type.Name]
-			}
-		case dExternal, dDefined:
-			return basicOf(d.under)
-		case dAlias:
-			if !d.raw {
-				return basicOf(d.under)
-			}
-		}
+	if g.kind != gkNamed {
+		return underBasic(g)
 	}
-	return ""
+	switch d := g.decl; d.kind {
+	case dEnum:
+		if !d.enum.SupportsCustomValues {
+			return "" // a closed enumeration checks its values
+		}
+	case dExternal, dDefined:
+		return basicOf(d.under)
+	case dAlias:
+		if d.raw {
+			return ""
+		}
+		return basicOf(d.under)
+	}
+	return underBasic(g)
 }
 
 func (e *emitter) structures(f *jen.File) error {
