@@ -53,8 +53,16 @@ func (p watchPattern) matches(path string, kind protocol.WatchKind) bool {
 		}
 		name = filepath.ToSlash(rel)
 	}
+	if foldNames {
+		name = strings.ToLower(name) // the glob is lower case too (watchPatterns)
+	}
 	return doublestar.MatchUnvalidated(p.glob, name)
 }
+
+// foldNames says that file names compare without regard to case, as they
+// do by default on Windows and macOS: a server's glob "c:/src/**" names
+// C:\src's files.
+var foldNames = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
 
 // watchPatterns reads the watchers of the server's
 // workspace/didChangeWatchedFiles registrations. String globs are relative
@@ -93,6 +101,9 @@ func watchPatterns(root string, regs []protocol.Registration) ([]watchPattern, [
 					continue
 				}
 				p.base = base
+			}
+			if foldNames {
+				p.glob = strings.ToLower(p.glob)
 			}
 			if p.glob == "" || !doublestar.ValidatePattern(p.glob) {
 				errs = append(errs, fmt.Errorf("registration %s: bad glob pattern %q", r.ID, p.glob))
