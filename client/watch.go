@@ -682,6 +682,26 @@ func (w *fileWatcher) flush(ctx context.Context) error {
 	if err := w.waitScanned(ctx); err != nil {
 		return err
 	}
+	for range barrierRounds {
+		if err := w.mark1(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// barrierRounds is how many marks a flush waits for in turn. With inotify
+// one mark is enough: every directory's events share one queue, in order.
+// On Windows each directory has its own ReadDirectoryChangesW, reissued
+// after its last completion was read: a change made while a directory's
+// read was not pending is reported by the reissued read, whose completion
+// can follow the mark's. Every reissue of a read whose completion came
+// before the first mark happens before that mark is read, so the second
+// mark comes after all of them.
+var barrierRounds = map[bool]int{true: 2, false: 1}[runtime.GOOS == "windows"]
+
+// mark1 is one round of flush: the marker renamed, and its event awaited.
+func (w *fileWatcher) mark1(ctx context.Context) error {
 	w.markMu.Lock()
 	w.marks++
 	n := w.marks

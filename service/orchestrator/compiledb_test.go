@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -27,6 +28,9 @@ func TestCompileCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Shut down before the temporary directories go: on Windows a
+		// watched directory cannot be removed while it is watched.
+		t.Cleanup(func() { o.Shutdown(context.Background()) })
 		return o
 	}
 	root := t.TempDir()

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -75,6 +76,7 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { o.Shutdown(context.Background()) }) // before the directory goes (Windows)
 	cases := map[string]bool{
 		"a.go": true, "./x/../a.go": true, filepath.Join(o.Root(), "b/c.go"): true,
 		"../a.go": false, o.Root() + "2/a.go": false, "/etc/passwd": false, "": false,
