@@ -138,6 +138,30 @@ else
 	echo "FAIL live check: exit $code (want 1 and pyright's finding at a.py:2:12)"
 	failed=1
 fi
+# The same server through a .cmd shim found on PATH by its bare name, as
+# npm installs servers on Windows.
+mkdir -p "$ws/bin"
+printf '@"%s" "%s" %%*\r\n' "$node" "$langserver" >"$ws/bin/pyright-shim.cmd"
+printf '{"lsp":{"autoInstall":false,"firstTouchTimeout":120000,"servers":{"pyright":{"command":"pyright-shim","args":["--stdio"]}}}}\n' >"$ws/lspkit.json"
+set +e
+(cd "$ws" && WINEPATH=$(winepath -w "$ws/bin") wine "$tmp/lspkit.exe" check --root "$root" a.py >"$tmp/check.txt" 2>&1)
+code=$?
+set -e
+if [ $code -eq 1 ] && grep -q 'a.py:2:12: error: .*is not assignable to return type' "$tmp/check.txt"; then
+	echo "ok   live check through pyright-shim.cmd on PATH"
+else
+	cat "$tmp/check.txt"
+	echo "FAIL live check through a .cmd shim: exit $code"
+	failed=1
+fi
+# The server store is under %LocalAppData% (install names it first; gopls
+# then fails at once: no go command here).
+if (cd "$ws" && wine "$tmp/lspkit.exe" install gopls 2>&1 || true) | grep -q 'into .*AppData\\Local\\lspkit\\servers'; then
+	echo "ok   the server store is under %LocalAppData%"
+else
+	echo "FAIL lspkit.exe install does not name a store under %LocalAppData%"
+	failed=1
+fi
 wineserver -k >/dev/null 2>&1 || true
 phase "done"
 exit $failed
