@@ -57,8 +57,14 @@ func conform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		} else {
 			fmt.Fprint(stdout, card.Markdown())
 		}
-		if card.Violations() > 0 {
+		switch {
+		case card.Violations() > 0:
 			return conformViolations
+		case card.Stopped != "":
+			// Nothing wrong was seen, but not everything was looked at:
+			// not a clean card.
+			fmt.Fprintf(stderr, "lspkit conform: the session stopped early (%s): the card is incomplete\n", card.Stopped)
+			return conformCouldNot
 		}
 		return conformClean
 	}

@@ -82,7 +82,8 @@ Usage:
         message checked against the LSP meta model; prints a report card.
         --transcript FILE scores a recorded session instead. Exit status: 0 no
         violation; 1 violations; 2 could not run (server missing, or it ended
-        or hung before answering initialize)
+        or hung before answering initialize) or stopped early with nothing
+        wrong seen (the card is incomplete)
   lspkit --version
 
 Logs go to stderr; --log-level or LSPKIT_LOG sets debug, info, warn or error.
