@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -35,13 +34,9 @@ const (
 // session (a built-in or configured server by id, or any command after --)
 // or a recorded transcript, printed as a report card.
 func conform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
-	fs := flags("conform", &c)
-	file := fs.String("file", "", "the document to aim the requests at (relative to --root); with --root")
-	asJSON := fs.Bool("json", false, "print the card as JSON")
-	timeout := fs.Duration("timeout", 10*time.Second, "the time each request must be answered in")
-	transcript := fs.String("transcript", "", "score this recorded transcript (JSON Lines) instead of a live server")
-	save := fs.String("record", "", "also write the live session's transcript to this file")
+	var flagOpts conformOptions
+	fs := newFlags("conform", flagOpts.define)
+	c, file, asJSON, timeout, transcript, save := &flagOpts.common, &flagOpts.file, &flagOpts.json, &flagOpts.timeout, &flagOpts.transcript, &flagOpts.record
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}

@@ -1,13 +1,8 @@
-// Command lspkit is the lspkit daemon and its one-shot tools.
-//
-//	lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--shared] [--log-level LEVEL]
-//	lspkit mcp    [--root DIR] [--config FILE] [--shared] [--log-level LEVEL]
-//	lspkit record [--out FILE] -- SERVER ARGS...
-//	lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] FILE...
-//	lspkit status [--root DIR] [--config FILE] [--json]
-//	lspkit install [--tested] [SERVER...]
-//	lspkit conform [--root DIR --file PATH] [--json] [--timeout D] [--record FILE] (SERVER | -- COMMAND ARGS...)
-//	lspkit --version | --help
+// Command lspkit is the lspkit daemon and its one-shot tools: serve (the
+// daemon), mcp (an MCP server), check, status, doctor, install, conform and
+// record. `lspkit --help` lists them, `lspkit COMMAND --help` gives one's
+// flags (both made from the command table in commands.go), and
+// docs/contract.md is the reference.
 package main
 
 import (
@@ -47,47 +42,6 @@ import (
 	"github.com/lspkit/lspkit/service/shared"
 )
 
-const usage = `lspkit gives coding agents the language server's diagnostics and navigation.
-
-Usage:
-  lspkit serve  [--root DIR] [--config FILE] [--mcp-fds R,W] [--shared] [--log-level LEVEL]
-        the daemon: JSON-RPC with LSP framing on stdin/stdout (see the service contract);
-        with --mcp-fds, MCP too on those file descriptors, sharing the servers
-  lspkit mcp    [--root DIR] [--config FILE] [--shared] [--log-level LEVEL]
-        an MCP server (stdio transport) with the lsp_* tools
-        --shared (or LSPKIT_SHARED=1, or "shared": true): attach to this user's
-        shared daemon for the root, starting it if none runs, so that every
-        agent on the workspace shares one set of language servers
-  lspkit record [--out FILE] -- SERVER ARGS...
-        run SERVER between a client on stdin/stdout and itself, unchanged,
-        recording both directions as a transcript (JSON Lines) in FILE
-  lspkit check  [--root DIR] [--config FILE] [--json] [--severity LIST] [--timeout MS] FILE...
-        start the servers the FILEs need, print their diagnostics at the
-        severities asked for (default: the configuration's, error), stop them.
-        Exit status: 0 every file checked by every server for it and nothing
-        found; 1 findings; 2 bad input (a missing path, a directory, a file
-        outside the root, bad flags or configuration); 3 some file not (fully)
-        checked — no server for its type, server unavailable or broken, timed
-        out, binary, LSP disabled — and no findings. Each unchecked file is
-        named once on stderr with its reason. --json prints
-        {"diagnostics": [...], "files": [{"file", "checked", "reason"?, "servers": [...]}]}
-  lspkit status [--root DIR] [--config FILE] [--json]
-        what would run for the root: servers, binaries, configuration problems
-  lspkit install [--tested] [SERVER...]
-        install servers at their pinned versions into the server store
-        (--tested: the ones lspkit's live tests use; system packages via apt)
-  lspkit conform [--root DIR --file PATH] [--json] [--timeout D] [--record FILE] (SERVER | -- COMMAND ARGS...)
-        score a language server against the protocol: a scripted session on a
-        small workspace for its language (or --root/--file of a project), every
-        message checked against the LSP meta model; prints a report card.
-        --transcript FILE scores a recorded session instead. Exit status: 0 no
-        violation; 1 violations; 2 could not run (server missing, or it ended
-        or hung before answering initialize) or stopped early with nothing
-        wrong seen (the card is incomplete)
-  lspkit --version
-
-Logs go to stderr; --log-level or LSPKIT_LOG sets debug, info, warn or error.
-`
 
 // exitUsage is the exit status for usage and configuration errors.
 const exitUsage = 2
@@ -106,7 +60,7 @@ func version() string {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		writeUsage(stderr)
 		return exitUsage
 	}
 	switch args[0] {
@@ -114,29 +68,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "lspkit", version())
 		return 0
 	case "--help", "-help", "-h", "help":
-		fmt.Fprint(stdout, usage)
+		if len(args) > 1 {
+			if c, ok := lookup(args[1]); ok {
+				c.writeHelp(stdout)
+				return 0
+			}
+		}
+		writeUsage(stdout)
 		return 0
-	case "serve":
-		return serve(ctx, args[1:], stdin, stdout, stderr)
-	case "check":
-		return check(ctx, args[1:], stdout, stderr)
-	case "status":
-		return status(args[1:], stdout, stderr)
-	case "mcp":
-		return mcpCommand(ctx, args[1:], stdout, stderr)
-	case "record":
-		return record(ctx, args[1:], stdin, stdout, stderr)
-	case "install":
-		return install(ctx, args[1:], stdout, stderr)
-	case "conform":
-		return conform(ctx, args[1:], stdout, stderr)
 	case "guard":
 		return client.GuardMain(args[1:]) // started by the daemon, not by people: not in the usage
-	case "shared-daemon":
-		return sharedDaemon(ctx, args[1:], stdout, stderr) // started by --shared, not by people
 	}
-	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected serve, mcp, check, status, install, conform or record; see lspkit --help)\n", args[0])
+	if c, ok := lookup(args[0]); ok {
+		return c.run(ctx, args[1:], stdin, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "lspkit: unknown command %q (expected %s; see lspkit --help)\n", args[0], commandList())
 	return exitUsage
+}
+
+// commandList names the commands people run: "check, mcp, … or record".
+func commandList() string {
+	var names []string
+	for _, c := range commands() {
+		if !c.hidden {
+			names = append(names, c.name)
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // common holds the flags every command has.
@@ -144,12 +102,11 @@ type common struct {
 	root, config, logLevel string
 }
 
-func flags(name string, c *common) *flag.FlagSet {
+// newFlags is a command's flag set with the flags define declares.
+func newFlags(name string, define func(*flag.FlagSet)) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.root, "root", "", "the workspace root (default: the working directory)")
-	fs.StringVar(&c.config, "config", "", "the configuration file (default: ROOT/lspkit.json, else ROOT/opencode.json)")
-	fs.StringVar(&c.logLevel, "log-level", os.Getenv("LSPKIT_LOG"), "log level: debug, info, warn, error")
+	define(fs)
 	return fs
 }
 
@@ -157,7 +114,11 @@ func flags(name string, c *common) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
+			if c, ok := lookup(fs.Name()); ok {
+				c.writeHelp(stdout)
+			} else {
+				writeUsage(stdout)
+			}
 			return 0, false
 		}
 		fmt.Fprintf(stderr, "lspkit %s: %v (see lspkit --help)\n", fs.Name(), err)
@@ -166,7 +127,11 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool
 	return 0, true
 }
 
+// logger logs to stderr at level, else $LSPKIT_LOG's, else def.
 func logger(level string, def slog.Level, stderr io.Writer) (*slog.Logger, error) {
+	if level == "" {
+		level = os.Getenv("LSPKIT_LOG")
+	}
 	l := def
 	if level != "" {
 		if err := l.UnmarshalText([]byte(level)); err != nil {
@@ -220,7 +185,7 @@ func (c *common) load() (cfg config.Config, bootCfg jsontext.Value, err error) {
 	}
 	info, err := os.Stat(c.root)
 	if err != nil || !info.IsDir() {
-		return cfg, nil, fmt.Errorf("root %s: not a directory", c.root)
+		return cfg, nil, fmt.Errorf("root %s: %w", c.root, errNotADirectory)
 	}
 	if len(bootCfg) > 0 && string(bootCfg) != "null" {
 		// The bootstrap's config is the document's lsp value or the whole document.
@@ -266,10 +231,9 @@ func (s stdio) Close() error {
 }
 
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var c common
-	fs := flags("serve", &c)
-	mcpFDs := fs.String("mcp-fds", "", "serve MCP on these file descriptors too (R,W)")
-	sharedFlag := fs.Bool("shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+	var opts serveOptions
+	fs := newFlags("serve", opts.define)
+	c, mcpFDs, sharedFlag := &opts.common, &opts.mcpFDs, &opts.shared
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -350,9 +314,9 @@ func parseFDs(s string) (*os.File, *os.File, error) {
 
 // record runs a server behind a recording proxy.
 func record(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.String("out", "transcript.jsonl", "the transcript file to write")
+	var opts recordOptions
+	fs := newFlags("record", opts.define)
+	out := &opts.out
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -380,9 +344,9 @@ func record(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 // mcpCommand serves MCP on stdin/stdout until the client hangs up.
 func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
-	fs := flags("mcp", &c)
-	sharedFlag := fs.Bool("shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+	var opts mcpOptions
+	fs := newFlags("mcp", opts.define)
+	c, sharedFlag := &opts.common, &opts.shared
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -449,11 +413,9 @@ type fileVerdict struct {
 }
 
 func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
-	fs := flags("check", &c)
-	asJSON := fs.Bool("json", false, "print JSON")
-	severity := fs.String("severity", "", "severities to report, comma-separated (default: the configuration's, error)")
-	timeoutMS := fs.Int("timeout", 0, "per-server timeout in milliseconds (default: the configuration's)")
+	var opts checkOptions
+	fs := newFlags("check", opts.define)
+	c, asJSON, severity, timeoutMS := &opts.common, &opts.json, &opts.severity, &opts.timeoutMS
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -627,9 +589,9 @@ func progressBar(w io.Writer) func(registry.Progress) {
 }
 
 func status(args []string, stdout, stderr io.Writer) int {
-	var c common
-	fs := flags("status", &c)
-	asJSON := fs.Bool("json", false, "print JSON")
+	var opts statusOptions
+	fs := newFlags("status", opts.define)
+	c, asJSON := &opts.common, &opts.json
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -670,9 +632,9 @@ func status(args []string, stdout, stderr io.Writer) int {
 // named ones, or --tested, the set the live tests use. System packages
 // (apt) are installed too; already installed ones are left alone.
 func install(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("install", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	tested := fs.Bool("tested", false, "install the servers lspkit's live tests use")
+	var opts installOptions
+	fs := newFlags("install", opts.define)
+	tested := &opts.tested
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}

@@ -76,7 +76,7 @@ func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Val
 // the others exit 0 at once.
 func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c common
-	fs := flags("shared-daemon", &c)
+	fs := newFlags("shared-daemon", c.define)
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}

@@ -1,5 +1,5 @@
-// Package api is lspkit's service contract in Go
-// (../shared/design/service-contract.md): the method names, the params and
+// Package api is lspkit's service contract in Go (docs/contract.md is its
+// published text): the method names, the params and
 // results of every method, and the error codes. The orchestrator's Go API,
 // its JSON-RPC and MCP adapters and the Go client that spawns the daemon
 // all speak these types, so the contract is written down once.

@@ -260,6 +260,10 @@ func Parse(data []byte, source string) (Config, error) {
 	p := parser{source: source}
 	for _, k := range sorted(opts) {
 		v, key := opts[k], "lsp."+k
+		if !known(key) {
+			p.fail(key, "unknown key")
+			return cfg, p.err
+		}
 		switch k {
 		case "servers":
 			servers, err := object(v, source, key)
@@ -324,7 +328,11 @@ func Parse(data []byte, source string) (Config, error) {
 				return cfg, err
 			}
 			for _, rk := range sorted(r) {
-				switch rk {
+				name := rk
+				if !known(key + "." + rk) {
+					name = "" // refused below, naming what is expected
+				}
+				switch name {
 				case "maxRestarts":
 					p.count(r[rk], key+"."+rk, &cfg.Restart.MaxRestarts)
 				case "windowMs":
@@ -472,6 +480,9 @@ func (p *parser) server(raw jsontext.Value, key string) (ServerConfig, error) {
 	}
 	for _, k := range sorted(m) {
 		v, sub := m[k], key+"."+k
+		if !known(serverPath(sub)) {
+			k = "" // refused below, naming what is expected
+		}
 		switch k {
 		case "enabled":
 			var b bool
@@ -528,7 +539,11 @@ func (p *parser) sidecar(v jsontext.Value, key string) *Sidecar {
 	}
 	var sc Sidecar
 	for _, k := range sorted(m) {
-		switch k {
+		name := k
+		if !known("lsp.servers.ID.sidecar." + k) { // in opencode.json too
+			name = "" // refused below, naming what is expected
+		}
+		switch name {
 		case "command":
 			p.strings(m[k], key+".command", &sc.Command)
 			if p.err == nil && (len(sc.Command) == 0 || sc.Command[0] == "") {

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// A command is one of lspkit's subcommands. Its help, `lspkit --help`'s
+// list and docs/contract.md's command reference are all made from it, and
+// its flags are declared once, by define, for the command's run and its
+// help alike.
+type command struct {
+	name string
+	// args is what follows the flags in the synopsis ("FILE...").
+	args string
+	// summary is the one line lspkit --help gives the command.
+	summary string
+	// help is the command's description, paragraphs of plain text.
+	help string
+	// hidden commands are started by lspkit itself, not by people.
+	hidden bool
+	// define declares the command's flags on fs.
+	define func(fs *flag.FlagSet)
+	run    func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands is lspkit's commands, in the order help lists them.
+func commands() []command {
+	return []command{
+		{
+			name: "check", args: "FILE...",
+			summary: "check files once: start their servers, print the findings, stop them",
+			help: `Starts the servers the FILEs need, waits until each has settled for the text on disk, prints the findings at the severities asked for as path:line:col: severity: message [source], and stops the servers. Files are checked in parallel.
+
+Exit status: 0 every file checked by every server for it and nothing found; 1 findings; 2 bad input (a missing path, a directory, a file outside the root, bad flags or configuration); 3 some file not (fully) checked — no server for its type, server unavailable or broken, timed out, binary, LSP disabled — and no findings. Each unchecked file is named once on stderr with its reason.
+
+--json prints {"diagnostics": [...], "files": [{"file", "checked", "reason"?, "servers": [...]}]}.`,
+			define: func(fs *flag.FlagSet) { new(checkOptions).define(fs) },
+			run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return check(ctx, args, stdout, stderr)
+			},
+		},
+		{
+			name:    "mcp",
+			summary: "an MCP server (stdio transport) with the lsp_* tools",
+			help: `Serves MCP on stdin/stdout (newline-delimited JSON, the stdio transport): the lsp_* tools for checks, navigation, rename, code actions and formatting. This is the command an agent's MCP configuration runs.
+
+--shared (or LSPKIT_SHARED=1, or "shared": true) attaches to this user's shared daemon for the root, starting it if none runs, so that every agent on the workspace shares one set of language servers.`,
+			define: func(fs *flag.FlagSet) { new(mcpOptions).define(fs) },
+			run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return mcpCommand(ctx, args, stdout, stderr)
+			},
+		},
+		{
+			name:    "serve",
+			summary: "the daemon: JSON-RPC with LSP framing on stdin/stdout",
+			help: `The daemon an agent spawns: JSON-RPC 2.0 with LSP Content-Length framing on stdin/stdout; lsp/ready first, then the contract's methods (docs/contract.md). Ends on lsp/shutdown, the end of stdin or SIGTERM, answering what it read first; its servers end with it, SIGKILL included.
+
+With --mcp-fds R,W it serves MCP too on those descriptors, sharing the servers. --shared attaches to the workspace's shared daemon, as for mcp.`,
+			define: func(fs *flag.FlagSet) { new(serveOptions).define(fs) },
+			run:    serve,
+		},
+		{
+			name:    "status",
+			summary: "what would run for the root: servers, binaries, configuration",
+			help:    `Lists every built-in and configured server for the root: its language, whether it is available (and if not, why and how to install it), the configuration in force. Starts nothing.`,
+			define:  func(fs *flag.FlagSet) { new(statusOptions).define(fs) },
+			run: func(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return status(args, stdout, stderr)
+			},
+		},
+		{
+			name:    "doctor",
+			summary: "what is wrong with this setup: toolchains, servers, cache, watches, configuration",
+			help: `Looks at what lspkit needs and says what is missing: the Go and node toolchains, each built-in server (found, installable, or missing with the install hint), the user cache and its size, the file watch limit against the tree, and the configuration file in force with any key it does not know. Starts no server.
+
+Exit status: 0 all is well (servers that are installable on first need count as well); 1 something needs attention (each such line starts with "!"); 2 bad flags.`,
+			define: func(fs *flag.FlagSet) { new(doctorOptions).define(fs) },
+			run: func(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return doctor(args, stdout, stderr)
+			},
+		},
+		{
+			name: "install", args: "[SERVER...]",
+			summary: "install servers at their pinned versions into the server store",
+			help:    `Installs the named built-in servers (or, with --tested, the ones lspkit's live tests use) at the versions pinned in servers.json into the server store (the user cache's lspkit/servers, or $LSPKIT_SERVERS): from the Go proxy, npm, or apt for system packages. What is installed at its pinned version is left alone.`,
+			define:  func(fs *flag.FlagSet) { new(installOptions).define(fs) },
+			run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return install(ctx, args, stdout, stderr)
+			},
+		},
+		{
+			name: "conform", args: "(SERVER | -- COMMAND ARGS...)",
+			summary: "score a language server against the protocol: a report card",
+			help: `Runs a scripted session against a language server (a built-in or configured id, or any command after --) on a small workspace for its language (or --root and --file of a project) and checks every message against the LSP meta model; prints a report card. --transcript FILE scores a recorded session instead.
+
+Exit status: 0 no violation; 1 violations; 2 could not run (server missing, or it ended or hung before answering initialize) or stopped early with nothing wrong seen (the card is incomplete).`,
+			define: func(fs *flag.FlagSet) { new(conformOptions).define(fs) },
+			run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return conform(ctx, args, stdout, stderr)
+			},
+		},
+		{
+			name: "record", args: "-- SERVER ARGS...",
+			summary: "record a session with a server as a transcript",
+			help:    `Runs SERVER between a client on stdin/stdout and itself, unchanged, recording both directions as a transcript (JSON Lines) for replay and lspkit conform --transcript.`,
+			define:  func(fs *flag.FlagSet) { new(recordOptions).define(fs) },
+			run:     record,
+		},
+		{
+			name: "shared-daemon", hidden: true,
+			summary: "the shared daemon, started by --shared",
+			define:  func(fs *flag.FlagSet) { new(common).define(fs) },
+			run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+				return sharedDaemon(ctx, args, stdout, stderr)
+			},
+		},
+	}
+}
+
+// lookup finds a command by name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// flagSet is a command's flags, as its run and its help see them.
+func (c command) flagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.define(fs)
+	return fs
+}
+
+// A flagDoc is one flag as help and the docs show it.
+type flagDoc struct {
+	name, arg, meaning, def string
+}
+
+// flagDocs lists a command's flags in name order.
+func (c command) flagDocs() []flagDoc {
+	var docs []flagDoc
+	c.flagSet().VisitAll(func(f *flag.Flag) {
+		arg, meaning := flag.UnquoteUsage(f)
+		if arg == "value" { // a flag.Func without a named argument
+			arg = ""
+		}
+		d := flagDoc{name: f.Name, arg: arg, meaning: meaning}
+		if isBool(f) {
+			d.arg = ""
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			d.def = f.DefValue
+		}
+		docs = append(docs, d)
+	})
+	return docs
+}
+
+// isBool reports whether f is a boolean flag (given without a value).
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// synopsis is the command's one-line usage: lspkit NAME [--flag ARG]... ARGS.
+func (c command) synopsis() string {
+	var b strings.Builder
+	b.WriteString("lspkit " + c.name)
+	for _, f := range c.flagDocs() {
+		b.WriteString(" [--" + f.name)
+		if f.arg != "" {
+			b.WriteString(" " + f.arg)
+		}
+		b.WriteString("]")
+	}
+	if c.args != "" {
+		b.WriteString(" " + c.args)
+	}
+	return b.String()
+}
+
+// writeHelp writes `lspkit NAME --help`.
+func (c command) writeHelp(w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.synopsis(), wrap(c.help, 78, ""))
+	docs := c.flagDocs()
+	if len(docs) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\nFlags:\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, f := range docs {
+		meaning := f.meaning
+		if f.def != "" {
+			meaning += " (default " + f.def + ")"
+		}
+		fmt.Fprintf(tw, "  --%s\t%s\n", strings.TrimSpace(f.name+" "+f.arg), meaning)
+	}
+	tw.Flush()
+}
+
+// writeUsage writes `lspkit --help`: every command's synopsis and summary.
+func writeUsage(w io.Writer) {
+	fmt.Fprint(w, "lspkit gives coding agents the language server's findings, navigation and fixes.\n\nUsage:\n")
+	for _, c := range commands() {
+		if c.hidden {
+			continue
+		}
+		fmt.Fprintf(w, "  %s\n        %s\n", c.synopsis(), c.summary)
+	}
+	fmt.Fprint(w, `  lspkit --version
+
+Run lspkit COMMAND --help for a command's flags and exit statuses.
+Logs go to stderr; --log-level or LSPKIT_LOG sets debug, info, warn or error.
+`)
+}
+
+// wrap fills text's paragraphs to width columns, each line after indent.
+func wrap(text string, width int, indent string) string {
+	var out []string
+	for _, para := range strings.Split(text, "\n\n") {
+		var line string
+		var lines []string
+		for _, word := range strings.Fields(para) {
+			if line != "" && len(indent)+len([]rune(line))+1+len([]rune(word)) > width {
+				lines = append(lines, indent+line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		if line != "" {
+			lines = append(lines, indent+line)
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// The options of each command, declared by their define methods.
+
+// define declares the flags every workspace command has.
+func (c *common) define(fs *flag.FlagSet) {
+	fs.StringVar(&c.root, "root", "", "the workspace root `DIR` (default: the working directory)")
+	fs.StringVar(&c.config, "config", "", "the configuration `FILE` (default: ROOT/lspkit.json, else ROOT/opencode.json)")
+	fs.StringVar(&c.logLevel, "log-level", "", "log `LEVEL`: debug, info, warn, error (default: $LSPKIT_LOG, else the command's)")
+}
+
+// checkOptions are lspkit check's flags.
+type checkOptions struct {
+	common
+	json      bool
+	severity  string
+	timeoutMS int
+}
+
+func (o *checkOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.json, "json", false, "print the findings and each file's verdict as JSON")
+	fs.StringVar(&o.severity, "severity", "", "the severities to report, a comma-separated `LIST` of error, warning, info, hint (default: the configuration's includeSeverities, error)")
+	fs.IntVar(&o.timeoutMS, "timeout", 0, "how long to wait for each server, in milliseconds `MS` (default: the configuration's diagnosticTimeout, firstTouchTimeout for a server's first file)")
+}
+
+// mcpOptions are lspkit mcp's flags.
+type mcpOptions struct {
+	common
+	shared bool
+}
+
+func (o *mcpOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+}
+
+// serveOptions are lspkit serve's flags.
+type serveOptions struct {
+	common
+	mcpFDs string
+	shared bool
+}
+
+func (o *serveOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.StringVar(&o.mcpFDs, "mcp-fds", "", "serve MCP too, reading and writing these file descriptors `R,W` (e.g. 3,4)")
+	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+}
+
+// statusOptions are lspkit status's flags.
+type statusOptions struct {
+	common
+	json bool
+}
+
+func (o *statusOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.json, "json", false, "print every server's status as JSON")
+}
+
+// doctorOptions are lspkit doctor's flags.
+type doctorOptions struct {
+	common
+	json bool
+}
+
+func (o *doctorOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.json, "json", false, "print the findings as JSON")
+}
+
+// installOptions are lspkit install's flags.
+type installOptions struct {
+	tested bool
+}
+
+func (o *installOptions) define(fs *flag.FlagSet) {
+	fs.BoolVar(&o.tested, "tested", false, "install the servers lspkit's live tests use")
+}
+
+// recordOptions are lspkit record's flags.
+type recordOptions struct {
+	out string
+}
+
+func (o *recordOptions) define(fs *flag.FlagSet) {
+	fs.StringVar(&o.out, "out", "transcript.jsonl", "the transcript `FILE` to write")
+}
+
+// conformOptions are lspkit conform's flags.
+type conformOptions struct {
+	common
+	file       string
+	json       bool
+	timeout    time.Duration
+	transcript string
+	record     string
+}
+
+func (o *conformOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.StringVar(&o.file, "file", "", "the document to aim the requests at, `PATH` relative to --root (with --root)")
+	fs.BoolVar(&o.json, "json", false, "print the card as JSON")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "the time `D` each request must be answered in")
+	fs.StringVar(&o.transcript, "transcript", "", "score this recorded transcript `FILE` (JSON Lines) instead of a live server")
+	fs.StringVar(&o.record, "record", "", "also write the live session's transcript to this `FILE`")
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+)
+
+// doctorIn runs lspkit doctor --json on root with an empty server store
+// and only Go's own directory on PATH (no node, npm or servers), and
+// returns its report, its text and its exit status.
+func doctorIn(t *testing.T, root string, args ...string) (doctorReport, string, int) {
+	t.Helper()
+	goBin := filepath.Join(runtime.GOROOT(), "bin")
+	env := append(os.Environ(), "PATH="+goBin, "LSPKIT_SERVERS="+t.TempDir(), "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	run := func(extra ...string) (string, int) {
+		cmd := exec.Command(lspkitBin, append(append([]string{"doctor", "--root", root}, extra...), args...)...)
+		cmd.Env = env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		if errb.Len() > 0 {
+			t.Logf("stderr: %s", errb.String())
+		}
+		return out.String(), cmd.ProcessState.ExitCode()
+	}
+	out, code := run("--json")
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	text, textCode := run()
+	if textCode != code {
+		t.Errorf("doctor exits %d, with --json %d", textCode, code)
+	}
+	return r, text, code
+}
+
+func server(r doctorReport, id string) doctorServer {
+	for _, s := range r.Servers {
+		if s.ID == id {
+			return s
+		}
+	}
+	return doctorServer{}
+}
+
+// TestDoctor: doctor says what this root needs and lacks — and only
+// that: a Go module whose gopls installs on first need is all well, a
+// .luau file without luau-lsp is not (with the hint), TypeScript without
+// node names node as the missing toolchain, and a configuration key lspkit
+// does not know is named.
+func TestDoctor(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"go.mod": "module m\n", "main.go": "package main\n"})
+
+	r, text, code := doctorIn(t, root)
+	if code != 0 || !r.OK || !strings.Contains(text, "all is well") {
+		t.Fatalf("a Go module with go on PATH: exit %d, want 0\n%s", code, text)
+	}
+	if g := server(r, "gopls"); g.State != "installable" || !g.Needed || !strings.Contains(g.Hint, "lspkit install gopls") {
+		t.Errorf("gopls = %+v, want installable, needed, with the install hint", g)
+	}
+	if l := server(r, "luau"); l.State != "missing" || l.Needed || l.Problem != "" {
+		t.Errorf("luau with no .luau file = %+v, want missing and no problem", l)
+	}
+	if r.Toolchains[0].Name != "go" || !strings.HasPrefix(r.Toolchains[0].Version, "go1.") {
+		t.Errorf("toolchains = %+v, want go's version first", r.Toolchains)
+	}
+	if r.Watch.Directories != 1 || r.Watch.Budget != 10000 {
+		t.Errorf("watch = %+v, want 1 directory and the default budget", r.Watch)
+	}
+
+	writeFiles(t, root, map[string]string{"init.luau": "print(1)\n"})
+	r, text, code = doctorIn(t, root)
+	if l := server(r, "luau"); code != 1 || l.State != "missing" || !l.Needed || l.Problem == "" || !strings.Contains(text, "! * luau") || !strings.Contains(text, "install luau-lsp") {
+		t.Errorf("a .luau file without luau-lsp: exit %d, luau %+v\n%s", code, l, text)
+	}
+	os.Remove(filepath.Join(root, "init.luau"))
+
+	writeFiles(t, root, map[string]string{"app.ts": "export const x = 1\n"})
+	r, text, code = doctorIn(t, root)
+	ts := server(r, "typescript")
+	var node doctorToolchain
+	for _, tc := range r.Toolchains {
+		if tc.Name == "node" {
+			node = tc
+		}
+	}
+	if code != 1 || ts.State != "missing" || !strings.Contains(ts.Hint, "install node and npm first") || !strings.Contains(node.Problem, "typescript") {
+		t.Errorf("TypeScript without node: exit %d, typescript %+v, node %+v\n%s", code, ts, node, text)
+	}
+	os.Remove(filepath.Join(root, "app.ts"))
+
+	writeFiles(t, root, map[string]string{"lspkit.json": `{"lps": 1, "lsp": {"diagnosticTimout": 5000, "servers": {"gopls": {"cmd": "gopls"}}}}`})
+	r, text, code = doctorIn(t, root)
+	want := []string{"lps", "lsp.diagnosticTimout", "lsp.servers.gopls.cmd"}
+	if code != 1 || strings.Join(r.Config.UnknownKeys, " ") != strings.Join(want, " ") || !strings.Contains(r.Config.Error, "unknown key") ||
+		!strings.Contains(text, "! config: unknown key lsp.diagnosticTimout") {
+		t.Errorf("unknown keys: exit %d, config %+v, want %v\n%s", code, r.Config, want, text)
+	}
+	if filepath.Base(r.Config.Source) != "lspkit.json" {
+		t.Errorf("config source = %q, want the lspkit.json", r.Config.Source)
+	}
+
+	if _, _, code := lspkit(t, root, "doctor", "extra"); code != exitUsage {
+		t.Errorf("doctor with an argument: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestWatchFindings: a tree whose watched directories exceed the
+// system's limit is a problem with the fix named; beyond the budget it is
+// polled, which is said, not a problem.
+func TestWatchFindings(t *testing.T) {
+	w := watchFindings(50, false, 10000)
+	if w.Problem != "" {
+		t.Errorf("50 directories: %+v", w)
+	}
+	w = watchFindings(30000, false, 10000)
+	if !strings.Contains(w.Note, "20000 directories are beyond watchBudget 10000") {
+		t.Errorf("30000 directories: note %q", w.Note)
+	}
+	if w.Setting != "" && w.Limit < 10000 && !strings.Contains(w.Problem, "raise it") {
+		t.Errorf("limit %d below the budget: problem %q", w.Limit, w.Problem)
+	}
+}
