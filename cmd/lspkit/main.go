@@ -42,7 +42,6 @@ import (
 	"github.com/lspkit/lspkit/service/shared"
 )
 
-
 // exitUsage is the exit status for usage and configuration errors.
 const exitUsage = 2
 
