@@ -134,12 +134,7 @@ func lookup(name string) (command, bool) {
 }
 
 // flagSet is a command's flags, as its run and its help see them.
-func (c command) flagSet() *flag.FlagSet {
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	c.define(fs)
-	return fs
-}
+func (c command) flagSet() *flag.FlagSet { return newFlags(c.name, c.define) }
 
 // A flagDoc is one flag as help and the docs show it.
 type flagDoc struct {

@@ -566,7 +566,8 @@ func tomlTables(doc map[string]any, name string) map[string]map[string]any {
 // TestDocsRunnable runs every shell block of README.md and docs/ marked
 // `sh runnable` with bash, in a scratch copy of the repository's tracked
 // files, with the lspkit under test first on PATH and the installed
-// servers: each must exit as its `exit=N` says (0 unless it says).
+// servers (and a minute for a server's first file): each must exit as its
+// `exit=N` says (0 unless it says).
 // `go run ./cmd/lspkit` in a block runs that lspkit (built from this
 // checkout), so the test does not compile lspkit a second time.
 func TestDocsRunnable(t *testing.T) {
@@ -607,7 +608,11 @@ func TestDocsRunnable(t *testing.T) {
 		}
 	}
 	bin := filepath.Dir(lspkitBin)
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "LSPKIT_LOG=error")
+	// A loaded machine may take longer than the default 10 s for a
+	// server's first file: the blocks get a minute (as the live tests do),
+	// through the one variable that sets configuration without a file.
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "LSPKIT_LOG=error",
+		`LSPKIT_BOOTSTRAP={"config": {"lsp": {"firstTouchTimeout": 60000}}}`)
 	for _, b := range runnable {
 		t.Run(b.String(), func(t *testing.T) {
 			script := strings.ReplaceAll(b.text, "go run ./cmd/lspkit", "lspkit")

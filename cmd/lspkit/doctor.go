@@ -247,12 +247,8 @@ func toolchainsOf(s *registry.Spec) []string {
 // and whether that is a problem here.
 func serverFinding(store *registry.Store, s *registry.Spec, seen map[string]bool, have map[string]bool, autoInstall bool) doctorServer {
 	d := doctorServer{ID: s.ID, Language: s.Language, Version: s.Version()}
-	for k := range seen {
-		if slices.Contains(s.Extensions, k) || slices.Contains(s.FileNames, k) {
-			d.Needed = true
-			break
-		}
-	}
+	d.Needed = slices.ContainsFunc(s.Extensions, func(e string) bool { return seen[e] }) ||
+		slices.ContainsFunc(s.FileNames, func(n string) bool { return seen[n] })
 	if !s.Enabled {
 		d.State = "disabled"
 		return d

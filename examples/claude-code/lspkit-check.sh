@@ -6,9 +6,9 @@
 # and shows a hook's stderr to Claude when it exits 2. lspkit check exits 1
 # with findings (printed to stdout), 3 when the file could not be fully
 # checked (the reason on stderr), 2 for a path it cannot check (outside the
-# project, a directory) and 0 when every server checked it and found
-# nothing. Findings are handed back; "could not check" is said too, so
-# silence always means clean.
+# project, a directory, gone) and 0 when every server checked it and found
+# nothing. Findings are handed back, and so is every "not checked" with
+# its reason: silence always means clean.
 input=$(cat)
 file=$(printf '%s' "$input" | sed -n 's/.*"file_path"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p')
 [ -n "$file" ] || exit 0
@@ -17,6 +17,5 @@ out=$(lspkit check --root "$root" "$file" 2>&1)
 case $? in
 0) exit 0 ;;
 1) printf 'LSP errors in %s, please fix:\n%s\n' "$file" "$out" >&2; exit 2 ;;
-3) printf 'lspkit could not fully check %s:\n%s\n' "$file" "$out" >&2; exit 2 ;;
-*) exit 0 ;; # not a file lspkit checks (outside the project, a directory)
+*) printf 'lspkit did not (fully) check %s:\n%s\n' "$file" "$out" >&2; exit 2 ;;
 esac
