@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 // orchestrator's and the client's Launch seam: every start of the server
 // replays the transcript from its beginning. report returns the
 // divergences found so far.
-func replayer(t *testing.T, transcript string) (launch client.Launch, report func() string) {
+func replayer(t *testing.T, transcript string) (launch client.Launch, report, waiting func() string) {
 	t.Helper()
 	tr, err := ReadTranscript(transcript)
 	if err != nil {
@@ -54,8 +54,12 @@ func replayer(t *testing.T, transcript string) (launch client.Launch, report fun
 	servers := serversDir(t)
 	var mu sync.Mutex
 	var b strings.Builder
+	var last *Replayer
 	launch = func(context.Context, client.Command) (client.Proc, error) {
 		r := NewReplayer(tr, servers)
+		mu.Lock()
+		last = r
+		mu.Unlock()
 		r.OnDivergence = func(d string) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -63,11 +67,21 @@ func replayer(t *testing.T, transcript string) (launch client.Launch, report fun
 		}
 		return lsptest.Serve(r.Serve), nil
 	}
-	return launch, func() string {
+	report = func() string {
 		mu.Lock()
 		defer mu.Unlock()
 		return b.String()
 	}
+	waiting = func() string {
+		mu.Lock()
+		r := last
+		mu.Unlock()
+		if r == nil {
+			return "the server was never started"
+		}
+		return "the replay waits for:\n" + strings.Join(r.Waiting(5), "\n")
+	}
+	return launch, report, waiting
 }
 
 // recordMain is the recording proxy: LSPKIT_RECORD names the transcript,
@@ -304,8 +318,8 @@ func serversDir(t *testing.T) string {
 func replay(t *testing.T, sc scenario, transcript string) (outcome, string) {
 	t.Helper()
 	exe, _ := os.Executable() // any existing file: the replay runs in-process
-	launch, report := replayer(t, transcript)
-	out, _ := run(t, sc, project(t, sc), exe, nil, nil, launch, report)
+	launch, report, waiting := replayer(t, transcript)
+	out, _ := run(t, sc, project(t, sc), exe, nil, nil, launch, func() string { return report() + waiting() })
 	// Compare as JSON says it: a code is a number, whatever Go type held it.
 	raw, _ := json.Marshal(out)
 	var round outcome
@@ -498,7 +512,7 @@ func TestReplayClient(t *testing.T) {
 			want := recorded(t, tr)
 			root := project(t, sc)
 			exe, _ := os.Executable() // any existing file: the replay runs in-process
-			launch, report := replayer(t, path)
+			launch, report, _ := replayer(t, path)
 			cfgJSON := fmt.Sprintf(`{"lsp": {"servers": {%q: {"command": %q}}}}`, sc.server, exe)
 			cfg, err := config.Parse([]byte(cfgJSON), "test")
 			if err != nil {

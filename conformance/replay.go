@@ -85,6 +85,23 @@ func (r *Replayer) Divergences() []string {
 	return slices.Clone(r.divergences)
 }
 
+// Waiting describes the first n recorded client messages the replay has
+// not seen yet, and the server messages it holds back: what a stalled
+// replay waits for.
+func (r *Replayer) Waiting(n int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, i := range r.pending[:min(n, len(r.pending))] {
+		e := r.t.Entries[i]
+		out = append(out, fmt.Sprintf("transcript line %d: %s", e.Line, r.describe(e.Msg)))
+	}
+	for id, held := range r.held {
+		out = append(out, fmt.Sprintf("held until the client sends request %s: %d server messages", id, len(held)))
+	}
+	return out
+}
+
 func (r *Replayer) diverge(format string, args ...any) {
 	d := fmt.Sprintf(format, args...)
 	r.divergences = append(r.divergences, d)
