@@ -120,6 +120,7 @@ type relaying struct {
 	conn     *Conn
 	attached bool                      // a daemon was attached before
 	pending  map[string]jsontext.Value // requests sent and not answered, by id key: their raw ids
+	writing  string                    // the key of the request being written: its forward decides its fate, not drop
 	quiet    chan struct{}             // gets a value when pending empties or the daemon is lost
 	ending   bool                      // lsp/shutdown or exit sent: the daemon ends the session
 	ready    bool                      // lsp/ready passed on
@@ -179,7 +180,7 @@ func (s *relaying) forward(ctx context.Context, msg []byte) {
 		}
 		s.mu.Lock()
 		if key != "" {
-			s.pending[key] = id
+			s.pending[key], s.writing = id, key
 		}
 		if s.Surface == SurfaceRPC {
 			switch method {
@@ -189,21 +190,46 @@ func (s *relaying) forward(ctx context.Context, msg []byte) {
 		}
 		s.mu.Unlock()
 		err = s.write(c, msg)
-		if err == nil {
+		s.mu.Lock()
+		s.writing = ""
+		dropped := s.conn != c // the daemon was found gone while this was written
+		s.mu.Unlock()
+		switch {
+		case err == nil && !dropped:
+			return
+		case err == nil:
+			// Written as the daemon went: it may have read it, so it
+			// fails as the daemon's other requests did.
+			if key != "" {
+				s.forget(key)
+				s.fail(id, fmt.Sprintf("the shared lspkit daemon (pid %d) ended as the request reached it; the next request starts it again", c.PID))
+			}
 			return
 		}
 		s.Logger.Debug("shared relay: write to the daemon", "err", err)
+		if key != "" {
+			s.forget(key)
+		}
+		s.drop(c, err)
 		if attempt > 0 {
-			return // the reader fails it with the daemon's other requests
+			if key != "" {
+				s.fail(id, fmt.Sprintf("the shared lspkit daemon (pid %d) could not be written to: %v", c.PID, err))
+			}
+			return
 		}
 		// The daemon was gone before this message reached it: the
 		// requests it had fail, and this one goes to the next daemon.
-		s.mu.Lock()
-		if key != "" {
-			delete(s.pending, key)
-		}
-		s.mu.Unlock()
-		s.drop(c, err)
+	}
+}
+
+// forget drops the request with key from the pending ones: its fate is
+// decided by its forward.
+func (s *relaying) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pending, key)
+	if len(s.pending) == 0 {
+		s.signal()
 	}
 }
 
@@ -359,6 +385,12 @@ func (s *relaying) drop(c *Conn, err error) {
 	ending := s.ending
 	lost := s.pending
 	s.pending = map[string]jsontext.Value{}
+	if id, ok := lost[s.writing]; ok {
+		// Still being written: its forward retries it on the next daemon
+		// when the write fails, or fails it.
+		s.pending[s.writing] = id
+		delete(lost, s.writing)
+	}
 	s.signal()
 	s.mu.Unlock()
 	if ending {
