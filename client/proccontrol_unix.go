@@ -14,7 +14,7 @@ type processControl struct{ pgid int }
 
 // prepare puts the process in a new group; unguarded on Linux it also
 // dies with the thread that started it (setDeathSignal).
-func (c *processControl) prepare(cmd *exec.Cmd, guarded bool) {
+func (c *processControl) prepare(cmd *exec.Cmd, guarded, _ bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if !guarded {
 		setDeathSignal(cmd.SysProcAttr)

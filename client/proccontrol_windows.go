@@ -13,13 +13,15 @@ import (
 // process it starts belong to it, and the job is killed when its last
 // handle closes — when the daemon exits or dies, the job goes with it.
 type processControl struct {
-	job windows.Handle
-	pid int
+	job       windows.Handle
+	pid       int
+	breakaway bool // children that ask may leave the job
 }
 
 // prepare starts the process in a new console process group.
-func (c *processControl) prepare(cmd *exec.Cmd, _ bool) {
+func (c *processControl) prepare(cmd *exec.Cmd, _, breakaway bool) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+	c.breakaway = breakaway
 }
 
 // started puts the process in a new job with kill-on-close. Without a job
@@ -30,8 +32,12 @@ func (c *processControl) started(p *os.Process) {
 	if err != nil {
 		return
 	}
+	flags := uint32(windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE)
+	if c.breakaway {
+		flags |= windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK
+	}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE},
+		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: flags},
 	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		windows.CloseHandle(job)

@@ -29,6 +29,11 @@ type Command struct {
 	// Stderr, when set, also receives what the process writes to stderr
 	// (the last lines are kept either way: StderrTail).
 	Stderr io.Writer
+	// Breakaway lets the process start processes that outlive it (a
+	// relay starting the shared daemon): on Windows its Job Object lets
+	// a child that asks leave the job; elsewhere a child that starts its
+	// own session already does.
+	Breakaway bool
 }
 
 // Proc is a running language server as a Client uses it: its stream and
@@ -98,7 +103,7 @@ func StartProcess(c Command) (*Process, error) {
 	guarded := len(c.Guard) > 0 && guardSupported
 	// Its own process group (a job on Windows), so a stop reaches its
 	// children; on Linux unguarded, it dies with the thread that started it.
-	p.ctl.prepare(cmd, guarded)
+	p.ctl.prepare(cmd, guarded, c.Breakaway)
 	var pids *os.File // with a guard: where it says its server's pid
 	if guarded {
 		guard, err := exec.LookPath(c.Guard[0])

@@ -100,7 +100,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 		dir = wd
 	}
-	proc, err := client.StartProcess(client.Command{Path: opts.Binary, Args: args, Dir: dir, Env: opts.Env})
+	proc, err := client.StartProcess(client.Command{Path: opts.Binary, Args: args, Dir: dir, Env: opts.Env, Breakaway: opts.Shared})
 	if err != nil {
 		return nil, fmt.Errorf("daemon: %w", err)
 	}

@@ -188,10 +188,12 @@ func start(e Endpoint, opts AttachOptions) (<-chan error, error) {
 		return nil, fmt.Errorf("shared: daemon log: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
-	cmd.Dir, cmd.Env, cmd.Stderr = opts.Dir, opts.Env, log
-	cmd.SysProcAttr = detached()
-	if err := cmd.Start(); err != nil {
+	cmd, err := startDetached(func() *exec.Cmd {
+		cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
+		cmd.Dir, cmd.Env, cmd.Stderr = opts.Dir, opts.Env, log
+		return cmd
+	})
+	if err != nil {
 		return nil, fmt.Errorf("shared: start the daemon: %w", err)
 	}
 	exited := make(chan error, 1)

@@ -104,6 +104,19 @@ func (l *pipeListener) instance() error {
 	if err != nil {
 		return fmt.Errorf("create named pipe %s: %w", l.name, err)
 	}
+	if l.first {
+		// FILE_FLAG_FIRST_PIPE_INSTANCE refuses a name taken; a system
+		// that ignores the flag (Wine) is caught by the count of
+		// instances: ours must be the only one.
+		var n uint32
+		if err := windows.GetNamedPipeHandleState(h, nil, &n, nil, nil, nil, 0); err != nil || n != 1 {
+			windows.CloseHandle(h)
+			if err == nil {
+				err = fmt.Errorf("%d instances: another process made it first", n)
+			}
+			return fmt.Errorf("create named pipe %s: %w", l.name, err)
+		}
+	}
 	l.next, l.first = h, false
 	return nil
 }

@@ -2,8 +2,16 @@
 
 package shared
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
-// detached runs the daemon in its own session: no terminal's hang-up or
-// signal to its starter's group reaches it.
-func detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+// startDetached starts the daemon in its own session: no terminal's
+// hang-up or signal to its starter's group reaches it, and it outlives
+// its starter.
+func startDetached(newCmd func() *exec.Cmd) (*exec.Cmd, error) {
+	cmd := newCmd()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd, cmd.Start()
+}
