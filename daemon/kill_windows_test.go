@@ -111,6 +111,9 @@ func TestSharedOnWindows(t *testing.T) {
 		}
 		for _, s := range sts {
 			if s.ID == "pyright" && s.ServerPID > 0 {
+				if s.MemoryMB <= 0 { // the working sets of its Job Object's processes
+					t.Errorf("pyright's memoryMB: %+v", s)
+				}
 				return s.ServerPID
 			}
 		}
