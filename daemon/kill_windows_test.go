@@ -46,15 +46,7 @@ func TestKilledDaemonTakesItsServers(t *testing.T) {
 	if server <= 0 || !servertest.Alive(server) {
 		t.Fatalf("no running pyright in %+v", sts)
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(d.PID()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = windows.TerminateProcess(h, 1)
-	windows.CloseHandle(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	terminate(t, d.PID())
 	servertest.Gone(t, server)
 }
 
@@ -130,15 +122,7 @@ func TestSharedOnWindows(t *testing.T) {
 	if !servertest.Alive(b.Ready().PID) || pyright(b) != pa {
 		t.Fatal("a's Stop ended the shared daemon or its pyright")
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(b.Ready().PID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = windows.TerminateProcess(h, 1)
-	windows.CloseHandle(h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	terminate(t, b.Ready().PID)
 	servertest.Gone(t, pa)
 	// The next request starts a new daemon, with a new pyright.
 	pn := pyright(b)
@@ -149,4 +133,17 @@ func TestSharedOnWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	servertest.Gone(t, pn) // the last client left: the daemon exits after idleExitMs, its server with it
+}
+
+// terminate ends the process pid from outside, as Task Manager does.
+func terminate(t *testing.T, pid int) {
+	t.Helper()
+	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer windows.CloseHandle(h)
+	if err := windows.TerminateProcess(h, 1); err != nil {
+		t.Fatal(err)
+	}
 }
