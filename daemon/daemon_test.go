@@ -39,11 +39,15 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		lspkitBin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", lspkitBin, "../cmd/lspkit")
+	args := []string{"build", "-o", lspkitBin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/lspkit")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if prebuilt := os.Getenv("LSPKIT_TEST_BINARY"); prebuilt != "" {
-		// A binary built elsewhere (scripts/test-windows.sh: no go command
-		// under Wine).
+		// A binary built elsewhere (scripts/test.sh's, scripts/test-windows.sh's:
+		// no go command under Wine).
 		lspkitBin, build = prebuilt, exec.Command(prebuilt, "--version")
 	}
 	if err := build.Run(); err != nil {

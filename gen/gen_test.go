@@ -92,9 +92,13 @@ func tempModule(t *testing.T, model string) string {
 	return dir
 }
 
-// goIn runs the go command in dir without touching the network.
+// goIn runs the go command (vet, test) in dir without touching the
+// network, with -race when this test is built with it.
 func goIn(t *testing.T, dir string, args ...string) {
 	t.Helper()
+	if raceEnabled {
+		args = append([]string{args[0], "-race"}, args[1:]...)
+	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")

@@ -61,6 +61,9 @@ if ! wait "$inspector"; then
 	exit 1
 fi
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
+# The daemon the tests of cmd/lspkit and daemon drive: the lspkit built
+# above with -race, instead of each building its own.
+export LSPKIT_TEST_BINARY=$tmp/lspkit
 
 phase "go test -race"
 # The conformance live suite (every scenario against the installed servers,

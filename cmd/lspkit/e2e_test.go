@@ -51,6 +51,10 @@ func TestMain(m *testing.M) {
 	}
 	build := exec.Command("go", append(args, ".")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if prebuilt := os.Getenv("LSPKIT_TEST_BINARY"); prebuilt != "" {
+		// scripts/test.sh's lspkit, built with -race from this tree.
+		lspkitBin, build = prebuilt, exec.Command(prebuilt, "--version")
+	}
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building lspkit:", err)
 		os.Exit(1)
