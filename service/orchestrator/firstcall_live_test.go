@@ -122,7 +122,9 @@ func TestClangdWholeProject(t *testing.T) {
 	// wait; the answer must then be complete, not noted as partial.
 	o := liveIn(t, root, `,"firstTouchTimeout":45000`)
 	t.Cleanup(func() { os.RemoveAll(o.compileCommandsDir(root)) })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// Two first touches (cJSON_Utils.c, then cJSON.c), each of which may
+	// wait out firstTouchTimeout: a minute was too short under the burner.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// First the definition, from a file whose callee's file nobody opened.
 	def, err := o.Definition(ctx, api.PositionParams{File: "cJSON_Utils.c", Line: 230, Symbol: "cJSON_free"})
