@@ -29,22 +29,9 @@ func TestKilledDaemonTakesItsServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Kill()
-	res, err := d.Check(ctx, api.CheckParams{FilePath: "a.py"})
-	if err != nil || !res.Checked || len(res.Diagnostics) != 1 {
-		t.Fatalf("check: %+v %v", res, err)
-	}
-	sts, err := d.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := 0
-	for _, s := range sts {
-		if s.ID == "pyright" {
-			server = s.ServerPID
-		}
-	}
-	if server <= 0 || !servertest.Alive(server) {
-		t.Fatalf("no running pyright in %+v", sts)
+	server := checkPyright(ctx, t, d)
+	if !servertest.Alive(server) {
+		t.Fatalf("pyright %d is not running", server)
 	}
 	terminate(t, d.PID())
 	servertest.Gone(t, server)
@@ -91,27 +78,7 @@ func TestSharedOnWindows(t *testing.T) {
 	if a.Ready().PID != b.Ready().PID || a.Ready().PID == a.PID() {
 		t.Fatalf("ready: %+v, %+v (relays %d, %d)", a.Ready(), b.Ready(), a.PID(), b.PID())
 	}
-	pyright := func(d *daemon.Daemon) int {
-		t.Helper()
-		res, err := d.Check(ctx, api.CheckParams{FilePath: "a.py"})
-		if err != nil || !res.Checked || len(res.Diagnostics) != 1 {
-			t.Fatalf("check: %+v %v", res, err)
-		}
-		sts, err := d.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range sts {
-			if s.ID == "pyright" && s.ServerPID > 0 {
-				if s.MemoryMB <= 0 { // the working sets of its Job Object's processes
-					t.Errorf("pyright's memoryMB: %+v", s)
-				}
-				return s.ServerPID
-			}
-		}
-		t.Fatalf("no running pyright in %+v", sts)
-		return 0
-	}
+	pyright := func(d *daemon.Daemon) int { return checkPyright(ctx, t, d) }
 	pa, pb := pyright(a), pyright(b)
 	if pa != pb {
 		t.Fatalf("pyright: %d and %d", pa, pb)
@@ -146,4 +113,29 @@ func terminate(t *testing.T, pid int) {
 	if err := windows.TerminateProcess(h, 1); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkPyright checks a.py through d (pyright's one finding) and returns
+// the running pyright's pid from d's status, whose memoryMB (the working
+// sets of its Job Object's processes) must be measured.
+func checkPyright(ctx context.Context, t *testing.T, d *daemon.Daemon) int {
+	t.Helper()
+	res, err := d.Check(ctx, api.CheckParams{FilePath: "a.py"})
+	if err != nil || !res.Checked || len(res.Diagnostics) != 1 {
+		t.Fatalf("check: %+v %v", res, err)
+	}
+	sts, err := d.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sts {
+		if s.ID == "pyright" && s.ServerPID > 0 {
+			if s.MemoryMB <= 0 {
+				t.Errorf("pyright's memoryMB: %+v", s)
+			}
+			return s.ServerPID
+		}
+	}
+	t.Fatalf("no running pyright in %+v", sts)
+	return 0
 }
