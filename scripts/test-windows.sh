@@ -109,12 +109,18 @@ for p in "${pkgs[@]}"; do
 		# (its go command fails: "unlinkat …: Invalid function").
 		skip=(-test.skip '^Example')
 	fi
-	if (cd "$p" && wine "$exe" -test.short -test.timeout 10m "${skip[@]}" >"$tmp/out.txt" 2>&1); then
+	rc=0
+	(cd "$p" && wine "$exe" -test.short -test.timeout 10m "${skip[@]}" >"$tmp/out.txt" 2>&1) || rc=$?
+	if [ $rc -eq 0 ]; then
 		echo "ok   $p $((SECONDS - t0)) s (windows/amd64 under wine)"
 	else
 		failed=1
-		grep -E '^(--- FAIL|panic|FAIL)|_test.go:[0-9]+:' "$tmp/out.txt" | head -40 || true
-		echo "FAIL $p $((SECONDS - t0)) s (windows/amd64 under wine)"
+		# The failing tests' lines; a binary that failed before any test
+		# said so (Wine could not start it, a crash at init) shows its
+		# last lines instead.
+		grep -E '^(--- FAIL|panic|FAIL)|_test.go:[0-9]+:' "$tmp/out.txt" | head -40 ||
+			tail -20 "$tmp/out.txt"
+		echo "FAIL $p $((SECONDS - t0)) s (windows/amd64 under wine, exit status $rc)"
 	fi
 done
 phase "live check: lspkit.exe → node.exe → pyright"
