@@ -118,8 +118,12 @@ for p in "${pkgs[@]}"; do
 		# The failing tests' lines; a binary that failed before any test
 		# said so (Wine could not start it, a crash at init) shows its
 		# last lines instead.
-		grep -E '^(--- FAIL|panic|FAIL)|_test.go:[0-9]+:' "$tmp/out.txt" | head -40 ||
+		failures='^(--- FAIL|panic|FAIL)|_test.go:[0-9]+:'
+		if grep -qE "$failures" "$tmp/out.txt"; then
+			grep -E "$failures" "$tmp/out.txt" | head -40 || true
+		else
 			tail -20 "$tmp/out.txt"
+		fi
 		echo "FAIL $p $((SECONDS - t0)) s (windows/amd64 under wine, exit status $rc)"
 	fi
 done
