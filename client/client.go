@@ -60,6 +60,10 @@ type Config struct {
 	// StopGrace is how long Shutdown waits for the server to exit before
 	// terminating it, and then before killing it (2 s).
 	StopGrace time.Duration
+	// RequestTimeout bounds each request to the server after initialize
+	// (transport.Conn.SetCallTimeout): one unanswered within it is
+	// cancelled and fails with a *transport.CallTimeoutError; 0: no bound.
+	RequestTimeout time.Duration
 }
 
 // A Client drives one language server for one workspace root. Its state
@@ -128,6 +132,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		es := c.stopProcess()
 		return nil, fmt.Errorf("client: %s: initialize: %w (%s)", cfg.Name, err, es)
 	}
+	c.conn.SetCallTimeout(cfg.RequestTimeout) // initialize had its own time
 	c.pulls.startWorkspace()
 	c.setState(StateActive, "")
 	c.log.Info("server active", "pid", proc.PID())

@@ -505,7 +505,9 @@ func (s *session) requests(ctx context.Context, proc client.Proc) string {
 	})
 	for _, r := range script {
 		res, err := s.call(ctx, r.method, r.params)
-		if down(s.conn) || isDone(proc) {
+		// The peer's stream ending fails the call before the connection
+		// is down or the process reaped (answering what was read first).
+		if down(s.conn) || isDone(proc) || errors.Is(err, io.EOF) {
 			return s.ended(r.method, err, proc)
 		}
 		if err == nil && r.then != nil {

@@ -37,6 +37,20 @@ else
 	true &
 fi
 inspector=$!
+# LLxprt Code's client (cmd/lspkit/testdata/llxprt, vendored at a pinned
+# commit) runs under node with the packages of its lockfile: installed
+# once per lockfile in the user cache, for cmd/lspkit's TestLLxprtClient.
+llxprt_lock=cmd/lspkit/testdata/llxprt/package-lock.json
+llxprt_dir=${XDG_CACHE_HOME:-$HOME/.cache}/lspkit/tools/llxprt-$(sha256sum "$llxprt_lock" | cut -c1-12)
+export LSPKIT_LLXPRT_MODULES=$llxprt_dir/node_modules
+if [ ! -f "$llxprt_dir/installed" ]; then
+	mkdir -p "$llxprt_dir"
+	cp cmd/lspkit/testdata/llxprt/package.json "$llxprt_lock" "$llxprt_dir/"
+	(cd "$llxprt_dir" && npm ci --no-audit --no-fund --silent && touch installed) >"$tmp/llxprt.log" 2>&1 &
+else
+	true &
+fi
+llxprt=$!
 
 phase "gofmt"
 unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
@@ -58,6 +72,12 @@ cat "$tmp/install.log"
 if ! wait "$inspector"; then
 	cat "$tmp/inspector.log" >&2
 	echo "installing the MCP Inspector failed" >&2
+	exit 1
+fi
+if ! wait "$llxprt"; then
+	cat "$tmp/llxprt.log" >&2
+	echo "installing LLxprt Code's client's packages failed" >&2
+	rm -rf "$llxprt_dir"
 	exit 1
 fi
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server

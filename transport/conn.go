@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -32,6 +33,7 @@ type Request struct {
 	Decoded any
 
 	afterReply func()
+	cancelled  bool // $/cancelRequest arrived before it ran (under Conn.mu)
 }
 
 // AfterReply registers fn to run once the response to this request has been
@@ -125,11 +127,13 @@ type Conn struct {
 	log            *slog.Logger
 	sem            chan struct{}
 	nextID         atomic.Int64
+	callTimeout    atomic.Int64 // nanoseconds; 0: calls wait as long as their context
 	writes         chan *outgoing
 
 	mu        sync.Mutex
 	pending   map[int64]*pendingCall    // our calls awaiting responses
 	running   map[ID]context.CancelFunc // incoming requests not yet answered
+	waiting   map[ID]*Request           // incoming requests read and not yet running (queued, or waiting for a slot)
 	queue     []*Request                // incoming messages not yet dispatched
 	queued    chan struct{}             // signalled when queue grows
 	inflight  int                       // incoming messages queued or being handled (and answered)
@@ -176,6 +180,7 @@ func NewConn(rwc io.ReadWriteCloser, opts Options) *Conn {
 		writes:         make(chan *outgoing, 64),
 		pending:        map[int64]*pendingCall{},
 		running:        map[ID]context.CancelFunc{},
+		waiting:        map[ID]*Request{},
 		queued:         make(chan struct{}, 1),
 		drained:        closedChan(),
 		baseCtx:        ctx,
@@ -284,11 +289,13 @@ func (c *Conn) shutdown(cause error) error {
 		c.mu.Unlock()
 		err = c.rwc.Close()
 		c.cancelAll()
+		// Done first: a caller whose call fails here finds the
+		// connection down when it looks.
+		close(c.done)
 		fail := fmt.Errorf("transport: connection down: %w", cause)
 		for _, p := range pending {
 			p.done <- fail
 		}
-		close(c.done)
 	})
 	return err
 }
@@ -326,6 +333,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any, decode fu
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("transport: call %s: %w", method, err)
 	}
+	if d := time.Duration(c.callTimeout.Load()); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &CallTimeoutError{Method: method, After: d})
+		defer cancel()
+	}
 	id := c.nextID.Add(1)
 	p := &pendingCall{decode: decode, done: make(chan error, 1)}
 	c.mu.Lock()
@@ -358,9 +370,29 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any, decode fu
 			}
 		}
 		c.cancelRemote(id)
-		return fmt.Errorf("transport: call %s: %w", method, ctx.Err())
+		return fmt.Errorf("transport: call %s: %w", method, context.Cause(ctx))
 	}
 }
+
+// SetCallTimeout bounds each call made from now on (Call, CallRaw): one
+// the peer has not answered within d is cancelled ($/cancelRequest) and
+// fails with a *CallTimeoutError. 0 removes the bound.
+func (c *Conn) SetCallTimeout(d time.Duration) { c.callTimeout.Store(int64(max(d, 0))) }
+
+// CallTimeoutError is a call the peer did not answer within the
+// connection's call timeout (SetCallTimeout). It is a
+// context.DeadlineExceeded.
+type CallTimeoutError struct {
+	Method string
+	After  time.Duration
+}
+
+func (e *CallTimeoutError) Error() string {
+	return fmt.Sprintf("no answer to %s within %d ms", e.Method, e.After.Milliseconds())
+}
+
+// Unwrap makes it a context.DeadlineExceeded.
+func (e *CallTimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // cancelRemote tells the peer to stop working on call id, without waiting
 // on a writer that may be stuck.
@@ -652,6 +684,9 @@ func (c *Conn) incoming(env *Envelope, frame []byte) {
 	}
 	c.inflight++
 	c.queue = append(c.queue, req)
+	if !req.Notification {
+		c.waiting[req.ID] = req
+	}
 	select {
 	case c.queued <- struct{}{}:
 	default:
@@ -716,6 +751,9 @@ func (c *Conn) cancelIncoming(params []byte) {
 	}
 	c.mu.Lock()
 	cancel := c.running[id]
+	if r := c.waiting[id]; cancel == nil && r != nil {
+		r.cancelled = true // not running yet: its context starts cancelled
+	}
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -771,6 +809,12 @@ func (c *Conn) dispatchLoop() {
 			return
 		}
 		c.running[req.ID] = cancel
+		if c.waiting[req.ID] == req {
+			delete(c.waiting, req.ID)
+		}
+		if req.cancelled {
+			cancel() // cancelled while it waited: its handler sees it at once
+		}
 		c.others.Add(1)
 		c.mu.Unlock()
 		go c.handleRequest(ctx, cancel, req)

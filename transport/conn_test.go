@@ -206,6 +206,44 @@ func TestCancelOutgoing(t *testing.T) {
 	}
 }
 
+// TestCallTimeout: with a call timeout, a call the peer does not answer
+// fails with a *CallTimeoutError (a context.DeadlineExceeded) naming the
+// method, and the peer's handler is cancelled; a call answered in time
+// and one made after the bound is removed are untouched.
+func TestCallTimeout(t *testing.T) {
+	handlerDone := make(chan error, 1)
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.Method == "quick" {
+			return "ok", nil
+		}
+		<-ctx.Done()
+		handlerDone <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	a, _ := pair(t, nil, h)
+	a.SetCallTimeout(50 * time.Millisecond)
+	err := a.Call(context.Background(), "slow", nil, nil)
+	var te *CallTimeoutError
+	if !errors.As(err, &te) || te.Method != "slow" || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer to slow within 50 ms") {
+		t.Fatalf("call: %v", err)
+	}
+	if err := <-handlerDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("peer handler context: %v", err)
+	}
+	var got string
+	if err := a.Call(context.Background(), "quick", nil, &got); err != nil || got != "ok" {
+		t.Fatalf("quick: %q %v", got, err)
+	}
+	a.SetCallTimeout(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- a.Call(ctx, "slow", nil, nil) }()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) || errors.As(err, &te) {
+		t.Fatalf("unbounded call: %v", err)
+	}
+}
+
 // TestCancelIncoming: a $/cancelRequest from the peer cancels the handler
 // and the request is answered with RequestCancelled.
 func TestCancelIncoming(t *testing.T) {
@@ -227,6 +265,55 @@ func TestCancelIncoming(t *testing.T) {
 	peer.send(t, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
 	if got := peer.recv(t); got != `{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"request cancelled"}}` {
 		t.Fatalf("got %s", got)
+	}
+}
+
+// TestCancelQueued: a $/cancelRequest for a request still waiting for a
+// handler slot is not lost: the request starts cancelled and is answered
+// with RequestCancelled, instead of running to its end.
+func TestCancelQueued(t *testing.T) {
+	release := make(chan struct{})
+	h := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.Method == "first" {
+			<-release
+			return "done", nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Minute):
+			return "ran to its end", nil
+		}
+	})
+	// A notification whose params the decoder refuses is reported on the
+	// read path: it says every message before it has been read.
+	read := make(chan struct{})
+	opts := Options{Handler: h, MaxConcurrentRequests: 1,
+		Params: func(method string, _ []byte) (any, error) {
+			if method == "probe" {
+				return nil, errors.New("probe")
+			}
+			return nil, ErrMethodNotFound
+		},
+		Unreadable: func(string, []byte, error) { close(read) },
+	}
+	_, peer := newRawPeer(t, opts)
+	peer.send(t, `{"jsonrpc":"2.0","id":1,"method":"first"}`)
+	peer.send(t, `{"jsonrpc":"2.0","id":2,"method":"slow"}`)
+	peer.send(t, `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`)
+	peer.send(t, `{"jsonrpc":"2.0","id":3,"method":"first"}`)
+	peer.send(t, `{"jsonrpc":"2.0","method":"probe","params":{}}`)
+	<-read // the cancel was read while 2 waited for the slot 1 holds
+	close(release)
+	want := map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"result":"done"}`:                                       true,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32800,"message":"request cancelled"}}`: true,
+		`{"jsonrpc":"2.0","id":3,"result":"done"}`:                                       true,
+	}
+	for range 3 {
+		if got := peer.recv(t); !want[got] {
+			t.Fatalf("got %s", got)
+		}
 	}
 }
 

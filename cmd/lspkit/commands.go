@@ -61,7 +61,7 @@ Exit status: 0 every file checked by every server for it and nothing found; 1 fi
 			summary: "the daemon: JSON-RPC with LSP framing on stdin/stdout",
 			help: `The daemon an agent spawns: JSON-RPC 2.0 with LSP Content-Length framing on stdin/stdout; lsp/ready first, then the contract's methods (docs/contract.md). Ends on lsp/shutdown, the end of stdin or SIGTERM, answering what it read first; its servers end with it, SIGKILL included.
 
-With --mcp-fds R,W it serves MCP too on those descriptors, sharing the servers. --shared attaches to the workspace's shared daemon, as for mcp.`,
+With --mcp-fds R,W it serves MCP too on those descriptors, sharing the servers: it reads both and answers on the one the host does not write to (hosts' extra pipes are often socket pairs, wired either way), and offers only the tools that write nothing unless "fdWriteTools": true (hosts trust that channel's tools). LSPKIT_BOOTSTRAP or LSP_BOOTSTRAP may give the root and configuration; what a host sends that lspkit cannot take is logged and on lsp/status, never fatal. --shared attaches to the workspace's shared daemon, as for mcp.`,
 			define: func(fs *flag.FlagSet) { new(serveOptions).define(fs) },
 			run:    serve,
 		},
@@ -287,7 +287,7 @@ type serveOptions struct {
 
 func (o *serveOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
-	fs.StringVar(&o.mcpFDs, "mcp-fds", "", "serve MCP too, reading and writing these file descriptors `R,W` (e.g. 3,4)")
+	fs.StringVar(&o.mcpFDs, "mcp-fds", "", "serve MCP too on these two file descriptors `R,W` (e.g. 3,4), answering on the one the host does not write to")
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
 }
 

@@ -39,6 +39,9 @@ type doctorConfig struct {
 	Source      string   `json:"source"`
 	Error       string   `json:"error,omitempty"`
 	UnknownKeys []string `json:"unknownKeys,omitempty"`
+	// Ignored is what a host's bootstrap set that lspkit did not take,
+	// and server entries read a certain way, each with why.
+	Ignored []string `json:"ignored,omitempty"`
 }
 
 // doctorToolchain is one program the servers are installed or run with.
@@ -99,7 +102,7 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	}
 	c := &opts.common
 	var r doctorReport
-	cfg, bootCfg, err := c.load()
+	cfg, _, err := c.load()
 	if errors.Is(err, errNotADirectory) {
 		fmt.Fprintf(stderr, "lspkit doctor: %v\n", err)
 		return exitUsage
@@ -108,7 +111,7 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 		c.root, _ = os.Getwd()
 	}
 	r.Root = c.root
-	r.Config = configFindings(c, cfg, bootCfg, err)
+	r.Config = configFindings(c, cfg, err)
 	if err != nil {
 		cfg = config.Default()
 	}
@@ -141,7 +144,14 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	}
 	r.Cache = doctorCache{Dir: filepath.Dir(store.Dir()), Bytes: treeBytes(filepath.Dir(store.Dir()))}
 	r.Watch = watchFindings(dirs, truncated, cfg.WatchBudget)
-	r.OK = r.Config.Error == "" && len(r.Config.UnknownKeys) == 0 && r.Watch.Problem == ""
+	if _, notes, err := registry.Resolve(cfg); err == nil {
+		for _, n := range notes {
+			if n.Ignored {
+				r.Config.Ignored = append(r.Config.Ignored, n.Text)
+			}
+		}
+	}
+	r.OK = r.Config.Error == "" && len(r.Config.UnknownKeys) == 0 && len(r.Config.Ignored) == 0 && r.Watch.Problem == ""
 	for _, t := range r.Toolchains {
 		r.OK = r.OK && t.Problem == ""
 	}
@@ -165,7 +175,7 @@ var errNotADirectory = errors.New("not a directory")
 
 // configFindings says which configuration is in force and what in it
 // lspkit does not know.
-func configFindings(c *common, cfg config.Config, bootCfg jsontext.Value, err error) doctorConfig {
+func configFindings(c *common, cfg config.Config, err error) doctorConfig {
 	d := doctorConfig{Source: cfg.Source}
 	if err != nil {
 		d.Error = err.Error()
@@ -178,11 +188,10 @@ func configFindings(c *common, cfg config.Config, bootCfg jsontext.Value, err er
 	switch {
 	case c.config != "":
 		data, _ = os.ReadFile(c.config)
-	case len(bootCfg) > 0:
-		data = bootCfg
-	case filepath.Base(d.Source) == "lspkit.json":
-		data, _ = os.ReadFile(d.Source)
+	case filepath.Base(d.Source) == "lspkit.json" || strings.HasSuffix(d.Source, string(filepath.Separator)+"lspkit.json"):
+		data, _ = os.ReadFile(filepath.Join(c.root, "lspkit.json"))
 	}
+	d.Ignored = cfg.Ignored // a bootstrap's: what it set that lspkit did not take
 	if data != nil {
 		d.UnknownKeys = config.UnknownKeys(data)
 	}
@@ -356,6 +365,9 @@ func (r *doctorReport) write(w io.Writer) {
 	}
 	for _, k := range r.Config.UnknownKeys {
 		fmt.Fprintf(w, "! config: unknown key %s (docs/configuration.md lists the keys)\n", k)
+	}
+	for _, note := range r.Config.Ignored {
+		fmt.Fprintf(w, "! config: %s\n", note)
 	}
 	fmt.Fprintln(w, "toolchains:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -19,12 +19,18 @@ import (
 // returns its report, its text and its exit status.
 func doctorIn(t *testing.T, root string, args ...string) (doctorReport, string, int) {
 	t.Helper()
+	return doctorEnv(t, root, nil, args...)
+}
+
+// doctorEnv is doctorIn with more environment.
+func doctorEnv(t *testing.T, root string, extraEnv []string, args ...string) (doctorReport, string, int) {
+	t.Helper()
 	goExe, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go on PATH")
 	}
 	goBin := filepath.Dir(goExe)
-	env := append(os.Environ(), "PATH="+goBin, "LSPKIT_SERVERS="+t.TempDir(), "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	env := append(append(os.Environ(), "PATH="+goBin, "LSPKIT_SERVERS="+t.TempDir(), "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir()), extraEnv...)
 	run := func(extra ...string) (string, int) {
 		cmd := exec.Command(lspkitBin, append(append([]string{"doctor", "--root", root}, extra...), args...)...)
 		cmd.Env = env
@@ -122,6 +128,23 @@ func TestDoctor(t *testing.T) {
 
 	if _, _, code := lspkit(t, root, "doctor", "extra"); code != exitUsage {
 		t.Errorf("doctor with an argument: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestDoctorHostBootstrap: what a host's bootstrap set that lspkit did
+// not take is named, each a problem (exit 1), beside the configuration in
+// force.
+func TestDoctorHostBootstrap(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"go.mod": "module m\n", "main.go": "package main\n"})
+	boot := `LSP_BOOTSTRAP={"workspaceRoot": "` + root + `", "config": {"servers": [{"id": "odd", "command": "odd-ls"}], "colour": 1, "diagnosticsTimeoutMs": 5000}}`
+	r, text, code := doctorEnv(t, root, []string{boot})
+	want := []string{"LSP_BOOTSTRAP config.colour: unknown key",
+		"servers.odd: ignored: it names no file types (extensions), and neither its id nor its command odd-ls is a built-in server's"}
+	if code != 1 || r.OK || strings.Join(r.Config.Ignored, "\n") != strings.Join(want, "\n") || r.Config.Source != "LSP_BOOTSTRAP" ||
+		!strings.Contains(text, "! config: LSP_BOOTSTRAP config.colour: unknown key") {
+		t.Errorf("exit %d, config %+v\n%s", code, r.Config, text)
 	}
 }
 

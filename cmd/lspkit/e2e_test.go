@@ -317,3 +317,68 @@ func testBootstrap(t *testing.T, variable string) {
 		t.Fatalf("diagnostics: %+v", diags)
 	}
 }
+
+// TestHostBootstrap: a bootstrap as LLxprt Code sends it — servers as an
+// array under its own ids, its timeout key names — with keys lspkit does
+// not know: the daemon starts with what it understood and says what it
+// ignored, on stderr and in lsp/status; every status entry carries
+// serverId and state, every diagnostic column. Only a bootstrap that
+// leaves nothing usable stops it, naming the variable that was set.
+func TestHostBootstrap(t *testing.T) {
+	t.Parallel()
+	serversEnv(t)
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"})
+	boot := fmt.Sprintf(`{"workspaceRoot": %q, "config": {"servers": [{"id": "ts", "command": "typescript-language-server", "args": ["--stdio"]}, {"id": "odd", "command": "odd-ls"}],
+		"diagnosticsTimeoutMs": 9000, "firstTouchTimeoutMs": 60000, "colour": "blue", "autoInstall": false}}`, root)
+	proc, err := client.StartProcess(client.Command{Path: lspkitBin, Args: []string{"serve"}, Env: []string{"LSP_BOOTSTRAP=" + boot}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{t: t, proc: proc, ready: make(chan map[string]any, 1)}
+	d.conn = transport.NewConn(proc.Stdio(), transport.Options{})
+	t.Cleanup(func() { d.conn.Close(); proc.Stop(5 * time.Second) })
+	var sts []map[string]any
+	d.must("lsp/status", nil, &sts)
+	var notes []string
+	for _, st := range sts {
+		if st["serverId"] != st["id"] || st["state"] == nil {
+			t.Errorf("status entry without its host names: %v", st)
+		}
+		if st["id"] == "lspkit" {
+			for _, n := range st["notes"].([]any) {
+				notes = append(notes, n.(string))
+			}
+		}
+	}
+	for _, want := range []string{
+		"LSP_BOOTSTRAP config.colour: unknown key",
+		"servers.odd: ignored: it names no file types (extensions), and neither its id nor its command odd-ls is a built-in server's",
+		"servers.ts: configures the built-in typescript (the same command, typescript-language-server)",
+	} {
+		if !slices.Contains(notes, want) {
+			t.Errorf("lsp/status notes %q lack %q", notes, want)
+		}
+	}
+	var diags []map[string]any
+	d.must("lsp/checkFile", map[string]any{"filePath": filepath.Join(root, "a.go")}, &diags)
+	if len(diags) != 1 || diags[0]["column"] != float64(13) || diags[0]["character"] != float64(13) || diags[0]["line"] != float64(3) {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if tail := strings.Join(proc.StderrTail(), "\n"); !strings.Contains(tail, "configuration: LSP_BOOTSTRAP config.colour: unknown key") {
+		t.Errorf("stderr does not say what was ignored:\n%s", tail)
+	}
+	for boot, want := range map[string]string{
+		`{"workspaceRoot": "x", "config": `:               "lspkit serve: LSP_BOOTSTRAP: not valid JSON",
+		`{"workspaceRoot": "/no/such/dir", "config": {}}`: "lspkit serve: LSP_BOOTSTRAP workspaceRoot /no/such/dir: not a directory",
+	} {
+		cmd := exec.Command(lspkitBin, "serve")
+		cmd.Env = append(os.Environ(), "LSP_BOOTSTRAP="+boot)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Stdin = strings.NewReader("")
+		if err := cmd.Run(); cmd.ProcessState.ExitCode() != exitUsage || !strings.HasPrefix(stderr.String(), want) {
+			t.Errorf("%s: exit %d (%v), stderr %q, want %q", boot, cmd.ProcessState.ExitCode(), err, stderr.String(), want)
+		}
+	}
+}

@@ -33,9 +33,11 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/conformance"
+	"github.com/lspkit/lspkit/internal/logsink"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/mcpserver"
+	"github.com/lspkit/lspkit/service/mcpserver/fdpair"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/service/rpc"
@@ -154,26 +156,37 @@ func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress)
 // orchestratorWith is orchestrator with the configuration loaded.
 func (c *common) orchestratorWith(cfg config.Config, log *slog.Logger, progress func(registry.Progress), grace time.Duration) (*orchestrator.Orchestrator, error) {
 	oneShot := progress != nil
-	return orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot, Guard: guard()})
+	o, err := orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot, Guard: guard()})
+	if err != nil {
+		return nil, err
+	}
+	for _, note := range o.Notes() {
+		log.Warn("configuration: " + note) // also on lsp/status's lspkit entry and in lspkit doctor
+	}
+	return o, nil
 }
 
-// load settles the root (the flag, LSPKIT_BOOTSTRAP's, else the working
-// directory) and loads the configuration; bootCfg is the bootstrap's
-// configuration as given.
+// load settles the root (the flag, the bootstrap's, else the working
+// directory) and loads the configuration, a host's bootstrap (the first of
+// config.BootstrapVars set) laid over the project's; bootCfg is the
+// bootstrap's configuration as given. Only a bootstrap that leaves nothing
+// usable (not a JSON object, a root that is not a directory) is an error:
+// whatever else it sets that lspkit cannot take is in cfg.Ignored.
 func (c *common) load() (cfg config.Config, bootCfg jsontext.Value, err error) {
-	raw := os.Getenv("LSPKIT_BOOTSTRAP")
-	if raw == "" {
-		raw = os.Getenv("LSP_BOOTSTRAP")
+	var boot *config.Bootstrap
+	for _, name := range config.BootstrapVars {
+		if raw := os.Getenv(name); raw != "" {
+			b, err := config.ParseBootstrap(name, raw)
+			if err != nil {
+				return cfg, nil, err
+			}
+			boot, bootCfg = &b, b.Config
+			break
+		}
 	}
-	if raw != "" {
-		b, err := config.ParseBootstrap(raw)
-		if err != nil {
-			return cfg, nil, err
-		}
-		if c.root == "" {
-			c.root = b.WorkspaceRoot
-		}
-		bootCfg = b.Config
+	rootFrom := "root"
+	if c.root == "" && boot != nil && boot.WorkspaceRoot != "" {
+		c.root, rootFrom = boot.WorkspaceRoot, boot.Var+" workspaceRoot"
 	}
 	if c.root == "" {
 		wd, err := os.Getwd()
@@ -184,18 +197,9 @@ func (c *common) load() (cfg config.Config, bootCfg jsontext.Value, err error) {
 	}
 	info, err := os.Stat(c.root)
 	if err != nil || !info.IsDir() {
-		return cfg, nil, fmt.Errorf("root %s: %w", c.root, errNotADirectory)
+		return cfg, nil, fmt.Errorf("%s %s: %w", rootFrom, c.root, errNotADirectory)
 	}
-	if len(bootCfg) > 0 && string(bootCfg) != "null" {
-		// The bootstrap's config is the document's lsp value or the whole document.
-		var probe map[string]jsontext.Value
-		if json.Unmarshal(bootCfg, &probe) == nil {
-			if _, ok := probe["lsp"]; !ok {
-				bootCfg = jsontext.Value(`{"lsp":` + string(bootCfg) + `}`)
-			}
-		}
-	}
-	cfg, err = config.Load(c.root, c.config, bootCfg)
+	cfg, err = config.Load(c.root, c.config, boot)
 	return cfg, bootCfg, err
 }
 
@@ -216,6 +220,28 @@ func guard() []string {
 	return []string{exe, "guard"}
 }
 
+// exiting ends a daemon command's signal handling on its way out: SIGTERM
+// and SIGINT are ignored from then on, so that a host's SIGTERM right after
+// lsp/shutdown's answer (LLxprt Code sends one at once) does not cut short
+// what is left — the MCP channel read out, the log flushed — nor turn the
+// exit status into a signal.
+func exiting(stop context.CancelFunc) {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+	stop()
+}
+
+// exitFlush bounds how long a daemon waits at exit for its log to reach
+// stderr: a host that never reads it gets no more of it.
+const exitFlush = 250 * time.Millisecond
+
+// unblocked is stderr for a daemon's life: writes to it never wait
+// (logsink), so that a host that never reads stderr stalls nothing; flush
+// writes what is left at exit, within exitFlush.
+func unblocked(stderr io.Writer) (io.Writer, func()) {
+	s := logsink.New(stderr, 0)
+	return s, func() { s.Close(exitFlush) }
+}
+
 // stdio is the daemon's stream: stdin and stdout.
 type stdio struct {
 	io.Reader
@@ -230,6 +256,8 @@ func (s stdio) Close() error {
 }
 
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr, flush := unblocked(stderr)
+	defer flush()
 	var opts serveOptions
 	fs := newFlags("serve", opts.define)
 	c, mcpFDs, sharedFlag := &opts.common, &opts.mcpFDs, &opts.shared
@@ -259,11 +287,24 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	defer exiting(stop)
+	// The MCP channel reads both descriptors and answers on the one the
+	// host does not write to; it reads every byte the host writes to
+	// either until the daemon exits. Hosts call its tools without asking:
+	// unless fdWriteTools, it offers only tools that write nothing.
+	var mcp *fdpair.Pair
+	if mcpIn != nil {
+		mcp = fdpair.Open(mcpIn, mcpOut, log)
+		defer mcp.Close()
+	}
 	if wantShared(*sharedFlag, cfg) {
-		if mcpIn != nil {
+		if mcp != nil {
+			surface := shared.SurfaceMCPReadOnly
+			if cfg.FDWriteTools {
+				surface = shared.SurfaceMCP
+			}
 			go func() {
-				if err := c.relay(ctx, shared.SurfaceMCP, bootCfg, mcpIn, mcpOut, log); err != nil && ctx.Err() == nil {
+				if err := c.relay(ctx, surface, bootCfg, mcp, mcp, log); err != nil && ctx.Err() == nil {
 					log.Warn("mcp session ended", "err", err)
 				}
 			}()
@@ -279,11 +320,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
 		return exitUsage
 	}
-	if mcpIn != nil {
-		server := mcpserver.New(o, version())
+	if mcp != nil {
+		server := mcpserver.New(o, mcpserver.Options{Version: version(), ReadOnly: !cfg.FDWriteTools})
 		go func() {
-			if err := server.Run(ctx, mcpserver.StdioTransport(mcpIn, mcpOut)); err != nil && ctx.Err() == nil {
-				log.Warn("mcp session ended", "err", err)
+			if err := server.Run(ctx, mcpserver.StdioTransport(mcp, mcp)); err != nil && ctx.Err() == nil {
+				log.Debug("mcp session ended", "err", err) // the host closed its side
 			}
 		}()
 	}
@@ -294,19 +335,23 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	return 0
 }
 
-// parseFDs reads "R,W": the descriptors MCP reads from and writes to.
+// parseFDs reads "R,W": the descriptors the host gave for MCP (either
+// may turn out to be the one it writes to; see fdpair).
 func parseFDs(s string) (*os.File, *os.File, error) {
 	r, w, ok := strings.Cut(s, ",")
 	rfd, err1 := strconv.Atoi(r)
 	wfd, err2 := strconv.Atoi(w)
-	if !ok || err1 != nil || err2 != nil || rfd < 3 || wfd < 3 {
+	if !ok || err1 != nil || err2 != nil || rfd < 3 || wfd < 3 || rfd == wfd {
 		return nil, nil, fmt.Errorf("expected two descriptors ≥ 3 as R,W (e.g. 3,4), got %q", s)
 	}
-	in, out := os.NewFile(uintptr(rfd), "mcp-in"), os.NewFile(uintptr(wfd), "mcp-out")
-	for _, f := range []*os.File{in, out} {
-		if _, err := f.Stat(); err != nil {
-			return nil, nil, fmt.Errorf("descriptor %s is not open: %v", f.Name(), err)
-		}
+	in, err := fdpair.File(rfd, "mcp-in")
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := fdpair.File(wfd, "mcp-out")
+	if err != nil {
+		in.Close()
+		return nil, nil, err
 	}
 	return in, out, nil
 }
@@ -343,6 +388,8 @@ func record(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 // mcpCommand serves MCP on stdin/stdout until the client hangs up.
 func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr, flush := unblocked(stderr)
+	defer flush()
 	var opts mcpOptions
 	fs := newFlags("mcp", opts.define)
 	c, sharedFlag := &opts.common, &opts.shared
@@ -364,7 +411,7 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	defer exiting(stop)
 	if wantShared(*sharedFlag, cfg) {
 		if err := c.relay(ctx, shared.SurfaceMCP, bootCfg, os.Stdin, os.Stdout, log); err != nil {
 			fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
@@ -378,7 +425,9 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitUsage
 	}
 	done := make(chan error, 1)
-	go func() { done <- mcpserver.New(o, version()).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout)) }()
+	go func() {
+		done <- mcpserver.New(o, mcpserver.Options{Version: version()}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
+	}()
 	select {
 	case err := <-done:
 		log.Debug("mcp session ended", "err", err) // the client hung up

@@ -53,6 +53,9 @@ const (
 	CodeNoServer = -32002
 	// CodeNotFound: the file does not exist (or is not a regular file).
 	CodeNotFound = -32003
+	// CodeTimeout: a language server did not answer within the configured
+	// time (navigationTimeout, requestTimeout).
+	CodeTimeout = -32004
 )
 
 // Errorf returns the contract's error with code and a formatted message.
@@ -87,6 +90,32 @@ type Diagnostic struct {
 	Server       string `json:"server"`
 }
 
+// MarshalJSONTo writes the diagnostic with "column" beside "character"
+// (the same number), for hosts whose clients read that name (LLxprt
+// Code's). It is the encoding of the daemon's JSON-RPC surface; Go
+// programs read Character.
+func (d Diagnostic) MarshalJSONTo(enc *jsontext.Encoder) error {
+	return json.MarshalEncode(enc, diagnosticWire{
+		File: d.File, Line: d.Line, Character: d.Character, Column: d.Character, EndLine: d.EndLine, EndCharacter: d.EndCharacter,
+		Severity: d.Severity, Message: d.Message, Code: d.Code, Source: d.Source, Server: d.Server,
+	})
+}
+
+// diagnosticWire is Diagnostic as JSON-RPC carries it.
+type diagnosticWire struct {
+	File         string `json:"file"`
+	Line         int    `json:"line"`
+	Character    int    `json:"character"`
+	Column       int    `json:"column"`
+	EndLine      int    `json:"endLine"`
+	EndCharacter int    `json:"endCharacter"`
+	Severity     string `json:"severity"`
+	Message      string `json:"message"`
+	Code         any    `json:"code,omitzero"`
+	Source       string `json:"source,omitempty"`
+	Server       string `json:"server"`
+}
+
 // FileDiagnostics are diagnostics by file (relative to the root). They
 // encode as a JSON object with the files in ascending order.
 type FileDiagnostics map[string][]Diagnostic
@@ -105,6 +134,25 @@ func (f FileDiagnostics) MarshalJSONTo(enc *jsontext.Encoder) error {
 		}
 	}
 	return enc.WriteToken(jsontext.EndObject)
+}
+
+// FeedbackMessageChars is how much of a message the text renderings for
+// the model show (lsp/report's block, the MCP check's text): the JSON
+// keeps the whole message.
+const FeedbackMessageChars = 200
+
+// FeedbackMessage is a message as text renderings show it: its first
+// FeedbackMessageChars characters (code points), and "…" when it is
+// longer.
+func FeedbackMessage(m string) string {
+	n := 0
+	for i := range m {
+		if n == FeedbackMessageChars {
+			return m[:i] + "…"
+		}
+		n++
+	}
+	return m
 }
 
 // CheckParams is the params of lsp/checkFile, lsp/check and lsp/report's
@@ -221,7 +269,43 @@ type ServerStatus struct {
 	Watching string `json:"watching,omitempty"`
 	// Sidecar is how the server's sidecar command is doing, if it has one.
 	Sidecar *SidecarStatus `json:"sidecar,omitzero"`
+	// Notes, on the daemon's own entry (DaemonStatusID), say what it made
+	// of the configuration a host gave it: each key it ignored, with why,
+	// and server entries it read a certain way.
+	Notes []string `json:"notes,omitempty"`
 }
+
+// MarshalJSONTo writes the status with "serverId" (= ID) and "state" (the
+// status in the words LLxprt Code's status normalizer reads, see State)
+// beside lspkit's own members. It is the encoding of the daemon's JSON-RPC
+// surface; Go programs read ID and Status.
+func (s ServerStatus) MarshalJSONTo(enc *jsontext.Encoder) error {
+	type plain ServerStatus // without this method
+	return json.MarshalEncode(enc, struct {
+		plain
+		ServerID string `json:"serverId"`
+		State    string `json:"state"`
+	}{plain(s), s.ID, State(s.Status)})
+}
+
+// State is a status in the vocabulary of LLxprt Code's status normalizer
+// (ok, starting, broken, idle): active is ok; a disabled server, never
+// started, is idle; one that cannot run (unavailable) is broken.
+func State(status string) string {
+	switch status {
+	case StatusActive:
+		return "ok"
+	case StatusStarting:
+		return "starting"
+	case StatusBroken, StatusUnavailable:
+		return "broken"
+	}
+	return "idle"
+}
+
+// DaemonStatusID is the id of the entry lsp/status adds for the daemon
+// itself when its configuration needs saying (ServerStatus.Notes).
+const DaemonStatusID = "lspkit"
 
 // SidecarStatus is a sidecar's part of a server's status: its pid while it
 // runs, its state (idle, running, restarting, broken, unavailable,

@@ -87,14 +87,14 @@ func TestLoad(t *testing.T) {
 	if gopls.Enabled == nil || *gopls.Enabled || mine.Command != "my-ls" || mine.Args[0] != "--stdio" || mine.Env["K"] != "v" || mine.Extensions[0] != ".my" {
 		t.Fatalf("opencode config: gopls %+v mine %+v", gopls, mine)
 	}
-	// lspkit.json wins over opencode.json; the bootstrap over both; --config over all.
+	// lspkit.json wins over opencode.json; --config over both; a bootstrap is laid over either.
 	if err := os.WriteFile(filepath.Join(root, "lspkit.json"), []byte(`{"lsp": false}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if cfg, _ := Load(root, "", nil); !cfg.Disabled {
 		t.Fatal("lspkit.json ignored")
 	}
-	if cfg, _ := Load(root, "", []byte(`{"lsp": {"autoInstall": false}}`)); cfg.Disabled || cfg.AutoInstall {
+	if cfg, _ := Load(root, "", &Bootstrap{Var: "LSPKIT_BOOTSTRAP", Config: []byte(`{"lsp": {"autoInstall": false}}`)}); cfg.Disabled || cfg.AutoInstall || cfg.Source != "LSPKIT_BOOTSTRAP over "+filepath.Join(root, "lspkit.json") {
 		t.Fatalf("bootstrap ignored: %+v", cfg)
 	}
 	if _, err := Load(root, filepath.Join(root, "missing.json"), nil); err == nil || !strings.Contains(err.Error(), "missing.json: cannot read") {

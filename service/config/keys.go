@@ -31,12 +31,13 @@ type Key struct {
 // their parent.
 func Keys() []Key {
 	return []Key{
-		{"lsp.servers", "object: server id → server object", "{}", `{"eslint": {"enabled": false}}`, "adds servers or overrides a built-in's fields, by id (keys below)"},
+		{"lsp.servers", "object: server id → server object; or an array of server objects, each with its \"id\"", "{}", `{"eslint": {"enabled": false}}`, "adds servers or overrides a built-in's fields, by id (keys below); in the array form (as hosts send it) a later entry of the same id replaces an earlier one"},
 		{"lsp.servers.ID.enabled", "boolean", "", "false", "false turns the server off; true turns on a server that is off by default"},
 		{"lsp.servers.ID.command", "string", "", `"luau-lsp"`, "the executable (a name found on PATH or in the server store, or a path)"},
 		{"lsp.servers.ID.args", "array of strings", "", `["lsp"]`, "its arguments"},
 		{"lsp.servers.ID.extensions", "array of strings", "", `[".luau"]`, "the file extensions it serves, each with its dot"},
 		{"lsp.servers.ID.rootMarkers", "array of strings", "", `["default.project.json"]`, "files or directories that mark a root: a file's root is its nearest ancestor holding one, inside the workspace"},
+		{"lsp.servers.ID.workspaceRootMarkers", "array of strings", "", `["go.work"]`, "the same as rootMarkers (LLxprt Code's name)"},
 		{"lsp.servers.ID.roots", `"each", "folders" or "outermost"`, "", `"folders"`, "processes per root: one each, one for all as workspace folders, or one per outermost root"},
 		{"lsp.servers.ID.env", "object of strings", "", `{"GOFLAGS": "-tags=integration"}`, "extra environment of the server process"},
 		{"lsp.servers.ID.initializationOptions", "object", "", `{"hints": true}`, "initialize's initializationOptions"},
@@ -46,7 +47,13 @@ func Keys() []Key {
 		{"lsp.servers.ID.sidecar.command", "array of strings", "", `["rojo", "sourcemap", "--watch", "-o", "sourcemap.json"]`, "the helper's executable and arguments (required)"},
 		{"lsp.servers.ID.sidecar.env", "object of strings", "", `{"RUST_LOG": "warn"}`, "the helper's extra environment"},
 		{"lsp.diagnosticTimeout", "milliseconds", "3000", "5000", "how long a check waits for a server that has seen a file before"},
-		{"lsp.firstTouchTimeout", "milliseconds", "10000", "20000", "how long a check waits for a server's first file (it may be starting and loading the project)"},
+		{"lsp.firstTouchTimeout", "milliseconds", "10000", "20000", "how long the first check after each start of a server waits for it (it may be starting and loading the project)"},
+		{"lsp.navigationTimeout", "milliseconds", "0", "5000", "the longest one navigation question (definition, references, hover, symbols, call hierarchy, code actions) may take, a project load it waits for included; past it the answer is an error saying what it waited for (0: no limit)"},
+		{"lsp.requestTimeout", "milliseconds", "0", "30000", "the longest one request to a language server may take; past it the request is cancelled and what needed it says so (0: no limit)"},
+		{"lsp.diagnosticsTimeoutMs", "milliseconds", "3000", "5000", "the same as diagnosticTimeout (LLxprt Code's bootstrap name)"},
+		{"lsp.firstTouchTimeoutMs", "milliseconds", "10000", "20000", "the same as firstTouchTimeout (LLxprt Code's bootstrap name)"},
+		{"lsp.navigationTimeoutMs", "milliseconds", "0", "5000", "the same as navigationTimeout (LLxprt Code's bootstrap name)"},
+		{"lsp.requestTimeoutMs", "milliseconds", "0", "30000", "the same as requestTimeout (LLxprt Code's bootstrap name)"},
 		{"lsp.includeSeverities", "array of error, warning, info, hint", `["error"]`, `["error", "warning"]`, "the severities checks and reports keep (lspkit check --severity overrides)"},
 		{"lsp.maxDiagnosticsPerFile", "whole number", "20", "50", "lsp/report's findings per file; the rest are counted"},
 		{"lsp.maxProjectDiagnosticsFiles", "whole number", "5", "10", "lsp/report's other files in write mode"},
@@ -64,6 +71,7 @@ func Keys() []Key {
 		{"lsp.prewarm", "boolean", "false", "true", "the daemon starts, in the background, the servers whose root markers are at the workspace root"},
 		{"lsp.shared", "boolean", "false", "true", "lspkit serve and lspkit mcp attach to the workspace's shared daemon, as --shared"},
 		{"lsp.idleExitMs", "milliseconds", "300000", "60000", "how long a shared daemon lives after its last client left"},
+		{"lsp.fdWriteTools", "boolean", "false", "true", "lspkit serve --mcp-fds offers the tools that write files (lsp_rename, lsp_apply_code_action, lsp_fix_all, lsp_format) on that channel too; hosts register its tools as trusted, so by default it lists only tools that write nothing"},
 	}
 }
 

@@ -26,11 +26,23 @@ const (
 	maxMCPSymbols   = 200
 )
 
+// Options configures New.
+type Options struct {
+	// Version is lspkit's version, said in initialize.
+	Version string
+	// ReadOnly leaves out the tools that write files (lsp_rename,
+	// lsp_apply_code_action, lsp_fix_all, lsp_format): for a channel whose
+	// host calls every tool without asking (lspkit serve --mcp-fds, unless
+	// fdWriteTools).
+	ReadOnly bool
+}
+
 // New returns an MCP server whose tools use o: the contract's diagnostics,
 // status and navigation tools. navigationTools: false leaves the navigation
-// tools out; lsp: false leaves only lsp_status, which says so.
-func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "lspkit", Version: version}, &mcp.ServerOptions{
+// tools out; lsp: false leaves only lsp_status, which says so;
+// opts.ReadOnly leaves out the tools that write.
+func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "lspkit", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Language-server diagnostics and code navigation for the files of " + o.Root() +
 			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters.",
 	})
@@ -50,6 +62,10 @@ func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
 		return s
 	}
 	const where = " Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name as written on that line."
+	applyWith := " to pass to lsp_apply_code_action"
+	if opts.ReadOnly {
+		applyWith = " (this channel applies none: it offers only tools that write nothing)"
+	}
 	add(s, "lsp_goto_definition", "Go to definition", "Finds where the symbol at a position is defined."+where, readOnly, m.locations(o.Definition))
 	add(s, "lsp_goto_type_definition", "Go to type definition", "Finds where the type of the symbol at a position is defined (the type of a variable, field or expression)."+where, readOnly, m.locations(o.TypeDefinition))
 	add(s, "lsp_goto_implementation", "Find implementations", "Finds the implementations of the interface, abstract method or type at a position."+where, readOnly, m.locations(o.Implementation))
@@ -61,12 +77,15 @@ func New(o *orchestrator.Orchestrator, version string) *mcp.Server {
 	add(s, "lsp_document_symbols", "Document symbols", "Lists the symbols a file declares (functions, types, methods, fields, …) as a tree with 1-based ranges.", readOnly, m.documentSymbols)
 	add(s, "lsp_workspace_symbols", "Workspace symbols", "Searches the workspace for symbols whose name matches query. "+
 		"Servers whose project files are at the workspace root are started and their index loaded first.", readOnly, m.workspaceSymbols)
-	add(s, "lsp_rename", "Rename symbol", "Renames the symbol at a position everywhere the language server finds it, as a unified diff of every file touched. "+
-		"Nothing is written unless apply is true; then each file is written atomically and the touched files' diagnostics are returned."+where, writes, m.rename)
 	add(s, "lsp_code_actions", "Code actions", "Lists the fixes and refactorings the language servers offer at a position, over lines (endLine), on a whole line (line alone), "+
 		"or for one finding (diagnostic, as lspkit returned it): quick fixes (add a missing import, remove an unused variable, …), organize imports, refactorings. "+
-		"Each has an id to pass to lsp_apply_code_action. kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …); "+
+		"Each has an id"+applyWith+". kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …); "+
 		"actions a server offers but not there are left out (counted) unless kinds asks for them, then listed with the reason.", readOnly, m.codeActions)
+	if opts.ReadOnly {
+		return s
+	}
+	add(s, "lsp_rename", "Rename symbol", "Renames the symbol at a position everywhere the language server finds it, as a unified diff of every file touched. "+
+		"Nothing is written unless apply is true; then each file is written atomically and the touched files' diagnostics are returned."+where, writes, m.rename)
 	add(s, "lsp_apply_code_action", "Apply a code action", "Shows (apply false) or applies (apply true) a code action listed by lsp_code_actions, by id: a unified diff of every file it touches; "+
 		"applied, each file is written atomically and the touched files' diagnostics are returned. An action that runs a server command runs only when applied. "+
 		"An id from before a change to any file it edits is refused as stale.", writes, m.applyCodeAction)
@@ -510,7 +529,7 @@ func prefixed(reason string) string {
 
 func renderDiagnostics(b *strings.Builder, ds []api.Diagnostic) {
 	for _, d := range ds {
-		fmt.Fprintf(b, "%s:%d:%d: %s: %s", d.File, d.Line, d.Character, d.Severity, d.Message)
+		fmt.Fprintf(b, "%s:%d:%d: %s: %s", d.File, d.Line, d.Character, d.Severity, api.FeedbackMessage(d.Message))
 		if d.Code != nil {
 			fmt.Fprintf(b, " (%v)", d.Code)
 		}

@@ -51,6 +51,12 @@ func connect(t *testing.T, files map[string]string, doc string) *mcp.ClientSessi
 // connectWith is connect with the servers launch starts (nil: real ones).
 func connectWith(t *testing.T, files map[string]string, doc string, launch client.Launch) *mcp.ClientSession {
 	t.Helper()
+	return connectOpts(t, files, doc, launch, Options{Version: "test"})
+}
+
+// connectOpts is connectWith with the server's options.
+func connectOpts(t *testing.T, files map[string]string, doc string, launch client.Launch, opts Options) *mcp.ClientSession {
+	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
@@ -67,7 +73,7 @@ func connectWith(t *testing.T, files map[string]string, doc string, launch clien
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	serverT, clientT := mcp.NewInMemoryTransports()
-	ss, err := New(o, "test").Connect(ctx, serverT, nil)
+	ss, err := New(o, opts).Connect(ctx, serverT, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +212,31 @@ func TestTools(t *testing.T) {
 	}
 }
 
+// TestReadOnly: a channel whose host calls every tool without asking
+// (serve --mcp-fds) offers the twelve tools that write nothing — code
+// actions listed, not applied — and lsp_code_actions does not point at a
+// tool it lacks.
+func TestReadOnly(t *testing.T) {
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {}}}
+	s := connectOpts(t, map[string]string{"a.fk": "x\n"}, fakeConfig(""), l.Launch, Options{Version: "test", ReadOnly: true})
+	tools := toolNames(t, s)
+	want := []string{"lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_diagnostics", "lsp_document_symbols",
+		"lsp_find_references", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover",
+		"lsp_status", "lsp_workspace_symbols"}
+	if got := slices.Sorted(maps.Keys(tools)); !slices.Equal(got, want) {
+		t.Fatalf("tools %v, want %v", got, want)
+	}
+	for name, tool := range tools {
+		if !tool.Annotations.ReadOnlyHint || strings.Contains(tool.Description, "lsp_apply_code_action") {
+			t.Errorf("%s: readOnlyHint %v; %s", name, tool.Annotations.ReadOnlyHint, tool.Description)
+		}
+	}
+	_, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "lsp_rename", Arguments: map[string]any{"file": "a.fk", "line": 1, "character": 1, "newName": "y", "apply": true}})
+	if err == nil || !strings.Contains(err.Error(), `unknown tool "lsp_rename"`) {
+		t.Fatalf("lsp_rename on a read-only channel: %v", err)
+	}
+}
+
 // TestStarting: a server that has not finished starting is a tool error
 // that says to retry.
 func TestStarting(t *testing.T) {
@@ -339,7 +370,7 @@ func TestAnswersBeforeEOF(t *testing.T) {
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := New(o, "test").Run(ctx, StdioTransport(in, &out)); err != nil && !strings.Contains(err.Error(), "EOF") {
+	if err := New(o, Options{Version: "test"}).Run(ctx, StdioTransport(in, &out)); err != nil && !strings.Contains(err.Error(), "EOF") {
 		t.Fatal(err)
 	}
 	var answered bool
@@ -390,7 +421,7 @@ func TestHostileLines(t *testing.T) {
 			var out strings.Builder
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			New(o, "test").Run(ctx, StdioTransport(in, &out))
+			New(o, Options{Version: "test"}).Run(ctx, StdioTransport(in, &out))
 			var answered, replied bool
 			for line := range strings.Lines(out.String()) {
 				if !json.Valid([]byte(line)) {

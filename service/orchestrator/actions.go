@@ -75,6 +75,11 @@ func (a *actionStore) get(id string) (*storedAction, bool) {
 // (Diagnostic, as lspkit returned it). Each has an id for
 // ApplyCodeAction.
 func (o *Orchestrator) CodeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
+	return bounded(o, ctx, api.MethodCodeActions, func(ctx context.Context) (api.CodeActionsResult, error) { return o.codeActions(ctx, p) })
+}
+
+// codeActions is CodeActions without its bound.
+func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
 	out := api.CodeActionsResult{Actions: []api.CodeAction{}}
 	if p.Diagnostic != nil {
 		if p.File == "" {

@@ -15,6 +15,11 @@ import (
 // call site, at the call; outgoing calls one per callee, at its
 // declaration.
 func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
+	return bounded(o, ctx, api.MethodCallHierarchy, func(ctx context.Context) (api.CallHierarchyResult, error) { return o.callHierarchy(ctx, p) })
+}
+
+// callHierarchy is CallHierarchy without its bound.
+func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
 	out := api.CallHierarchyResult{Calls: []api.Call{}}
 	if p.Direction != api.DirectionIncoming && p.Direction != api.DirectionOutgoing {
 		return out, invalidParams("direction must be %q or %q, not %q", api.DirectionIncoming, api.DirectionOutgoing, p.Direction)

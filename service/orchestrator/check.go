@@ -141,8 +141,15 @@ func verdictOf(results []api.ServerResult) (bool, string) {
 	return false, strings.Join(why, "; ")
 }
 
+// cancelledByCaller begins the reason of a server's part of a check its
+// caller gave up on.
+const cancelledByCaller = "the check was cancelled by its caller"
+
 // serverReason says, in a clause, why a server did not settle.
 func serverReason(r api.ServerResult) string {
+	if strings.HasPrefix(r.Reason, cancelledByCaller) {
+		return r.ID + ": " + r.Reason
+	}
 	var s string
 	switch r.Verdict {
 	case api.VerdictPartial:
@@ -183,10 +190,9 @@ func binary(data []byte) bool {
 }
 
 // checkOn runs one server's part of a check.
-func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src source, timeout time.Duration) (api.ServerResult, []api.Diagnostic, string) {
+func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src source, timeout time.Duration) (res api.ServerResult, diags []api.Diagnostic, note string) {
 	start := time.Now()
-	res := api.ServerResult{ID: t.spec.ID}
-	var note string
+	res = api.ServerResult{ID: t.spec.ID}
 	done := func(v api.Verdict, reason string) (api.ServerResult, []api.Diagnostic, string) {
 		res.Verdict, res.Reason, res.MS = v, reason, time.Since(start).Milliseconds()
 		o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", v, "ms", res.MS)
@@ -203,14 +209,23 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	if o.oneShot {
 		s.waitInstalled(ctx)
 	}
-	if timeout <= 0 {
+	ownTime := timeout <= 0 // the configured timeouts, not the caller's
+	if ownTime {
 		timeout = o.cfg.DiagnosticTimeout
 		if first {
 			timeout = o.cfg.FirstTouchTimeout
 		}
 	}
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	defer func() {
+		// The caller gave up (an abort, $/cancelRequest): the answer is what
+		// was known then, and says so rather than that the server was slow.
+		if caller.Err() != nil && (res.Verdict == api.VerdictTimedOut || res.Verdict == api.VerdictPartial) {
+			res.Reason = fmt.Sprintf("%s after %d ms", cancelledByCaller, res.MS)
+		}
+	}()
 	// A check of given text holds the session alone until its answer; any
 	// other holds it beside the others (see session.hold). The server it
 	// holds is the one running then: one restarted meanwhile (over its
@@ -242,7 +257,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 		return done(api.VerdictBroken, err.Error())
 	}
 	settle := a.Settle
-	diags := o.convert(t.spec.ID, c, a.URI, a.Diagnostics, src.text)
+	diags = o.convert(t.spec.ID, c, a.URI, a.Diagnostics, src.text)
 	// A project file the server cannot read (a go.mod left broken by an
 	// edit) leaves the file unchecked while the server publishes nothing
 	// for it: the project file's errors are the answer.
@@ -251,11 +266,14 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 	switch settle {
 	case client.Settled:
 		res.Verdict = api.VerdictSettled
-		s.warmed()
+		s.warmed(c)
 	case client.TimedOut:
 		res.Verdict = api.VerdictTimedOut
 		if len(diags) > 0 {
 			res.Verdict = api.VerdictPartial
+		}
+		if ownTime && caller.Err() == nil {
+			s.warmed(c) // its first touch is spent, whether or not it ever settles
 		}
 		o.log.Warn("check timed out", "server", t.spec.ID, "file", o.rel(path), "ms", res.MS)
 		s.probe(c)

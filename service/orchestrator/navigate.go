@@ -319,25 +319,33 @@ func (o *Orchestrator) missing(c *client.Client, uri protocol.DocumentURI, path 
 
 // Definition returns where the symbol at a position is defined.
 func (o *Orchestrator) Definition(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
-	return o.locate(ctx, p, protocol.DefinitionRequest.Method(), (*client.Client).Definition)
+	return bounded(o, ctx, api.MethodDefinition, func(ctx context.Context) (api.LocationsResult, error) {
+		return o.locate(ctx, p, protocol.DefinitionRequest.Method(), (*client.Client).Definition)
+	})
 }
 
 // TypeDefinition returns where the type of the symbol at a position is
 // defined.
 func (o *Orchestrator) TypeDefinition(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
-	return o.locate(ctx, p, protocol.TypeDefinitionRequest.Method(), (*client.Client).TypeDefinition)
+	return bounded(o, ctx, api.MethodTypeDefinition, func(ctx context.Context) (api.LocationsResult, error) {
+		return o.locate(ctx, p, protocol.TypeDefinitionRequest.Method(), (*client.Client).TypeDefinition)
+	})
 }
 
 // Implementation returns the implementations of the symbol at a position.
 func (o *Orchestrator) Implementation(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
-	return o.locate(ctx, p, protocol.ImplementationRequest.Method(), (*client.Client).Implementation)
+	return bounded(o, ctx, api.MethodImplementation, func(ctx context.Context) (api.LocationsResult, error) {
+		return o.locate(ctx, p, protocol.ImplementationRequest.Method(), (*client.Client).Implementation)
+	})
 }
 
 // References returns every reference to the symbol at a position, its
 // declaration included.
 func (o *Orchestrator) References(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
-	return o.locate(ctx, p, protocol.ReferencesRequest.Method(), func(c *client.Client, ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
-		return c.References(ctx, uri, pos, true)
+	return bounded(o, ctx, api.MethodReferences, func(ctx context.Context) (api.LocationsResult, error) {
+		return o.locate(ctx, p, protocol.ReferencesRequest.Method(), func(c *client.Client, ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
+			return c.References(ctx, uri, pos, true)
+		})
 	})
 }
 
@@ -357,6 +365,11 @@ func (o *Orchestrator) linesOf(c *client.Client, uri protocol.DocumentURI) []str
 // Hover returns the hover text at a position; Content is nil when the
 // server has nothing there.
 func (o *Orchestrator) Hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
+	return bounded(o, ctx, api.MethodHover, func(ctx context.Context) (api.HoverResult, error) { return o.hover(ctx, p) })
+}
+
+// hover is Hover without its bound.
+func (o *Orchestrator) hover(ctx context.Context, p api.PositionParams) (api.HoverResult, error) {
 	op, pos, note, err := o.at(ctx, p, protocol.HoverRequest.Method())
 	if err != nil {
 		return api.HoverResult{}, err
@@ -371,6 +384,11 @@ func (o *Orchestrator) Hover(ctx context.Context, p api.PositionParams) (api.Hov
 
 // DocumentSymbols returns a file's symbols as a tree.
 func (o *Orchestrator) DocumentSymbols(ctx context.Context, p api.FileParams) (api.SymbolsResult, error) {
+	return bounded(o, ctx, api.MethodDocumentSymbols, func(ctx context.Context) (api.SymbolsResult, error) { return o.documentSymbols(ctx, p) })
+}
+
+// documentSymbols is DocumentSymbols without its bound.
+func (o *Orchestrator) documentSymbols(ctx context.Context, p api.FileParams) (api.SymbolsResult, error) {
 	op, err := o.open(ctx, p.File, protocol.DocumentSymbolRequest.Method())
 	if err != nil {
 		return api.SymbolsResult{}, err
@@ -399,6 +417,11 @@ func (o *Orchestrator) DocumentSymbols(ctx context.Context, p api.FileParams) (a
 // server's project load or index; a server still loading after the
 // first-touch timeout answers for what it has, and the note says so.
 func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) (api.WorkspaceSymbolsResult, error) {
+	return bounded(o, ctx, api.MethodWorkspaceSymbols, func(ctx context.Context) (api.WorkspaceSymbolsResult, error) { return o.workspaceSymbols(ctx, p) })
+}
+
+// workspaceSymbols is WorkspaceSymbols without its bound.
+func (o *Orchestrator) workspaceSymbols(ctx context.Context, p api.QueryParams) (api.WorkspaceSymbolsResult, error) {
 	out := api.WorkspaceSymbolsResult{Symbols: []api.WorkspaceSymbol{}}
 	if o.cfg.Disabled {
 		return out, nil

@@ -70,6 +70,7 @@ type Orchestrator struct {
 	cfg     config.Config
 	log     *slog.Logger
 	specs   map[string]*registry.Spec
+	notes   []string // what was made of the configuration: keys ignored, entries read a certain way
 	store   *registry.Store
 	launch  client.Launch
 	grace   time.Duration
@@ -113,9 +114,13 @@ func New(opts Options) (*Orchestrator, error) {
 		d.Disabled = opts.Config.Disabled
 		opts.Config = d
 	}
-	specs, err := registry.Servers(opts.Config)
+	specs, resolved, err := registry.Resolve(opts.Config)
 	if err != nil {
 		return nil, err
+	}
+	notes := slices.Clone(opts.Config.Ignored)
+	for _, n := range resolved {
+		notes = append(notes, n.Text)
 	}
 	o := &Orchestrator{
 		root:     root,
@@ -128,6 +133,7 @@ func New(opts Options) (*Orchestrator, error) {
 		oneShot:  opts.OneShot,
 		guard:    opts.Guard,
 		sessions: map[string]*session{},
+		notes:    notes,
 	}
 	if o.store == nil {
 		progress := opts.Progress
@@ -165,6 +171,12 @@ func (o *Orchestrator) prewarm() {
 
 // Root returns the workspace root (absolute, symlinks resolved).
 func (o *Orchestrator) Root() string { return o.root }
+
+// Notes says what the orchestrator made of its configuration: each key a
+// host's bootstrap set that was ignored, with why, and server entries read
+// a certain way (config.Config.Ignored, registry.Resolve). Status shows
+// them on the daemon's own entry.
+func (o *Orchestrator) Notes() []string { return slices.Clone(o.notes) }
 
 // Config returns the configuration in force.
 func (o *Orchestrator) Config() config.Config { return o.cfg }
@@ -530,6 +542,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 		Watcher:               o.watcher,
 		WatchBudget:           o.cfg.WatchBudget,
 		Settle:                settlePolicy(spec.Settle),
+		RequestTimeout:        o.cfg.RequestTimeout,
 	}
 }
 

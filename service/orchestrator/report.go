@@ -48,19 +48,23 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 		out.Diagnostics[file] = res.Diagnostics // partial: shown, not remembered as complete
 	}
 	var others []string
+	more := 0 // other files with findings past maxProjectDiagnosticsFiles
 	if p.Mode == "write" {
 		o.settleAfter(ctx, before, defaultWait)
 		all := o.Diagnostics()
 		for _, f := range slices.Sorted(maps.Keys(all)) {
-			if f == file || len(others) == o.cfg.MaxProjectDiagnosticsFiles {
-				continue
-			}
-			if show(f, all[f]); len(out.Diagnostics[f]) > 0 {
-				others = append(others, f)
+			switch {
+			case f == file:
+			case len(others) == o.cfg.MaxProjectDiagnosticsFiles:
+				more++
+			default:
+				if show(f, all[f]); len(out.Diagnostics[f]) > 0 {
+					others = append(others, f)
+				}
 			}
 		}
 	}
-	out.Text = o.format(file, others, out.Diagnostics)
+	out.Text = o.format(file, others, more, out.Diagnostics)
 	if !res.Checked {
 		// Never silence for a file that was not fully checked.
 		if out.Text != "" {
@@ -97,24 +101,30 @@ func plural(n int, one, many string) string {
 }
 
 // format renders the report: the file's own block ("in this file"), then
-// the other files' blocks, within the per-file and total line limits.
-func (o *Orchestrator) format(file string, others []string, diags map[string][]api.Diagnostic) string {
+// the other files' blocks, within the per-file and total line limits, and
+// how many other files with findings it leaves out (more, past
+// maxProjectDiagnosticsFiles, and those past the line limit).
+func (o *Orchestrator) format(file string, others []string, more int, diags map[string][]api.Diagnostic) string {
 	budget := maxReportLines
 	var b strings.Builder
 	if ds := diags[file]; len(ds) > 0 {
 		b.WriteString("LSP errors detected in this file, please fix:\n")
 		budget = o.block(&b, file, ds, budget)
 	}
-	if len(others) > 0 && budget > 0 {
+	if len(others) > 0 {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString("LSP errors detected in other files:\n")
-		for _, f := range others {
+		for i, f := range others {
 			if budget <= 0 {
+				more += len(others) - i
 				break
 			}
 			budget = o.block(&b, f, diags[f], budget)
+		}
+		if more > 0 {
+			fmt.Fprintf(&b, "... and %d more %s with errors\n", more, plural(more, "file", "files"))
 		}
 	}
 	return b.String()
@@ -127,7 +137,7 @@ func (o *Orchestrator) block(b *strings.Builder, file string, ds []api.Diagnosti
 	fmt.Fprintf(b, "<diagnostics file=\"%s\">\n", escapeAttr(file))
 	n := min(len(ds), o.cfg.MaxDiagnosticsPerFile, budget)
 	for _, d := range ds[:n] {
-		fmt.Fprintf(b, "%s [%d:%d] %s", strings.ToUpper(d.Severity), d.Line, d.Character, escape(d.Message))
+		fmt.Fprintf(b, "%s [%d:%d] %s", strings.ToUpper(d.Severity), d.Line, d.Character, escape(api.FeedbackMessage(d.Message)))
 		if d.Code != nil {
 			fmt.Fprintf(b, " (%s)", escape(fmt.Sprint(d.Code)))
 		}

@@ -25,7 +25,7 @@ func diag(file string, line int, msg string, code any) api.Diagnostic {
 func TestReportFormat(t *testing.T) {
 	t.Parallel()
 	o := &Orchestrator{cfg: config.Default()}
-	got := o.format("src/utils.ts", nil, map[string][]api.Diagnostic{
+	got := o.format("src/utils.ts", nil, 0, map[string][]api.Diagnostic{
 		"src/utils.ts": {diag("src/utils.ts", 42, "Type 'string' is not assignable to type 'number'.", 2322), diag("src/utils.ts", 43, "a < b && c > d", nil)},
 	})
 	want := "LSP errors detected in this file, please fix:\n" +
@@ -36,7 +36,7 @@ func TestReportFormat(t *testing.T) {
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := o.format("a.go", nil, map[string][]api.Diagnostic{}); got != "" {
+	if got := o.format("a.go", nil, 0, map[string][]api.Diagnostic{}); got != "" {
 		t.Fatalf("nothing to report: %q", got)
 	}
 }
@@ -56,12 +56,13 @@ func TestReportLimits(t *testing.T) {
 			others = append(others, name)
 		}
 	}
-	got := o.format("f0.go", others, diags)
+	got := o.format("f0.go", others, 0, diags)
 	lines := strings.Count(got, "ERROR [")
 	if lines != 50 {
 		t.Fatalf("%d diagnostic lines, want 50:\n%s", lines, got)
 	}
-	if strings.Count(got, "... and 5 more") != 2 || !strings.Contains(got, "... and 15 more") || strings.Contains(got, "f3.go") {
+	if strings.Count(got, "... and 5 more") != 2 || !strings.Contains(got, "... and 15 more") || strings.Contains(got, "f3.go") ||
+		!strings.HasSuffix(got, "</diagnostics>\n... and 1 more file with errors\n") {
 		t.Fatalf("limits:\n%s", got)
 	}
 	if !strings.Contains(got, "\nLSP errors detected in other files:\n<diagnostics file=\"f1.go\">") {

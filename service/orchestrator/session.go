@@ -37,9 +37,9 @@ type session struct {
 	client     *client.Client
 	state      string
 	reason     string
-	ready      chan struct{} // closed when the current start attempt ends
-	updated    chan struct{} // closed (and replaced) when the supervisor changes the state
-	warm       bool          // a check has settled on it
+	ready      chan struct{}  // closed when the current start attempt ends
+	updated    chan struct{}  // closed (and replaced) when the supervisor changes the state
+	warm       *client.Client // the server process a check has run its course on (its first touch is spent)
 	installing bool
 	crashes    []time.Time
 	restarts   int
@@ -199,21 +199,23 @@ func newSession(o *Orchestrator, t target) *session {
 	return s
 }
 
-// cold reports whether no check on the session has settled yet: a check
-// then waits for the server to start and load the workspace, so it gets
-// the first-touch timeout — every one of several files checked at once,
-// not only the one that started the server.
+// cold reports whether no check has run its course on the session's
+// current server process (settled, or out of its own time): a check then
+// waits for the server to start and load the workspace, so it gets the
+// first-touch timeout — every one of several files checked at once, not
+// only the one that started the server. Once per process: a server that
+// never settles costs it once, and a restarted one gets it again.
 func (s *session) cold() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.warm
+	return s.warm == nil || s.warm != s.client
 }
 
-// warmed records that a check on the session settled.
-func (s *session) warmed() {
+// warmed records that a check ran its course on c.
+func (s *session) warmed(c *client.Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.warm = true
+	s.warm = c
 }
 
 // waitInstalled waits while the session's server is being installed.

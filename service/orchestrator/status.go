@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -11,6 +12,8 @@ import (
 // Status reports every built-in and configured server, ordered by id (and
 // by root when one server runs in several): running ones as they are, the
 // others as disabled, unavailable (with how to install) or ready to start.
+// When there is something to say of the configuration (Notes), the daemon
+// itself has an entry too, api.DaemonStatusID, in its place by id.
 func (o *Orchestrator) Status() []api.ServerStatus {
 	running := map[string][]api.ServerStatus{}
 	for _, s := range o.liveSessions() {
@@ -31,8 +34,18 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 		running[s.spec.ID] = append(running[s.spec.ID], st)
 	}
 	var out []api.ServerStatus
-	for _, id := range slices.Sorted(maps.Keys(o.specs)) {
+	ids := slices.Collect(maps.Keys(o.specs))
+	if len(o.notes) > 0 && o.specs[api.DaemonStatusID] == nil {
+		ids = append(ids, api.DaemonStatusID)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
 		spec := o.specs[id]
+		if spec == nil {
+			out = append(out, api.ServerStatus{ID: id, Language: "", Status: api.StatusActive, ServerPID: os.Getpid(),
+				Reason: "lspkit's configuration: " + strings.Join(o.notes, "; "), Notes: slices.Clone(o.notes)})
+			continue
+		}
 		if sts, ok := running[id]; ok {
 			out = append(out, sts...)
 			continue

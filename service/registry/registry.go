@@ -209,13 +209,53 @@ func Groups() (map[string]*InstallGroup, error) {
 // Servers returns the built-ins with the configuration applied: entries
 // override fields by id, add new servers, and enable or disable them.
 func Servers(cfg config.Config) (map[string]*Spec, error) {
+	specs, _, err := Resolve(cfg)
+	return specs, err
+}
+
+// hostServers are the file types of servers hosts name by ids of their
+// own, where neither the id nor the command is one of lspkit's built-ins:
+// LLxprt Code's built-in "python" runs pylsp
+// (packages/lsp/src/service/server-registry.ts).
+var hostServers = map[string][]string{
+	"python": {".py", ".pyi"},
+}
+
+// A Note says what Resolve made of a server entry.
+type Note struct {
+	Text    string // "servers.ID: …"
+	Ignored bool   // the entry was left out
+}
+
+func (n Note) String() string { return n.Text }
+
+// Resolve is Servers, and says what it made of entries that name no
+// built-in and give no file types, as hosts send them: an entry whose
+// command is a built-in's configures that built-in ({"id": "ts",
+// "command": "typescript-language-server"} is typescript); one a host
+// names by its own id serves that id's files; any other serves nothing and
+// is left out. Each such decision is one note.
+func Resolve(cfg config.Config) (map[string]*Spec, []Note, error) {
 	out, err := Builtins()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var notes []Note
 	for _, id := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		sc := cfg.Servers[id]
 		s, ok := out[id]
+		if !ok && sc.Extensions == nil && sc.Command != "" {
+			if b := builtinByCommand(out, sc.Command); b != nil {
+				notes = append(notes, Note{Text: fmt.Sprintf("servers.%s: configures the built-in %s (the same command, %s)", id, b.ID, filepath.Base(sc.Command))})
+				s, ok = b, true
+			} else if exts := hostServers[id]; exts != nil {
+				sc.Extensions = exts
+				notes = append(notes, Note{Text: fmt.Sprintf("servers.%s: serves %s, as the host's own %s server does", id, strings.Join(exts, " "), id)})
+			} else {
+				notes = append(notes, Note{Ignored: true, Text: fmt.Sprintf("servers.%s: ignored: it names no file types (extensions), and neither its id nor its command %s is a built-in server's", id, sc.Command)})
+				continue
+			}
+		}
 		if !ok {
 			s = &Spec{ID: id, Language: sc.Language, Enabled: true}
 			if s.Language == "" {
@@ -267,7 +307,27 @@ func Servers(cfg config.Config) (map[string]*Spec, error) {
 			s.Sidecar = rojoSidecar(s)
 		}
 	}
-	return out, nil
+	return out, notes, nil
+}
+
+// builtinByCommand is the one built-in whose command (or one of its
+// alternatives) is command's base name, or nil.
+func builtinByCommand(specs map[string]*Spec, command string) *Spec {
+	name := filepath.Base(command)
+	if ext := strings.ToLower(filepath.Ext(name)); ext == ".exe" || ext == ".cmd" || ext == ".bat" {
+		name = strings.TrimSuffix(name, filepath.Ext(name))
+	}
+	var found *Spec
+	for _, id := range slices.Sorted(maps.Keys(specs)) {
+		s := specs[id]
+		if s.Command == name || slices.Contains(s.Alternatives, name) {
+			if found != nil {
+				return nil // two built-ins run it: the entry must say which files
+			}
+			found = s
+		}
+	}
+	return found
 }
 
 // rojoSidecar is the default sidecar of a luau-lsp server whose

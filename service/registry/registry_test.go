@@ -126,6 +126,50 @@ func TestServers(t *testing.T) {
 	}
 }
 
+// TestResolveHostEntries: LLxprt Code's server entries, which name its own
+// ids and no file types: "ts" running typescript-language-server
+// configures the built-in typescript, "python" (pylsp) serves .py, an
+// entry with neither a built-in's command nor a known id is left out with
+// a note, and nothing else is added.
+func TestResolveHostEntries(t *testing.T) {
+	b, err := config.ParseBootstrap("LSP_BOOTSTRAP", `{"workspaceRoot": "/w", "config": {"servers": [
+		{"id": "ts", "command": "/usr/local/bin/typescript-language-server", "args": ["--stdio", "--log-level", "4"]},
+		{"id": "python", "command": "pylsp"},
+		{"id": "odd", "command": "odd-ls"}]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, notes, err := Resolve(b.Apply(config.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtins, _ := Builtins()
+	if len(specs) != len(builtins)+1 {
+		t.Errorf("%d servers, want the %d built-ins and python", len(specs), len(builtins))
+	}
+	if ts := specs["typescript"]; ts.Command != "/usr/local/bin/typescript-language-server" || strings.Join(ts.Args, " ") != "--stdio --log-level 4" || !ts.Enabled || !ts.Serves("a.ts") {
+		t.Errorf("typescript: %+v", ts)
+	}
+	if py := specs["python"]; py == nil || py.Command != "pylsp" || !py.Serves("a.py") || !py.Enabled {
+		t.Errorf("python: %+v", py)
+	}
+	want := []string{
+		"servers.odd: ignored: it names no file types (extensions), and neither its id nor its command odd-ls is a built-in server's",
+		"servers.python: serves .py .pyi, as the host's own python server does",
+		"servers.ts: configures the built-in typescript (the same command, typescript-language-server)",
+	}
+	var got []string
+	for _, n := range notes {
+		got = append(got, n.Text)
+		if n.Ignored != strings.Contains(n.Text, "ignored") {
+			t.Errorf("%s: Ignored %v", n.Text, n.Ignored)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestStore: commands are found on PATH and in bin/; a group counts as
 // installed when its marker names its pinned packages and its command is
 // linked; ${servers} expands to the store.

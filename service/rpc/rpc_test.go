@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
@@ -24,6 +25,22 @@ import (
 // files, and returns the agent's end of the connection.
 func serve(t *testing.T, files map[string]string) *transport.Conn {
 	t.Helper()
+	return serveWith(t, files, lsptest.Behavior{}, "")
+}
+
+// serveWith is serve with the fake servers' behavior and more
+// configuration (",key:value…" inside the lsp object).
+func serveWith(t *testing.T, files map[string]string, behavior lsptest.Behavior, options string) *transport.Conn {
+	t.Helper()
+	conn, _, _ := serveRaw(t, files, behavior, options, false)
+	return conn
+}
+
+// serveRaw is serveWith; with raw, the agent's end is returned as the
+// bare stream and a frame reader on it instead (nil Conn), lsp/ready
+// already read.
+func serveRaw(t *testing.T, files map[string]string, behavior lsptest.Behavior, options string, raw bool) (*transport.Conn, *transport.Reader, net.Conn) {
+	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
@@ -31,16 +48,34 @@ func serve(t *testing.T, files map[string]string) *transport.Conn {
 		}
 	}
 	exe, _ := os.Executable()
-	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false,"servers":{"fake":{"command":`+quote(exe)+`,"args":["ok"],"extensions":[".fk"]}}}}`), "test")
+	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false`+options+`,"servers":{"fake":{"command":`+quote(exe)+`,"args":["ok"],"extensions":[".fk"]}}}}`), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {}}}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": behavior}}
 	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: l.Launch})
 	if err != nil {
 		t.Fatal(err)
 	}
 	agent, daemon := net.Pipe()
+	if raw {
+		done := make(chan error, 1)
+		go func() { done <- Serve(context.Background(), o, daemon, Options{Version: "test"}) }()
+		t.Cleanup(func() {
+			agent.Close()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+			if n := l.Alive(); n != 0 {
+				t.Errorf("%d servers left", n)
+			}
+		})
+		r := transport.NewReader(agent, transport.ReaderOptions{})
+		if _, err := r.ReadFrame(); err != nil {
+			t.Fatalf("lsp/ready: %v", err)
+		}
+		return nil, r, agent
+	}
 	ready := make(chan struct{})
 	conn := transport.NewConn(agent, transport.Options{Handler: transport.HandlerFunc(func(_ context.Context, req *transport.Request) (any, error) {
 		if req.Method == api.MethodReady {
@@ -64,7 +99,7 @@ func serve(t *testing.T, files map[string]string) *transport.Conn {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no lsp/ready")
 	}
-	return conn
+	return conn, nil, nil
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
@@ -187,5 +222,52 @@ func TestAnswersBeforeEOF(t *testing.T) {
 	}
 	if n := l.Alive(); n != 0 {
 		t.Errorf("%d servers left", n)
+	}
+}
+
+// TestCancelCheck: $/cancelRequest for lsp/checkFile and lsp/check (a
+// host that gives up, as LLxprt Code's edit tools do at 5 s) is answered
+// at once with what is known — a result, not an error: [] for checkFile,
+// and for check "not checked" with the reason — and the daemon stops
+// waiting (the checks' timeouts are ten minutes).
+func TestCancelCheck(t *testing.T) {
+	_, r, agent := serveRaw(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Behavior{Silent: true}, `,"diagnosticTimeout":600000,"firstTouchTimeout":600000`, true)
+	w := transport.NewWriter(agent)
+	send := func(msg string) {
+		t.Helper()
+		if err := w.WriteFrame([]byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agent.SetReadDeadline(time.Now().Add(30 * time.Second))
+	send(`{"jsonrpc":"2.0","id":1,"method":"lsp/checkFile","params":{"filePath":"a.fk"}}`)
+	send(`{"jsonrpc":"2.0","id":"two","method":"lsp/check","params":{"filePath":"a.fk"}}`)
+	send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`)
+	send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"two"}}`)
+	got := map[string]string{}
+	for range 2 {
+		frame, err := r.ReadFrame()
+		if err != nil {
+			t.Fatalf("no answer to a cancelled check: %v (answered: %v)", err, got)
+		}
+		var msg struct {
+			ID     jsontext.Value `json:"id"`
+			Result jsontext.Value `json:"result"`
+			Error  jsontext.Value `json:"error"`
+		}
+		if err := json.Unmarshal(frame, &msg); err != nil {
+			t.Fatal(err)
+		}
+		if msg.Error != nil {
+			t.Fatalf("an error for a cancelled check: %s", frame)
+		}
+		got[string(msg.ID)] = string(msg.Result)
+	}
+	if got["1"] != "[]" {
+		t.Errorf("checkFile: %s", got["1"])
+	}
+	var res api.CheckResult
+	if err := json.Unmarshal([]byte(got[`"two"`]), &res); err != nil || res.Checked || !strings.Contains(res.Reason, "cancelled by its caller") {
+		t.Errorf("check: %s", got[`"two"`])
 	}
 }

@@ -20,7 +20,13 @@ import (
 const (
 	SurfaceRPC = "rpc" // the service contract's JSON-RPC, LSP framing
 	SurfaceMCP = "mcp" // MCP, JSON lines
+	// SurfaceMCPReadOnly is MCP with only the tools that write nothing
+	// (mcpserver.Options.ReadOnly): a host's trusted channel.
+	SurfaceMCPReadOnly = "mcp-read"
 )
+
+// isMCP reports whether surface speaks MCP.
+func isMCP(surface string) bool { return surface == SurfaceMCP || surface == SurfaceMCPReadOnly }
 
 // hello is a client's first line.
 type hello struct {
@@ -44,7 +50,7 @@ const helloTimeout = 5 * time.Second
 // AttachOptions says how to attach to a shared daemon and how to start
 // one.
 type AttachOptions struct {
-	// Surface is SurfaceRPC or SurfaceMCP.
+	// Surface is SurfaceRPC, SurfaceMCP or SurfaceMCPReadOnly.
 	Surface string
 	// Version is lspkit's version: a daemon of another version is refused.
 	Version string

@@ -27,7 +27,7 @@ import (
 // the next request attaches again — starting a new daemon if none serves —
 // replaying the MCP session's initialize first.
 type Relay struct {
-	// Surface is SurfaceRPC or SurfaceMCP.
+	// Surface is SurfaceRPC, SurfaceMCP or SurfaceMCPReadOnly.
 	Surface string
 	// Attach connects to the daemon, starting it if needed (see Attach).
 	Attach func(ctx context.Context) (*Conn, error)
@@ -59,7 +59,7 @@ func (r *Relay) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		fw := transport.NewWriter(out)
 		next = fr.ReadFrame
 		s.emit = fw.WriteFrame
-	case SurfaceMCP:
+	case SurfaceMCP, SurfaceMCPReadOnly:
 		// jsonl answers the client's malformed lines itself, as the
 		// daemon would, and holds in's end back until every request read
 		// is answered through its writer.
@@ -162,7 +162,7 @@ func (s *relaying) forward(ctx context.Context, msg []byte) {
 	if scanned {
 		method = string(e.Method)
 	}
-	if s.Surface == SurfaceMCP {
+	if isMCP(s.Surface) {
 		switch method {
 		case "initialize":
 			s.initLine = append([]byte(nil), msg...)
@@ -253,7 +253,7 @@ func (s *relaying) connect(ctx context.Context) (*Conn, error) {
 		s.Logger.Info("shared relay: attached again", "pid", c.PID)
 	}
 	var replayed chan struct{}
-	if again && s.Surface == SurfaceMCP && s.initLine != nil {
+	if again && isMCP(s.Surface) && s.initLine != nil {
 		replayed = make(chan struct{})
 		s.mu.Lock()
 		s.replayed = replayed

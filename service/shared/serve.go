@@ -173,13 +173,13 @@ func (s *server) serve(c net.Conn) {
 	switch h.Surface {
 	case SurfaceRPC:
 		err = rpc.Serve(s.ctx, s.o, stream, rpc.Options{Version: s.opts.Version, Logger: s.opts.Logger, Attached: true})
-	case SurfaceMCP:
+	case SurfaceMCP, SurfaceMCPReadOnly:
 		caller, detach := s.o.Attach(s.ctx)
 		// The end of the client's stream is the client gone (its relay
 		// waits for every answer before it leaves): what it still has in
 		// flight is cancelled.
 		in := &onEnd{r: stream, end: detach}
-		err = mcpserver.New(s.o, s.opts.Version).Run(caller, mcpserver.StdioTransport(in, c))
+		err = mcpserver.New(s.o, mcpserver.Options{Version: s.opts.Version, ReadOnly: h.Surface == SurfaceMCPReadOnly}).Run(caller, mcpserver.StdioTransport(in, c))
 		detach()
 		if errors.Is(err, context.Canceled) {
 			err = nil
@@ -205,8 +205,8 @@ func (s *server) hello(r *bufio.Reader) (hello, error) {
 	if h.Version != s.opts.Version {
 		return h, fmt.Errorf("this daemon is lspkit %s, the client lspkit %s", s.opts.Version, h.Version)
 	}
-	if h.Surface != SurfaceRPC && h.Surface != SurfaceMCP {
-		return h, fmt.Errorf("unknown surface %q (expected rpc or mcp)", h.Surface)
+	if h.Surface != SurfaceRPC && !isMCP(h.Surface) {
+		return h, fmt.Errorf("unknown surface %q (expected rpc, mcp or mcp-read)", h.Surface)
 	}
 	return h, nil
 }
