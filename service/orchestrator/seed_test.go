@@ -188,3 +188,28 @@ func TestMergedFindings(t *testing.T) {
 		t.Fatalf("status order: %v", ids)
 	}
 }
+
+// TestTimeoutBounds: a server that never answers a navigation request
+// fails it with the contract's timeout code, naming the bound it hit —
+// navigationTimeout for the question as a whole, requestTimeout for the
+// one request — instead of holding the question until its caller gives up.
+func TestTimeoutBounds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ options, want string }{
+		{`,"navigationTimeout":300`, "lsp/hover: no answer within navigationTimeout (300 ms)"},
+		{`,"requestTimeout":300`, "no answer to textDocument/hover within 300 ms (requestTimeout)"},
+	} {
+		f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(tc.options, `"fake": `+fakeServer("mute")),
+			map[string]lsptest.Behavior{"mute": {HangOn: "textDocument/hover"}})
+		f.check(t, api.CheckParams{FilePath: "a.fk"}) // started, the file open
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := f.Hover(ctx, api.PositionParams{File: "a.fk", Line: 1, Character: 1})
+		cancel()
+		if !isCode(err, api.CodeTimeout) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want code %d saying %q", tc.options, err, api.CodeTimeout, tc.want)
+		}
+		if _, err := f.Definition(context.Background(), api.PositionParams{File: "a.fk", Line: 1, Character: 1}); err != nil {
+			t.Errorf("%s: a request the server answers: %v", tc.options, err)
+		}
+	}
+}
