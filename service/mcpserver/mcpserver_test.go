@@ -17,6 +17,7 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/orchestrator"
@@ -234,6 +235,26 @@ func TestReadOnly(t *testing.T) {
 	_, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "lsp_rename", Arguments: map[string]any{"file": "a.fk", "line": 1, "character": 1, "newName": "y", "apply": true}})
 	if err == nil || !strings.Contains(err.Error(), `unknown tool "lsp_rename"`) {
 		t.Fatalf("lsp_rename on a read-only channel: %v", err)
+	}
+}
+
+// TestCheckTextCutsMessages: the check's text for the model shows a
+// message's first 200 characters and "…"; its structured content keeps
+// the message whole.
+func TestCheckTextCutsMessages(t *testing.T) {
+	long := strings.Repeat("m", 250)
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {Diagnose: func(text string) []protocol.Diagnostic {
+		ds := lsptest.ErrorLines(text)
+		for i := range ds {
+			ds[i].Message = protocol.NewStringOrMarkupContentString(long)
+		}
+		return ds
+	}}}}
+	s := connectOpts(t, map[string]string{"a.fk": "x ERROR\n"}, fakeConfig(""), l.Launch, Options{Version: "test"})
+	var check api.CheckResult
+	res := call(t, s, "lsp_check_file", map[string]any{"file": "a.fk"}, &check)
+	if !strings.Contains(textOf(res), "a.fk:1:3: error: "+long[:200]+"… [fake]") || len(check.Diagnostics) != 1 || check.Diagnostics[0].Message != long {
+		t.Fatalf("text %q, structured %+v", textOf(res), check.Diagnostics)
 	}
 }
 
