@@ -147,8 +147,9 @@ type llxprtRun struct {
 		Code   *int
 		Signal *string
 	} `json:"exit"`
-	Uncaught   []string `json:"uncaught"`
-	PipeErrors []string `json:"pipeErrors"`
+	Uncaught   []string       `json:"uncaught"`
+	Steps      map[string]int `json:"steps"`
+	PipeErrors []string       `json:"pipeErrors"`
 }
 
 // TestLLxprtClient: LLxprt Code's shipped client (vybestack/llxprt-code
@@ -165,12 +166,13 @@ func TestLLxprtClient(t *testing.T) {
 	modules := llxprtModules(t)
 	servertest.Binary(t, "gopls")
 	servertest.Binary(t, "typescript-language-server")
+	bin := plainBinary(t)
 	host := llxprtHost(t, modules)
 	for _, shape := range []string{"plain", "timeouts", "configured"} {
 		t.Run(shape, func(t *testing.T) {
 			t.Parallel()
 			root := llxprtProject(t)
-			run := runLLxprt(t, host, root, shape)
+			run := runLLxprt(t, bin, host, root, shape)
 			checkLLxprtRun(t, run)
 			for _, p := range append(pidsOf(run), run.PID) {
 				servertest.Gone(t, p)
@@ -182,14 +184,34 @@ func TestLLxprtClient(t *testing.T) {
 	}
 }
 
-// runLLxprt runs the scenario of shape against root.
-func runLLxprt(t *testing.T, host, root, shape string) llxprtRun {
+// plainBinary is lspkit built without the race detector: LLxprt's client
+// gives its MCP channel 250 ms for each step, as users run lspkit — a
+// race-instrumented daemon on a loaded machine missed it. It is
+// LSPKIT_PLAIN_BINARY (scripts/test.sh builds it), else lspkitBin when the
+// tests run without -race, else built here.
+func plainBinary(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("LSPKIT_PLAIN_BINARY"); bin != "" {
+		return bin
+	}
+	if !raceEnabled {
+		return lspkitBin
+	}
+	bin := filepath.Join(t.TempDir(), "lspkit")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building lspkit: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runLLxprt runs the scenario of shape against root with lspkit bin.
+func runLLxprt(t *testing.T, bin, host, root, shape string) llxprtRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "scenario.mjs", root, shape)
 	cmd.Dir = host
-	cmd.Env = append(os.Environ(), "LSPKIT_BIN="+lspkitBin, "PATH="+filepath.Join(host, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "LSPKIT_BIN="+bin, "PATH="+filepath.Join(host, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -199,7 +221,7 @@ func runLLxprt(t *testing.T, host, root, shape string) llxprtRun {
 	if err := json.Unmarshal(stdout.Bytes(), &run); err != nil {
 		t.Fatalf("scenario %s: %v\n%s\nstderr:\n%s", shape, err, stdout.String(), stderr.String())
 	}
-	t.Logf("%s: lspkit ready in %d ms (LLxprt's start: which bun, spawn, lsp/ready, MCP registration); tool calls %v", shape, run.StartMs, callTimes(run))
+	t.Logf("%s: lspkit ready in %d ms (LLxprt's start: which bun, spawn, lsp/ready, MCP registration); tool calls %v; steps (ms from the start) %v", shape, run.StartMs, callTimes(run), run.Steps)
 	return run
 }
 

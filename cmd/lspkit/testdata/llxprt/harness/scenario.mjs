@@ -17,7 +17,11 @@ import { CoreLspServiceAdapter } from './packages/core/src/tools-adapters/CoreLs
 import { collectLspDiagnosticsBlock } from './packages/tools/src/utils/lsp-diagnostics-helper.js';
 
 const [root, shape] = process.argv.slice(2);
-const out = { shape, uncaught: [], pipeErrors: [], calls: {} };
+const out = { shape, uncaught: [], pipeErrors: [], calls: {}, steps: {} };
+const begun = performance.now();
+const step = (name) => {
+  out.steps[name] = Math.round(performance.now() - begun);
+};
 process.on('uncaughtException', (e) => out.uncaught.push(String(e?.stack ?? e)));
 process.on('unhandledRejection', (e) => out.uncaught.push(`unhandled rejection: ${String(e?.stack ?? e)}`));
 
@@ -69,7 +73,11 @@ out.alive = client?.isAlive() === true;
 out.unavailable = client?.getUnavailableReason() ?? null;
 out.tools = [...registry.tools.values()].map((t) => ({ name: t.serverToolName, server: t.serverName, trust: t.trust }));
 if (!out.alive) {
-  console.log(JSON.stringify(out));
+  step('pipes closed');
+console.log(JSON.stringify(out));
+// LLxprt's client leaves timers behind (its 10 s ready timeout, its 2 s
+// SIGKILL grace); the host lives on anyway, the scenario need not.
+process.exit(0);
   process.exit(0);
 }
 const child = client.process;
@@ -82,7 +90,9 @@ const tsFile = join(root, 'src', 'app.ts');
 // project's first load may take longer on a loaded machine. The client's
 // checkFile without an abort waits for lspkit's answer.
 await client.checkFile(goFile);
+step('go first check');
 await client.checkFile(tsFile);
+step('ts first check');
 
 // What an edit tool appends to its answer for the model.
 out.goBlock = await collectLspDiagnosticsBlock(adapter, host, goFile);
@@ -117,10 +127,12 @@ writeFileSync(tsFile, 'export function twice(n: number): number {\n  return n * 
 out.goFixedBlock = await collectLspDiagnosticsBlock(adapter, host, goFile);
 out.tsFixedBlock = await collectLspDiagnosticsBlock(adapter, host, tsFile);
 out.allFixed = await client.getAllDiagnostics();
+step('fixed');
 
 const streams = client.getMcpTransportStreams();
 await shutdownLsp(state, registry);
 out.exit = await exited;
+step('shut down');
 // The host's ends of the MCP pipes, read to their end: bytes lspkit left
 // unread would have reset them (ECONNRESET, an uncaught error in a host
 // without a listener).
@@ -138,4 +150,8 @@ await Promise.all(
       }),
   ),
 );
+step('pipes closed');
 console.log(JSON.stringify(out));
+// LLxprt's client leaves timers behind (its 10 s ready timeout, its 2 s
+// SIGKILL grace); the host lives on anyway, the scenario need not.
+process.exit(0);
