@@ -193,6 +193,17 @@ func (s *relaying) forward(ctx context.Context, msg []byte) {
 		s.mu.Lock()
 		s.writing = ""
 		dropped := s.conn != c // the daemon was found gone while this was written
+		if (err != nil || dropped) && key != "" {
+			// Not written, or written to a daemon found gone: its fate
+			// stays this forward's (retried on the next daemon, or failed
+			// below), in the same breath as it stops being written — else
+			// a reader finding a daemon gone now would fail it too, and
+			// the retry answer it a second time.
+			delete(s.pending, key)
+			if len(s.pending) == 0 {
+				s.signal()
+			}
+		}
 		s.mu.Unlock()
 		switch {
 		case err == nil && !dropped:
@@ -201,15 +212,11 @@ func (s *relaying) forward(ctx context.Context, msg []byte) {
 			// Written as the daemon went: it may have read it, so it
 			// fails as the daemon's other requests did.
 			if key != "" {
-				s.forget(key)
 				s.fail(id, fmt.Sprintf("the shared lspkit daemon (pid %d) ended as the request reached it; the next request starts it again", c.PID))
 			}
 			return
 		}
 		s.Logger.Debug("shared relay: write to the daemon", "err", err)
-		if key != "" {
-			s.forget(key)
-		}
 		s.drop(c, err)
 		if attempt > 0 {
 			if key != "" {
@@ -219,17 +226,6 @@ func (s *relaying) forward(ctx context.Context, msg []byte) {
 		}
 		// The daemon was gone before this message reached it: the
 		// requests it had fail, and this one goes to the next daemon.
-	}
-}
-
-// forget drops the request with key from the pending ones: its fate is
-// decided by its forward.
-func (s *relaying) forget(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.pending, key)
-	if len(s.pending) == 0 {
-		s.signal()
 	}
 }
 
