@@ -74,7 +74,17 @@ done
 # The daemon's tests drive lspkit.exe, built here (no go command under Wine).
 GOOS=windows GOARCH=amd64 go build "${overlay[@]}" -o "$tmp/lspkit.exe" ./cmd/lspkit
 export LSPKIT_TEST_BINARY
-LSPKIT_TEST_BINARY=$(winepath -w "$tmp/lspkit.exe" 2>/dev/null)
+# winepath needs the wineserver; should it fail (seen once in .ci/run,
+# silently), the wineserver is stopped and it is tried once more, saying
+# why if it fails again.
+if ! LSPKIT_TEST_BINARY=$(winepath -w "$tmp/lspkit.exe" 2>"$tmp/winepath.log"); then
+	wineserver -k 2>/dev/null || true
+	LSPKIT_TEST_BINARY=$(winepath -w "$tmp/lspkit.exe" 2>>"$tmp/winepath.log") || {
+		cat "$tmp/winepath.log" >&2
+		echo "winepath failed: no Windows path for lspkit.exe" >&2
+		exit 1
+	}
+fi
 
 phase "a real server for Windows: pyright on node.exe"
 # A real server as a Windows process: pyright (its pinned version in
