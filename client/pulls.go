@@ -2,12 +2,16 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
+	"github.com/go-json-experiment/json"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // puller makes the client's diagnostic pulls: textDocument/diagnostic per
@@ -69,16 +73,56 @@ func (p *puller) pull(uri protocol.DocumentURI, version int32, after uint64) {
 		return
 	}
 	p.goRun(func() {
+		retries := 0
 		for p.life.Err() == nil {
 			if f, ok := p.c.diags.get(uri); ok && f.pulled && f.pullVersion >= version && f.pullEpoch > after {
 				return
 			}
 			pulled, err, _ := p.docs.Do(string(uri), func() (any, error) { return p.pullOnce(uri) })
+			if err != nil && retrigger(err) && retries < maxRetriggers {
+				// The server asked for the pull again (busy, or the
+				// content moved on): after a pause that grows, never a spin.
+				retries++
+				t := time.NewTimer(min(time.Duration(retries)*20*time.Millisecond, 500*time.Millisecond))
+				select {
+				case <-t.C:
+				case <-p.life.Done():
+					t.Stop()
+				}
+				continue
+			}
 			if err != nil || pulled.(int32) == 0 {
 				return // failed (and logged), or the document is no longer open
 			}
 		}
 	})
+}
+
+// maxRetriggers bounds the pulls of one need a server asks to be made
+// again.
+const maxRetriggers = 50
+
+// retrigger reports whether a pull's error asks for the pull again:
+// ServerCancelled unless its data says retriggerRequest false, and
+// ContentModified (LSP 3.17, as editors do).
+func retrigger(err error) bool {
+	e, ok := errors.AsType[*transport.Error](err)
+	if !ok {
+		return false
+	}
+	switch protocol.LSPErrorCodes(e.Code) {
+	case protocol.LSPErrorCodesContentModified:
+		return true
+	case protocol.LSPErrorCodesServerCancelled:
+		var data struct {
+			RetriggerRequest *bool `json:"retriggerRequest"`
+		}
+		if len(e.Data) > 0 && json.Unmarshal(e.Data, &data) == nil && data.RetriggerRequest != nil {
+			return *data.RetriggerRequest
+		}
+		return true
+	}
+	return false
 }
 
 // pullOnce pulls uri's diagnostics for the version last sent and stores
@@ -98,7 +142,11 @@ func (p *puller) pullOnce(uri protocol.DocumentURI) (int32, error) {
 	epoch := c.changes.advance() // the answer reflects what the server knew from now on
 	report, err := protocol.DocumentDiagnosticRequest.Call(p.life, c.conn, params)
 	if err != nil {
-		if p.life.Err() == nil {
+		switch {
+		case p.life.Err() != nil:
+		case retrigger(err):
+			c.log.Debug("diagnostic pull: the server asks for it again", "uri", uri, "err", err)
+		default:
 			c.log.Warn("diagnostic pull failed", "uri", uri, "err", err)
 		}
 		return 0, err

@@ -37,24 +37,6 @@ else
 	true &
 fi
 inspector=$!
-# LLxprt Code's client (cmd/lspkit/testdata/llxprt, vendored at a pinned
-# commit) runs under node with the packages of its lockfile: installed
-# once per lockfile in the user cache, for cmd/lspkit's TestLLxprtClient.
-llxprt_lock=cmd/lspkit/testdata/llxprt/package-lock.json
-llxprt_dir=${XDG_CACHE_HOME:-$HOME/.cache}/lspkit/tools/llxprt-$(sha256sum "$llxprt_lock" | cut -c1-12)
-export LSPKIT_LLXPRT_MODULES=$llxprt_dir/node_modules
-if [ ! -f "$llxprt_dir/installed" ]; then
-	mkdir -p "$llxprt_dir"
-	cp cmd/lspkit/testdata/llxprt/package.json "$llxprt_lock" "$llxprt_dir/"
-	(cd "$llxprt_dir" && npm ci --no-audit --no-fund --silent && touch installed) >"$tmp/llxprt.log" 2>&1 &
-else
-	true &
-fi
-llxprt=$!
-# LLxprt's client gives the MCP channel 250 ms a call, as shipped: it runs
-# against lspkit as users run it, without the race detector's slowdown.
-go build -o "$tmp/lspkit-plain" ./cmd/lspkit &
-plain=$!
 
 phase "gofmt"
 unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
@@ -78,17 +60,6 @@ if ! wait "$inspector"; then
 	echo "installing the MCP Inspector failed" >&2
 	exit 1
 fi
-if ! wait "$llxprt"; then
-	cat "$tmp/llxprt.log" >&2
-	echo "installing LLxprt Code's client's packages failed" >&2
-	rm -rf "$llxprt_dir"
-	exit 1
-fi
-if ! wait "$plain"; then
-	echo "building lspkit without the race detector failed" >&2
-	exit 1
-fi
-export LSPKIT_PLAIN_BINARY=$tmp/lspkit-plain
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server
 # The daemon the tests of cmd/lspkit and daemon drive: the lspkit built
 # above with -race, instead of each building its own.

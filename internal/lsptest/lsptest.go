@@ -47,6 +47,10 @@ type Behavior struct {
 	// Pull makes the server answer textDocument/diagnostic (announced in
 	// its capabilities) and publish nothing.
 	Pull bool
+	// PullCancels, with Pull, answers the first this many pulls with
+	// ServerCancelled asking for the pull again (retriggerRequest), as a
+	// server busy loading its project does.
+	PullCancels int
 	// Push, with Pull, makes the server publish these diagnostics for each
 	// version too (a server with findings of both kinds).
 	Push func(text string) []protocol.Diagnostic
@@ -161,6 +165,7 @@ type server struct {
 	folders []string          // Behavior.Folders: the workspace folders' names
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
+	pullsCancelled          int // Behavior.PullCancels: pulls answered ServerCancelled so far
 	commands                int // workspace/executeCommand received
 
 	afterShutdown chan struct{} // Liar: closed when its request after the shutdown answer is answered
@@ -385,6 +390,15 @@ func (s *server) TextDocumentDidSave(context.Context, *protocol.DidSaveTextDocum
 
 // TextDocumentDiagnostic answers a pull.
 func (s *server) TextDocumentDiagnostic(_ context.Context, p *protocol.DocumentDiagnosticParams) (protocol.DocumentDiagnosticReport, error) {
+	s.mu.Lock()
+	cancel := s.pullsCancelled < s.b.PullCancels
+	if cancel {
+		s.pullsCancelled++
+	}
+	s.mu.Unlock()
+	if cancel {
+		return protocol.DocumentDiagnosticReport{}, &transport.Error{Code: int64(protocol.LSPErrorCodesServerCancelled), Message: "busy: pull again", Data: jsontext.Value(`{"retriggerRequest":true}`)}
+	}
 	text, _ := s.get(p.TextDocument.URI)
 	return protocol.NewDocumentDiagnosticReportRelatedFullDocumentDiagnosticReport(protocol.RelatedFullDocumentDiagnosticReport{
 		Kind: protocol.LiteralFull{}, Items: s.diagnose(text),

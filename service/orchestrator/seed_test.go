@@ -213,3 +213,16 @@ func TestTimeoutBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestPullRetriggered: a pull server that answers ServerCancelled asking
+// for the pull again (busy loading) is pulled again, and the check settles
+// with its findings instead of waiting out its timeout.
+func TestPullRetriggered(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig(`,"firstTouchTimeout":600000`, `"fake": `+fakeServer("busy")),
+		map[string]lsptest.Behavior{"busy": {Pull: true, PullCancels: 3}})
+	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
+	if !res.Checked || len(res.Diagnostics) != 1 || res.Servers[0].Verdict != api.VerdictSettled {
+		t.Fatalf("%+v", res)
+	}
+}
