@@ -49,10 +49,16 @@ type SessionOptions struct {
 // it did not start, or ended or hung before answering initialize.
 var ErrCouldNotRun = errors.New("could not run the server")
 
+// killWait bounds RunSession's wait for its killed server to be gone.
+const killWait = 5 * time.Second
+
 // RunSession runs the scripted session against a live server and returns
 // its report card. An error wrapping ErrCouldNotRun means there is no card
 // (exit status 2 of lspkit conform); a server that fails later gets a card
 // that says where the session stopped.
+//
+// The server is killed, and waited for (at most killWait), before it
+// returns.
 func RunSession(ctx context.Context, v *protocol.Validator, opts SessionOptions) (*Card, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultScoreTimeout
@@ -69,7 +75,18 @@ func RunSession(ctx context.Context, v *protocol.Validator, opts SessionOptions)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCouldNotRun, err)
 	}
-	defer proc.Kill()
+	defer func() {
+		// Killed and gone before the session returns: a caller that exits
+		// next leaves no server behind (a SIGKILL alone is delivered in
+		// its own time; seen under load, the server still running).
+		proc.Kill()
+		t := time.NewTimer(killWait)
+		defer t.Stop()
+		select {
+		case <-proc.Done():
+		case <-t.C:
+		}
+	}()
 	facts := Facts{Timeout: opts.Timeout}
 	sess := &session{opts: opts, v: v, text: string(text), published: make(chan struct{}, 1), pullRegistered: make(chan struct{}, 1)}
 	sess.scorer = NewScorer(v, facts)
