@@ -116,10 +116,15 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 		cfg = config.Default()
 	}
 	dirs, seen, truncated := scanTree(c.root, cfg.Exclude)
-	specs, err := registry.Servers(cfg)
+	specs, notes, err := registry.Resolve(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit doctor: %v\n", err)
 		return 1
+	}
+	for _, n := range notes {
+		if n.Ignored {
+			r.Config.Ignored = append(r.Config.Ignored, n.Text)
+		}
 	}
 	store := registry.NewStore(registry.DefaultDir(), nil)
 	r.Toolchains = toolchains()
@@ -144,13 +149,6 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	}
 	r.Cache = doctorCache{Dir: filepath.Dir(store.Dir()), Bytes: treeBytes(filepath.Dir(store.Dir()))}
 	r.Watch = watchFindings(dirs, truncated, cfg.WatchBudget)
-	if _, notes, err := registry.Resolve(cfg); err == nil {
-		for _, n := range notes {
-			if n.Ignored {
-				r.Config.Ignored = append(r.Config.Ignored, n.Text)
-			}
-		}
-	}
 	r.OK = r.Config.Error == "" && len(r.Config.UnknownKeys) == 0 && len(r.Config.Ignored) == 0 && r.Watch.Problem == ""
 	for _, t := range r.Toolchains {
 		r.OK = r.OK && t.Problem == ""

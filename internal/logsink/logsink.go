@@ -30,7 +30,6 @@ type Sink struct {
 	lost     int64    // all writes ever dropped
 	closed   bool
 	wake     chan struct{} // the copier has work
-	idle     chan struct{} // closed and replaced whenever the copier empties the buffer
 	done     chan struct{} // closed when the copier returns
 	writeErr error
 }
@@ -41,7 +40,7 @@ func New(dst io.Writer, maxBytes int) *Sink {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	s := &Sink{dst: dst, max: maxBytes, wake: make(chan struct{}, 1), idle: make(chan struct{}), done: make(chan struct{})}
+	s := &Sink{dst: dst, max: maxBytes, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go s.copy()
 	return s
 }
@@ -76,10 +75,6 @@ func (s *Sink) copy() {
 		batch, dropped := s.pending, s.dropped
 		s.pending, s.size, s.dropped = nil, 0, 0
 		closed := s.closed
-		if len(batch) == 0 && dropped == 0 {
-			close(s.idle)
-			s.idle = make(chan struct{})
-		}
 		s.mu.Unlock()
 		if dropped > 0 {
 			batch = append(batch, fmt.Appendf(nil, "lspkit: %d log %s dropped: stderr was not read fast enough\n", dropped, plural(dropped)))
@@ -113,26 +108,6 @@ func (s *Sink) Lost() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lost
-}
-
-// Flush waits, at most timeout, until everything written so far has been
-// copied to the destination; it reports whether it was.
-func (s *Sink) Flush(timeout time.Duration) bool {
-	s.mu.Lock()
-	if len(s.pending) == 0 && s.dropped == 0 {
-		s.mu.Unlock()
-		return true // the copier may still be writing its last batch: Close waits for it
-	}
-	idle := s.idle
-	s.mu.Unlock()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-idle:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // Close stops taking writes and waits, at most timeout, for the copier to

@@ -227,8 +227,6 @@ type Note struct {
 	Ignored bool   // the entry was left out
 }
 
-func (n Note) String() string { return n.Text }
-
 // Resolve is Servers, and says what it made of entries that name no
 // built-in and give no file types, as hosts send them: an entry whose
 // command is a built-in's configures that built-in ({"id": "ts",
