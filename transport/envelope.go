@@ -252,7 +252,7 @@ func (e *Envelope) recoverID(msg []byte) {
 			}
 			return
 		}
-		if s.value(0) != nil {
+		if !s.skip() {
 			return
 		}
 		s.space()
@@ -261,6 +261,54 @@ func (e *Envelope) recoverID(msg []byte) {
 		}
 		s.i++
 	}
+}
+
+// PeekID reads the top-level id of a message that may not be valid JSON-RPC
+// or even valid JSON — a string with invalid UTF-8, values nested past any
+// limit, a message cut short after its id — so that an error answer can
+// name it: a string or integer "id" member of a top-level object, reached
+// through whatever members come before it. False when there is none to read.
+func PeekID(msg []byte) (ID, bool) {
+	var e Envelope
+	e.recoverID(msg)
+	id := envelopeID(&e)
+	return id, id.IsValid()
+}
+
+// skip passes over one value leniently, for recoverID: strings must be
+// terminated and brackets balanced, but nesting has no limit and scalars
+// are not checked.
+func (s *scanner) skip() bool {
+	depth := 0
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; c {
+		case '"':
+			if _, _, err := s.str(); err != nil {
+				return false
+			}
+			if depth == 0 {
+				return true
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return true // the end of the enclosing object: a scalar ended
+			}
+			depth--
+			if depth == 0 {
+				s.i++
+				return true
+			}
+		case ',':
+			if depth == 0 {
+				return true
+			}
+		}
+		s.i++
+	}
+	return false
 }
 
 // memberValue consumes the value of one member and records it.

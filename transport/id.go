@@ -40,6 +40,9 @@ func (id ID) IsString() bool { return id.kind == idString }
 // Int returns the integer id and true, or false for a string or no id.
 func (id ID) Int() (int64, bool) { return id.num, id.kind == idNumber }
 
+// Str returns the string id and true, or false for an integer or no id.
+func (id ID) Str() (string, bool) { return id.str, id.kind == idString }
+
 // String returns the id as JSON: a number, a quoted string, or null for
 // the zero ID.
 func (id ID) String() string { return string(id.appendJSON(nil)) }

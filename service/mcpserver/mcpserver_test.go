@@ -20,6 +20,7 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/mcpserver/jsonl"
 	"github.com/lspkit/lspkit/service/orchestrator"
 )
 
@@ -404,8 +405,9 @@ func TestAnswersBeforeEOF(t *testing.T) {
 }
 
 // TestHostileLines: every line that is not a JSON-RPC 2.0 message is
-// answered with the spec's error (and "id": null when its id cannot be
-// read), the SDK's code-0 errors get JSON-RPC codes, and the session goes
+// answered with the spec's error under its top-level id whenever that can
+// be read (invalid UTF-8 in a string, nesting past the limit, oversize;
+// "id": null only when it cannot), the SDK's code-0 errors get JSON-RPC codes, and the session goes
 // on to answer the request after them.
 func TestHostileLines(t *testing.T) {
 	cfg, err := config.Parse([]byte(fakeConfig("")), "test")
@@ -426,11 +428,14 @@ func TestHostileLines(t *testing.T) {
 		{"unknown method", init + `{"jsonrpc":"2.0","id":5,"method":"foo/bar"}` + "\n", `{"jsonrpc":"2.0","id":5,"error":{"code":-32601,`},
 		{"not JSON", init + "hello\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: `},
 		{"raw NUL", init + "{\"jsonrpc\":\"2.0\",\x00\"id\":1}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
-		{"invalid UTF-8", init + "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"x\xff\"}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{"invalid UTF-8", init + "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"x\xff\"}\n", `{"jsonrpc":"2.0","id":3,"error":{"code":-32700,`},
 		{"deep", init + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
-		{"invalid UTF-8 in a tool argument", init + "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"lsp_hover\",\"arguments\":{\"file\":\"a\xff.go\",\"line\":1}}}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{"invalid UTF-8 in a tool argument", init + "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"lsp_hover\",\"arguments\":{\"file\":\"a\xff.go\",\"line\":1}}}\n", `{"jsonrpc":"2.0","id":4,"error":{"code":-32700,`},
 		{"invalid UTF-8 in a string id", init + "{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"tools/list\"}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
-		{"deep params", init + `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{"deep params", init + `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}\n", `{"jsonrpc":"2.0","id":6,"error":{"code":-32700,`},
+		{"id after deep params", init + `{"jsonrpc":"2.0","method":"tools/list","params":` + strings.Repeat(`{"a":[`, 50000) + strings.Repeat("]}", 50000) + `,"id":"late"}` + "\n", `{"jsonrpc":"2.0","id":"late","error":{"code":-32700,`},
+		{"id after invalid UTF-8", init + "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"lsp_hover\",\"arguments\":{\"file\":\"\xc3(\"}},\"id\":9}\n", `{"jsonrpc":"2.0","id":9,"error":{"code":-32700,`},
+		{"oversize", init + `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"lsp_check_file","arguments":{"file":"a.go","text":"` + strings.Repeat("x", jsonl.MaxLineBytes) + `"}}}` + "\n", `{"jsonrpc":"2.0","id":10,"error":{"code":-32600,"message":"message longer than`},
 		{"batch", init + `[{"jsonrpc":"2.0","id":8,"method":"tools/list"}]` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batches are not supported: send one message per line"}}`},
 		{"jsonrpc 1.0", init + `{"jsonrpc":"1.0","id":7,"method":"tools/list"}` + "\n", `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"\"jsonrpc\" must be \"2.0\""}}`},
 		{"object id", init + `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"an id must be a string, an integer or null"}}`},

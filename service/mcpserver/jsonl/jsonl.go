@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -94,15 +95,19 @@ func (t *tracker) waitIdle() {
 }
 
 // lines splits a byte stream into lines, handing each complete one to fn;
-// a line longer than max (when set) is handed over as nil, once, its bytes
-// dropped as they come.
+// a line longer than max (when set) is handed over once, as its first
+// keptBytes (where its id is read from) with overlong set, the rest of its
+// bytes dropped as they come.
 type lines struct {
 	max      int
 	partial  []byte
 	overlong bool
 }
 
-func (l *lines) feed(p []byte, fn func([]byte)) {
+// keptBytes is how much of an overlong line is kept to read its id.
+const keptBytes = 64 << 10
+
+func (l *lines) feed(p []byte, fn func(line []byte, overlong bool)) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -110,34 +115,32 @@ func (l *lines) feed(p []byte, fn func([]byte)) {
 			return
 		}
 		l.add(p[:i])
-		if l.overlong {
-			fn(nil)
-		} else {
-			fn(l.partial)
-		}
+		fn(l.partial, l.overlong)
 		l.partial, l.overlong = l.partial[:0], false
 		p = p[i+1:]
 	}
 }
 
-// add appends to the line being read, or drops it past max.
+// add appends to the line being read, or drops it past max, keeping its
+// beginning.
 func (l *lines) add(p []byte) {
 	if l.overlong {
 		return
 	}
 	if l.max > 0 && len(l.partial)+len(p) > l.max {
-		l.partial, l.overlong = nil, true
+		keep := min(keptBytes, l.max)
+		if len(l.partial) < keep {
+			l.partial = append(l.partial, p[:keep-len(l.partial)]...)
+		}
+		l.partial, l.overlong = l.partial[:keep:keep], true
 		return
 	}
 	l.partial = append(l.partial, p...)
 }
 
-func (l *lines) flush(fn func([]byte)) {
-	switch {
-	case l.overlong:
-		fn(nil)
-	case len(l.partial) > 0:
-		fn(l.partial)
+func (l *lines) flush(fn func(line []byte, overlong bool)) {
+	if l.overlong || len(l.partial) > 0 {
+		fn(l.partial, l.overlong)
 	}
 	l.partial, l.overlong = nil, false
 }
@@ -208,13 +211,13 @@ func (r *trackedReader) Read(p []byte) (int, error) {
 }
 
 // take passes a valid line on (recording a request) or answers an invalid
-// one; nil is a line over the limit.
-func (r *trackedReader) take(line []byte) {
+// one; an overlong line is only the beginning of one over the limit.
+func (r *trackedReader) take(line []byte, overlong bool) {
 	line = bytes.TrimSpace(line)
-	if line != nil && len(line) == 0 {
+	if !overlong && len(line) == 0 {
 		return // blank lines are nothing
 	}
-	id, code, msg := check(line)
+	id, code, msg := check(line, overlong)
 	if code != 0 {
 		r.w.reply(id, code, msg)
 		return
@@ -228,17 +231,18 @@ func (r *trackedReader) take(line []byte) {
 }
 
 // check says whether line is one JSON-RPC 2.0 message; if not, the error
-// code and message to answer with, and the id to answer to (null unless
-// it could be read).
-func check(line []byte) (jsontext.Value, int64, string) {
-	null := jsontext.Value("null")
-	if line == nil {
-		return null, transport.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", MaxLineBytes)
+// code and message to answer with, and the id to answer to: the message's
+// top-level id whenever it can be read (transport.PeekID), else null. An
+// overlong line is the beginning of a message over the limit.
+func check(line []byte, overlong bool) (jsontext.Value, int64, string) {
+	if overlong {
+		return peekID(line), transport.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", MaxLineBytes)
 	}
 	var v jsontext.Value
 	if err := json.Unmarshal(line, &v); err != nil {
-		return null, transport.CodeParseError, "parse error: " + bounded(err.Error())
+		return peekID(line), transport.CodeParseError, "parse error: " + bounded(err.Error())
 	}
+	null := jsontext.Value("null")
 	switch jsontext.Value(line).Kind() {
 	case '[':
 		return null, transport.CodeInvalidRequest, "batches are not supported: send one message per line"
@@ -303,7 +307,7 @@ func (w *trackedWriter) Write(p []byte) (int, error) {
 }
 
 // line writes one complete message of the session's.
-func (w *trackedWriter) line(line []byte) {
+func (w *trackedWriter) line(line []byte, _ bool) {
 	var m struct {
 		ID     jsontext.Value `json:"id"`
 		Method string         `json:"method"`
@@ -370,4 +374,14 @@ func (w *trackedWriter) writeLocked(line []byte) {
 		w.err = err
 		w.t.abandon() // nothing more reaches the client: nothing to wait for
 	}
+}
+
+// peekID is the top-level id of a message that could not be read whole, as
+// JSON, or null.
+func peekID(line []byte) jsontext.Value {
+	id, ok := transport.PeekID(line)
+	if str, isStr := id.Str(); !ok || isStr && !utf8.ValidString(str) {
+		return jsontext.Value("null")
+	}
+	return jsontext.Value(id.String())
 }
