@@ -66,6 +66,13 @@ With --mcp-fds R,W it serves MCP too on those descriptors, sharing the servers: 
 			run:    serve,
 		},
 		{
+			name: "hook", args: "claude-code",
+			summary: "a coding agent's after-edit hook: check the file its tool wrote",
+			help: `Claude Code's PostToolUse hook (lspkit init --host claude-code writes it): reads the tool call on stdin, checks the file it wrote, and exits 2 with the findings — or "could not fully check" and why — on stderr, which Claude shows the model. It exits 0 and says nothing when the file is clean and when it is none of lspkit's to check: no server handles its type, excluded by the configuration, outside the root, gone, or no file in the call. The root is --root, else $CLAUDE_PROJECT_DIR, else the call's cwd. --shared checks through the root's shared daemon (started if none runs), so servers stay warm between edits.`,
+			define: func(fs *flag.FlagSet) { new(hookOptions).define(fs) },
+			run:    hookCommand,
+		},
+		{
 			name:    "status",
 			summary: "what would run for the root: servers, binaries, configuration",
 			help:    `Lists every built-in and configured server for the root: its language, whether it is available (and if not, why and how to install it), the configuration in force. Starts nothing.`,
@@ -289,6 +296,17 @@ func (o *serveOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.StringVar(&o.mcpFDs, "mcp-fds", "", "serve MCP too on these two file descriptors `R,W` (e.g. 3,4), answering on the one the host does not write to")
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+}
+
+// hookOptions are lspkit hook's flags.
+type hookOptions struct {
+	common
+	shared bool
+}
+
+func (o *hookOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.shared, "shared", false, "check through the workspace's shared daemon, starting it if none runs")
 }
 
 // statusOptions are lspkit status's flags.

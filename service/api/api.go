@@ -205,7 +205,21 @@ type CheckResult struct {
 	// why (file watching degraded, a burst of changes a server does not
 	// watch).
 	Note string `json:"note,omitempty"`
+	// Skipped says, when Checked is false because no server is meant to
+	// check the file at all, which of the Skipped… reasons it is; empty
+	// when a server was meant to and could not (unavailable, broken, out
+	// of time, the file unreadable).
+	Skipped string `json:"skipped,omitempty"`
 }
+
+// Why a check asked no server (CheckResult.Skipped): the file is none of
+// lspkit's to check, as opposed to a check that failed.
+const (
+	SkippedOutsideRoot = "outside-root" // the file is outside the workspace root
+	SkippedExcluded    = "excluded"     // the configuration's exclude matches it
+	SkippedNoServer    = "no-server"    // no server handles its type
+	SkippedDisabled    = "disabled"     // LSP is disabled by configuration
+)
 
 // DiagnosticsAfterParams is lsp/diagnosticsAfter's params.
 type DiagnosticsAfterParams struct {

@@ -62,20 +62,20 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 	}
 	abs, ok := o.resolve(p.FilePath)
 	if !ok {
-		res.Reason = fmt.Sprintf("%s is outside the workspace root %s", p.FilePath, o.root)
+		res.Reason, res.Skipped = fmt.Sprintf("%s is outside the workspace root %s", p.FilePath, o.root), api.SkippedOutsideRoot
 		return res, nil
 	}
 	if o.cfg.Disabled {
-		res.Reason = "LSP is disabled by configuration"
+		res.Reason, res.Skipped = "LSP is disabled by configuration", api.SkippedDisabled
 		return res, nil
 	}
 	if glob, ok := o.excluded(abs); ok {
-		res.Reason = fmt.Sprintf("%s is excluded by %q (config exclude)", o.rel(abs), glob)
+		res.Reason, res.Skipped = fmt.Sprintf("%s is excluded by %q (config exclude)", o.rel(abs), glob), api.SkippedExcluded
 		return res, nil
 	}
 	targets := o.serversFor(abs)
 	if len(targets) == 0 {
-		res.Reason = o.noServerReason(abs)
+		res.Reason, res.Skipped = o.noServerReason(abs), api.SkippedNoServer
 		return res, nil
 	}
 	res.Note = o.barrier(ctx)

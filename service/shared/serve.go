@@ -27,7 +27,9 @@ type ServeOptions struct {
 	// Logger receives the daemon's log; nil discards it.
 	Logger *slog.Logger
 	// IdleExit is how long the daemon lives with no client attached
-	// (counted from its start too); 0 exits as the last client leaves.
+	// (counted from its start too, but never less than the hello's
+	// timeout then, so that its starter can attach); 0 exits as the last
+	// client leaves.
 	IdleExit time.Duration
 }
 
@@ -43,7 +45,7 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, l *Listener, opts 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &server{o: o, opts: opts, ctx: ctx, conns: map[net.Conn]bool{}, idle: make(chan struct{}, 1)}
-	s.left() // no one yet: the idle clock runs from the start
+	s.idleFor(max(opts.IdleExit, helloTimeout)) // no one yet: the idle clock runs from the start, long enough for its starter to attach
 	var wg conc.WaitGroup
 	accepted := make(chan error, 1)
 	wg.Go(func() {
@@ -114,14 +116,18 @@ func (s *server) leave(c net.Conn) {
 }
 
 // left starts the idle clock when no client is attached.
-func (s *server) left() {
+func (s *server) left() { s.idleFor(s.opts.IdleExit) }
+
+// idleFor starts the idle clock, to run out after d, when no client is
+// attached.
+func (s *server) idleFor(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.conns) > 0 || s.closed || s.timer != nil {
 		return
 	}
 	var t *time.Timer
-	t = time.AfterFunc(s.opts.IdleExit, func() {
+	t = time.AfterFunc(d, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.timer != t || len(s.conns) > 0 {
