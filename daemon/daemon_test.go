@@ -187,7 +187,7 @@ func TestShared(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := func() *daemon.Daemon {
-		d, err := daemon.Start(ctx, daemon.Options{Binary: lspkitBin, Root: root, Dir: t.TempDir(), Shared: true, Env: []string{"XDG_RUNTIME_DIR=" + runtime}})
+		d, err := daemon.Start(ctx, daemon.Options{Binary: lspkitBin, Root: root, Dir: t.TempDir(), Shared: true, Env: []string{"LSPKIT_RUNTIME_DIR=" + runtime}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/lspkit/lspkit/service/hostconfig"
 )
 
 // A command is one of lspkit's subcommands. Its help, `lspkit --help`'s
@@ -64,6 +66,15 @@ Exit status: 0 every file checked by every server for it and nothing found; 1 fi
 With --mcp-fds R,W it serves MCP too on those descriptors, sharing the servers: it reads both and answers on the one the host does not write to (hosts' extra pipes are often socket pairs, wired either way), and offers only the tools that write nothing unless "fdWriteTools": true (hosts trust that channel's tools). LSPKIT_BOOTSTRAP or LSP_BOOTSTRAP may give the root and configuration; what a host sends that lspkit cannot take is logged and on lsp/status, never fatal. --shared attaches to the workspace's shared daemon, as for mcp.`,
 			define: func(fs *flag.FlagSet) { new(serveOptions).define(fs) },
 			run:    serve,
+		},
+		{
+			name:    "init",
+			summary: "give an agent host lspkit: its MCP entry where the host reads it",
+			help: `Writes lspkit's MCP server entry into the host's own configuration — the project's file where the host has one (claude-code: .mcp.json, and the after-edit hook in .claude/settings.json; codex: .codex/config.toml, with the variables Codex must pass on; gemini: .gemini/settings.json; opencode: opencode.json; cursor: .cursor/mcp.json; claude-desktop: the user's claude_desktop_config.json, with --root) — and prints the one step the host leaves to you (approving the server, trusting the folder).
+
+What is in the file stays as it was, comments and order included; an lspkit entry that differs from the one it would write is left alone unless --force; a file that does not parse is left untouched and named with the line of the problem. Writes are atomic. --dry-run prints what would be written and writes nothing.`,
+			define: func(fs *flag.FlagSet) { new(initOptions).define(fs) },
+			run:    initCommand,
 		},
 		{
 			name: "hook", args: "claude-code",
@@ -296,6 +307,20 @@ func (o *serveOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.StringVar(&o.mcpFDs, "mcp-fds", "", "serve MCP too on these two file descriptors `R,W` (e.g. 3,4), answering on the one the host does not write to")
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+}
+
+// initOptions are lspkit init's flags.
+type initOptions struct {
+	host, root            string
+	shared, force, dryRun bool
+}
+
+func (o *initOptions) define(fs *flag.FlagSet) {
+	fs.StringVar(&o.host, "host", "", "the agent host `NAME`: "+strings.Join(hostconfig.Hosts(), ", "))
+	fs.StringVar(&o.root, "root", "", "the project's root `DIR` (default: the working directory)")
+	fs.BoolVar(&o.shared, "shared", false, "have every session of the host attach to the root's shared daemon")
+	fs.BoolVar(&o.force, "force", false, "replace an lspkit entry that differs from the one init writes")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would be written; write nothing")
 }
 
 // hookOptions are lspkit hook's flags.

@@ -266,7 +266,7 @@ func BenchmarkSharedMemory(b *testing.B) {
 				var wg sync.WaitGroup
 				for i := range ds {
 					wg.Go(func() {
-						ds[i] = startServe(b, root, b.TempDir(), args, "XDG_RUNTIME_DIR="+runtime, "LSPKIT_LOG=error")
+						ds[i] = startServe(b, root, b.TempDir(), args, "LSPKIT_RUNTIME_DIR="+runtime, "LSPKIT_LOG=error")
 						w.run(b, ds[i])
 					})
 				}
@@ -324,7 +324,7 @@ func BenchmarkSharedAttach(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(runtime)
-	env := []string{"XDG_RUNTIME_DIR=" + runtime, "LSPKIT_LOG=error"}
+	env := []string{"LSPKIT_RUNTIME_DIR=" + runtime, "LSPKIT_LOG=error"}
 	first := startServe(b, root, b.TempDir(), []string{"--shared"}, env...) // the daemon, kept up
 	defer syscall.Kill(int(first.readyParams["pid"].(float64)), syscall.SIGTERM)
 	var took []time.Duration
@@ -354,7 +354,7 @@ func BenchmarkSharedWarmCheck(b *testing.B) {
 	}
 	defer os.RemoveAll(runtime)
 	plain := startServe(b, rootA, rootA, nil, "LSPKIT_LOG=error")
-	shared := startServe(b, rootB, b.TempDir(), []string{"--shared"}, "XDG_RUNTIME_DIR="+runtime, "LSPKIT_LOG=error")
+	shared := startServe(b, rootB, b.TempDir(), []string{"--shared"}, "LSPKIT_RUNTIME_DIR="+runtime, "LSPKIT_LOG=error")
 	defer syscall.Kill(int(shared.readyParams["pid"].(float64)), syscall.SIGTERM)
 	var diags []api.Diagnostic
 	for _, d := range []*daemon{plain, shared} {

@@ -58,7 +58,7 @@ func sharedFixture(t *testing.T, behavior string, idleExitMs int) (root, runtime
 // killed when the test ends, if it still runs.
 func attach(t *testing.T, root, runtime string, extra ...string) (*daemon, int) {
 	t.Helper()
-	d := startServe(t, root, t.TempDir(), append([]string{"--shared"}, extra...), "XDG_RUNTIME_DIR="+runtime)
+	d := startServe(t, root, t.TempDir(), append([]string{"--shared"}, extra...), "LSPKIT_RUNTIME_DIR="+runtime)
 	pid := int(d.readyParams["pid"].(float64))
 	if pid == d.proc.PID() {
 		t.Fatalf("lsp/ready names the relay (pid %d), not the shared daemon", pid)
@@ -154,7 +154,7 @@ func TestSharedDaemon(t *testing.T) {
 	}
 	gone(t, pid, 10*time.Second)
 	noProcessesIn(t, root)
-	if left, _ := filepath.Glob(filepath.Join(runtime, "lspkit", "*.sock")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(runtime, "*.sock")); len(left) != 0 {
 		t.Fatalf("socket left behind: %v", left)
 	}
 }
@@ -268,7 +268,7 @@ func oneDaemon(t *testing.T, root string) int {
 
 // readLog returns the shared daemons' logs in runtime.
 func readLog(runtime string) string {
-	logs, _ := filepath.Glob(filepath.Join(runtime, "lspkit", "*.log"))
+	logs, _ := filepath.Glob(filepath.Join(runtime, "*.log"))
 	var b strings.Builder
 	for _, l := range logs {
 		data, _ := os.ReadFile(l)
@@ -286,7 +286,7 @@ func TestSharedMCP(t *testing.T) {
 	open := func() *mcp.ClientSession {
 		cmd := exec.Command(lspkitBin, "mcp", "--shared", "--root", root)
 		cmd.Dir = t.TempDir()
-		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+		cmd.Env = append(os.Environ(), "LSPKIT_RUNTIME_DIR="+runtime)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		s, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -338,7 +338,7 @@ func TestSharedHostileHello(t *testing.T) {
 	t.Parallel()
 	root, runtime := sharedFixture(t, "shared-plain", 60000)
 	a, _ := attach(t, root, runtime)
-	socks, _ := filepath.Glob(filepath.Join(runtime, "lspkit", "*.sock"))
+	socks, _ := filepath.Glob(filepath.Join(runtime, "*.sock"))
 	if len(socks) != 1 {
 		t.Fatalf("sockets: %v", socks)
 	}

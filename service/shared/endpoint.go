@@ -6,9 +6,11 @@
 // client on the surface it asked for, as its own caller of the
 // orchestrator, and exits a while after the last one left.
 //
-// Rendezvous. A per-user directory — $XDG_RUNTIME_DIR/lspkit, else
-// lspkit-UID in the temp dir; mode 0700 and owned by the user, refused
-// otherwise; on Windows lspkit\run in the user's local application data —
+// Rendezvous. A per-user directory that no variable a host may drop or
+// change decides — /tmp/lspkit-UID (not $TMPDIR, not $XDG_RUNTIME_DIR),
+// unless LSPKIT_RUNTIME_DIR names another; mode 0700 and owned by the
+// user, refused otherwise; on Windows lspkit\run in the user's local
+// application data (the known folder, not %LOCALAPPDATA%) —
 // holds, for each (lspkit version, workspace root,
 // configuration), a lock the daemon holds for its whole life, its socket
 // (mode 0600) and its log. Whoever takes the lock serves: of many daemons

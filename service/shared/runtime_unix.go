@@ -14,14 +14,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// runtimeDir is $XDG_RUNTIME_DIR/lspkit, else lspkit-UID in the temp dir,
-// created 0700; it must be a directory of this user's that no one else
-// can enter.
+// runtimeDir is where this user's shared daemons are found: the same for
+// every process of the user whatever its environment — hosts drop or
+// change XDG_RUNTIME_DIR and TMPDIR (Codex passes neither through), so
+// neither is read — /tmp/lspkit-UID, unless LSPKIT_RUNTIME_DIR names
+// another (every client must then see it). Created 0700; it must be a
+// directory of this user's that no one else can enter.
 func runtimeDir() (string, error) {
 	uid := os.Getuid()
-	dir := filepath.Join(os.TempDir(), "lspkit-"+strconv.Itoa(uid))
-	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
-		dir = filepath.Join(x, "lspkit")
+	dir := filepath.Join("/tmp", "lspkit-"+strconv.Itoa(uid))
+	if x := os.Getenv("LSPKIT_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
+		dir = x
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("runtime directory: %w", err)

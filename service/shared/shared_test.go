@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,8 +25,32 @@ func runtimeFor(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	t.Setenv("XDG_RUNTIME_DIR", dir)
+	dir = filepath.Join(dir, "lspkit")
+	t.Setenv("LSPKIT_RUNTIME_DIR", dir)
 	return dir
+}
+
+// TestEndpointWhateverTheEnvironment: the rendezvous does not move with
+// the variables hosts drop or change (Codex passes neither XDG_RUNTIME_DIR
+// nor the user's TMPDIR): every client of the user finds the same daemon.
+func TestEndpointWhateverTheEnvironment(t *testing.T) {
+	t.Setenv("LSPKIT_RUNTIME_DIR", "")
+	var dirs []string
+	for _, env := range [][2]string{{"", ""}, {t.TempDir(), ""}, {"", t.TempDir()}, {t.TempDir(), t.TempDir()}} {
+		t.Setenv("XDG_RUNTIME_DIR", env[0])
+		t.Setenv("TMPDIR", env[1])
+		e, err := For("v1", "/repo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, e.Dir+" "+e.Name)
+	}
+	want := filepath.Join("/tmp", "lspkit-"+strconv.Itoa(os.Getuid()))
+	for _, d := range dirs {
+		if d != dirs[0] || !strings.HasPrefix(d, want+" ") {
+			t.Fatalf("endpoints moved with the environment: %q (want all in %s)", dirs, want)
+		}
+	}
 }
 
 // TestEndpoint: one name per key, in a 0700 directory of the user's.
@@ -41,7 +66,7 @@ func TestEndpoint(t *testing.T) {
 	if a != b || a.Name == c.Name || c.Name == d.Name {
 		t.Fatalf("endpoints: %+v %+v %+v %+v", a, b, c, d)
 	}
-	if a.Dir != filepath.Join(rt, "lspkit") {
+	if a.Dir != rt {
 		t.Fatalf("directory %s", a.Dir)
 	}
 	info, err := os.Stat(a.Dir)
@@ -61,7 +86,7 @@ func TestEndpoint(t *testing.T) {
 // TestRuntimeDirRefused: a symlink in the directory's place is refused.
 func TestRuntimeDirRefused(t *testing.T) {
 	rt := runtimeFor(t)
-	if err := os.Symlink(t.TempDir(), filepath.Join(rt, "lspkit")); err != nil {
+	if err := os.Symlink(t.TempDir(), rt); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := For("v1", "/repo"); err == nil || !strings.Contains(err.Error(), "not a directory") {
@@ -145,7 +170,7 @@ func TestOtherUserRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	for _, p := range []string{rt, e.Dir} {
+	for _, p := range []string{filepath.Dir(rt), e.Dir} {
 		os.Chmod(p, 0o755)
 	}
 	os.Chmod(e.Socket(), 0o666)
@@ -164,12 +189,12 @@ func TestOtherUserRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := filepath.Join(rt, "client") // where nobody can run it
+	client := filepath.Join(filepath.Dir(rt), "client") // where nobody can run it
 	if err := os.WriteFile(client, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(client, "-test.run=^TestDialHelper$", "-test.v")
-	cmd.Dir = rt
+	cmd.Dir = filepath.Dir(rt)
 	cmd.Env = append(os.Environ(), "LSPKIT_DIAL="+e.Socket())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/lspkit/lspkit/service/hostconfig"
+)
+
+// initCommand is `lspkit init --host NAME`: lspkit's entry in that host's
+// configuration, and the step the host leaves to the user.
+func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var opts initOptions
+	fs := newFlags("init", opts.define)
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lspkit init: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	if opts.host == "" {
+		fmt.Fprintf(stderr, "lspkit init: --host: name the host (%s)\n", joinOr(hostconfig.Hosts()))
+		return exitUsage
+	}
+	root := opts.root
+	if root == "" {
+		root = "."
+	}
+	root, err := filepath.Abs(root)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit init: root: %v\n", err)
+		return exitUsage
+	}
+	home, _ := os.UserHomeDir()
+	configDir, _ := os.UserConfigDir()
+	res, err := hostconfig.Init(hostconfig.Options{Host: opts.host, Root: root, Home: home, ConfigDir: configDir,
+		Command: selfCommand(), Shared: opts.shared, Force: opts.force, DryRun: opts.dryRun})
+	switch {
+	case errors.Is(err, hostconfig.ErrUnknownHost):
+		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
+		return 1
+	}
+	for _, c := range res.Changes {
+		name := c.File
+		if rel, err := filepath.Rel(root, c.File); err == nil && filepath.IsLocal(rel) {
+			name = rel
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", name, c.Action)
+		if opts.dryRun && c.Action != "would be unchanged" {
+			fmt.Fprintf(stdout, "%s\n", indent(string(c.Content)))
+		}
+	}
+	if res.Step != "" {
+		fmt.Fprintf(stdout, "\nNext: %s\n", res.Step)
+	}
+	return 0
+}
+
+// selfCommand is how a host should start this lspkit: "lspkit" when that
+// name on PATH is this executable, else its absolute path.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "lspkit"
+	}
+	exe, _ = filepath.EvalSymlinks(exe)
+	if found, err := exec.LookPath("lspkit"); err == nil {
+		if real, err := filepath.EvalSymlinks(found); err == nil && real == exe {
+			return "lspkit"
+		}
+	}
+	return exe
+}
+
+// indent prefixes each line of s with four spaces.
+func indent(s string) string {
+	out := []byte("    ")
+	for i := 0; i < len(s); i++ {
+		out = append(out, s[i])
+		if s[i] == '\n' && i+1 < len(s) {
+			out = append(out, "    "...)
+		}
+	}
+	return string(out)
+}
+
+// joinOr is "a, b or c".
+func joinOr(names []string) string {
+	if len(names) < 2 {
+		return fmt.Sprint(names)
+	}
+	out := ""
+	for i, n := range names[:len(names)-1] {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out + " or " + names[len(names)-1]
+}
