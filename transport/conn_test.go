@@ -366,8 +366,8 @@ func TestInvalidMessages(t *testing.T) {
 		// The id after what cannot be read: nesting past the limit, invalid
 		// UTF-8, a value cut short.
 		`{"jsonrpc":"2.0","method":"x","params":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `,"id":"deep"}`: `{"jsonrpc":"2.0","id":"deep","error":{"code":-32700,`,
-		"{\"jsonrpc\":\"2.0\",\"method\":\"x\xfe\",\"params\":{\"a\":\"\xc3(\"},\"id\":11}": `{"jsonrpc":"2.0","id":11,"error":`,
-		`{"jsonrpc":"2.0","method":"x","params":{"a":tru},"id":12}`: `{"jsonrpc":"2.0","id":12,"error":{"code":-32700,`,
+		"{\"jsonrpc\":\"2.0\",\"method\":\"x\xfe\",\"params\":{\"a\":\"\xc3(\"},\"id\":11}":                                     `{"jsonrpc":"2.0","id":11,"error":`,
+		`{"jsonrpc":"2.0","method":"x","params":{"a":tru},"id":12}`:                                                             `{"jsonrpc":"2.0","id":12,"error":{"code":-32700,`,
 	} {
 		peer.send(t, in)
 		got := peer.recv(t)

@@ -79,9 +79,9 @@ What is in the file stays as it was, comments and order included; an lspkit entr
 		{
 			name: "hook", args: "claude-code",
 			summary: "a coding agent's after-edit hook: check the file its tool wrote",
-			help: `Claude Code's PostToolUse hook (lspkit init --host claude-code writes it): reads the tool call on stdin, checks the file it wrote, and exits 2 with the findings — or "could not fully check" and why — on stderr, which Claude shows the model. It exits 0 and says nothing when the file is clean and when it is none of lspkit's to check: no server handles its type, excluded by the configuration, outside the root, gone, or no file in the call. The root is --root, else $CLAUDE_PROJECT_DIR, else the call's cwd. --shared checks through the root's shared daemon (started if none runs), so servers stay warm between edits.`,
-			define: func(fs *flag.FlagSet) { new(hookOptions).define(fs) },
-			run:    hookCommand,
+			help:    `Claude Code's PostToolUse hook (lspkit init --host claude-code writes it): reads the tool call on stdin, checks the file it wrote, and exits 2 with the findings — or "could not fully check" and why — on stderr, which Claude shows the model. It exits 0 and says nothing when the file is clean and when it is none of lspkit's to check: no server handles its type, excluded by the configuration, outside the root, gone, or no file in the call. The root is --root, else $CLAUDE_PROJECT_DIR, else the call's cwd. --shared checks through the root's shared daemon (started if none runs), so servers stay warm between edits.`,
+			define:  func(fs *flag.FlagSet) { new(hookOptions).define(fs) },
+			run:     hookCommand,
 		},
 		{
 			name:    "status",
