@@ -155,13 +155,23 @@ func (c *common) orchestrator(log *slog.Logger, progress func(registry.Progress)
 
 // orchestratorWith is orchestrator with the configuration loaded.
 func (c *common) orchestratorWith(cfg config.Config, log *slog.Logger, progress func(registry.Progress), grace time.Duration) (*orchestrator.Orchestrator, error) {
-	oneShot := progress != nil
-	o, err := orchestrator.New(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: oneShot, Guard: guard()})
+	return c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: progress != nil, Guard: guard()})
+}
+
+// orchestratorFor is the shared daemon's orchestrator: its servers'
+// environment laid over its own by serverEnv.
+func (c *common) orchestratorFor(cfg config.Config, log *slog.Logger, serverEnv func() []string) (*orchestrator.Orchestrator, error) {
+	return c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Guard: guard(), ServerEnv: serverEnv})
+}
+
+// newOrchestrator starts an orchestrator and logs its configuration's notes.
+func (c *common) newOrchestrator(opts orchestrator.Options) (*orchestrator.Orchestrator, error) {
+	o, err := orchestrator.New(opts)
 	if err != nil {
 		return nil, err
 	}
 	for _, note := range o.Notes() {
-		log.Warn("configuration: " + note) // also on lsp/status's lspkit entry and in lspkit doctor
+		opts.Logger.Warn("configuration: " + note) // also on lsp/status's lspkit entry and in lspkit doctor
 	}
 	return o, nil
 }

@@ -63,9 +63,15 @@ func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Val
 	if c.logLevel != "" {
 		args = append(args, "--log-level", c.logLevel)
 	}
-	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root}
+	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ())}
 	r := &shared.Relay{Surface: surface, Logger: log, Attach: func(ctx context.Context) (*shared.Conn, error) {
-		return shared.Attach(ctx, e, opts)
+		conn, err := shared.Attach(ctx, e, opts)
+		if err == nil {
+			for _, note := range conn.Notes {
+				log.Warn("shared daemon: " + note) // also in lsp/ready and on lsp/status, lsp_status
+			}
+		}
+		return conn, err
 	}}
 	return r.Run(ctx, in, out)
 }
@@ -106,7 +112,8 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f, ok := stderr.(*os.File); ok {
 		f.Truncate(0) // the log is this daemon's from here
 	}
-	o, err := c.orchestratorWith(cfg, log, nil, 0)
+	env := shared.NewServerEnv(os.Environ())
+	o, err := c.orchestratorFor(cfg, log, env.Extra)
 	if err != nil {
 		l.Close()
 		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
@@ -115,7 +122,7 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	log.Info("shared daemon: serving", "root", o.Root(), "socket", e.Socket(), "pid", os.Getpid(), "idleExit", cfg.IdleExit)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := shared.Serve(ctx, o, l, shared.ServeOptions{Version: version(), Logger: log, IdleExit: cfg.IdleExit}); err != nil {
+	if err := shared.Serve(ctx, o, l, shared.ServeOptions{Version: version(), Logger: log, IdleExit: cfg.IdleExit, Env: env}); err != nil {
 		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
 		return 1
 	}

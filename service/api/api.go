@@ -73,6 +73,10 @@ func ValidSeverity(s string) bool { return slices.Contains(Severities, s) }
 type ReadyParams struct {
 	Version string `json:"version"`
 	PID     int    `json:"pid"`
+	// Notes say how this client is served otherwise than it may expect:
+	// a shared daemon whose servers' environment differs from the
+	// client's.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Diagnostic is the contract's diagnostic: 1-based lines, columns in code

@@ -582,8 +582,8 @@ type StatusOutput struct {
 	Servers  []api.ServerStatus `json:"servers" jsonschema:"every known server, by id"`
 }
 
-func (m *mcpTools) status(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, StatusOutput, error) {
-	out := StatusOutput{Disabled: m.o.Config().Disabled, Servers: nonNil(m.o.Status())}
+func (m *mcpTools) status(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, StatusOutput, error) {
+	out := StatusOutput{Disabled: m.o.Config().Disabled, Servers: nonNil(m.o.StatusOf(ctx))}
 	var b strings.Builder
 	if out.Disabled {
 		b.WriteString("LSP is disabled by configuration (lsp: false): no language server runs and only this tool is available.\n")

@@ -12,8 +12,9 @@ import (
 // to a client — the findings its checks showed, for delta answers — is
 // kept per caller, and its requests end when it detaches.
 type caller struct {
-	id  string
-	ctx context.Context // ends when the caller detaches
+	id    string
+	ctx   context.Context // ends when the caller detaches
+	notes []string        // said on this caller's status (StatusOf)
 }
 
 type callerKey struct{}
@@ -26,10 +27,10 @@ type callers struct{ next atomic.Uint64 }
 // called (its connection closed, the client died). detach also forgets
 // what o remembered for the client. A request made without a caller is the
 // one anonymous client's (a daemon that serves one).
-func (o *Orchestrator) Attach(ctx context.Context) (callerCtx context.Context, detach func()) {
+func (o *Orchestrator) Attach(ctx context.Context, notes ...string) (callerCtx context.Context, detach func()) {
 	id := "c" + strconv.FormatUint(o.callers.next.Add(1), 10)
 	ctx, cancel := context.WithCancel(ctx)
-	c := &caller{id: id, ctx: ctx}
+	c := &caller{id: id, ctx: ctx, notes: notes}
 	return context.WithValue(ctx, callerKey{}, c), func() {
 		cancel()
 		o.shown.forget(id + "\x00")

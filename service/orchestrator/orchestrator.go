@@ -62,6 +62,10 @@ type Options struct {
 	// are started through it so that their whole process tree dies with
 	// the daemon. Nil starts them directly.
 	Guard []string
+	// ServerEnv, when set, gives variables laid over the daemon's own
+	// environment for each server started (a shared daemon's, completed
+	// by its clients'); a server's configured env is laid over both.
+	ServerEnv func() []string
 }
 
 // An Orchestrator runs the language servers of one workspace.
@@ -76,6 +80,8 @@ type Orchestrator struct {
 	grace   time.Duration
 	oneShot bool
 	guard   []string
+	// serverEnv is Options.ServerEnv.
+	serverEnv func() []string
 
 	mu        sync.Mutex
 	sessions  map[string]*session // by server id + "\x00" + root (one session under each root it serves)
@@ -123,17 +129,18 @@ func New(opts Options) (*Orchestrator, error) {
 		notes = append(notes, n.Text)
 	}
 	o := &Orchestrator{
-		root:     root,
-		cfg:      opts.Config,
-		log:      opts.Logger,
-		specs:    specs,
-		store:    opts.Store,
-		launch:   opts.Launch,
-		grace:    opts.StopGrace,
-		oneShot:  opts.OneShot,
-		guard:    opts.Guard,
-		sessions: map[string]*session{},
-		notes:    notes,
+		root:      root,
+		cfg:       opts.Config,
+		log:       opts.Logger,
+		specs:     specs,
+		store:     opts.Store,
+		launch:    opts.Launch,
+		grace:     opts.StopGrace,
+		oneShot:   opts.OneShot,
+		guard:     opts.Guard,
+		serverEnv: opts.ServerEnv,
+		sessions:  map[string]*session{},
+		notes:     notes,
 	}
 	if o.store == nil {
 		progress := opts.Progress
@@ -524,6 +531,9 @@ func (o *Orchestrator) Kill() {
 // clientConfig is how a session starts its server's client.
 func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, folders ...string) client.Config {
 	var env []string
+	if o.serverEnv != nil {
+		env = o.serverEnv()
+	}
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
 	}

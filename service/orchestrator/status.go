@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"maps"
 	"os"
 	"slices"
@@ -14,7 +15,20 @@ import (
 // others as disabled, unavailable (with how to install) or ready to start.
 // When there is something to say of the configuration (Notes), the daemon
 // itself has an entry too, api.DaemonStatusID, in its place by id.
-func (o *Orchestrator) Status() []api.ServerStatus {
+func (o *Orchestrator) Status() []api.ServerStatus { return o.status(o.notes) }
+
+// StatusOf is Status as ctx's caller (Attach) sees it: the notes it was
+// attached with are on the daemon's entry too.
+func (o *Orchestrator) StatusOf(ctx context.Context) []api.ServerStatus {
+	notes := o.notes
+	if c, ok := ctx.Value(callerKey{}).(*caller); ok && len(c.notes) > 0 {
+		notes = slices.Concat(o.notes, c.notes)
+	}
+	return o.status(notes)
+}
+
+// status is Status with notes on the daemon's entry.
+func (o *Orchestrator) status(notes []string) []api.ServerStatus {
 	running := map[string][]api.ServerStatus{}
 	for _, s := range o.liveSessions() {
 		s.mu.Lock()
@@ -35,7 +49,7 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 	}
 	var out []api.ServerStatus
 	ids := slices.Collect(maps.Keys(o.specs))
-	if len(o.notes) > 0 && o.specs[api.DaemonStatusID] == nil {
+	if len(notes) > 0 && o.specs[api.DaemonStatusID] == nil {
 		ids = append(ids, api.DaemonStatusID)
 	}
 	slices.Sort(ids)
@@ -43,7 +57,7 @@ func (o *Orchestrator) Status() []api.ServerStatus {
 		spec := o.specs[id]
 		if spec == nil {
 			out = append(out, api.ServerStatus{ID: id, Language: "", Status: api.StatusActive, ServerPID: os.Getpid(),
-				Reason: "lspkit's configuration: " + strings.Join(o.notes, "; "), Notes: slices.Clone(o.notes)})
+				Reason: "lspkit: " + strings.Join(notes, "; "), Notes: slices.Clone(notes)})
 			continue
 		}
 		if sts, ok := running[id]; ok {

@@ -34,6 +34,10 @@ type Options struct {
 	// alone, cancelling what it still has in flight (its relay has already
 	// waited for its answers), and the servers keep running for the others.
 	Attached bool
+	// Notes are said in lsp/ready and on lsp/status's lspkit entry: how
+	// this client is served otherwise than it may expect (a shared
+	// daemon's servers' environment).
+	Notes []string
 }
 
 // Serve answers the contract's methods on rwc until lsp/shutdown, the peer
@@ -49,7 +53,7 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 	shutdown := o.Shutdown
 	if opts.Attached {
 		var detach func()
-		h.caller, detach = o.Attach(ctx)
+		h.caller, detach = o.Attach(ctx, opts.Notes...)
 		defer detach()
 		shutdown = func(context.Context) {}
 	}
@@ -59,7 +63,7 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCl
 		JSONRPC string          `json:"jsonrpc"`
 		Method  string          `json:"method"`
 		Params  api.ReadyParams `json:"params"`
-	}{"2.0", api.MethodReady, api.ReadyParams{Version: opts.Version, PID: os.Getpid()}})
+	}{"2.0", api.MethodReady, api.ReadyParams{Version: opts.Version, PID: os.Getpid(), Notes: opts.Notes}})
 	if err == nil {
 		err = transport.NewWriter(rwc).WriteFrame(ready)
 	}
@@ -125,7 +129,7 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 		api.MethodGetDiagnosticEpoch: route(none(o.Epoch)),
 		api.MethodDiagnosticsAfter:   route(o.DiagnosticsAfter, "afterEpoch"),
 		api.MethodReport:             route(o.Report, "filePath", "mode"),
-		api.MethodStatus:             route(none(o.Status)),
+		api.MethodStatus:             route(noParams(func(ctx context.Context) ([]api.ServerStatus, error) { return o.StatusOf(ctx), nil })),
 		api.MethodDefinition:         route(o.Definition, "file", "line"),
 		api.MethodTypeDefinition:     route(o.TypeDefinition, "file", "line"),
 		api.MethodImplementation:     route(o.Implementation, "file", "line"),

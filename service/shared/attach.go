@@ -33,16 +33,21 @@ type hello struct {
 	LSPKit  string `json:"lspkit"` // "attach"
 	Surface string `json:"surface"`
 	Version string `json:"version"`
+	// Env is the client's variables that matter to servers (ServerVars).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // welcome is the daemon's answer to hello.
 type welcome struct {
 	PID   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Notes say how the daemon's servers' environment differs from the
+	// client's.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // maxHelloBytes bounds the hello and welcome lines.
-const maxHelloBytes = 4 << 10
+const maxHelloBytes = 64 << 10
 
 // helloTimeout bounds the exchange of hello and welcome.
 const helloTimeout = 5 * time.Second
@@ -65,6 +70,10 @@ type AttachOptions struct {
 	// Timeout bounds the wait for a started daemon to listen (10 s when
 	// zero).
 	Timeout time.Duration
+	// ClientEnv is the client's variables that matter to servers
+	// (ServerVars), said in the hello: the daemon completes its servers'
+	// environment with them and says how it differs.
+	ClientEnv map[string]string
 }
 
 // A Conn is a connection to a shared daemon, past the hello: the surface's
@@ -74,6 +83,9 @@ type Conn struct {
 	r *bufio.Reader
 	// PID is the daemon's process id.
 	PID int
+	// Notes say how the daemon's servers' environment differs from this
+	// client's.
+	Notes []string
 }
 
 // Read reads the daemon's stream.
@@ -92,7 +104,7 @@ func Attach(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) 
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
-	c, err := Dial(ctx, e, opts.Surface, opts.Version)
+	c, err := Dial(ctx, e, opts)
 	if !errors.Is(err, errNotServing) {
 		return c, err
 	}
@@ -103,7 +115,7 @@ func Attach(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) 
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-		c, err := Dial(ctx, e, opts.Surface, opts.Version)
+		c, err := Dial(ctx, e, opts)
 		if !errors.Is(err, errNotServing) {
 			return c, err
 		}
@@ -124,9 +136,10 @@ func Attach(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) 
 	}
 }
 
-// Dial connects to the daemon serving e and says hello; the error wraps
-// errNotServing when none answered.
-func Dial(ctx context.Context, e Endpoint, surface, version string) (*Conn, error) {
+// Dial connects to the daemon serving e and says hello (opts' Surface,
+// Version and ClientEnv); the error wraps errNotServing when none
+// answered.
+func Dial(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) {
 	nc, err := dial(ctx, e.Socket())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNotServing, err)
@@ -136,7 +149,7 @@ func Dial(ctx context.Context, e Endpoint, surface, version string) (*Conn, erro
 		deadline = d
 	}
 	nc.SetDeadline(deadline)
-	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: surface, Version: version})
+	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: opts.Surface, Version: opts.Version, Env: opts.ClientEnv})
 	if _, err := nc.Write(append(line, '\n')); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%w: %v", errNotServing, err)
@@ -158,7 +171,7 @@ func Dial(ctx context.Context, e Endpoint, surface, version string) (*Conn, erro
 		return nil, fmt.Errorf("shared: the daemon at %s refused: %s", e.Socket(), w.Error)
 	}
 	nc.SetDeadline(time.Time{})
-	return &Conn{Conn: nc, r: r, PID: w.PID}, nil
+	return &Conn{Conn: nc, r: r, PID: w.PID, Notes: w.Notes}, nil
 }
 
 // readLine reads one line of at most maxHelloBytes, without its newline.

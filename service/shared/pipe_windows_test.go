@@ -106,7 +106,7 @@ func TestPipeListenOnce(t *testing.T) {
 	}
 	l.Close()
 	served.Wait()
-	if _, err := Dial(ctx, e, SurfaceRPC, "v1"); !errors.Is(err, errNotServing) {
+	if _, err := Dial(ctx, e, AttachOptions{Surface: SurfaceRPC, Version: "v1"}); !errors.Is(err, errNotServing) {
 		t.Fatalf("dial after Close: %v", err)
 	}
 	l, err = Listen(e, nil)

@@ -26,6 +26,9 @@ type ServeOptions struct {
 	Version string
 	// Logger receives the daemon's log; nil discards it.
 	Logger *slog.Logger
+	// Env is the servers' environment, completed by each client's (nil:
+	// the daemon's own alone).
+	Env *ServerEnv
 	// IdleExit is how long the daemon lives with no client attached
 	// (counted from its start too, but never less than the hello's
 	// timeout then, so that its starter can attach); 0 exits as the last
@@ -168,19 +171,21 @@ func (s *server) serve(c net.Conn) {
 	if err != nil {
 		reply = welcome{Error: err.Error()}
 		s.opts.Logger.Warn("shared daemon: client refused", "err", err)
+	} else if s.opts.Env != nil {
+		reply.Notes = s.opts.Env.Join(h.Env)
 	}
 	line, _ := json.Marshal(reply)
 	if _, werr := c.Write(append(line, '\n')); werr != nil || err != nil {
 		return
 	}
 	c.SetDeadline(time.Time{})
-	s.opts.Logger.Info("shared daemon: client attached", "surface", h.Surface)
+	s.opts.Logger.Info("shared daemon: client attached", "surface", h.Surface, "notes", len(reply.Notes))
 	stream := &Conn{Conn: c, r: r}
 	switch h.Surface {
 	case SurfaceRPC:
-		err = rpc.Serve(s.ctx, s.o, stream, rpc.Options{Version: s.opts.Version, Logger: s.opts.Logger, Attached: true})
+		err = rpc.Serve(s.ctx, s.o, stream, rpc.Options{Version: s.opts.Version, Logger: s.opts.Logger, Attached: true, Notes: reply.Notes})
 	case SurfaceMCP, SurfaceMCPReadOnly:
-		caller, detach := s.o.Attach(s.ctx)
+		caller, detach := s.o.Attach(s.ctx, reply.Notes...)
 		// The end of the client's stream is the client gone (its relay
 		// waits for every answer before it leaves): what it still has in
 		// flight is cancelled.

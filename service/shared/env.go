@@ -1,0 +1,133 @@
+package shared
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Which of a client's variables matter to the servers: those that change
+// what a language server does or where it and its tools are found. The
+// rest of a client's environment is its own business.
+var (
+	serverVarNames = []string{
+		"PATH", "CGO_ENABLED", "CC", "CXX", "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME",
+		"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+	}
+	serverVarPrefixes = []string{"GO", "LSPKIT_", "PYTHON", "NODE_", "NPM_CONFIG_"}
+)
+
+// daemonOnly are lspkit's variables that concern a client's own process
+// (the relay) or how it finds the daemon, not the servers.
+var daemonOnly = []string{"LSPKIT_RUNTIME_DIR", "LSPKIT_SHARED", "LSPKIT_LOG", "LSPKIT_BOOTSTRAP", "LSP_BOOTSTRAP", "LSPKIT_TEST_BINARY"}
+
+// ServerVars picks out of environ (KEY=VALUE entries) the variables that
+// matter to language servers.
+func ServerVars(environ []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || slices.Contains(daemonOnly, k) {
+			continue
+		}
+		if slices.Contains(serverVarNames, k) || slices.ContainsFunc(serverVarPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ServerEnv is the environment a shared daemon's servers start with. The
+// daemon runs in whatever environment its first client had — a host may
+// have passed it only a few variables (Codex passes HOME, PATH, TMPDIR,
+// LANG, SHELL and TERM) — so each client that attaches completes it: a
+// variable the daemon lacks is taken from the first client that has it,
+// for the servers started from then on, and a PATH's directories the
+// daemon's lacks are appended to it. A variable the daemon has with
+// another value is not changed under the other clients: the client is
+// told (Join's notes), never silently served otherwise.
+type ServerEnv struct {
+	mu      sync.Mutex
+	own     map[string]string // the daemon's own, at its start
+	adopted map[string]string // taken from clients
+	from    map[string]int    // which client (by order of attach) gave each
+	joined  int
+}
+
+// NewServerEnv starts from the daemon's own environment.
+func NewServerEnv(environ []string) *ServerEnv {
+	return &ServerEnv{own: ServerVars(environ), adopted: map[string]string{}, from: map[string]int{}}
+}
+
+// Join takes in a client's server variables and returns what that client
+// should be told: each variable the servers run with that differs from
+// the client's.
+func (e *ServerEnv) Join(client map[string]string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.joined++
+	var notes []string
+	for _, k := range slices.Sorted(maps.Keys(client)) {
+		v := client[k]
+		cur, has := e.own[k]
+		if a, ok := e.adopted[k]; ok {
+			cur, has = a, true
+		}
+		switch {
+		case strings.HasPrefix(k, "LSPKIT_"):
+			// lspkit's own: read by the daemon at its start, not the servers'.
+			if !has || cur != v {
+				notes = append(notes, fmt.Sprintf("the shared daemon was started without this session's %s=%s: it keeps its own (%q)", k, bounded([]byte(v)), cur))
+			}
+		case k == "PATH":
+			merged := mergePath(cur, v)
+			if merged != cur {
+				e.adopted[k], e.from[k] = merged, e.joined
+			}
+		case !has:
+			e.adopted[k], e.from[k] = v, e.joined
+		case cur != v:
+			notes = append(notes, fmt.Sprintf("the shared daemon's servers run with %s=%s, not this session's %s=%s (without --shared lspkit runs servers in your environment)", k, bounded([]byte(cur)), k, bounded([]byte(v))))
+		}
+	}
+	// What this client lacks that the servers have is said too: a host
+	// that drops a variable gets the servers of those that did not.
+	for _, k := range slices.Sorted(maps.Keys(e.own)) {
+		if _, ok := client[k]; !ok && k != "PATH" {
+			notes = append(notes, fmt.Sprintf("the shared daemon's servers run with %s=%s, which this session does not set", k, bounded([]byte(e.own[k]))))
+		}
+	}
+	return notes
+}
+
+// Extra is what the servers get on top of the daemon's own environment:
+// the variables taken from clients, as KEY=VALUE.
+func (e *ServerEnv) Extra() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(e.adopted)) {
+		out = append(out, k+"="+e.adopted[k])
+	}
+	return out
+}
+
+// mergePath is a with b's directories that a lacks appended.
+func mergePath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	have := filepath.SplitList(a)
+	out := a
+	for _, d := range filepath.SplitList(b) {
+		if d != "" && !slices.Contains(have, d) {
+			have = append(have, d)
+			out += string(os.PathListSeparator) + d
+		}
+	}
+	return out
+}
