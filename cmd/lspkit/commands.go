@@ -85,8 +85,8 @@ What is in the file stays as it was, comments and order included; an lspkit entr
 		},
 		{
 			name:    "status",
-			summary: "what would run for the root: servers, binaries, configuration",
-			help:    `Lists every built-in and configured server for the root: its language, whether it is available (and if not, why and how to install it), the configuration in force. Starts nothing.`,
+			summary: "what runs or would run for the root: servers, binaries, configuration, the shared daemon",
+			help:    `Lists every built-in and configured server for the root: its language, whether it is available (and if not, why and how to install it), the configuration in force. When the root's shared daemon runs, it is the truth of what runs: its pid, since when, the clients attached, and its servers as it runs them (the lspkit entry is the daemon); otherwise it says none runs. Starts nothing.`,
 			define:  func(fs *flag.FlagSet) { new(statusOptions).define(fs) },
 			run: func(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				return status(args, stdout, stderr)

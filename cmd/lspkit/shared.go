@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -128,4 +129,28 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	log.Info("shared daemon: exited")
 	return 0
+}
+
+// clientsLine says who is attached: "2 clients attached (mcp ×2)".
+func clientsLine(clients []shared.ClientInfo) string {
+	if len(clients) == 0 {
+		return "no client attached"
+	}
+	count := map[string]int{}
+	var order []string
+	for _, c := range clients {
+		if count[c.Surface] == 0 {
+			order = append(order, c.Surface)
+		}
+		count[c.Surface]++
+	}
+	var parts []string
+	for _, s := range order {
+		parts = append(parts, fmt.Sprintf("%s ×%d", s, count[s]))
+	}
+	n := "clients"
+	if len(clients) == 1 {
+		n = "client"
+	}
+	return fmt.Sprintf("%d %s attached (%s)", len(clients), n, strings.Join(parts, ", "))
 }

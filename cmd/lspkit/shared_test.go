@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,6 +122,11 @@ func TestSharedDaemon(t *testing.T) {
 	if sa.ServerPID == 0 || sa.ServerPID != sb.ServerPID {
 		t.Fatalf("the clients see different servers: %+v, %+v", sa, sb)
 	}
+	// lspkit status sees the daemon, its clients and its servers.
+	if out := statusIn(t, root, runtime); !strings.Contains(out, fmt.Sprintf("shared daemon: pid %d since ", pid)) || !strings.Contains(out, "2 clients attached (rpc ×2)") ||
+		!regexp.MustCompile(`(?m)^fake +\S* +active`).MatchString(out) {
+		t.Fatalf("lspkit status while the daemon runs:\n%s", out)
+	}
 	// Isolation: a's given text is a's alone.
 	given := "GIVEN\n"
 	a.must("lsp/check", map[string]any{"filePath": "a.fk", "text": given}, &ra)
@@ -157,6 +163,22 @@ func TestSharedDaemon(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(runtime, "*.sock")); len(left) != 0 {
 		t.Fatalf("socket left behind: %v", left)
 	}
+	if out := statusIn(t, root, runtime); !strings.Contains(out, "shared daemon: none runs for this root") || !regexp.MustCompile(`(?m)^fake +\S* +idle`).MatchString(out) {
+		t.Fatalf("lspkit status after the daemon left:\n%s", out)
+	}
+}
+
+// statusIn is lspkit status's output for root, with the shared daemons'
+// runtime directory.
+func statusIn(t *testing.T, root, runtime string) string {
+	t.Helper()
+	cmd := exec.Command(lspkitBin, "status", "--root", root)
+	cmd.Env = append(os.Environ(), "LSPKIT_RUNTIME_DIR="+runtime)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("lspkit status: %v\n%s", err, out)
+	}
+	return string(out)
 }
 
 // TestSharedRace: eight clients started at once start one daemon; all

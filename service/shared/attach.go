@@ -23,6 +23,8 @@ const (
 	// SurfaceMCPReadOnly is MCP with only the tools that write nothing
 	// (mcpserver.Options.ReadOnly): a host's trusted channel.
 	SurfaceMCPReadOnly = "mcp-read"
+	// SurfaceStatus asks for the daemon's Info, one line, and ends.
+	SurfaceStatus = "status"
 )
 
 // isMCP reports whether surface speaks MCP.

@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/sourcegraph/conc"
 
+	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/mcpserver"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/rpc"
@@ -47,7 +50,7 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, l *Listener, opts 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &server{o: o, opts: opts, ctx: ctx, conns: map[net.Conn]bool{}, idle: make(chan struct{}, 1)}
+	s := &server{o: o, opts: opts, ctx: ctx, conns: map[net.Conn]bool{}, clients: map[net.Conn]ClientInfo{}, started: time.Now(), idle: make(chan struct{}, 1)}
 	s.idleFor(max(opts.IdleExit, helloTimeout)) // no one yet: the idle clock runs from the start, long enough for its starter to attach
 	var wg conc.WaitGroup
 	accepted := make(chan error, 1)
@@ -88,11 +91,13 @@ type server struct {
 	opts ServeOptions
 	ctx  context.Context
 
-	mu     sync.Mutex
-	conns  map[net.Conn]bool // attached or saying hello
-	closed bool
-	timer  *time.Timer
-	idle   chan struct{} // gets a value when the daemon has been idle for IdleExit
+	mu      sync.Mutex
+	conns   map[net.Conn]bool // attached or saying hello
+	clients map[net.Conn]ClientInfo
+	started time.Time
+	closed  bool
+	timer   *time.Timer
+	idle    chan struct{} // gets a value when the daemon has been idle for IdleExit
 }
 
 // join counts c in; false when the daemon is closing.
@@ -114,6 +119,7 @@ func (s *server) join(c net.Conn) bool {
 func (s *server) leave(c net.Conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	delete(s.clients, c)
 	s.mu.Unlock()
 	s.left()
 }
@@ -171,14 +177,22 @@ func (s *server) serve(c net.Conn) {
 	if err != nil {
 		reply = welcome{Error: err.Error()}
 		s.opts.Logger.Warn("shared daemon: client refused", "err", err)
-	} else if s.opts.Env != nil {
+	} else if s.opts.Env != nil && h.Surface != SurfaceStatus {
 		reply.Notes = s.opts.Env.Join(h.Env)
 	}
 	line, _ := json.Marshal(reply)
 	if _, werr := c.Write(append(line, '\n')); werr != nil || err != nil {
 		return
 	}
+	if h.Surface == SurfaceStatus {
+		line, _ := json.Marshal(s.info())
+		c.Write(append(line, '\n'))
+		return
+	}
 	c.SetDeadline(time.Time{})
+	s.mu.Lock()
+	s.clients[c] = ClientInfo{Surface: h.Surface, Since: time.Now().UTC().Truncate(time.Second), Notes: reply.Notes}
+	s.mu.Unlock()
 	s.opts.Logger.Info("shared daemon: client attached", "surface", h.Surface, "notes", len(reply.Notes))
 	stream := &Conn{Conn: c, r: r}
 	switch h.Surface {
@@ -216,8 +230,8 @@ func (s *server) hello(r *bufio.Reader) (hello, error) {
 	if h.Version != s.opts.Version {
 		return h, fmt.Errorf("this daemon is lspkit %s, the client lspkit %s", s.opts.Version, h.Version)
 	}
-	if h.Surface != SurfaceRPC && !isMCP(h.Surface) {
-		return h, fmt.Errorf("unknown surface %q (expected rpc, mcp or mcp-read)", h.Surface)
+	if h.Surface != SurfaceRPC && !isMCP(h.Surface) && h.Surface != SurfaceStatus {
+		return h, fmt.Errorf("unknown surface %q (expected rpc, mcp, mcp-read or status)", h.Surface)
 	}
 	return h, nil
 }
@@ -234,4 +248,59 @@ func (o *onEnd) Read(p []byte) (int, error) {
 		o.end()
 	}
 	return n, err
+}
+
+// Info is what a running shared daemon says of itself (Query).
+type Info struct {
+	PID     int       `json:"pid"`
+	Root    string    `json:"root"`
+	Version string    `json:"version"`
+	Since   time.Time `json:"since"`
+	// Clients are the clients attached, in no order.
+	Clients []ClientInfo `json:"clients"`
+	// Servers are its servers as lsp/status gives them.
+	Servers []api.ServerStatus `json:"servers"`
+}
+
+// ClientInfo is one attached client.
+type ClientInfo struct {
+	Surface string    `json:"surface"`
+	Since   time.Time `json:"since"`
+	Notes   []string  `json:"notes,omitempty"`
+}
+
+// info is the daemon's Info.
+func (s *server) info() Info {
+	s.mu.Lock()
+	clients := slices.Collect(maps.Values(s.clients))
+	s.mu.Unlock()
+	slices.SortFunc(clients, func(a, b ClientInfo) int { return a.Since.Compare(b.Since) })
+	return Info{PID: os.Getpid(), Root: s.o.Root(), Version: s.opts.Version, Since: s.started.UTC().Truncate(time.Second), Clients: nonNilClients(clients), Servers: s.o.Status()}
+}
+
+func nonNilClients(c []ClientInfo) []ClientInfo {
+	if c == nil {
+		return []ClientInfo{}
+	}
+	return c
+}
+
+// Query asks the daemon serving e, if one does, what it is and runs; ok is
+// false when none serves.
+func Query(ctx context.Context, e Endpoint, version string) (info Info, ok bool, err error) {
+	c, err := Dial(ctx, e, AttachOptions{Surface: SurfaceStatus, Version: version})
+	if errors.Is(err, errNotServing) {
+		return Info{}, false, nil
+	}
+	if err != nil {
+		return Info{}, true, err
+	}
+	defer c.Close()
+	if d, ok := ctx.Deadline(); ok {
+		c.SetDeadline(d)
+	}
+	if err := json.UnmarshalRead(io.LimitReader(c, 4<<20), &info); err != nil {
+		return Info{}, true, fmt.Errorf("shared: the daemon's status: %w", err)
+	}
+	return info, true, nil
 }
