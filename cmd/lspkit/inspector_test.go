@@ -65,7 +65,7 @@ type inspectorTool struct {
 // call's structured content validates against the tool's output schema.
 func TestInspector(t *testing.T) {
 	bin := inspector(t)
-	root := mcpFixture(t, `{"lsp":{"autoInstall":false}}`)
+	root := mcpFixture(t, `{"lsp":{"autoInstall":false,"mcpStructuredContent":true}}`)
 	writeFiles(t, root, map[string]string{
 		"shape.go": "package demo\n\ntype Shape interface{ Area() int }\n\ntype Square struct{ side int }\n\nfunc (s Square) Area() int { return s.side * s.side }\n\nfunc One() int {\n\tsq := Square{side: 2}\n\treturn sq.Area() + len(Use())\n}\n",
 	})

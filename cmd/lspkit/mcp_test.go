@@ -71,7 +71,7 @@ func textOf(res *mcp.CallToolResult) string {
 func TestMCPFDs(t *testing.T) {
 	t.Parallel()
 	serversEnv(t)
-	root := mcpFixture(t, noInstall(""))
+	root := mcpFixture(t, noInstall(`,"mcpStructuredContent":true`))
 	mcpIn, toDaemon, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

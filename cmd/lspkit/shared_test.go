@@ -41,7 +41,7 @@ func sharedFixture(t *testing.T, behavior string, idleExitMs int) (root, runtime
 	writeFiles(t, root, map[string]string{
 		"a.fk": "ERROR here\n",
 		"b.fk": "fine\n",
-		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"idleExitMs":%d,"servers":{"fake":{"command":%q,"extensions":[".fk"],"env":{"LSPKIT_FAKE":%q}}}}}`,
+		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"mcpStructuredContent":true,"idleExitMs":%d,"servers":{"fake":{"command":%q,"extensions":[".fk"],"env":{"LSPKIT_FAKE":%q}}}}}`,
 			idleExitMs, exe, behavior),
 	})
 	// The runtime directory's path must fit a socket address (108 bytes).

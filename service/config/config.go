@@ -72,6 +72,11 @@ type Config struct {
 	// --mcp-fds` too. Off, that channel offers only tools that write
 	// nothing: hosts register its tools as trusted, called without asking.
 	FDWriteTools bool
+	// MCPStructuredContent gives each MCP tool an output schema and its
+	// results structured content beside the text. Off by default: hosts
+	// that forward structuredContent (Claude Code) then show the model
+	// the JSON, two to four times the text.
+	MCPStructuredContent bool
 	// NavigationTimeout bounds one navigation question (definition,
 	// references, hover, symbols, call hierarchy, code actions) as a
 	// whole, a project load it waits for included; 0: no bound.

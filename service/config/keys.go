@@ -71,6 +71,7 @@ func Keys() []Key {
 		{"lsp.prewarm", "boolean", "false", "true", "the daemon starts, in the background, the servers whose root markers are at the workspace root"},
 		{"lsp.shared", "boolean", "false", "true", "lspkit serve and lspkit mcp attach to the workspace's shared daemon, as --shared"},
 		{"lsp.idleExitMs", "milliseconds", "300000", "60000", "how long a shared daemon lives after its last client left"},
+		{"lsp.mcpStructuredContent", "boolean", "false", "true", "MCP tools declare an output schema and return structuredContent (JSON) beside their text; off, a host that shows the model structuredContent (Claude Code) shows it the text, which is 2–4× smaller"},
 		{"lsp.fdWriteTools", "boolean", "false", "true", "lspkit serve --mcp-fds offers the tools that write files (lsp_rename, lsp_apply_code_action, lsp_fix_all, lsp_format) on that channel too; hosts register its tools as trusted, so by default it lists only tools that write nothing"},
 	}
 }

@@ -276,6 +276,8 @@ func (p *parser) member(cfg *Config, name string, v jsontext.Value, key string) 
 		p.millis(v, key, &cfg.IdleExit)
 	case "fdWriteTools":
 		p.boolean(v, key, &cfg.FDWriteTools)
+	case "mcpStructuredContent":
+		p.boolean(v, key, &cfg.MCPStructuredContent)
 	case "restart":
 		r, ok := p.object(v, key)
 		if !ok {

@@ -1,6 +1,8 @@
 // Package mcpserver is the daemon's MCP surface: the lsp_* tools, each a
-// typed handler over the orchestrator's Go API with a model-facing schema,
-// structured content and a compact text rendering. It holds no
+// typed handler over the orchestrator's Go API with a model-facing schema
+// and a compact text rendering — the model's answer — and, when the
+// configuration asks (mcpStructuredContent), an output schema and
+// structured content. It holds no
 // orchestration of its own; the orchestrator's errors become tool errors
 // with the same messages the JSON-RPC surface sends.
 package mcpserver
@@ -47,16 +49,17 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters.",
 	})
 	m := &mcpTools{o: o}
-	add(s, "lsp_status", "Language server status", "Lists the language servers lspkit knows for this workspace and their state: "+
+	ts := toolSet{server: s, structured: o.Config().MCPStructuredContent}
+	add(ts, "lsp_status", "Language server status", "Lists the language servers lspkit knows for this workspace and their state: "+
 		"active (running, or ready to start on the first matching file), starting, broken (crashed too often; the reason says why), "+
 		"disabled or unavailable (not installed; the reason says how to install it).", readOnly, m.status)
 	if o.Config().Disabled {
 		return s
 	}
-	add(s, "lsp_check_file", "Check a file", "Checks one file with every language server for its type and returns its diagnostics "+
+	add(ts, "lsp_check_file", "Check a file", "Checks one file with every language server for its type and returns its diagnostics "+
 		"(errors by default) with 1-based positions. Give text to check unsaved content instead of the file on disk. "+
 		"Each server's verdict says whether its answer is final (settled) or it ran out of time.", readOnly, m.checkFile)
-	add(s, "lsp_diagnostics", "Known diagnostics", "Returns the current diagnostics of every file the language servers have reported on, by file. "+
+	add(ts, "lsp_diagnostics", "Known diagnostics", "Returns the current diagnostics of every file the language servers have reported on, by file. "+
 		"Files open in a server whose content changed on disk are re-checked first. Give file to check that file from disk first.", readOnly, m.diagnostics)
 	if !o.Config().NavigationTools {
 		return s
@@ -66,33 +69,33 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	if opts.ReadOnly {
 		applyWith = " (this channel applies none: it offers only tools that write nothing)"
 	}
-	add(s, "lsp_goto_definition", "Go to definition", "Finds where the symbol at a position is defined."+where, readOnly, m.locations(o.Definition))
-	add(s, "lsp_goto_type_definition", "Go to type definition", "Finds where the type of the symbol at a position is defined (the type of a variable, field or expression)."+where, readOnly, m.locations(o.TypeDefinition))
-	add(s, "lsp_goto_implementation", "Find implementations", "Finds the implementations of the interface, abstract method or type at a position."+where, readOnly, m.locations(o.Implementation))
-	add(s, "lsp_find_references", "Find references", "Finds every reference to the symbol at a position, its declaration included, across the workspace."+where, readOnly, m.locations(o.References))
-	add(s, "lsp_call_hierarchy", "Call hierarchy", "Lists the callers (direction incoming: one entry per call site) or the callees (outgoing: where each is declared) "+
+	add(ts, "lsp_goto_definition", "Go to definition", "Finds where the symbol at a position is defined."+where, readOnly, m.locations(o.Definition))
+	add(ts, "lsp_goto_type_definition", "Go to type definition", "Finds where the type of the symbol at a position is defined (the type of a variable, field or expression)."+where, readOnly, m.locations(o.TypeDefinition))
+	add(ts, "lsp_goto_implementation", "Find implementations", "Finds the implementations of the interface, abstract method or type at a position."+where, readOnly, m.locations(o.Implementation))
+	add(ts, "lsp_find_references", "Find references", "Finds every reference to the symbol at a position, its declaration included, across the workspace."+where, readOnly, m.locations(o.References))
+	add(ts, "lsp_call_hierarchy", "Call hierarchy", "Lists the callers (direction incoming: one entry per call site) or the callees (outgoing: where each is declared) "+
 		"of the function or method at a position."+where, readOnly, m.callHierarchy)
-	add(s, "lsp_hover", "Hover", "Returns the language server's hover text for the symbol at a position: "+
+	add(ts, "lsp_hover", "Hover", "Returns the language server's hover text for the symbol at a position: "+
 		"its signature or type and its documentation, as markdown; null content when there is nothing there."+where, readOnly, m.hover)
-	add(s, "lsp_document_symbols", "Document symbols", "Lists the symbols a file declares (functions, types, methods, fields, …) as a tree with 1-based ranges.", readOnly, m.documentSymbols)
-	add(s, "lsp_workspace_symbols", "Workspace symbols", "Searches the workspace for symbols whose name matches query. "+
+	add(ts, "lsp_document_symbols", "Document symbols", "Lists the symbols a file declares (functions, types, methods, fields, …) as a tree with 1-based ranges.", readOnly, m.documentSymbols)
+	add(ts, "lsp_workspace_symbols", "Workspace symbols", "Searches the workspace for symbols whose name matches query. "+
 		"Servers whose project files are at the workspace root are started and their index loaded first.", readOnly, m.workspaceSymbols)
-	add(s, "lsp_code_actions", "Code actions", "Lists the fixes and refactorings the language servers offer at a position, over lines (endLine), on a whole line (line alone), "+
+	add(ts, "lsp_code_actions", "Code actions", "Lists the fixes and refactorings the language servers offer at a position, over lines (endLine), on a whole line (line alone), "+
 		"or for one finding (diagnostic, as lspkit returned it): quick fixes (add a missing import, remove an unused variable, …), organize imports, refactorings. "+
 		"Each has an id"+applyWith+". kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …); "+
 		"actions a server offers but not there are left out (counted) unless kinds asks for them, then listed with the reason.", readOnly, m.codeActions)
 	if opts.ReadOnly {
 		return s
 	}
-	add(s, "lsp_rename", "Rename symbol", "Renames the symbol at a position everywhere the language server finds it, as a unified diff of every file touched. "+
+	add(ts, "lsp_rename", "Rename symbol", "Renames the symbol at a position everywhere the language server finds it, as a unified diff of every file touched. "+
 		"Nothing is written unless apply is true; then each file is written atomically and the touched files' diagnostics are returned."+where, writes, m.rename)
-	add(s, "lsp_apply_code_action", "Apply a code action", "Shows (apply false) or applies (apply true) a code action listed by lsp_code_actions, by id: a unified diff of every file it touches; "+
+	add(ts, "lsp_apply_code_action", "Apply a code action", "Shows (apply false) or applies (apply true) a code action listed by lsp_code_actions, by id: a unified diff of every file it touches; "+
 		"applied, each file is written atomically and the touched files' diagnostics are returned. An action that runs a server command runs only when applied. "+
 		"An id from before a change to any file it edits is refused as stale.", writes, m.applyCodeAction)
-	add(s, "lsp_fix_all", "Fix everything in a file", "Shows (apply false) or applies (apply true) every fix the language servers offer for a file at once — "+
+	add(ts, "lsp_fix_all", "Fix everything in a file", "Shows (apply false) or applies (apply true) every fix the language servers offer for a file at once — "+
 		"their fix-all and organize-imports actions and the preferred quick fix of each finding — combined in one diff (fixes that overlap, or that only run a command, are left out and named); "+
 		"remaining lists the findings left.", writes, m.fixAll)
-	add(s, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
+	add(ts, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
 		"a unified diff; with apply true the file is written and checked.", writes, m.format)
 	return s
 }
@@ -103,17 +106,36 @@ const (
 	writes   = false
 )
 
-// add registers a tool with its title, annotations and schemas: both
-// inferred from the Go types, with concrete types for every property.
-func add[In, Out any](s *mcp.Server, name, title, description string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) {
+// toolSet is where add registers tools.
+type toolSet struct {
+	server *mcp.Server
+	// structured gives each tool an output schema and its results
+	// structuredContent (config mcpStructuredContent); otherwise results
+	// are their text alone, which is what the model should see.
+	structured bool
+}
+
+// add registers a tool with its title, annotations and input schema
+// (and output schema when structured), inferred from the Go types, with
+// concrete types for every property.
+func add[In, Out any](ts toolSet, name, title, description string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) {
 	ann := &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, OpenWorldHint: new(false)}
 	if !readOnly {
 		ann.DestructiveHint = new(true) // it overwrites files
 	} else {
 		ann.IdempotentHint = true
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: name, Title: title, Description: description, Annotations: ann,
-		InputSchema: schemaOf[In](), OutputSchema: schemaOf[Out]()}, tool(h))
+	t := &mcp.Tool{Name: name, Title: title, Description: description, Annotations: ann, InputSchema: schemaOf[In]()}
+	if ts.structured {
+		t.OutputSchema = schemaOf[Out]()
+		mcp.AddTool(ts.server, t, tool(h))
+		return
+	}
+	h = tool(h)
+	mcp.AddTool(ts.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		res, _, err := h(ctx, req, in)
+		return res, nil, err
+	})
 }
 
 type mcpTools struct{ o *orchestrator.Orchestrator }

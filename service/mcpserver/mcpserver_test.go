@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,11 @@ func connectOpts(t *testing.T, files map[string]string, doc string, launch clien
 	cfg, err := config.Parse([]byte(doc), "test")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(doc, "mcpStructuredContent") {
+		// These tests read the structured content; TestTextOnly checks
+		// the default, text alone.
+		cfg.MCPStructuredContent = true
 	}
 	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: launch})
 	if err != nil {
@@ -587,5 +593,38 @@ func TestDefinitionFollowsDiskGopls(t *testing.T) {
 		if res.IsError || len(locs.Locations) != 1 || locs.Locations[0].File != "a.go" || locs.Locations[0].Line != 3+pad {
 			t.Fatalf("round %d: definition of F: %+v %q; want a.go:%d", i, locs, textOf(res), 3+pad)
 		}
+	}
+}
+
+// TestTextOnly: by default no tool declares an output schema and no result
+// carries structured content — a host that shows the model a result's
+// structuredContent (Claude Code) shows it the text — and the text is the
+// same as with mcpStructuredContent.
+func TestTextOnly(t *testing.T) {
+	files := map[string]string{"a.fk": "fine\nERROR here\n"}
+	var texts []string
+	for _, structured := range []bool{false, true} {
+		cs := connect(t, files, fakeConfig(fmt.Sprintf(`,"mcpStructuredContent":%v`, structured)))
+		ctx := context.Background()
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools.Tools {
+			if (tool.OutputSchema != nil) != structured {
+				t.Errorf("structured %v: %s output schema %v", structured, tool.Name, tool.OutputSchema)
+			}
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lsp_check_file", Arguments: map[string]any{"file": "a.fk"}})
+		if err != nil || res.IsError {
+			t.Fatalf("check: %v %+v", err, res)
+		}
+		if (res.StructuredContent != nil) != structured {
+			t.Errorf("structured %v: structured content %v", structured, res.StructuredContent)
+		}
+		texts = append(texts, regexp.MustCompile(`settled in \d+ ms`).ReplaceAllString(res.Content[0].(*mcp.TextContent).Text, "settled"))
+	}
+	if texts[0] != texts[1] || !strings.Contains(texts[0], "a.fk:2:1: error") {
+		t.Errorf("texts differ or miss the finding: %q", texts)
 	}
 }

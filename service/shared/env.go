@@ -17,13 +17,12 @@ var (
 	serverVarNames = []string{
 		"PATH", "CGO_ENABLED", "CC", "CXX", "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME",
 		"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+		// lspkit's own that decide how the daemon runs servers: read at
+		// its start, so only ever said, never taken.
+		"LSPKIT_SERVERS", "LSPKIT_ORPHAN_GUARD",
 	}
-	serverVarPrefixes = []string{"GO", "LSPKIT_", "PYTHON", "NODE_", "NPM_CONFIG_"}
+	serverVarPrefixes = []string{"GO", "PYTHON", "NODE_", "NPM_CONFIG_"}
 )
-
-// daemonOnly are lspkit's variables that concern a client's own process
-// (the relay) or how it finds the daemon, not the servers.
-var daemonOnly = []string{"LSPKIT_RUNTIME_DIR", "LSPKIT_SHARED", "LSPKIT_LOG", "LSPKIT_BOOTSTRAP", "LSP_BOOTSTRAP", "LSPKIT_TEST_BINARY"}
 
 // ServerVars picks out of environ (KEY=VALUE entries) the variables that
 // matter to language servers.
@@ -31,7 +30,7 @@ func ServerVars(environ []string) map[string]string {
 	out := map[string]string{}
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || slices.Contains(daemonOnly, k) {
+		if !ok || k == "" {
 			continue
 		}
 		if slices.Contains(serverVarNames, k) || slices.ContainsFunc(serverVarPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {

@@ -11,7 +11,7 @@ import (
 // lspkit's own variables are never taken (the daemon read them at start).
 func TestServerEnv(t *testing.T) {
 	e := NewServerEnv([]string{"PATH=/usr/bin", "HOME=/h", "GOFLAGS=-mod=mod", "LSPKIT_RUNTIME_DIR=/x", "UNRELATED=1"})
-	notes := e.Join(ServerVars([]string{"PATH=/opt/go/bin:/usr/bin", "GOPATH=/g", "GOFLAGS=-mod=vendor", "LSPKIT_SERVERS=/s", "LSPKIT_RUNTIME_DIR=/y", "SECRET_TOKEN=t"}))
+	notes := e.Join(ServerVars([]string{"PATH=/opt/go/bin:/usr/bin", "GOPATH=/g", "GOFLAGS=-mod=vendor", "LSPKIT_SERVERS=/s", "LSPKIT_RUNTIME_DIR=/y", "LSPKIT_OTHER=1", "SECRET_TOKEN=t"}))
 	want := []string{
 		"the shared daemon's servers run with GOFLAGS=-mod=mod, not this session's GOFLAGS=-mod=vendor (without --shared lspkit runs servers in your environment)",
 		`the shared daemon was started without this session's LSPKIT_SERVERS=/s: it keeps its own ("")`,
