@@ -1,0 +1,409 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspkit/lspkit/service/registry"
+)
+
+// The hosts' project: a Go module with one deliberate type error in
+// main.go and a library for the navigation tools.
+var hostProject = map[string]string{
+	"go.mod": "module example.com/hostdemo\n\ngo 1.22\n",
+	"main.go": "package main\n\nimport \"fmt\"\n\nfunc answer() int { return 42 }\n\n" +
+		"func main() {\n\tvar greeting string = answer() // deliberate: an int is not a string\n\tfmt.Println(greeting, Greet(\"x\"), NewCounter().Add(2))\n}\n",
+	"lib.go": "package main\n\n// Greet says hello to name.\nfunc Greet(name string) string { return \"hello, \" + name }\n\n" +
+		"// Counter counts.\ntype Counter struct{ n int }\n\n// NewCounter returns a zero Counter.\nfunc NewCounter() *Counter { return &Counter{} }\n\n" +
+		"// Add adds d and returns the total.\nfunc (c *Counter) Add(d int) int { c.n += d; return c.n }\n\n" +
+		"func twice() string { return Greet(\"a\") + Greet(\"b\") }\n",
+	"README.md": "# hostdemo\n",
+}
+
+// hostEnv is the environment the hosts run in: a scratch HOME, lspkit and
+// the hosts on PATH, the servers lspkit's test command installed, the Go
+// caches of this machine, and XDG_RUNTIME_DIR and TMPDIR set to
+// directories of their own — which Codex drops, and which must not split
+// the shared daemon.
+func hostEnv(t *testing.T, home, hostsBin string) []string {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.Symlink(lspkitBin, filepath.Join(bin, "lspkit")); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "HOME", k == "PATH", k == "XDG_RUNTIME_DIR", k == "TMPDIR", k == "XDG_CONFIG_HOME", k == "XDG_DATA_HOME", k == "XDG_STATE_HOME",
+			strings.HasPrefix(k, "LSPKIT_"), strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "CODEX"),
+			strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "GEMINI"), strings.HasPrefix(k, "GOOGLE"), strings.HasPrefix(k, "OPENCODE"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	goEnv := func(name string) string {
+		out, _ := exec.Command("go", "env", name).Output()
+		return strings.TrimSpace(string(out))
+	}
+	return append(env, "HOME="+home, "PATH="+bin+":"+hostsBin+":"+os.Getenv("PATH"),
+		"XDG_RUNTIME_DIR="+t.TempDir(), "TMPDIR="+t.TempDir(), "LSPKIT_SERVERS="+registry.DefaultDir(),
+		"GOPATH="+goEnv("GOPATH"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOCACHE="+goEnv("GOCACHE"), "GOTOOLCHAIN=local")
+}
+
+// host runs a host's command in dir and returns its combined output.
+func host(t *testing.T, env []string, dir string, stdin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, lookPath(env, args[0]), args[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// lookPath finds name on env's PATH, as the hosts' shell would.
+func lookPath(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if path, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, dir := range filepath.SplitList(path) {
+				if info, err := os.Stat(filepath.Join(dir, name)); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+					return filepath.Join(dir, name)
+				}
+			}
+			break
+		}
+	}
+	return name
+}
+
+// TestHosts: lspkit as the real agent hosts run it, installed from npm at
+// pinned versions (scripts/test-hosts.sh; LSPKIT_HOSTS is their bin
+// directory). In a scratch HOME, `lspkit init --host X --shared` and then
+// the step init says the host leaves to the user, done as the user would;
+// then the host's own status command says lspkit is connected (Codex
+// through `codex app-server`, which connects and calls lsp_check_file
+// without a model). All four at once, with XDG_RUNTIME_DIR and TMPDIR set
+// (Codex drops both), share one daemon and one gopls. Claude Code, against
+// a stand-in for the model API, shows the model each tool's text — not a
+// JSON two to four times its size. The after-edit hook init wrote exits 2
+// for a broken file and 0 for a fixed one, a README and a file outside the
+// root.
+func TestHosts(t *testing.T) {
+	hostsBin := os.Getenv("LSPKIT_HOSTS")
+	if hostsBin == "" {
+		t.Skip("LSPKIT_HOSTS (the hosts' node_modules/.bin) not set: scripts/test-hosts.sh runs this test")
+	}
+	serversEnv(t)
+	home := t.TempDir()
+	proj, err := os.MkdirTemp("", "hostproj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, _ = filepath.EvalSymlinks(proj)
+	writeFiles(t, proj, hostProject)
+	env := hostEnv(t, home, hostsBin)
+	t.Cleanup(func() {
+		for _, pid := range sharedDaemons(proj) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		noProcessesIn(t, proj)
+		os.RemoveAll(proj)
+	})
+	testdata, _ := filepath.Abs("testdata/hosts")
+
+	// init, the user's step, the host's own status command.
+	initHost := func(name, wantStep string) {
+		t.Helper()
+		out, err := host(t, env, proj, "", "lspkit", "init", "--host", name, "--shared")
+		if err != nil || !strings.Contains(out, wantStep) {
+			t.Fatalf("lspkit init --host %s: %v\n%s\nwant the step %q", name, err, out, wantStep)
+		}
+	}
+	initHost("claude-code", "approve \"lspkit\"")
+	writeFiles(t, proj, map[string]string{".claude/settings.local.json": `{"enabledMcpjsonServers": ["lspkit"]}` + "\n"})
+	writeFiles(t, home, map[string]string{".claude.json": fmt.Sprintf(`{"projects": {%q: {"hasTrustDialogAccepted": true}}}`, proj)})
+	initHost("codex", "trust_level = \"trusted\"")
+	writeFiles(t, home, map[string]string{".codex/config.toml": fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", proj)})
+	initHost("gemini", "trust")
+	writeFiles(t, home, map[string]string{".gemini/trustedFolders.json": fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, proj)})
+	initHost("opencode", "")
+
+	checks := []struct {
+		name string
+		args []string
+		want *regexp.Regexp
+	}{
+		{"claude-code", []string{"claude", "mcp", "list"}, regexp.MustCompile(`lspkit: lspkit mcp --shared - . Connected`)},
+		{"gemini", []string{"gemini", "mcp", "list"}, regexp.MustCompile(`lspkit: lspkit mcp --shared \(stdio\) - Connected`)},
+		{"opencode", []string{"opencode", "mcp", "list"}, regexp.MustCompile(`lspkit\S*\s+\S*connected`)},
+		{"codex", []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}, regexp.MustCompile(`"runtimeStatus":"connected","tools":\["lsp_apply_code_action",(?:"[a-z_]+",){14}"lsp_workspace_symbols"\].*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`)},
+	}
+	for _, c := range checks {
+		out, err := host(t, env, proj, "", c.args...)
+		if err != nil || !c.want.MatchString(out) {
+			t.Errorf("%s: %v\n%s\nwant %s", c.name, err, out, c.want)
+		}
+	}
+
+	// All four at once, after the daemon is gone: one daemon, one gopls.
+	stopShared(t, proj)
+	var wg sync.WaitGroup
+	outs := make([]string, len(checks))
+	for i, c := range checks {
+		wg.Go(func() { outs[i], _ = host(t, env, proj, "", c.args...) })
+	}
+	wg.Wait()
+	for i, c := range checks {
+		if !c.want.MatchString(outs[i]) {
+			t.Errorf("%s, all four at once:\n%s", c.name, outs[i])
+		}
+	}
+	if d := sharedDaemons(proj); len(d) != 1 {
+		t.Errorf("shared daemons for the root after all four hosts: %v, want one", d)
+	}
+	if g := serverProcesses(proj, "gopls"); len(g) != 1 {
+		t.Errorf("gopls processes: %v, want one", g)
+	}
+	if out, _ := host(t, env, proj, "", "lspkit", "status"); !strings.Contains(out, "shared daemon: pid ") || !regexp.MustCompile(`(?m)^gopls +go +active`).MatchString(out) {
+		t.Errorf("lspkit status does not show the shared daemon and its gopls:\n%s", out)
+	}
+
+	// The first check through a daemon Codex started, under Codex's
+	// environment, against the same check in a daemon of its own.
+	stopShared(t, proj)
+	codexFirst := firstCheck(t, func() string {
+		out, _ := host(t, env, proj, "", "node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go")
+		return out
+	})
+	own := firstCheck(t, func() string { return mcpCheckOwn(t, env, proj) })
+	t.Logf("first check: %d ms through the shared daemon Codex started, %d ms in a daemon of its own (%.2f×)", codexFirst, own, float64(codexFirst)/float64(own))
+	if codexFirst > 5000 {
+		t.Errorf("the first check through the daemon Codex started took %d ms (a daemon of its own: %d ms)", codexFirst, own)
+	}
+
+	modelSees(t, env, proj, testdata)
+
+	// The hook init wrote, as Claude Code runs it.
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json"))
+	if err := json.Unmarshal(data, &settings); err != nil || len(settings.Hooks["PostToolUse"]) != 1 {
+		t.Fatalf(".claude/settings.json: %v\n%s", err, data)
+	}
+	hook := settings.Hooks["PostToolUse"][0].Hooks[0].Command
+	outside := filepath.Join(t.TempDir(), "x.go")
+	writeFiles(t, filepath.Dir(outside), map[string]string{"x.go": "package x\n\nvar X int = \"s\"\n"})
+	for _, tc := range []struct {
+		file string
+		code int
+	}{{"main.go", 2}, {"lib.go", 0}, {"README.md", 0}, {outside, 0}} {
+		payload := fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":%q}}`, proj, tc.file)
+		cmd := exec.Command("sh", "-c", hook)
+		cmd.Dir, cmd.Env, cmd.Stdin = proj, append(env, "CLAUDE_PROJECT_DIR="+proj), strings.NewReader(payload)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != tc.code || (code == 0) != (len(out) == 0) {
+			t.Errorf("hook %q on %s: exit %d, %q; want %d", hook, tc.file, code, out, tc.code)
+		}
+	}
+}
+
+// stopShared ends the root's shared daemon and waits until it is gone.
+func stopShared(t *testing.T, root string) {
+	t.Helper()
+	for _, pid := range sharedDaemons(root) {
+		syscall.Kill(pid, syscall.SIGTERM)
+		gone(t, pid, 20*time.Second)
+	}
+}
+
+// serverProcesses lists the processes in root whose command line names
+// server.
+func serverProcesses(root, server string) []string {
+	var out []string
+	for _, p := range processesIn(root) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", p, "cmdline"))
+		if exe, _, _ := bytes.Cut(cmdline, []byte{0}); filepath.Base(string(exe)) == server {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// settledIn reads "[gopls: settled in N ms]" from a check's text.
+var settledIn = regexp.MustCompile(`gopls: settled in (\d+) ms`)
+
+// firstCheck runs run, a first check of main.go, and returns the time
+// gopls took to settle, as the answer says.
+func firstCheck(t *testing.T, run func() string) int {
+	t.Helper()
+	out := run()
+	m := settledIn.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the first check did not settle:\n%s", out)
+	}
+	var ms int
+	fmt.Sscan(m[1], &ms)
+	return ms
+}
+
+// mcpCheckOwn checks main.go through `lspkit mcp` with a daemon of its own.
+func mcpCheckOwn(t *testing.T, env []string, root string) string {
+	t.Helper()
+	res := ownSession(t, env, root, func(s *mcp.ClientSession) []string {
+		return []string{callText(t, s, "lsp_check_file", map[string]any{"file": "main.go"})}
+	})
+	return res[0]
+}
+
+// ownSession runs fn on an MCP session with `lspkit mcp` (a daemon of its
+// own) for root.
+func ownSession(t *testing.T, env []string, root string, fn func(*mcp.ClientSession) []string) []string {
+	t.Helper()
+	cmd := exec.Command(lspkitBin, "mcp", "--root", root)
+	cmd.Dir, cmd.Env = root, env
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "hosts-test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	return fn(s)
+}
+
+// callText calls a tool and returns its text.
+func callText(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil || len(res.Content) == 0 {
+		t.Fatalf("%s: %v %+v", name, err, res)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// modelTools are the calls whose model-visible size is measured.
+var modelTools = []struct {
+	tool string
+	args map[string]any
+}{
+	{"lsp_check_file", map[string]any{"file": "main.go"}},
+	{"lsp_diagnostics", map[string]any{"file": "main.go"}},
+	{"lsp_goto_definition", map[string]any{"file": "main.go", "line": 9, "symbol": "Greet"}},
+	{"lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
+	{"lsp_hover", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
+	{"lsp_document_symbols", map[string]any{"file": "lib.go"}},
+	{"lsp_workspace_symbols", map[string]any{"query": "Counter"}},
+	{"lsp_call_hierarchy", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet", "direction": "incoming"}},
+	{"lsp_code_actions", map[string]any{"file": "main.go", "line": 8}},
+	{"lsp_status", map[string]any{}},
+}
+
+// timings are what differs from one answer to the next: times, and the
+// pids of servers started again.
+var timings = regexp.MustCompile(`\d+ ms|pid \d+`)
+
+// modelSees runs Claude Code (`claude -p`) against a stand-in for the model
+// API that asks for each tool once, and compares what Claude Code gives the
+// model — the tool_result it sends — with lspkit's text for the same call:
+// at most 1.1 times its characters. The same with mcpStructuredContent is
+// logged, for the record.
+func modelSees(t *testing.T, env []string, proj, testdata string) {
+	t.Helper()
+	texts := ownSession(t, env, proj, func(s *mcp.ClientSession) []string {
+		var out []string
+		for _, c := range modelTools {
+			out = append(out, callText(t, s, c.tool, c.args))
+		}
+		return out
+	})
+	table := []string{"| tool | text | shown to the model | with mcpStructuredContent |", "|---|---:|---:|---:|"}
+	seen := make([][2]int, len(modelTools))
+	for round, structured := range []bool{false, true} {
+		stopShared(t, proj)
+		if structured {
+			writeFiles(t, proj, map[string]string{"lspkit.json": `{"lsp": {"mcpStructuredContent": true}}` + "\n"})
+			defer os.Remove(filepath.Join(proj, "lspkit.json"))
+		}
+		for i, c := range modelTools {
+			shown := claudeShows(t, env, proj, testdata, c.tool, c.args)
+			seen[i][round] = len([]rune(shown))
+			if !structured && timings.ReplaceAllString(shown, "") != timings.ReplaceAllString(texts[i], "") {
+				t.Errorf("%s: Claude Code showed the model %q; lspkit's text is %q", c.tool, shown, texts[i])
+			}
+		}
+	}
+	stopShared(t, proj)
+	os.Remove(filepath.Join(proj, "lspkit.json"))
+	for i, c := range modelTools {
+		text := len([]rune(texts[i]))
+		table = append(table, fmt.Sprintf("| %s | %d | %d (%.2f×) | %d (%.2f×) |", c.tool, text, seen[i][0], float64(seen[i][0])/float64(text), seen[i][1], float64(seen[i][1])/float64(text)))
+		if float64(seen[i][0]) > 1.1*float64(text) {
+			t.Errorf("%s: the model is shown %d characters for a %d-character text", c.tool, seen[i][0], text)
+		}
+	}
+	t.Logf("what Claude Code shows the model, in characters:\n%s", strings.Join(table, "\n"))
+}
+
+// claudeShows runs `claude -p` with the stand-in model asking for tool and
+// returns what Claude Code sent the model as its result: the text of a
+// text block, or the JSON it sent otherwise.
+func claudeShows(t *testing.T, env []string, proj, testdata, tool string, args map[string]any) string {
+	t.Helper()
+	argsJSON, _ := json.Marshal(args)
+	outFile := filepath.Join(t.TempDir(), "shown.json")
+	fake := exec.Command("node", filepath.Join(testdata, "fake-model.mjs"))
+	fake.Env = append(env, "FAKE_TOOL="+tool, "FAKE_ARGS="+string(argsJSON), "FAKE_OUT="+outFile)
+	stdout, _ := fake.StdoutPipe()
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { fake.Process.Kill(); fake.Wait() }()
+	port, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the stand-in model: %v", err)
+	}
+	out, err := host(t, append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:"+strings.TrimSpace(port), "ANTHROPIC_API_KEY=sk-ant-stand-in"), proj, "",
+		"claude", "-p", "use the tool", "--allowedTools", "mcp__lspkit__"+tool)
+	data, rerr := os.ReadFile(outFile)
+	if rerr != nil {
+		t.Fatalf("claude -p for %s sent the model no tool result: %v\n%s", tool, err, out)
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	var plain string
+	if json.Unmarshal(data, &plain) == nil {
+		return plain
+	}
+	if json.Unmarshal(data, &blocks) == nil && len(blocks) == 1 && blocks[0].Type == "text" {
+		return blocks[0].Text
+	}
+	return string(data)
+}

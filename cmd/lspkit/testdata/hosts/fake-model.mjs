@@ -1,0 +1,65 @@
+// A stand-in for the Anthropic Messages API, for `claude -p` in tests: the
+// first turn of a conversation that offers lspkit's tool asks for it (the
+// tool and its arguments from FAKE_TOOL and FAKE_ARGS); the turn that
+// carries its result records what Claude Code gives the model for it —
+// the tool_result's content, as sent — into FAKE_OUT, and ends the
+// conversation. Every other request gets a short text answer. Answers are
+// streamed (SSE) or not, as asked. Prints its port on stdout.
+import http from "node:http";
+import fs from "node:fs";
+
+const tool = process.env.FAKE_TOOL;
+const args = JSON.parse(process.env.FAKE_ARGS || "{}");
+const out = process.env.FAKE_OUT;
+
+function reply(res, stream, content, stopReason) {
+  const msg = { id: "msg_fake", type: "message", role: "assistant", model: "claude-fake", content, stop_reason: stopReason, stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
+  if (!stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(msg));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send("message_start", { message: { ...msg, content: [], stop_reason: null } });
+  content.forEach((block, index) => {
+    if (block.type === "text") {
+      send("content_block_start", { index, content_block: { type: "text", text: "" } });
+      send("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
+    } else {
+      send("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+      send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+    }
+    send("content_block_stop", { index });
+  });
+  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } });
+  send("message_stop", {});
+  res.end();
+}
+
+const server = http.createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    if (!req.url.startsWith("/v1/messages") || req.url.includes("count_tokens")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ input_tokens: 1 }));
+      return;
+    }
+    let r = {};
+    try { r = JSON.parse(body); } catch {}
+    const name = (r.tools || []).map((t) => t.name).find((n) => n && n.endsWith("__" + tool));
+    const last = (r.messages || []).at(-1);
+    const result = Array.isArray(last?.content) ? last.content.find((b) => b.type === "tool_result") : undefined;
+    if (result) {
+      fs.writeFileSync(out, JSON.stringify(result.content));
+      reply(res, r.stream, [{ type: "text", text: "done" }], "end_turn");
+    } else if (name) {
+      reply(res, r.stream, [{ type: "tool_use", id: "toolu_fake1", name, input: args }], "tool_use");
+    } else {
+      reply(res, r.stream, [{ type: "text", text: "ok" }], "end_turn");
+    }
+  });
+});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));
