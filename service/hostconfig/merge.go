@@ -188,6 +188,14 @@ func mergeTOML(old []byte, e edit, force bool) ([]byte, string, error) {
 	if !ok {
 		return nil, "", fmt.Errorf("%w at %s, written in a form lspkit does not rewrite (not a [%s] table): edit it by hand", ErrDifferentEntry, strings.Join(e.path, "."), strings.Join(e.path, "."))
 	}
+	// The blank lines before the next table stay where they are.
+	for end > start && end < len(old) {
+		prev := bytes.LastIndexByte(old[:end-1], '\n') + 1
+		if len(bytes.TrimSpace(old[prev:end])) != 0 {
+			break
+		}
+		end = prev
+	}
 	out := append(append(bytes.Clone(old[:start]), table...), old[end:]...)
 	return out, "replaced", nil
 }

@@ -1,0 +1,182 @@
+package hostconfig
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func opts(t *testing.T, host string) Options {
+	t.Helper()
+	return Options{Host: host, Root: t.TempDir(), Home: t.TempDir(), ConfigDir: t.TempDir(), Command: "lspkit", Shared: true}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestMergeJSONKeepsEveryByte: comments, order, spacing and the other
+// servers stay as they were; the entry is added once, then unchanged.
+func TestMergeJSONKeepsEveryByte(t *testing.T) {
+	o := opts(t, "cursor")
+	file := filepath.Join(o.Root, ".cursor", "mcp.json")
+	old := "{\n  // my servers\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\", /* keep */ \"args\": []},\n  },\n  \"extra\": [1, 2,],\n}\n"
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte(old), 0o600)
+	res, err := Init(o)
+	if err != nil || res.Changes[0].Action != "added" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	got := read(t, file)
+	if !strings.HasPrefix(got, "{\n  // my servers\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\", /* keep */ \"args\": []},") ||
+		!strings.Contains(got, `"lspkit":{"args":["mcp","--shared"],"command":"lspkit"}`) || !strings.Contains(got, "\"extra\": [1, 2,],\n}") {
+		t.Fatalf("merged:\n%s", got)
+	}
+	if info, _ := os.Stat(file); info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the file's own", info.Mode())
+	}
+	if res, err := Init(o); err != nil || res.Changes[0].Action != "unchanged" || read(t, file) != got {
+		t.Fatalf("second init: %+v %v", res, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(file), ".*lspkit-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestDifferentEntry: another lspkit entry is refused, named, unless
+// Force; then it is replaced and nothing else changes.
+func TestDifferentEntry(t *testing.T) {
+	o := opts(t, "gemini")
+	file := filepath.Join(o.Root, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	old := "{\"theme\": \"dark\", \"mcpServers\": {\"lspkit\": {\"command\": \"/old/lspkit\", \"args\": [\"mcp\"]}}}\n"
+	os.WriteFile(file, []byte(old), 0o644)
+	_, err := Init(o)
+	if !errors.Is(err, ErrDifferentEntry) || !strings.Contains(err.Error(), `{"command":"/old/lspkit","args":["mcp"]}`) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("want a refusal naming the entry: %v", err)
+	}
+	if read(t, file) != old {
+		t.Fatal("the file changed")
+	}
+	o.Force = true
+	if res, err := Init(o); err != nil || res.Changes[0].Action != "replaced" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got := read(t, file); got != "{\"theme\": \"dark\", \"mcpServers\": {\"lspkit\": {\"args\":[\"mcp\",\"--shared\"],\"command\":\"lspkit\"}}}\n" {
+		t.Fatalf("replaced:\n%s", got)
+	}
+}
+
+// TestUnparsable: a file that does not parse is left as it is and named
+// with the line of the problem.
+func TestUnparsable(t *testing.T) {
+	for _, tc := range []struct{ host, file, text, want string }{
+		{"opencode", "opencode.json", "{\n  \"mcp\": {\n    \"a\": tru\n  }\n}\n", "line 3"},
+		{"codex", ".codex/config.toml", "model = \"o3\"\n\n[mcp_servers.x\ncommand = 1\n", "line 3"},
+	} {
+		o := opts(t, tc.host)
+		file := filepath.Join(o.Root, tc.file)
+		os.MkdirAll(filepath.Dir(file), 0o755)
+		os.WriteFile(file, []byte(tc.text), 0o644)
+		_, err := Init(o)
+		if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "left as it is") {
+			t.Errorf("%s: %v", tc.host, err)
+		}
+		if read(t, file) != tc.text {
+			t.Errorf("%s: the file changed", tc.host)
+		}
+	}
+}
+
+// TestTOML: Codex's file gains a table at its end, the rest byte for
+// byte; an equal entry is unchanged; Force replaces the table's lines and
+// its subtables, and nothing else.
+func TestTOML(t *testing.T) {
+	o := opts(t, "codex")
+	file := filepath.Join(o.Root, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	old := "# mine\nmodel = \"o3\" # the model\n\n[mcp_servers.other]\ncommand = \"x\"\n"
+	os.WriteFile(file, []byte(old), 0o644)
+	res, err := Init(o)
+	if err != nil || res.Changes[0].Action != "added" || !strings.Contains(res.Step, "trust_level = \"trusted\"") || !strings.Contains(res.Step, o.Root) {
+		t.Fatalf("%+v %v", res, err)
+	}
+	got := read(t, file)
+	if !strings.HasPrefix(got, old+"\n[mcp_servers.lspkit]\nargs = ['mcp', '--shared']\ncommand = 'lspkit'\nenv_vars = ['GOPATH',") {
+		t.Fatalf("added:\n%s", got)
+	}
+	if res, _ := Init(o); res.Changes[0].Action != "unchanged" {
+		t.Fatalf("again: %+v", res)
+	}
+	tail := "\n[profiles.fast]\nmodel = \"o4\"\n"
+	different := old + "\n[mcp_servers.lspkit]\ncommand = \"/old\"\n\n[mcp_servers.lspkit.env]\nA = \"1\"\n" + tail
+	os.WriteFile(file, []byte(different), 0o644)
+	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) {
+		t.Fatalf("different: %v", err)
+	}
+	o.Force = true
+	if res, err := Init(o); err != nil || res.Changes[0].Action != "replaced" {
+		t.Fatalf("force: %+v %v", res, err)
+	}
+	got = read(t, file)
+	if !strings.HasPrefix(got, old+"\n[mcp_servers.lspkit]\nargs = ['mcp', '--shared']") || !strings.HasSuffix(got, "]\n"+tail) || strings.Contains(got, "/old") || strings.Contains(got, "A = ") {
+		t.Fatalf("replaced:\n%s", got)
+	}
+}
+
+// TestClaudeCode: .mcp.json and the hook in .claude/settings.json, added
+// beside the hooks already there; the step says how to approve.
+func TestClaudeCode(t *testing.T) {
+	o := opts(t, "claude-code")
+	settings := filepath.Join(o.Root, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi"}]}]}}`), 0o644)
+	res, err := Init(o)
+	if err != nil || len(res.Changes) != 2 || res.Changes[0].Action != "created" || res.Changes[1].Action != "added" || !strings.Contains(res.Step, "enabledMcpjsonServers") {
+		t.Fatalf("%+v %v", res, err)
+	}
+	got := read(t, settings)
+	if !strings.Contains(got, `"command": "echo hi"`) || !strings.Contains(got, `"command":"lspkit hook claude-code --shared"`) {
+		t.Fatalf("settings:\n%s", got)
+	}
+	if mcp := read(t, filepath.Join(o.Root, ".mcp.json")); !strings.Contains(mcp, "\"type\": \"stdio\"") || !strings.Contains(mcp, "\"--shared\"") {
+		t.Fatalf(".mcp.json:\n%s", mcp)
+	}
+	// Without --shared the hook differs: refused, then replaced in place.
+	o.Shared = false
+	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) {
+		t.Fatalf("%v", err)
+	}
+	o.Force = true
+	if _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, settings); strings.Count(got, "hook claude-code") != 1 || strings.Contains(got, "--shared") {
+		t.Fatalf("settings after --force:\n%s", got)
+	}
+}
+
+// TestDryRunAndUnknown: a dry run writes nothing; an unknown host lists
+// the known ones; Claude Desktop's entry names the root.
+func TestDryRunAndUnknown(t *testing.T) {
+	o := opts(t, "claude-desktop")
+	o.DryRun = true
+	res, err := Init(o)
+	if err != nil || res.Changes[0].Action != "would be created" || !strings.Contains(string(res.Changes[0].Content), o.Root) {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := os.Stat(res.Changes[0].File); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a dry run wrote %s", res.Changes[0].File)
+	}
+	o.Host = "vim"
+	if _, err := Init(o); !errors.Is(err, ErrUnknownHost) || !strings.Contains(err.Error(), "claude-code, codex, gemini, opencode, cursor, claude-desktop") {
+		t.Fatalf("%v", err)
+	}
+}
