@@ -130,10 +130,18 @@ func TestHosts(t *testing.T) {
 	})
 	testdata, _ := filepath.Abs("testdata/hosts")
 
-	// init, the user's step, the host's own status command.
+	// README's init line, the user's step, the host's own status command.
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	initHost := func(name, wantStep string) {
 		t.Helper()
-		out, err := host(t, env, proj, "", "lspkit", "init", "--host", name, "--shared")
+		line := regexp.MustCompile(`(?m)^lspkit init --host ` + regexp.QuoteMeta(name) + `( .*)?$`).Find(readme)
+		if line == nil {
+			t.Fatalf("README has no `lspkit init --host %s` line", name)
+		}
+		out, err := host(t, env, proj, "", strings.Fields(string(line))...)
 		if err != nil || !strings.Contains(out, wantStep) {
 			t.Fatalf("lspkit init --host %s: %v\n%s\nwant the step %q", name, err, out, wantStep)
 		}
