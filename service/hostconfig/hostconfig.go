@@ -19,6 +19,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/lspkit/lspkit/internal/atomicfile"
 )
 
 // EntryName is the name of lspkit's entry in every host's server list.
@@ -260,7 +262,7 @@ func Init(o Options) (Result, error) {
 		if c.Action == "unchanged" {
 			continue
 		}
-		if err := writeAtomic(c.File, c.Content); err != nil {
+		if err := atomicfile.Write(c.File, c.Content, 0o644); err != nil {
 			return res, err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/internal/atomicfile"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/textedit"
@@ -252,7 +252,7 @@ func replaceFiles(files []fileEdit, what string, rename func(from, to string) er
 			return fmt.Errorf("%s: %w; nothing was written", what, err)
 		}
 		modes[i] = info.Mode().Perm()
-		tmp, err := writeTemp(f.path, f.new, modes[i])
+		tmp, err := atomicfile.WriteTemp(f.path, []byte(f.new), modes[i])
 		if tmp != "" {
 			temps = append(temps, tmp)
 		}
@@ -269,7 +269,7 @@ func replaceFiles(files []fileEdit, what string, rename func(from, to string) er
 		// Put back what was replaced, each again in one rename.
 		var lost []string
 		for j, g := range files[:i] {
-			tmp, werr := writeTemp(g.path, g.old, modes[j])
+			tmp, werr := atomicfile.WriteTemp(g.path, []byte(g.old), modes[j])
 			if werr == nil {
 				werr = rename(tmp, g.path)
 			}
@@ -286,27 +286,6 @@ func replaceFiles(files []fileEdit, what string, rename func(from, to string) er
 		return fmt.Errorf("%s: replace %s: %w; nothing was written (the files already replaced were put back)", what, f.rel, err)
 	}
 	return nil
-}
-
-// writeTemp writes text to a new temporary file beside path, with mode,
-// synced; it returns the temporary file's name (also on failure, when
-// one was created, for the caller to remove).
-func writeTemp(path, text string, mode os.FileMode) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".lspkit-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.WriteString(text)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	return tmp.Name(), err
 }
 
 // checkConcurrency bounds the files checked at once after a rename.
