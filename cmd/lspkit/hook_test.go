@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -27,10 +28,16 @@ func TestHook(t *testing.T) {
 		"good.go":       "package demo\n\nvar Y = 1\n",
 		"README.md":     "# demo\n",
 		"gen/skip.go":   "package gen\n\nvar Z int = \"s\"\n",
-		"lspkit.json":   noInstall(`,"exclude":["gen/**"],"idleExitMs":0`),
+		"lspkit.json":   noInstall(`,"exclude":["gen/**"]`),
 		"sub/notes.txt": "x\n",
 	})
 	writeFiles(t, elsewhere, map[string]string{"out.go": "package out\n\nvar X int = \"s\"\n"})
+	t.Cleanup(func() { // the shared daemon --shared started, and its gopls
+		for _, pid := range sharedDaemons(root) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		noProcessesIn(t, root)
+	})
 	for _, args := range [][]string{{"hook", "claude-code"}, {"hook", "claude-code", "--shared"}} {
 		for _, tc := range []struct {
 			file string
