@@ -1,6 +1,7 @@
 package shared
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -10,8 +11,9 @@ import (
 // gains the directories it lacks, what differs is said and kept, and
 // lspkit's own variables are never taken (the daemon read them at start).
 func TestServerEnv(t *testing.T) {
+	sep := string(os.PathListSeparator)
 	e := NewServerEnv([]string{"PATH=/usr/bin", "HOME=/h", "GOFLAGS=-mod=mod", "LSPKIT_RUNTIME_DIR=/x", "UNRELATED=1"})
-	notes := e.Join(ServerVars([]string{"PATH=/opt/go/bin:/usr/bin", "GOPATH=/g", "GOFLAGS=-mod=vendor", "LSPKIT_SERVERS=/s", "LSPKIT_RUNTIME_DIR=/y", "LSPKIT_OTHER=1", "SECRET_TOKEN=t"}))
+	notes := e.Join(ServerVars([]string{"PATH=/opt/go/bin" + sep + "/usr/bin", "GOPATH=/g", "GOFLAGS=-mod=vendor", "LSPKIT_SERVERS=/s", "LSPKIT_RUNTIME_DIR=/y", "LSPKIT_OTHER=1", "SECRET_TOKEN=t"}))
 	want := []string{
 		"the shared daemon's servers run with GOFLAGS=-mod=mod, not this session's GOFLAGS=-mod=vendor (without --shared lspkit runs servers in your environment)",
 		`the shared daemon was started without this session's LSPKIT_SERVERS=/s: it keeps its own ("")`,
@@ -19,7 +21,7 @@ func TestServerEnv(t *testing.T) {
 	if !slices.Equal(notes, want) {
 		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(want, "\n"))
 	}
-	if got := e.Extra(); !slices.Equal(got, []string{"GOPATH=/g", "PATH=/usr/bin:/opt/go/bin"}) {
+	if got := e.Extra(); !slices.Equal(got, []string{"GOPATH=/g", "PATH=/usr/bin" + sep + "/opt/go/bin"}) {
 		t.Errorf("servers get %q", got)
 	}
 	// A later client with the taken value hears nothing of it; one that
