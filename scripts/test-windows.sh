@@ -62,7 +62,7 @@ phase "test binaries (GOOS=windows)"
 # The packages with Windows code or per-system decisions (a package whose
 # tests are all for other systems has no Windows test binary: skipped).
 pkgs=()
-for p in protocol transport client service/config service/registry service/shared service/orchestrator daemon cmd/lspkit; do
+for p in protocol transport client service/config service/registry service/hostconfig service/shared service/orchestrator daemon cmd/lspkit; do
 	exe="$tmp/$(echo "$p" | tr / _).test.exe"
 	GOOS=windows GOARCH=amd64 go test -c "${overlay[@]}" -o "$exe" "./$p" | grep -v 'no test files' || true
 	if [ -f "$exe" ]; then

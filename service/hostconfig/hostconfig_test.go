@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -39,7 +40,7 @@ func TestMergeJSONKeepsEveryByte(t *testing.T) {
 		!strings.Contains(got, `"lspkit":{"args":["mcp","--shared"],"command":"lspkit"}`) || !strings.Contains(got, "\"extra\": [1, 2,],\n}") {
 		t.Fatalf("merged:\n%s", got)
 	}
-	if info, _ := os.Stat(file); info.Mode().Perm() != 0o600 {
+	if info, _ := os.Stat(file); runtime.GOOS != "windows" && info.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want the file's own", info.Mode())
 	}
 	if res, err := Init(o); err != nil || res.Changes[0].Action != "unchanged" || read(t, file) != got {
@@ -169,7 +170,8 @@ func TestDryRunAndUnknown(t *testing.T) {
 	o := opts(t, "claude-desktop")
 	o.DryRun = true
 	res, err := Init(o)
-	if err != nil || res.Changes[0].Action != "would be created" || !strings.Contains(string(res.Changes[0].Content), o.Root) {
+	root := tomlQuote(o.Root) // as JSON writes it
+	if err != nil || res.Changes[0].Action != "would be created" || !strings.Contains(string(res.Changes[0].Content), root[1:len(root)-1]) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if _, err := os.Stat(res.Changes[0].File); !errors.Is(err, os.ErrNotExist) {
