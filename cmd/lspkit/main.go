@@ -23,7 +23,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"text/tabwriter"
 	"time"
 	"unicode"
 
@@ -644,70 +643,6 @@ func progressBar(w io.Writer) func(registry.Progress) {
 			fmt.Fprintf(w, "\r\033[Klspkit: installing %s [%s] %.0f s", p.Server, bar, p.Elapsed.Seconds())
 		}
 	}
-}
-
-func status(args []string, stdout, stderr io.Writer) int {
-	var opts statusOptions
-	fs := newFlags("status", opts.define)
-	c, asJSON := &opts.common, &opts.json
-	if code, ok := parse(fs, args, stdout, stderr); !ok {
-		return code
-	}
-	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit status: %v\n", err)
-		return exitUsage
-	}
-	cfg, bootCfg, err := c.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit status: %v\n", err)
-		return exitUsage
-	}
-	o, err := c.orchestratorWith(cfg, log, nil, 0)
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit status: %v\n", err)
-		return exitUsage
-	}
-	sts := o.Status()
-	// A shared daemon of the root, when one runs, is the truth of what
-	// runs: its servers, and itself as the lspkit entry.
-	sharedLine := "shared daemon: none runs for this root"
-	if e, err := c.endpoint(bootCfg); err != nil {
-		sharedLine = "shared daemon: " + err.Error()
-	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		info, running, err := shared.Query(ctx, e, version())
-		cancel()
-		switch {
-		case err != nil:
-			sharedLine = "shared daemon: " + err.Error()
-		case running:
-			sharedLine = fmt.Sprintf("shared daemon: pid %d since %s, %s (socket %s)", info.PID, info.Since.Local().Format(time.DateTime), clientsLine(info.Clients), e.Socket())
-			sts = slices.DeleteFunc(info.Servers, func(s api.ServerStatus) bool { return s.ID == api.DaemonStatusID })
-			i, _ := slices.BinarySearchFunc(sts, api.DaemonStatusID, func(s api.ServerStatus, id string) int { return strings.Compare(s.ID, id) })
-			sts = slices.Insert(sts, i, api.ServerStatus{ID: api.DaemonStatusID, Status: api.StatusActive, ServerPID: info.PID, Root: info.Root, Reason: "shared daemon: " + clientsLine(info.Clients)})
-		}
-	}
-	if *asJSON {
-		out, _ := json.Marshal(sts, jsontext.WithIndent("  "))
-		fmt.Fprintf(stdout, "%s\n", out)
-		return 0
-	}
-	fmt.Fprintf(stdout, "root: %s\nconfig: %s\n%s\n", o.Root(), o.Config().Source, sharedLine)
-	if o.Config().Disabled {
-		fmt.Fprintln(stdout, "LSP disabled by configuration")
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tLANGUAGE\tSTATUS\tDETAIL")
-	for _, s := range sts {
-		detail := s.Reason
-		if sc := s.Sidecar; sc != nil {
-			detail += fmt.Sprintf("; sidecar %s: %s", sc.Status, sc.Reason)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.Language, s.Status, detail)
-	}
-	tw.Flush()
-	return 0
 }
 
 // install installs servers at their pinned versions into the store: the
