@@ -73,15 +73,19 @@ func (p *puller) pull(uri protocol.DocumentURI, version int32, after uint64) {
 		return
 	}
 	p.goRun(func() {
-		retries := 0
+		retries, since := 0, time.Time{}
 		for p.life.Err() == nil {
 			if f, ok := p.c.diags.get(uri); ok && f.pulled && f.pullVersion >= version && f.pullEpoch > after {
 				return
 			}
 			pulled, err, _ := p.docs.Do(string(uri), func() (any, error) { return p.pullOnce(uri) })
-			if err != nil && retrigger(err) && retries < maxRetriggers {
-				// The server asked for the pull again (busy, or the
-				// content moved on): after a pause that grows, never a spin.
+			if since.IsZero() {
+				since = time.Now()
+			}
+			if err != nil && retrigger(err) && time.Since(since) < retriggerFor {
+				// The server asked for the pull again (busy loading, or
+				// the content moved on): after a pause that grows, never a
+				// spin, for as long as a loaded machine may keep it busy.
 				retries++
 				t := time.NewTimer(min(time.Duration(retries)*20*time.Millisecond, 500*time.Millisecond))
 				select {
@@ -98,9 +102,12 @@ func (p *puller) pull(uri protocol.DocumentURI, version int32, after uint64) {
 	})
 }
 
-// maxRetriggers bounds the pulls of one need a server asks to be made
-// again.
-const maxRetriggers = 50
+// retriggerFor bounds how long the pulls of one need are made again while
+// the server asks for them again: time, not a count, because a server
+// loading its project on a loaded machine (TypeScript 7, under the test
+// suite's two busy cores) cancels pulls for as long as the load takes,
+// and 50 pulls with their pauses were spent in about 20 s.
+const retriggerFor = 2 * time.Minute
 
 // retrigger reports whether a pull's error asks for the pull again:
 // ServerCancelled unless its data says retriggerRequest false, and

@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,7 +134,11 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: launch})
+	// The daemon's log, for a failure to say why (a check that did not
+	// settle on a loaded machine).
+	var logBuf lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: launch, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +153,7 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 		}
 		for _, s := range res.Servers {
 			if s.Verdict != api.VerdictSettled {
-				fatal("%s: %s %s %s", sc.name, s.ID, s.Verdict, s.Reason)
+				fatal("%s: %s %s %s\nthe daemon's log (its end):\n%s", sc.name, s.ID, s.Verdict, s.Reason, logBuf.tail(60))
 			}
 		}
 		return res.Diagnostics
@@ -589,4 +595,32 @@ func TestReplayClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lockedBuffer is a log written by the daemon's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// tail is the last n lines, each cut at 300 bytes.
+func (b *lockedBuffer) tail(n int) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	lines := strings.Split(strings.TrimRight(b.buf.String(), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i, l := range lines {
+		if len(l) > 300 {
+			lines[i] = l[:300] + "…"
+		}
+	}
+	return strings.Join(lines, "\n")
 }
