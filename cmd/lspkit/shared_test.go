@@ -491,3 +491,22 @@ func TestSharedDiagnosticsAfterOwnWait(t *testing.T) {
 		t.Fatal("a's check never ended")
 	}
 }
+
+// TestStatusKeepsNoDaemonAlive: lspkit status asking a shared daemon again
+// and again does not keep it alive: it exits when its idle period ends, as
+// it would unasked.
+func TestStatusKeepsNoDaemonAlive(t *testing.T) {
+	t.Parallel()
+	root, runtime := sharedFixture(t, "shared-plain", 1000)
+	d, pid := attach(t, root, runtime)
+	d.proc.Stdio().Close() // the one client leaves: 1 s to live
+	<-d.proc.Done()
+	deadline := time.Now().Add(15 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the shared daemon %d still runs 15 s after its last client left, asked by lspkit status all along (idleExitMs 1000)", pid)
+		}
+		statusIn(t, root, runtime)
+	}
+	noProcessesIn(t, root)
+}

@@ -51,7 +51,8 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, l *Listener, opts 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &server{o: o, opts: opts, ctx: ctx, conns: map[net.Conn]bool{}, clients: map[net.Conn]ClientInfo{}, started: time.Now(), idle: make(chan struct{}, 1)}
-	s.idleFor(max(opts.IdleExit, helloTimeout)) // no one yet: the idle clock runs from the start, long enough for its starter to attach
+	first := max(opts.IdleExit, helloTimeout)
+	s.idleUntil(time.Now().Add(first)) // no one yet: the idle clock runs from the start, long enough for its starter to attach
 	var wg conc.WaitGroup
 	accepted := make(chan error, 1)
 	wg.Go(func() {
@@ -95,9 +96,12 @@ type server struct {
 	conns   map[net.Conn]bool // attached or saying hello
 	clients map[net.Conn]ClientInfo
 	started time.Time
-	closed  bool
-	timer   *time.Timer
-	idle    chan struct{} // gets a value when the daemon has been idle for IdleExit
+	// idleEnds is when the current idle period ends, if no client
+	// attaches before.
+	idleEnds time.Time
+	closed   bool
+	timer    *time.Timer
+	idle     chan struct{} // gets a value when the daemon has been idle for IdleExit
 }
 
 // join counts c in; false when the daemon is closing.
@@ -115,28 +119,37 @@ func (s *server) join(c net.Conn) bool {
 	return true
 }
 
-// leave counts c out.
+// leave counts c out. A connection that never attached (a status query,
+// a refused hello) does not restart the idle clock: the idle period it
+// interrupted goes on to its end.
 func (s *server) leave(c net.Conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	_, attached := s.clients[c]
 	delete(s.clients, c)
+	end := s.idleEnds
 	s.mu.Unlock()
-	s.left()
+	if attached || end.IsZero() {
+		s.left()
+		return
+	}
+	s.idleUntil(end)
 }
 
 // left starts the idle clock when no client is attached.
-func (s *server) left() { s.idleFor(s.opts.IdleExit) }
+func (s *server) left() { s.idleUntil(time.Now().Add(s.opts.IdleExit)) }
 
-// idleFor starts the idle clock, to run out after d, when no client is
+// idleUntil starts the idle clock, to run out at end, when no client is
 // attached.
-func (s *server) idleFor(d time.Duration) {
+func (s *server) idleUntil(end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.conns) > 0 || s.closed || s.timer != nil {
 		return
 	}
+	s.idleEnds = end
 	var t *time.Timer
-	t = time.AfterFunc(d, func() {
+	t = time.AfterFunc(max(time.Until(end), 0), func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.timer != t || len(s.conns) > 0 {
