@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/lspkit/lspkit/service/hostconfig"
 )
@@ -42,8 +43,9 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	home, _ := os.UserHomeDir()
 	configDir, _ := os.UserConfigDir()
+	command, note := selfCommand()
 	res, err := hostconfig.Init(hostconfig.Options{Host: opts.host, Root: root, Home: home, ConfigDir: configDir,
-		Command: selfCommand(), Shared: opts.shared, Force: opts.force, DryRun: opts.dryRun})
+		Command: command, Shared: opts.shared, Force: opts.force, DryRun: opts.dryRun})
 	switch {
 	case errors.Is(err, hostconfig.ErrUnknownHost):
 		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
@@ -62,6 +64,9 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 			fmt.Fprintf(stdout, "%s\n", indent(string(c.Content)))
 		}
 	}
+	if note != "" {
+		fmt.Fprintf(stdout, "\nNote: %s\n", note)
+	}
 	if res.Step != "" {
 		fmt.Fprintf(stdout, "\nNext: %s\n", res.Step)
 	}
@@ -69,19 +74,28 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 }
 
 // selfCommand is how a host should start this lspkit: "lspkit" when that
-// name on PATH is this executable, else its absolute path.
-func selfCommand() string {
+// name on PATH is this executable, else its absolute path — unless this
+// executable is a temporary build (go run), which will be gone: then
+// "lspkit", with a note to install it.
+func selfCommand() (command, note string) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "lspkit"
+		return "lspkit", ""
 	}
 	exe, _ = filepath.EvalSymlinks(exe)
-	if found, err := exec.LookPath("lspkit"); err == nil {
+	found, err := exec.LookPath("lspkit")
+	if err == nil {
 		if real, err := filepath.EvalSymlinks(found); err == nil && real == exe {
-			return "lspkit"
+			return "lspkit", ""
 		}
 	}
-	return exe
+	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		if found != "" {
+			return "lspkit", ""
+		}
+		return "lspkit", "lspkit is not on PATH, and this one is a temporary build (go run): install it (go install ./cmd/lspkit) so that the host finds it."
+	}
+	return exe, ""
 }
 
 // indent prefixes each line of s with four spaces.
