@@ -11,18 +11,25 @@ import (
 )
 
 // Which of a client's variables matter to the servers: those that change
-// what a language server does or where it and its tools are found. The
-// rest of a client's environment is its own business.
-var (
-	serverVarNames = []string{
-		"PATH", "CGO_ENABLED", "CC", "CXX", "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME",
-		"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-		// lspkit's own that decide how the daemon runs servers: read at
-		// its start, so only ever said, never taken.
-		"LSPKIT_SERVERS", "LSPKIT_ORPHAN_GUARD",
-	}
-	serverVarPrefixes = []string{"GO", "PYTHON", "NODE_", "NPM_CONFIG_"}
-)
+// what a language server does or where it and its tools are found, named
+// one by one — a prefix such as GO would take GOOGLE_API_KEY along, and
+// NPM_CONFIG_ holds registry tokens. The rest of a client's environment
+// is its own business. Notes name variables, never their values (a
+// GOPROXY may carry credentials).
+var serverVarNames = []string{
+	"PATH", "CGO_ENABLED", "CC", "CXX", "CGO_CFLAGS", "CGO_LDFLAGS", "PKG_CONFIG_PATH",
+	// Go's
+	"GOPATH", "GOROOT", "GOBIN", "GOFLAGS", "GOPROXY", "GOPRIVATE", "GONOPROXY", "GONOSUMDB", "GOSUMDB", "GOINSECURE",
+	"GOMODCACHE", "GOCACHE", "GOWORK", "GOTOOLCHAIN", "GOENV", "GO111MODULE", "GOOS", "GOARCH", "GOEXPERIMENT", "GODEBUG",
+	"GOVCS", "GOPACKAGESDRIVER", "GOAMD64", "GOARM", "GOARM64",
+	// Python's, Node's, Java's, Rust's
+	"VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "NODE_EXTRA_CA_CERTS",
+	"JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
+	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+	// lspkit's own that decide how the daemon runs servers: read at its
+	// start, so only ever said, never taken.
+	"LSPKIT_SERVERS", "LSPKIT_ORPHAN_GUARD",
+}
 
 // ServerVars picks out of environ (KEY=VALUE entries) the variables that
 // matter to language servers.
@@ -33,7 +40,7 @@ func ServerVars(environ []string) map[string]string {
 		if !ok || k == "" {
 			continue
 		}
-		if slices.Contains(serverVarNames, k) || slices.ContainsFunc(serverVarPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+		if slices.Contains(serverVarNames, k) {
 			out[k] = v
 		}
 	}
@@ -80,7 +87,7 @@ func (e *ServerEnv) Join(client map[string]string) []string {
 		case strings.HasPrefix(k, "LSPKIT_"):
 			// lspkit's own: read by the daemon at its start, not the servers'.
 			if !has || cur != v {
-				notes = append(notes, fmt.Sprintf("the shared daemon was started without this session's %s=%s: it keeps its own (%q)", k, bounded([]byte(v)), cur))
+				notes = append(notes, fmt.Sprintf("the shared daemon was started without this session's %s: it keeps its own", k))
 			}
 		case k == "PATH":
 			merged := mergePath(cur, v)
@@ -90,14 +97,14 @@ func (e *ServerEnv) Join(client map[string]string) []string {
 		case !has:
 			e.adopted[k], e.from[k] = v, e.joined
 		case cur != v:
-			notes = append(notes, fmt.Sprintf("the shared daemon's servers run with %s=%s, not this session's %s=%s (without --shared lspkit runs servers in your environment)", k, bounded([]byte(cur)), k, bounded([]byte(v))))
+			notes = append(notes, fmt.Sprintf("the shared daemon's servers run with another %s than this session's (without --shared lspkit runs servers in your environment)", k))
 		}
 	}
 	// What this client lacks that the servers have is said too: a host
 	// that drops a variable gets the servers of those that did not.
 	for _, k := range slices.Sorted(maps.Keys(e.own)) {
 		if _, ok := client[k]; !ok && k != "PATH" {
-			notes = append(notes, fmt.Sprintf("the shared daemon's servers run with %s=%s, which this session does not set", k, bounded([]byte(e.own[k]))))
+			notes = append(notes, fmt.Sprintf("the shared daemon's servers run with %s, which this session does not set", k))
 		}
 	}
 	return notes
