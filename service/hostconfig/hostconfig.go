@@ -88,6 +88,10 @@ type edit struct {
 	// appendTo, when set, adds value to the array at path rather than
 	// setting it (a hook list), unless an equal element is there.
 	appendTo bool
+	// ours, with appendTo, is text that marks an element of the array as
+	// lspkit's own (its command line): one that differs from value is
+	// lspkit's entry of another shape, refused without Force.
+	ours string
 }
 
 // Hosts is the names Init knows, in the order help lists them.
@@ -139,7 +143,7 @@ var hosts = []host{
 			}
 			return []edit{
 				{file: filepath.Join(o.Root, ".mcp.json"), path: []string{"mcpServers", EntryName}, value: entry},
-				{file: filepath.Join(o.Root, ".claude", "settings.json"), path: []string{"hooks", "PostToolUse"}, appendTo: true, value: map[string]any{
+				{file: filepath.Join(o.Root, ".claude", "settings.json"), path: []string{"hooks", "PostToolUse"}, appendTo: true, ours: " hook claude-code", value: map[string]any{
 					"matcher": "Edit|MultiEdit|Write|NotebookEdit",
 					"hooks":   []any{map[string]any{"type": "command", "command": shellJoin(hook)}},
 				}},

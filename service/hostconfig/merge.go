@@ -50,7 +50,7 @@ func mergeJSON(old []byte, e edit, force bool) ([]byte, string, error) {
 	}
 	switch {
 	case depth < len(e.path):
-		var value any = jsontextValue(want)
+		var value any = jsontext.Value(want)
 		if e.appendTo {
 			value = []any{value}
 		}
@@ -65,30 +65,30 @@ func mergeJSON(old []byte, e edit, force bool) ([]byte, string, error) {
 		}
 		at := -1
 		for i, el := range list.Elements {
-			switch same, ours := sameJSON(el, want); {
-			case same:
+			if sameJSON(el, want) {
 				return src, "unchanged", nil
-			case ours:
+			}
+			if e.ours != "" && strings.Contains(standard(el), e.ours) {
 				at = i
 			}
 		}
 		if at < 0 {
-			ops = append(ops, map[string]any{"op": "add", "path": pointer(e.path) + "/-", "value": jsontextValue(want)})
+			ops = append(ops, map[string]any{"op": "add", "path": pointer(e.path) + "/-", "value": jsontext.Value(want)})
 			break
 		}
 		if !force {
 			return nil, "", fmt.Errorf("%w at %s[%d]: %s (--force replaces it)", ErrDifferentEntry, strings.Join(e.path, "."), at, standard(list.Elements[at]))
 		}
-		ops, action = append(ops, map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%d", pointer(e.path), at), "value": jsontextValue(want)}), "replaced"
+		ops, action = append(ops, map[string]any{"op": "replace", "path": fmt.Sprintf("%s/%d", pointer(e.path), at), "value": jsontext.Value(want)}), "replaced"
 	default:
 		cur := v.Find(pointer(e.path))
-		if same, _ := sameJSON(*cur, want); same {
+		if sameJSON(*cur, want) {
 			return src, "unchanged", nil
 		}
 		if !force {
 			return nil, "", fmt.Errorf("%w at %s: %s (--force replaces it)", ErrDifferentEntry, strings.Join(e.path, "."), standard(*cur))
 		}
-		ops, action = append(ops, map[string]any{"op": "replace", "path": pointer(e.path), "value": jsontextValue(want)}), "replaced"
+		ops, action = append(ops, map[string]any{"op": "replace", "path": pointer(e.path), "value": jsontext.Value(want)}), "replaced"
 	}
 	patch, err := json.Marshal(ops, json.Deterministic(true))
 	if err != nil {
@@ -110,11 +110,6 @@ func mergeJSON(old []byte, e edit, force bool) ([]byte, string, error) {
 	return out, action, nil
 }
 
-// jsontextValue is raw JSON that marshals as itself.
-type jsontextValue []byte
-
-func (j jsontextValue) MarshalJSON() ([]byte, error) { return j, nil }
-
 // pointer is the JSON pointer of path.
 func pointer(path []string) string {
 	var b strings.Builder
@@ -132,17 +127,10 @@ func standard(v hujson.Value) string {
 	return string(v.Pack())
 }
 
-// sameJSON says whether v holds want's value; ours, whether it is an
-// lspkit entry of another shape (a hook running lspkit).
-func sameJSON(v hujson.Value, want []byte) (same, ours bool) {
+// sameJSON says whether v holds want's value.
+func sameJSON(v hujson.Value, want []byte) bool {
 	var a, b any
-	if json.Unmarshal([]byte(standard(v)), &a) != nil || json.Unmarshal(want, &b) != nil {
-		return false, false
-	}
-	if reflect.DeepEqual(a, b) {
-		return true, true
-	}
-	return false, strings.Contains(standard(v), `hook claude-code`)
+	return json.Unmarshal([]byte(standard(v)), &a) == nil && json.Unmarshal(want, &b) == nil && reflect.DeepEqual(a, b)
 }
 
 // mergeTOML puts e's entry into old, a TOML file, leaving every other byte

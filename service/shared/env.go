@@ -60,13 +60,11 @@ type ServerEnv struct {
 	mu      sync.Mutex
 	own     map[string]string // the daemon's own, at its start
 	adopted map[string]string // taken from clients
-	from    map[string]int    // which client (by order of attach) gave each
-	joined  int
 }
 
 // NewServerEnv starts from the daemon's own environment.
 func NewServerEnv(environ []string) *ServerEnv {
-	return &ServerEnv{own: ServerVars(environ), adopted: map[string]string{}, from: map[string]int{}}
+	return &ServerEnv{own: ServerVars(environ), adopted: map[string]string{}}
 }
 
 // Join takes in a client's server variables and returns what that client
@@ -75,7 +73,6 @@ func NewServerEnv(environ []string) *ServerEnv {
 func (e *ServerEnv) Join(client map[string]string) []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.joined++
 	var notes []string
 	for _, k := range slices.Sorted(maps.Keys(client)) {
 		v := client[k]
@@ -92,10 +89,10 @@ func (e *ServerEnv) Join(client map[string]string) []string {
 		case k == "PATH":
 			merged := mergePath(cur, v)
 			if merged != cur {
-				e.adopted[k], e.from[k] = merged, e.joined
+				e.adopted[k] = merged
 			}
 		case !has:
-			e.adopted[k], e.from[k] = v, e.joined
+			e.adopted[k] = v
 		case cur != v:
 			notes = append(notes, fmt.Sprintf("the shared daemon's servers run with another %s than this session's (without --shared lspkit runs servers in your environment)", k))
 		}
