@@ -49,19 +49,19 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() > 1 { // flags after the host's name
-		host := fs.Arg(0)
-		if code, ok := parse(fs, fs.Args()[1:], stdout, stderr); !ok {
+	host, rest := fs.Arg(0), fs.Args()
+	if len(rest) > 1 { // flags after the host's name
+		if code, ok := parse(fs, rest[1:], stdout, stderr); !ok {
 			return code
 		}
-		fs.Parse(append([]string{"--"}, append([]string{host}, fs.Args()...)...))
+		rest = append([]string{host}, fs.Args()...)
 	}
 	switch {
-	case fs.NArg() == 0:
+	case host == "":
 		fmt.Fprintln(stderr, "lspkit hook: name the host: lspkit hook claude-code")
 		return exitUsage
-	case fs.Arg(0) != "claude-code" || fs.NArg() > 1:
-		fmt.Fprintf(stderr, "lspkit hook: unknown host %q (expected claude-code)\n", strings.Join(fs.Args(), " "))
+	case host != "claude-code" || len(rest) > 1:
+		fmt.Fprintf(stderr, "lspkit hook: unknown host %q (expected claude-code)\n", strings.Join(rest, " "))
 		return exitUsage
 	}
 	data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
@@ -99,8 +99,10 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		root = mustAbs(c.root)
 	}
-	if badPath(root, file) != "" {
-		return hookSilent // outside the root, gone, a directory: nothing of lspkit's
+	// Nothing of lspkit's, said before any server starts: a file outside
+	// the root, or gone. Anything else the check answers, with its reason.
+	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) || outsideRoot(root, file) {
+		return hookSilent
 	}
 	res, err := hookCheck(ctx, &opts, root, mustAbs(file), stderr)
 	switch {

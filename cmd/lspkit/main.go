@@ -599,13 +599,20 @@ func badPath(root, file string) string {
 	case !info.Mode().IsRegular():
 		return "is not a regular file"
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	if rel, err := filepath.Rel(root, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if outsideRoot(root, abs) {
 		return "outside the workspace root " + root + " (set --root)"
 	}
 	return ""
+}
+
+// outsideRoot reports whether file, symlinks resolved, is outside root.
+func outsideRoot(root, file string) bool {
+	abs := mustAbs(file)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	rel, err := filepath.Rel(root, abs)
+	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // mustAbs is file as an absolute path (the file itself if that fails).
