@@ -100,27 +100,13 @@ func selfCommand() (command, note string) {
 
 // indent prefixes each line of s with four spaces.
 func indent(s string) string {
-	out := []byte("    ")
-	for i := 0; i < len(s); i++ {
-		out = append(out, s[i])
-		if s[i] == '\n' && i+1 < len(s) {
-			out = append(out, "    "...)
-		}
-	}
-	return string(out)
+	return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ")
 }
 
 // joinOr is "a, b or c".
 func joinOr(names []string) string {
 	if len(names) < 2 {
-		return fmt.Sprint(names)
+		return strings.Join(names, "")
 	}
-	out := ""
-	for i, n := range names[:len(names)-1] {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out + " or " + names[len(names)-1]
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

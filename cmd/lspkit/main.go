@@ -94,7 +94,7 @@ func commandList() string {
 			names = append(names, c.name)
 		}
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return joinOr(names)
 }
 
 // common holds the flags every command has.
