@@ -9,7 +9,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/orchestrator"
-	"github.com/lspkit/lspkit/transport"
 )
 
 // Caps on what one MCP tool result carries; the rest is counted in Omitted.
@@ -98,64 +96,6 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	add(ts, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
 		"a unified diff; with apply true the file is written and checked.", writes, m.format)
 	return s
-}
-
-// Tool effects, for annotations.
-const (
-	readOnly = true
-	writes   = false
-)
-
-// toolSet is where add registers tools.
-type toolSet struct {
-	server *mcp.Server
-	// structured gives each tool an output schema and its results
-	// structuredContent (config mcpStructuredContent); otherwise results
-	// are their text alone, which is what the model should see.
-	structured bool
-}
-
-// add registers a tool with its title, annotations and input schema
-// (and output schema when structured), inferred from the Go types, with
-// concrete types for every property.
-func add[In, Out any](ts toolSet, name, title, description string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) {
-	ann := &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, OpenWorldHint: new(false)}
-	if !readOnly {
-		ann.DestructiveHint = new(true) // it overwrites files
-	} else {
-		ann.IdempotentHint = true
-	}
-	t := &mcp.Tool{Name: name, Title: title, Description: description, Annotations: ann, InputSchema: schemaOf[In]()}
-	if ts.structured {
-		t.OutputSchema = schemaOf[Out]()
-		mcp.AddTool(ts.server, t, tool(h))
-		return
-	}
-	h = tool(h)
-	mcp.AddTool(ts.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		res, _, err := h(ctx, req, in)
-		return res, nil, err
-	})
-}
-
-type mcpTools struct{ o *orchestrator.Orchestrator }
-
-// tool wraps a handler so that its errors reach the model as tool errors
-// with the message alone: the orchestrator's *transport.Error carries the
-// same message the JSON-RPC surface sends, its code is for programs. A
-// session run with a caller's context (a shared daemon's client, see
-// orchestrator.Attach) makes its calls as that caller, ended when it
-// detaches.
-func tool[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
-	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		ctx, cancel := orchestrator.Join(ctx, ctx)
-		defer cancel()
-		res, out, err := h(ctx, req, in)
-		if e, ok := errors.AsType[*transport.Error](err); ok {
-			err = errors.New(e.Message)
-		}
-		return res, out, err
-	}
 }
 
 // PositionInput is where a navigation tool looks.
