@@ -288,12 +288,13 @@ func (o *checkOptions) define(fs *flag.FlagSet) {
 // mcpOptions are lspkit mcp's flags.
 type mcpOptions struct {
 	common
-	shared bool
+	shared, readOnly bool
 }
 
 func (o *mcpOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+	fs.BoolVar(&o.readOnly, "read-only", false, "offer only the tools that write nothing: for a host that runs MCP tools without asking (opencode, by default)")
 }
 
 // serveOptions are lspkit serve's flags.

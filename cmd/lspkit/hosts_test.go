@@ -153,7 +153,7 @@ func TestHosts(t *testing.T) {
 	writeFiles(t, home, map[string]string{".codex/config.toml": fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", proj)})
 	initHost("gemini", "trust")
 	writeFiles(t, home, map[string]string{".gemini/trustedFolders.json": fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, proj)})
-	initHost("opencode", "")
+	initHost("opencode", "--read-only")
 
 	checks := []struct {
 		name string

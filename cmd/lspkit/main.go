@@ -405,6 +405,10 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
+	surface := shared.SurfaceMCP
+	if opts.readOnly {
+		surface = shared.SurfaceMCPReadOnly
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "lspkit mcp: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
 		return exitUsage
@@ -422,7 +426,7 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer exiting(stop)
 	if wantShared(*sharedFlag, cfg) {
-		if err := c.relay(ctx, shared.SurfaceMCP, bootCfg, os.Stdin, os.Stdout, log); err != nil {
+		if err := c.relay(ctx, surface, bootCfg, os.Stdin, os.Stdout, log); err != nil {
 			fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
 			return 1
 		}
@@ -435,7 +439,7 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserver.New(o, mcpserver.Options{Version: version()}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
+		done <- mcpserver.New(o, mcpserver.Options{Version: version(), ReadOnly: opts.readOnly}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
 	}()
 	select {
 	case err := <-done:

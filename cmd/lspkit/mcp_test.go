@@ -177,3 +177,49 @@ type pipes struct {
 func (p pipes) Read(b []byte) (int, error)  { return p.r.Read(b) }
 func (p pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
 func (p pipes) Close() error                { return p.w.Close() }
+
+// TestMCPReadOnly: `lspkit mcp --read-only`, on a daemon of its own and
+// through the shared daemon, offers only the tools that write nothing
+// (for hosts that run MCP tools without asking: opencode).
+func TestMCPReadOnly(t *testing.T) {
+	t.Parallel()
+	root := mcpFixture(t, noInstall(""))
+	runtime, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, pid := range sharedDaemons(root) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		noProcessesIn(t, root)
+		os.RemoveAll(runtime)
+	})
+	for _, args := range [][]string{{"mcp", "--read-only"}, {"mcp", "--shared", "--read-only"}} {
+		cmd := exec.Command(lspkitBin, append(args, "--root", root)...)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "LSPKIT_RUNTIME_DIR="+runtime)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		tools, err := s.ListTools(ctx, nil)
+		s.Close()
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range tools.Tools {
+			names = append(names, tool.Name)
+			if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+				t.Errorf("%v: %s writes", args, tool.Name)
+			}
+		}
+		if len(names) != 12 {
+			t.Errorf("%v: %d tools %v, want the 12 that write nothing", args, len(names), names)
+		}
+	}
+}

@@ -47,6 +47,9 @@ type Options struct {
 	Force bool
 	// DryRun computes the changes and writes nothing.
 	DryRun bool
+	// readOnly offers only the tools that write nothing: set for a host
+	// that runs MCP tools without asking.
+	readOnly bool
 }
 
 // A Change is what Init did, or would do, to one file.
@@ -109,6 +112,9 @@ func mcpArgs(o Options, withRoot bool) []string {
 	args := []string{"mcp"}
 	if o.Shared {
 		args = append(args, "--shared")
+	}
+	if o.readOnly {
+		args = append(args, "--read-only")
 	}
 	if withRoot {
 		args = append(args, "--root", o.Root)
@@ -179,11 +185,15 @@ var hosts = []host{
 	{
 		name: "opencode", display: "opencode",
 		edits: func(o Options) []edit {
+			o.readOnly = true // opencode runs MCP tools without asking unless its permission config says otherwise
 			return []edit{{file: filepath.Join(o.Root, "opencode.json"), path: []string{"mcp", EntryName},
 				initial: `{"$schema": "https://opencode.ai/config.json"}`,
 				value:   map[string]any{"type": "local", "command": append([]string{o.Command}, mcpArgs(o, false)...), "enabled": true}}}
 		},
-		step: func(Options) string { return "" },
+		step: func(Options) string {
+			return "Nothing to do. opencode runs MCP tools without asking by default, so lspkit offers it only the tools that write nothing (--read-only); " +
+				"drop --read-only for rename, code actions, fix-all and formatting only where opencode's permission configuration asks before lspkit's tools run."
+		},
 	},
 	{
 		name: "cursor", display: "Cursor",

@@ -177,6 +177,12 @@ func TestDryRunAndUnknown(t *testing.T) {
 	if _, err := os.Stat(res.Changes[0].File); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a dry run wrote %s", res.Changes[0].File)
 	}
+	// opencode runs MCP tools without asking: only the tools that write
+	// nothing.
+	oc := opts(t, "opencode")
+	if res, err := Init(oc); err != nil || !strings.Contains(read(t, res.Changes[0].File), `"--read-only"`) || !strings.Contains(res.Step, "--read-only") {
+		t.Fatalf("opencode: %+v %v", res, err)
+	}
 	o.Host = "vim"
 	if _, err := Init(o); !errors.Is(err, ErrUnknownHost) || !strings.Contains(err.Error(), "claude-code, codex, gemini, opencode, cursor, claude-desktop") {
 		t.Fatalf("%v", err)
