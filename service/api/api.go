@@ -173,6 +173,34 @@ type CheckParams struct {
 	// the file showed (same range and message); Repeated counts them. A
 	// finding that went away and came back is new again.
 	Delta bool `json:"delta,omitzero"`
+	// Impact also finds the other files the change may break (those
+	// that depend on it, as each server knows them), brings them to the
+	// servers and reports their findings (CheckResult.Impact).
+	Impact bool `json:"impact,omitzero"`
+	// Files is a what-if of several files: path → proposed text, checked
+	// together with their impact, nothing written (FilePath, when also
+	// given, is checked as one of them). A path that does not exist is a
+	// new file.
+	Files map[string]string `json:"files,omitzero"`
+	// ImpactAfterChange finds the impact, as Impact does, when the file
+	// changed since a server last had it (the MCP tool's default).
+	ImpactAfterChange bool `json:"-"`
+}
+
+// Impact is what a change does to other files: those with findings after
+// it, how many were checked, and whether that is all of them (else why
+// not).
+type Impact struct {
+	Files    []ImpactFile `json:"files"`
+	Checked  int          `json:"checked"`
+	Complete bool         `json:"complete"`
+	Reason   string       `json:"reason,omitempty"`
+}
+
+// ImpactFile is one other file's findings after a change.
+type ImpactFile struct {
+	File        string       `json:"file"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
 }
 
 // Verdict says how one server finished a check.
@@ -214,6 +242,8 @@ type CheckResult struct {
 	// when a server was meant to and could not (unavailable, broken, out
 	// of time, the file unreadable).
 	Skipped string `json:"skipped,omitempty"`
+	// Impact is the change's effect on other files, when asked for.
+	Impact *Impact `json:"impact,omitempty"`
 }
 
 // Why a check asked no server (CheckResult.Skipped): the file is none of
@@ -254,6 +284,9 @@ type ReportResult struct {
 	Reason  string `json:"reason,omitempty"`
 	// Note is as lsp/check's.
 	Note string `json:"note,omitempty"`
+	// Impact is the check's impact (mode write): the files that depend
+	// on the change, as lsp/check's.
+	Impact *Impact `json:"impact,omitempty"`
 }
 
 // Server states, as lsp/status reports them.

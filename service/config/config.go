@@ -47,6 +47,9 @@ type Config struct {
 	// MaxOpenDocuments is how many documents each server keeps open; the
 	// least recently checked is closed beyond it.
 	MaxOpenDocuments int
+	// ImpactMaxFiles bounds the other files a check with impact brings to
+	// the servers; past it the impact says it is incomplete.
+	ImpactMaxFiles int
 	// WatchBudget is how many directories each server's file watcher
 	// watches at most; the rest is polled.
 	WatchBudget int
@@ -116,6 +119,9 @@ type ServerConfig struct {
 	InitializationOptions jsontext.Value
 	Settings              jsontext.Value
 	Language              string
+	// Impact says how the files that depend on a changed file are found
+	// (registry.Spec.Impact's values); empty keeps the built-in's.
+	Impact string
 	// Sidecar is a long-running helper started with the server for the
 	// same root, or nil.
 	Sidecar *Sidecar
@@ -144,6 +150,7 @@ func Default() Config {
 		Exclude:                    []string{"**/node_modules/**", "**/.git/**"},
 		MaxFileBytes:               2 << 20,
 		MaxOpenDocuments:           200,
+		ImpactMaxFiles:             200,
 		WatchBudget:                10000,
 		ServerIdleStop:             15 * time.Minute,
 		IdleExit:                   5 * time.Minute,
@@ -165,3 +172,7 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%s: %s: %s", e.Source, e.Key, e.Msg)
 }
+
+// ImpactKinds are the values of a server's impact key: how the files that
+// depend on a changed file are found (see registry.Spec.Impact).
+var ImpactKinds = []string{"packageReferences", "fileReferences", "pythonImports", "includes", "self"}

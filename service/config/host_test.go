@@ -69,7 +69,7 @@ func TestBootstrapIgnores(t *testing.T) {
 		"LSP_BOOTSTRAP config.servers[0].id: expected the server's id, a non-empty string, got none",
 		"LSP_BOOTSTRAP config.servers[1]: expected an object, got the number 3",
 		`LSP_BOOTSTRAP config.servers[2].args: expected an array of strings, got a string "x"`,
-		"LSP_BOOTSTRAP config.servers[2].port: unknown key (expected enabled, command, args, extensions, rootMarkers, roots, env, initializationOptions, settings, language or sidecar)",
+		"LSP_BOOTSTRAP config.servers[2].port: unknown key (expected enabled, command, args, extensions, rootMarkers, roots, env, initializationOptions, settings, language, impact or sidecar)",
 		"LSP_BOOTSTRAP config.servers[2].rootUri: not used: lspkit finds each file's root from the server's rootMarkers",
 	}
 	if d := cmp.Diff(want, cfg.Ignored); d != "" {

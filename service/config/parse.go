@@ -262,6 +262,8 @@ func (p *parser) member(cfg *Config, name string, v jsontext.Value, key string) 
 		if !p.failed {
 			cfg.MaxOpenDocuments = n
 		}
+	case "impactMaxFiles":
+		p.count(v, key, &cfg.ImpactMaxFiles)
 	case "watchBudget":
 		p.count(v, key, &cfg.WatchBudget)
 	case "prewarm":
@@ -518,12 +520,17 @@ func (p *parser) server(raw jsontext.Value, key string, inArray bool) (sc Server
 			p.obj(v, sub, &sc.Settings)
 		case "language":
 			p.str(v, sub, &sc.Language)
+		case "impact":
+			p.str(v, sub, &sc.Impact)
+			if !p.failed && !slices.Contains(ImpactKinds, sc.Impact) {
+				p.fail(sub, fmt.Sprintf("expected one of %s, got %q", strings.Join(ImpactKinds, ", "), sc.Impact))
+			}
 		case "sidecar":
 			if side := p.sidecar(v, sub); !p.failed {
 				sc.Sidecar = side
 			}
 		default:
-			p.fail(sub, "unknown key (expected enabled, command, args, extensions, rootMarkers, roots, env, initializationOptions, settings, language or sidecar)")
+			p.fail(sub, "unknown key (expected enabled, command, args, extensions, rootMarkers, roots, env, initializationOptions, settings, language, impact or sidecar)")
 		}
 		if p.err != nil {
 			return sc, false

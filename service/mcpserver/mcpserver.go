@@ -445,6 +445,9 @@ type CheckInput struct {
 	Text      string `json:"text,omitempty" jsonschema:"the file's content to check instead of what is on disk (unsaved edits)"`
 	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"how long to wait for each server, in milliseconds (default: the configured timeouts)"`
 	Delta     bool   `json:"delta,omitempty" jsonschema:"list only findings the previous check of this file did not show (same range and message); the others are counted"`
+	Impact    *bool  `json:"impact,omitempty" jsonschema:"after a change to the file, also check the files that depend on it and report those it broke (default true; false checks the file alone)"`
+	// Files is a what-if of several files.
+	Files map[string]string `json:"files,omitempty" jsonschema:"a what-if of several files: path → proposed content, checked together with the files that depend on them; nothing is written"`
 }
 
 func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in CheckInput) (*mcp.CallToolResult, api.CheckResult, error) {
@@ -452,11 +455,14 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 	if in.Text != "" {
 		t = &in.Text
 	}
-	res, err := m.o.Check(ctx, api.CheckParams{FilePath: in.File, Text: t, TimeoutMs: in.TimeoutMs, Delta: in.Delta})
+	res, err := m.o.Check(ctx, api.CheckParams{FilePath: in.File, Text: t, TimeoutMs: in.TimeoutMs, Delta: in.Delta, Files: in.Files, ImpactAfterChange: in.Impact == nil || *in.Impact})
 	if err != nil {
 		return nil, api.CheckResult{}, err
 	}
 	res.Diagnostics, res.Servers = nonNil(res.Diagnostics), nonNil(res.Servers)
+	if in.File == "" {
+		in.File = strings.Join(slices.Sorted(maps.Keys(in.Files)), ", ")
+	}
 	var b strings.Builder
 	renderDiagnostics(&b, res.Diagnostics)
 	severities := strings.Join(m.o.Config().IncludeSeverities, " or ")
@@ -479,7 +485,39 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 	for _, s := range res.Servers {
 		fmt.Fprintf(&b, "[%s: %s in %d ms%s]\n", s.ID, s.Verdict, s.MS, prefixed(s.Reason))
 	}
+	renderImpact(&b, res.Impact)
 	return text(b.String()), res, nil
+}
+
+// impactShownInFull is how many other files an impact shows every finding
+// of; the rest get a line each.
+const impactShownInFull = 5
+
+// renderImpact writes what a change did to other files: the first files'
+// findings, a line for each further file, how many were checked, and why
+// not all of them were, if not.
+func renderImpact(b *strings.Builder, imp *api.Impact) {
+	if imp == nil {
+		return
+	}
+	if len(imp.Files) > 0 {
+		fmt.Fprintf(b, "other files with findings after this change (%d):\n", len(imp.Files))
+	}
+	for i, f := range imp.Files {
+		if i < impactShownInFull {
+			renderDiagnostics(b, f.Diagnostics)
+			continue
+		}
+		fmt.Fprintf(b, "%s: %d %s, the first at line %d: %s\n", f.File, len(f.Diagnostics), plural(len(f.Diagnostics), "finding", "findings"), f.Diagnostics[0].Line, api.FeedbackMessage(f.Diagnostics[0].Message))
+	}
+	switch {
+	case !imp.Complete:
+		fmt.Fprintf(b, "not every file that depends on the change was checked (%d checked): %s\n", imp.Checked, imp.Reason)
+	case len(imp.Files) == 0:
+		fmt.Fprintf(b, "%d %s that %s on the change checked: none has findings\n", imp.Checked, plural(imp.Checked, "file", "files"), plural(imp.Checked, "depends", "depend"))
+	default:
+		fmt.Fprintf(b, "(%d %s that %s on the change checked)\n", imp.Checked, plural(imp.Checked, "file", "files"), plural(imp.Checked, "depends", "depend"))
+	}
 }
 
 func prefixed(reason string) string {

@@ -49,9 +49,6 @@ func (o *Orchestrator) fileKey(path string) string {
 // check is Check without the record of what was shown.
 func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
 	res := api.CheckResult{Diagnostics: []api.Diagnostic{}, Servers: []api.ServerResult{}}
-	if err := validPath("filePath", p.FilePath); err != nil {
-		return res, err
-	}
 	if p.TimeoutMs < 0 {
 		return res, invalidParams("timeoutMs must be ≥ 1")
 	}
@@ -59,6 +56,12 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 		if !api.ValidSeverity(s) {
 			return res, invalidParams("severities: unknown severity %q (expected error, warning, info or hint)", s)
 		}
+	}
+	if len(p.Files) > 0 {
+		return o.whatIf(ctx, res, p)
+	}
+	if err := validPath("filePath", p.FilePath); err != nil {
+		return res, err
 	}
 	abs, ok := o.resolve(p.FilePath)
 	if !ok {
@@ -104,25 +107,56 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 		res.Reason = o.rel(abs) + " is a binary file"
 		return res, nil
 	}
+	want := impactNone
+	switch {
+	case p.Impact:
+		want = impactAlways
+	case p.ImpactAfterChange:
+		want = impactIfChanged
+	}
+	groups := []checkGroup{}
+	for _, t := range targets {
+		groups = append(groups, checkGroup{t, []checkFile{{abs, src}}})
+	}
+	return o.runGroups(ctx, res, groups, p, want)
+}
+
+// checkGroup is the files of a check one server checks.
+type checkGroup struct {
+	t     target
+	files []checkFile
+}
+
+// runGroups runs each server's part of a check at once and joins them.
+func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, groups []checkGroup, p api.CheckParams, want impactWant) (api.CheckResult, error) {
 	o.bump()
 	timeout := time.Duration(p.TimeoutMs) * time.Millisecond
-	results := make([]api.ServerResult, len(targets))
-	diags := make([][]api.Diagnostic, len(targets))
-	notes := make([]string, len(targets))
+	parts := make([]serverPart, len(groups))
 	var wg conc.WaitGroup
-	for i, t := range targets {
-		wg.Go(func() {
-			results[i], diags[i], notes[i] = o.checkOn(ctx, t, abs, src, timeout)
-		})
+	for i, g := range groups {
+		wg.Go(func() { parts[i] = o.checkOn(ctx, g.t, g.files, timeout, want) })
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
 		o.log.Error("check: panic", "panic", panicked.String())
-		return res, transport.Errorf(transport.CodeInternalError, "check %s: internal error: %v", o.rel(abs), panicked.Value)
+		return res, transport.Errorf(transport.CodeInternalError, "check %s: internal error: %v", o.rel(groups[0].files[0].abs), panicked.Value)
 	}
-	res.Servers = results
-	res.Note = joinNotes(res.Note, notes...)
-	res.Diagnostics = o.merge(slices.Concat(diags...), p.Severities)
-	res.Checked, res.Reason = verdictOf(results)
+	var diags []api.Diagnostic
+	var impacts []*impactPart
+	for _, part := range parts {
+		res.Servers = append(res.Servers, part.res)
+		res.Note = joinNotes(res.Note, part.note)
+		diags = append(diags, part.diags...)
+		if part.impact == nil && want == impactAlways && part.res.Verdict != api.VerdictSettled {
+			part.impact = &impactPart{incomplete: []string{part.res.ID + ": the changed file was not checked, so neither were the files that depend on it"}}
+		}
+		impacts = append(impacts, part.impact)
+	}
+	res.Diagnostics = o.merge(diags, p.Severities)
+	res.Checked, res.Reason = verdictOf(res.Servers)
+	res.Impact = o.joinImpact(impacts, p.Severities)
+	if res.Impact == nil && want == impactAlways {
+		res.Impact = &api.Impact{Files: []api.ImpactFile{}, Complete: true}
+	}
 	return res, nil
 }
 
@@ -189,14 +223,32 @@ func binary(data []byte) bool {
 	return slices.Contains(data, 0)
 }
 
-// checkOn runs one server's part of a check.
-func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src source, timeout time.Duration) (res api.ServerResult, diags []api.Diagnostic, note string) {
+// serverPart is one server's part of a check: how it finished, its
+// findings on the checked files, a note, and the impact when asked for.
+type serverPart struct {
+	res    api.ServerResult
+	diags  []api.Diagnostic
+	note   string
+	impact *impactPart
+}
+
+// settleRank orders how a wait ended, the worst last.
+var settleRank = map[client.Settle]int{client.Settled: 0, client.TimedOut: 1, client.Failed: 2, client.ServerGone: 3}
+
+// checkOn runs one server's part of a check of files, with their impact
+// when want asks for it. A what-if (given texts) of several files, or
+// with its impact, gives the server the disk's texts back before it
+// returns.
+func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile, timeout time.Duration, want impactWant) (part serverPart) {
 	start := time.Now()
-	res = api.ServerResult{ID: t.spec.ID}
-	done := func(v api.Verdict, reason string) (api.ServerResult, []api.Diagnostic, string) {
+	res := &part.res
+	res.ID = t.spec.ID
+	path := files[0].abs
+	done := func(v api.Verdict, reason string) serverPart {
 		res.Verdict, res.Reason, res.MS = v, reason, time.Since(start).Milliseconds()
 		o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", v, "ms", res.MS)
-		return res, nil, note
+		part.diags = nil
+		return part
 	}
 	s, err := o.session(t)
 	if err == nil {
@@ -226,18 +278,44 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 			res.Reason = fmt.Sprintf("%s after %d ms", cancelledByCaller, res.MS)
 		}
 	}()
+	given := slices.ContainsFunc(files, func(f checkFile) bool { return !f.src.disk })
 	// A check of given text holds the session alone until its answer; any
 	// other holds it beside the others (see session.hold). The server it
 	// holds is the one running then: one restarted meanwhile (over its
 	// memory limit) is awaited again.
-	c, release, verdict, reason := s.awaitHeld(ctx, !src.disk)
+	c, release, verdict, reason := s.awaitHeld(ctx, given)
 	if c == nil {
 		return done(verdict, reason)
 	}
 	defer release()
-	note = s.refresh(ctx, c, path)
-	a, err := s.diagnose(ctx, c, path, t.spec.LanguageID(path), src)
-	if err != nil {
+	except := ""
+	if len(files) == 1 {
+		except = path
+	}
+	part.note = s.refresh(ctx, c, except)
+	changed := false
+	for _, f := range files {
+		uri, err := protocol.FileURI(f.abs)
+		if have, open := c.DocumentText(uri); err == nil && (!open || have != f.src.text) {
+			changed = true
+		}
+	}
+	answers := make([]client.Answer, len(files))
+	errs := make([]error, len(files))
+	var wg conc.WaitGroup
+	for i, f := range files {
+		wg.Go(func() {
+			answers[i], errs[i] = s.diagnose(ctx, c, f.abs, t.spec.LanguageID(f.abs), f.src)
+		})
+	}
+	if p := wg.WaitAndRecover(); p != nil {
+		o.log.Error("check: panic", "panic", p.String())
+		return done(api.VerdictBroken, fmt.Sprintf("internal error: %v", p.Value))
+	}
+	if what := len(files) > 1 || want != impactNone; given && what {
+		defer s.restore(c, files)
+	}
+	if err := errors.Join(errs...); err != nil {
 		if errors.Is(err, client.ErrDocumentBusy) {
 			return done(api.VerdictTimedOut, "other checks of the file took its time")
 		}
@@ -256,12 +334,17 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 		}
 		return done(api.VerdictBroken, err.Error())
 	}
-	settle := a.Settle
-	diags = o.convert(t.spec.ID, c, a.URI, a.Diagnostics, src.text)
-	// A project file the server cannot read (a go.mod left broken by an
-	// edit) leaves the file unchecked while the server publishes nothing
-	// for it: the project file's errors are the answer.
-	diags = append(diags, s.projectErrors(c, path)...)
+	settle, why := client.Settled, ""
+	for i, a := range answers {
+		if settleRank[a.Settle] > settleRank[settle] {
+			settle, why = a.Settle, a.Reason
+		}
+		part.diags = append(part.diags, o.convert(t.spec.ID, c, a.URI, a.Diagnostics, files[i].src.text)...)
+		// A project file the server cannot read (a go.mod left broken by
+		// an edit) leaves the file unchecked while the server publishes
+		// nothing for it: the project file's errors are the answer.
+		part.diags = append(part.diags, s.projectErrors(c, files[i].abs)...)
+	}
 	res.MS = time.Since(start).Milliseconds()
 	switch settle {
 	case client.Settled:
@@ -269,7 +352,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 		s.warmed(c)
 	case client.TimedOut:
 		res.Verdict = api.VerdictTimedOut
-		if len(diags) > 0 {
+		if len(part.diags) > 0 {
 			res.Verdict = api.VerdictPartial
 		}
 		if ownTime && caller.Err() == nil {
@@ -281,11 +364,28 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, path string, src s
 		res.Verdict, res.Reason = api.VerdictBroken, c.Status().Reason
 		s.crashHandled(ctx, c) // so status says what became of it
 	case client.Failed:
-		res.Verdict, res.Reason = api.VerdictBroken, a.Reason
-		o.log.Warn("check failed", "server", t.spec.ID, "file", o.rel(path), "reason", a.Reason)
+		res.Verdict, res.Reason = api.VerdictBroken, why
+		o.log.Warn("check failed", "server", t.spec.ID, "file", o.rel(path), "reason", why)
 	}
 	o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", res.Verdict, "ms", res.MS)
-	return res, diags, note
+	if want == impactAlways || want == impactIfChanged && changed {
+		part.impact = o.impactOf(caller, s, c, files, timeout, settle)
+	}
+	return part
+}
+
+// impactOf runs a check's impact on one server, within the check's time
+// again (the dependents are checked once the changed files are).
+func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Client, files []checkFile, timeout time.Duration, settle client.Settle) *impactPart {
+	if settle == client.ServerGone || settle == client.Failed {
+		return &impactPart{incomplete: []string{s.spec.ID + ": the changed file was not checked, so neither were the files that depend on it"}}
+	}
+	ctx, cancel := context.WithTimeout(caller, timeout)
+	defer cancel()
+	start := time.Now()
+	part := s.impact(ctx, c, files, o.cfg.ImpactMaxFiles)
+	o.log.Info("impact", "server", s.spec.ID, "file", o.rel(files[0].abs), "checked", part.checked, "ms", time.Since(start).Milliseconds())
+	return &part
 }
 
 // merge keeps the severities asked for (none: the configured ones), drops

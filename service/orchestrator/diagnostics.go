@@ -59,7 +59,61 @@ func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAf
 	}
 	o.barrier(ctx)
 	o.settleAfter(ctx, p.AfterEpoch, wait)
-	return o.Diagnostics(), nil
+	out := o.Diagnostics()
+	for _, f := range o.impactSince(ctx, p.AfterEpoch).Files {
+		out[f.File] = o.merge(append(out[f.File], f.Diagnostics...), nil)
+	}
+	return out, nil
+}
+
+// impactSince is the impact of the changes sent to the servers after
+// epoch (the files they hold from disk): the files that depend on them,
+// checked within the diagnostic timeout.
+func (o *Orchestrator) impactSince(ctx context.Context, epoch uint64) api.Impact {
+	ctx, cancel := context.WithTimeout(ctx, o.cfg.DiagnosticTimeout)
+	defer cancel()
+	sessions := o.liveSessions()
+	parts := make([]*impactPart, len(sessions))
+	var wg conc.WaitGroup
+	for i, s := range sessions {
+		c := s.current()
+		if c == nil {
+			continue
+		}
+		var files []checkFile
+		s.mu.Lock()
+		for uri, ch := range s.changes {
+			if ch.epoch > epoch && ch.disk {
+				if path, err := uri.Path(); err == nil {
+					files = append(files, checkFile{abs: path})
+				}
+			}
+		}
+		s.mu.Unlock()
+		if len(files) == 0 {
+			continue
+		}
+		wg.Go(func() {
+			for i := range files {
+				if src, err := readSource(files[i].abs, o.maxFileBytes()); err == nil {
+					files[i].src = src
+				}
+			}
+			part := s.impact(ctx, c, files, o.cfg.ImpactMaxFiles)
+			parts[i] = &part
+		})
+	}
+	if p := wg.WaitAndRecover(); p != nil {
+		o.log.Error("impact: panic", "panic", p.String())
+	}
+	imp := o.joinImpact(parts, nil)
+	if imp == nil {
+		return api.Impact{}
+	}
+	if !imp.Complete {
+		o.log.Warn("impact incomplete", "reason", imp.Reason)
+	}
+	return *imp
 }
 
 // CurrentDiagnostics is lsp/diagnostics: Diagnostics once the servers

@@ -32,7 +32,7 @@ func fakeServer(behavior string, extensions ...string) string {
 	if len(extensions) > 0 {
 		exts = `"` + strings.Join(extensions, `","`) + `"`
 	}
-	return fmt.Sprintf(`{"command": %q, "args": [%q], "extensions": [%s]}`, exe, behavior, exts)
+	return fmt.Sprintf(`{"command": %q, "args": [%q], "extensions": [%s], "impact": "self"}`, exe, behavior, exts)
 }
 
 // newFake writes files into a new root and starts an orchestrator over it

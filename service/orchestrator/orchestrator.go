@@ -31,6 +31,7 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/impact"
 	"github.com/lspkit/lspkit/service/registry"
 )
 
@@ -96,6 +97,7 @@ type Orchestrator struct {
 	shown     shownFindings  // what the last checks and reports showed each caller, for delta answers
 	callers   callers        // numbers the clients of a shared orchestrator
 	actions   actionStore    // the code actions listed, by id
+	scanner   impact.Scanner // what each file imports or includes, for impact where the server cannot say
 
 	memoryEvery time.Duration // how often servers' memory is compared with the limit (memoryCheckEvery when 0; tests set it)
 

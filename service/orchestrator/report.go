@@ -24,11 +24,11 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 		return api.ReportResult{}, invalidParams("mode must be \"edit\" or \"write\", not %q", p.Mode)
 	}
 	before := o.Epoch()
-	res, err := o.check(ctx, api.CheckParams{FilePath: p.FilePath, Text: p.Text})
+	res, err := o.check(ctx, api.CheckParams{FilePath: p.FilePath, Text: p.Text, Impact: p.Mode == "write"})
 	if err != nil {
 		return api.ReportResult{}, err
 	}
-	out := api.ReportResult{Diagnostics: api.FileDiagnostics{}, Checked: res.Checked, Reason: res.Reason, Note: res.Note}
+	out := api.ReportResult{Diagnostics: api.FileDiagnostics{}, Checked: res.Checked, Reason: res.Reason, Note: res.Note, Impact: res.Impact}
 	file := ""
 	if abs, ok := o.resolve(p.FilePath); ok {
 		file = o.rel(abs)
@@ -52,6 +52,16 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 	if p.Mode == "write" {
 		o.settleAfter(ctx, before, defaultWait)
 		all := o.Diagnostics()
+		if res.Impact != nil {
+			// The files that depend on the change, as the check found
+			// them: servers that report open files only said nothing of
+			// them otherwise.
+			for _, f := range res.Impact.Files {
+				if f.File != file {
+					all[f.File] = o.merge(append(all[f.File], f.Diagnostics...), nil)
+				}
+			}
+		}
 		for _, f := range slices.Sorted(maps.Keys(all)) {
 			switch {
 			case f == file:
@@ -75,6 +85,13 @@ func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.Repo
 			name = p.FilePath
 		}
 		out.Text += fmt.Sprintf("LSP could not fully check %s: %s\n", escape(name), escape(res.Reason))
+	}
+	if res.Impact != nil && !res.Impact.Complete {
+		// Never a silent "nothing else broke".
+		if out.Text != "" {
+			out.Text += "\n"
+		}
+		out.Text += fmt.Sprintf("LSP could not check every file that depends on %s: %s\n", escape(file), escape(res.Impact.Reason))
 	}
 	if out.Note != "" {
 		// Never a silent answer that may be about an old tree.

@@ -64,6 +64,10 @@ type Spec struct {
 	// covers the whole project (it indexes the database's files; a
 	// compile_flags.txt lists none). Off when Args turn the index off.
 	CompileCommands bool `json:"compileCommands,omitempty"`
+	// Impact says how the files that depend on a changed file are found
+	// (the Impact… constants); empty: lspkit knows no way for this server,
+	// and a check's impact says so.
+	Impact string `json:"impact,omitempty"`
 	// Alternatives are commands that serve when Command is absent: a
 	// distribution's versioned names (clangd-19, clangd-18, …).
 	Alternatives []string `json:"alternatives,omitempty"`
@@ -90,6 +94,24 @@ type Spec struct {
 const (
 	RootsFolders   = "folders"
 	RootsOutermost = "outermost"
+)
+
+// How a server's dependents are found (Spec.Impact).
+const (
+	// ImpactPackageReferences: references to the Go package clause, which
+	// gopls answers with the files of the package and their importers.
+	ImpactPackageReferences = "packageReferences"
+	// ImpactFileReferences: tsserver's fileReferences, the importers of a
+	// file.
+	ImpactFileReferences = "fileReferences"
+	// ImpactPythonImports and ImpactIncludes: lspkit reads the import
+	// statements or #include directives of the server's files (the named
+	// last resort: the server answers no such question).
+	ImpactPythonImports = "pythonImports"
+	ImpactIncludes      = "includes"
+	// ImpactSelf: a file's findings depend on that file alone (linters,
+	// data and markup languages): a change affects no other file.
+	ImpactSelf = "self"
 )
 
 // Settle is a server's way of saying it is done with a text.
@@ -292,6 +314,9 @@ func Resolve(cfg config.Config) (map[string]*Spec, []Note, error) {
 		}
 		if sc.Settings != nil {
 			s.Settings = sc.Settings
+		}
+		if sc.Impact != "" {
+			s.Impact = sc.Impact
 		}
 		if sc.Language != "" {
 			s.Language = sc.Language

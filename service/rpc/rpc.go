@@ -124,7 +124,7 @@ func noParams[R any](fn func(context.Context) (R, error)) func(context.Context, 
 func Routes(o *orchestrator.Orchestrator) map[string]Route {
 	return map[string]Route{
 		api.MethodCheckFile:          route(o.CheckFile, "filePath"),
-		api.MethodCheck:              route(o.Check, "filePath"),
+		api.MethodCheck:              route(o.Check),
 		api.MethodDiagnostics:        route(noParams(o.CurrentDiagnostics)),
 		api.MethodGetDiagnosticEpoch: route(none(o.Epoch)),
 		api.MethodDiagnosticsAfter:   route(o.DiagnosticsAfter, "afterEpoch"),
