@@ -218,7 +218,7 @@ func TestMCPReadOnly(t *testing.T) {
 				t.Errorf("%v: %s writes", args, tool.Name)
 			}
 		}
-		if len(names) != 12 {
+		if len(names) != 13 {
 			t.Errorf("%v: %d tools %v, want the 12 that write nothing", args, len(names), names)
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
 )
 
 // Launcher starts fake servers in-process, as client.Launch: a command's
@@ -75,6 +77,22 @@ func (l *Launcher) Documents() (open, saves int) {
 		}
 	})
 	return open, saves
+}
+
+// Open returns the documents the running fake servers have open, sorted.
+func (l *Launcher) Open() []protocol.DocumentURI {
+	var out []protocol.DocumentURI
+	l.eachServer(func(p *Proc) {
+		select {
+		case <-p.done:
+		default:
+			for uri := range p.srv.docs {
+				out = append(out, uri)
+			}
+		}
+	})
+	slices.Sort(out)
+	return out
 }
 
 // eachServer calls fn for each fake server launched, under the launcher's

@@ -56,6 +56,8 @@ type Behavior struct {
 	Push func(text string) []protocol.Diagnostic
 	// Silent publishes nothing at all.
 	Silent bool
+	// SilentOn publishes nothing for the texts it is true of.
+	SilentOn func(text string) bool
 	// CrashOn names a method on whose arrival the server dies with exit
 	// status 3 (after writing "fake: crashing on METHOD" to its stderr).
 	CrashOn string
@@ -627,7 +629,7 @@ func (s *server) diagnose(text string) []protocol.Diagnostic {
 
 // publish sends the diagnostics of a version, in waves, after the delay.
 func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
-	if s.b.Pull && s.b.Push == nil || s.b.Silent {
+	if s.b.Pull && s.b.Push == nil || s.b.Silent || s.b.SilentOn != nil && s.b.SilentOn(text) {
 		return
 	}
 	if s.b.BadPublish {

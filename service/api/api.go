@@ -255,6 +255,26 @@ const (
 	SkippedDisabled    = "disabled"     // LSP is disabled by configuration
 )
 
+// DiagnosticsParams is lsp/diagnostics' params.
+type DiagnosticsParams struct {
+	// Sweep checks every source file of the root first (SweepResult).
+	Sweep bool `json:"sweep,omitzero"`
+	// Severities are the severities a sweep reports; empty: the
+	// configuration's includeSeverities.
+	Severities []string `json:"severities,omitzero"`
+}
+
+// SweepResult is a sweep's answer: the findings of every source file of
+// the root, how many files there were and were checked, and whether that
+// is all of them (else why not).
+type SweepResult struct {
+	Diagnostics FileDiagnostics `json:"diagnostics"`
+	Files       int             `json:"files"`
+	Checked     int             `json:"checked"`
+	Complete    bool            `json:"complete"`
+	Reason      string          `json:"reason,omitempty"`
+}
+
 // DiagnosticsAfterParams is lsp/diagnosticsAfter's params.
 type DiagnosticsAfterParams struct {
 	AfterEpoch uint64 `json:"afterEpoch"`

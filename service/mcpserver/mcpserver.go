@@ -59,6 +59,8 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 		"Each server's verdict says whether its answer is final (settled) or it ran out of time.", readOnly, m.checkFile)
 	add(ts, "lsp_diagnostics", "Known diagnostics", "Returns the current diagnostics of every file the language servers have reported on, by file. "+
 		"Files open in a server whose content changed on disk are re-checked first. Give file to check that file from disk first.", readOnly, m.diagnostics)
+	add(ts, "lsp_workspace_diagnostics", "Check the whole project", "Checks every source file of the workspace (excluded paths left out) with its language servers, in batches, "+
+		"and returns the diagnostics (errors by default) by file, with how many files were checked. Slower than lsp_diagnostics: use it to see whether the whole project builds.", readOnly, m.workspaceDiagnostics)
 	if !o.Config().NavigationTools {
 		return s
 	}
@@ -574,6 +576,38 @@ func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in D
 		fmt.Fprintf(&b, "no %s reported in the files checked so far\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
 	}
 	return text(b.String()), DiagnosticsOutput{Diagnostics: files}, nil
+}
+
+// WorkspaceDiagnosticsInput is lsp_workspace_diagnostics' input.
+type WorkspaceDiagnosticsInput struct {
+	Severities []string `json:"severities,omitempty" jsonschema:"the severities to report: error, warning, info, hint (default: the configured ones)"`
+}
+
+func (m *mcpTools) workspaceDiagnostics(ctx context.Context, req *mcp.CallToolRequest, in WorkspaceDiagnosticsInput) (*mcp.CallToolResult, api.SweepResult, error) {
+	if token := req.Params.GetProgressToken(); token != nil {
+		ctx = orchestrator.WithProgress(ctx, func(done, total int, message string) {
+			// Progress is a courtesy: a client that cannot take it
+			// still gets the answer.
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(done), Total: float64(total), Message: message})
+		})
+	}
+	res, err := m.o.Sweep(ctx, api.DiagnosticsParams{Sweep: true, Severities: in.Severities})
+	if err != nil {
+		return nil, api.SweepResult{}, err
+	}
+	var b strings.Builder
+	for _, f := range slices.Sorted(maps.Keys(res.Diagnostics)) {
+		renderDiagnostics(&b, res.Diagnostics[f])
+	}
+	severities := strings.Join(in.Severities, " or ")
+	if severities == "" {
+		severities = strings.Join(m.o.Config().IncludeSeverities, " or ")
+	}
+	fmt.Fprintf(&b, "%d of %d source files checked; %d with %s\n", res.Checked, res.Files, len(res.Diagnostics), severities)
+	if !res.Complete {
+		fmt.Fprintf(&b, "not complete: %s\n", res.Reason)
+	}
+	return text(b.String()), res, nil
 }
 
 // StatusOutput is lsp_status' answer.

@@ -157,7 +157,7 @@ func TestTools(t *testing.T) {
 	tools := toolNames(t, s)
 	want := []string{"lsp_apply_code_action", "lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_diagnostics", "lsp_document_symbols",
 		"lsp_find_references", "lsp_fix_all", "lsp_format", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_rename",
-		"lsp_status", "lsp_workspace_symbols"}
+		"lsp_status", "lsp_workspace_diagnostics", "lsp_workspace_symbols"}
 	got := slices.Sorted(maps.Keys(tools))
 	if !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
@@ -230,7 +230,7 @@ func TestReadOnly(t *testing.T) {
 	tools := toolNames(t, s)
 	want := []string{"lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_diagnostics", "lsp_document_symbols",
 		"lsp_find_references", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover",
-		"lsp_status", "lsp_workspace_symbols"}
+		"lsp_status", "lsp_workspace_diagnostics", "lsp_workspace_symbols"}
 	if got := slices.Sorted(maps.Keys(tools)); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
@@ -290,7 +290,7 @@ func TestDisabled(t *testing.T) {
 	}
 	s = connect(t, nil, fakeConfig(`,"navigationTools":false`))
 	tools = toolNames(t, s)
-	if len(tools) != 3 || tools["lsp_check_file"] == nil || tools["lsp_diagnostics"] == nil || tools["lsp_hover"] != nil {
+	if len(tools) != 4 || tools["lsp_check_file"] == nil || tools["lsp_workspace_diagnostics"] == nil || tools["lsp_diagnostics"] == nil || tools["lsp_hover"] != nil {
 		t.Fatalf("tools with navigationTools: false: %v", tools)
 	}
 }

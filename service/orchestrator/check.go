@@ -287,7 +287,19 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 	if c == nil {
 		return done(verdict, reason)
 	}
-	defer release()
+	restore := false
+	defer func() {
+		if !restore {
+			release()
+			return
+		}
+		// The server gets the disk's texts back after the answer, still
+		// held: what follows is answered from the disk.
+		o.bg.Go(func() {
+			defer release()
+			s.restore(c, files)
+		})
+	}()
 	except := ""
 	if len(files) == 1 {
 		except = path
@@ -312,9 +324,7 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 		o.log.Error("check: panic", "panic", p.String())
 		return done(api.VerdictBroken, fmt.Sprintf("internal error: %v", p.Value))
 	}
-	if what := len(files) > 1 || want != impactNone; given && what {
-		defer s.restore(c, files)
-	}
+	restore = given && (len(files) > 1 || want != impactNone)
 	if err := errors.Join(errs...); err != nil {
 		if errors.Is(err, client.ErrDocumentBusy) {
 			return done(api.VerdictTimedOut, "other checks of the file took its time")

@@ -57,6 +57,7 @@ func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAf
 		}
 		wait = time.Duration(*p.WaitMs) * time.Millisecond
 	}
+	o.waitHolds(ctx)
 	o.barrier(ctx)
 	o.settleAfter(ctx, p.AfterEpoch, wait)
 	out := o.Diagnostics()
@@ -148,6 +149,7 @@ func (o *Orchestrator) settleAfter(ctx context.Context, epoch uint64, wait time.
 // lspkit). A document a check gave the text of is back to the disk's
 // text: that text was the check's alone.
 func (o *Orchestrator) RefreshFromDisk(ctx context.Context) {
+	o.waitHolds(ctx)
 	o.barrier(ctx)
 	for _, s := range o.liveSessions() {
 		if c := s.current(); c != nil {
@@ -174,6 +176,17 @@ func (o *Orchestrator) RefreshFromDisk(ctx context.Context) {
 			if _, err := o.check(ctx, api.CheckParams{FilePath: path}); err != nil {
 				o.log.Warn("refresh from disk", "file", o.rel(path), "err", err)
 			}
+		}
+	}
+}
+
+// waitHolds waits, within ctx, until no check of given text holds a
+// session (a what-if giving the server the disk's texts back): what
+// follows reads the servers' findings on the disk.
+func (o *Orchestrator) waitHolds(ctx context.Context) {
+	for _, s := range o.liveSessions() {
+		if release, err := s.hold(ctx, false); err == nil {
+			release()
 		}
 	}
 }

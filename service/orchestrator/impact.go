@@ -251,9 +251,10 @@ func (s *session) closeDocument(c *client.Client, uri protocol.DocumentURI, path
 }
 
 // restore gives c back the disk's text of files a what-if gave a text
-// of: the file's own, or none for a file that does not exist.
+// of, and waits for its findings on it: the file's own, or none for a
+// file that does not exist.
 func (s *session) restore(c *client.Client, files []checkFile) {
-	ctx, cancel := context.WithTimeout(s.o.life, 5*time.Second)
+	ctx, cancel := context.WithTimeout(s.o.life, s.o.cfg.DiagnosticTimeout)
 	defer cancel()
 	for _, f := range files {
 		if f.src.disk {
@@ -273,7 +274,7 @@ func (s *session) restore(c *client.Client, files []checkFile) {
 			}
 			continue
 		}
-		if _, _, err := s.sync(ctx, c, f.abs, s.spec.LanguageID(f.abs), src); err != nil && ctx.Err() == nil {
+		if _, err := s.diagnose(ctx, c, f.abs, s.spec.LanguageID(f.abs), src); err != nil && ctx.Err() == nil {
 			s.o.log.Warn("give a what-if's file its disk text back", "server", s.spec.ID, "file", s.o.rel(f.abs), "err", err)
 		}
 	}

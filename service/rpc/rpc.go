@@ -125,7 +125,7 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 	return map[string]Route{
 		api.MethodCheckFile:          route(o.CheckFile, "filePath"),
 		api.MethodCheck:              route(o.Check),
-		api.MethodDiagnostics:        route(noParams(o.CurrentDiagnostics)),
+		api.MethodDiagnostics:        route(o.DiagnosticsOf),
 		api.MethodGetDiagnosticEpoch: route(none(o.Epoch)),
 		api.MethodDiagnosticsAfter:   route(o.DiagnosticsAfter, "afterEpoch"),
 		api.MethodReport:             route(o.Report, "filePath", "mode"),
