@@ -219,7 +219,7 @@ func TestMCPReadOnly(t *testing.T) {
 			}
 		}
 		if len(names) != 13 {
-			t.Errorf("%v: %d tools %v, want the 12 that write nothing", args, len(names), names)
+			t.Errorf("%v: %d tools %v, want the 13 that write nothing", args, len(names), names)
 		}
 	}
 }

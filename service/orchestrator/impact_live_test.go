@@ -274,7 +274,7 @@ int use%d(struct rect r) {
 			var found []string
 			for _, f := range slices.Sorted(maps.Keys(files)) {
 				if strings.HasSuffix(f, ".c") {
-					out := run(t, dir, cc, "-fsyntax-only", "-std=c11", f)
+					out := run(t, dir, cc, "-fsyntax-only", "-std=c11", "-Werror=implicit-function-declaration", f)
 					found = append(found, positions(out, `(?m)^([^\s:]+\.[ch]):(\d+):\d+: (error: .*)$`, "error")...)
 				}
 			}
@@ -334,6 +334,9 @@ func others(positions []string, file string) []string {
 }
 
 func TestImpactLive(t *testing.T) {
+	if os.Getenv("LSPKIT_IMPACT_LIVE") == "" {
+		t.Skip("four languages' impact, live: run by .ci/run (LSPKIT_IMPACT_LIVE=1)")
+	}
 	t.Parallel()
 	for _, p := range []impactProject{goImpactProject(), tsImpactProject(), pyImpactProject(), cImpactProject()} {
 		t.Run(p.server, func(t *testing.T) {

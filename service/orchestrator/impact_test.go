@@ -181,4 +181,3 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("bad severity: %v", err)
 	}
 }
-

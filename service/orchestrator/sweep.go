@@ -211,4 +211,3 @@ func (o *Orchestrator) sweepOn(ctx context.Context, g checkGroup, advance func(n
 	}
 	return diags, settled, ""
 }
-
