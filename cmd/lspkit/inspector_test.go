@@ -80,22 +80,23 @@ func TestInspector(t *testing.T) {
 		t.Fatalf("tools/list: %v\n%s", err, out)
 	}
 	calls := map[string][]string{
-		"lsp_status":               nil,
-		"lsp_check_file":           {"file=use.go"},
-		"lsp_diagnostics":          {"file=use.go"},
-		"lsp_goto_definition":      {"file=use.go", "line=3", "symbol=Greeting"},
-		"lsp_goto_type_definition": {"file=shape.go", "line=10", "symbol=sq"},
-		"lsp_goto_implementation":  {"file=shape.go", "line=3", "symbol=Shape"},
-		"lsp_find_references":      {"file=lib.go", "line=4", "symbol=Greeting"},
-		"lsp_call_hierarchy":       {"file=use.go", "line=3", "symbol=Use", "direction=incoming"},
-		"lsp_hover":                {"file=use.go", "line=3", "symbol=Greeting"},
-		"lsp_document_symbols":     {"file=shape.go"},
-		"lsp_workspace_symbols":    {"query=Greeting"},
-		"lsp_rename":               {"file=lib.go", "line=4", "symbol=Greeting", "newName=Welcome"},
-		"lsp_code_actions":         {"file=use.go", "line=3"},
-		"lsp_apply_code_action":    {"id=a999"}, // each call is a session of its own: no id listed, a tool error
-		"lsp_format":               {"file=use.go"},
-		"lsp_fix_all":              {"file=use.go"},
+		"lsp_status":                nil,
+		"lsp_check_file":            {"file=use.go"},
+		"lsp_diagnostics":           {"file=use.go"},
+		"lsp_workspace_diagnostics": nil,
+		"lsp_goto_definition":       {"file=use.go", "line=3", "symbol=Greeting"},
+		"lsp_goto_type_definition":  {"file=shape.go", "line=10", "symbol=sq"},
+		"lsp_goto_implementation":   {"file=shape.go", "line=3", "symbol=Shape"},
+		"lsp_find_references":       {"file=lib.go", "line=4", "symbol=Greeting"},
+		"lsp_call_hierarchy":        {"file=use.go", "line=3", "symbol=Use", "direction=incoming"},
+		"lsp_hover":                 {"file=use.go", "line=3", "symbol=Greeting"},
+		"lsp_document_symbols":      {"file=shape.go"},
+		"lsp_workspace_symbols":     {"query=Greeting"},
+		"lsp_rename":                {"file=lib.go", "line=4", "symbol=Greeting", "newName=Welcome"},
+		"lsp_code_actions":          {"file=use.go", "line=3"},
+		"lsp_apply_code_action":     {"id=a999"}, // each call is a session of its own: no id listed, a tool error
+		"lsp_format":                {"file=use.go"},
+		"lsp_fix_all":               {"file=use.go"},
 	}
 	failing := map[string]string{"lsp_apply_code_action": "no code action"}
 	var names []string
