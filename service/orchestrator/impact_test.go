@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -33,6 +34,21 @@ func dependents(n int, broken bool) map[string]string {
 	return files
 }
 
+// openOnce returns the documents the fake servers hold once they have
+// read the closes sent to them (notifications, taken in their own time):
+// when n are open, or at the deadline.
+func openOnce(t *testing.T, f *fake, n int) []protocol.DocumentURI {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		uris := f.launcher.Open()
+		if len(uris) == n || time.Now().After(deadline) {
+			return uris
+		}
+		<-time.After(10 * time.Millisecond)
+	}
+}
+
 // TestImpactFake: a check with impact reports the findings of the files
 // that import the changed one (not of the others), how many it checked,
 // and that this is all of them.
@@ -45,7 +61,7 @@ func TestImpactFake(t *testing.T) {
 		t.Fatalf("impact: %+v", imp)
 	}
 	// Closed again: the server holds only the checked file.
-	if uris := f.launcher.Open(); len(uris) != 1 || !strings.HasSuffix(string(uris[0]), "/lib.fk") {
+	if uris := openOnce(t, f, 1); len(uris) != 1 || !strings.HasSuffix(string(uris[0]), "/lib.fk") {
 		t.Fatalf("open after the impact: %v", uris)
 	}
 	// Without impact, none.
@@ -174,7 +190,7 @@ func TestSweep(t *testing.T) {
 	if last != [2]int{5, 5} {
 		t.Fatalf("progress: last %v, want 5 of 5", last)
 	}
-	if uris := f.launcher.Open(); len(uris) != 0 {
+	if uris := openOnce(t, f, 0); len(uris) != 0 {
 		t.Fatalf("open after the sweep: %v", uris)
 	}
 	if _, err := f.Sweep(ctx, api.DiagnosticsParams{Sweep: true, Severities: []string{"fatal"}}); !isCode(err, transport.CodeInvalidParams) {
