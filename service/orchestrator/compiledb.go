@@ -5,12 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/lspkit/lspkit/service/impact"
 	"github.com/lspkit/lspkit/service/registry"
 )
 
@@ -74,7 +74,7 @@ func (o *Orchestrator) writeCompileCommands(root string) (string, error) {
 		}
 	}
 	var cmds []compileCommand
-	o.walkFiles(root, maxCompileScan, func(path string) bool {
+	impact.Walk(root, maxCompileScan, o.skipped, func(path string) bool {
 		if driver, ok := cSources[strings.ToLower(filepath.Ext(path))]; ok {
 			args := append(append([]string{driver}, flags...), "-c", path)
 			cmds = append(cmds, compileCommand{Directory: root, File: path, Arguments: args})
@@ -113,33 +113,4 @@ func (o *Orchestrator) writeCompileCommands(root string) (string, error) {
 func (o *Orchestrator) compileCommandsDir(root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(filepath.Dir(o.store.Dir()), "clangd", hex.EncodeToString(sum[:8]))
-}
-
-// walkFiles calls visit with each regular file under root, leaving out
-// hidden directories and what the configuration excludes, until visit
-// returns false or maxEntries entries were looked at (a huge tree is not
-// walked to its end).
-func (o *Orchestrator) walkFiles(root string, maxEntries int, visit func(path string) bool) {
-	seen := 0
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		seen++
-		switch {
-		case err != nil:
-			return nil
-		case seen > maxEntries:
-			return filepath.SkipAll
-		case d.IsDir() && path != root && strings.HasPrefix(d.Name(), "."):
-			return filepath.SkipDir
-		}
-		if _, excluded := o.excluded(path); excluded {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && !visit(path) {
-			return filepath.SkipAll
-		}
-		return nil
-	})
 }

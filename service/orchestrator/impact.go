@@ -65,26 +65,23 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 	}
 	start := time.Now()
 	var mu sync.Mutex
-	var late []string
+	var missed lateOrFailed
 	p := pool.New().WithMaxGoroutines(impactParallel)
 	for _, path := range deps {
 		p.Go(func() {
-			diags, settled := s.checkDependent(ctx, c, path)
+			diags, err := s.checkDependent(ctx, c, path)
 			mu.Lock()
 			defer mu.Unlock()
 			part.diags = append(part.diags, diags...)
-			if settled {
+			if err == nil {
 				part.checked++
 			} else {
-				late = append(late, s.o.rel(path))
+				missed.add(s.o.rel(path), err)
 			}
 		})
 	}
 	p.Wait()
-	if len(late) > 0 {
-		slices.Sort(late)
-		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: %d of %d files that depend on the change were not checked within %d ms: %s", s.spec.ID, len(late), len(deps), time.Since(start).Milliseconds(), listSome(late, 5)))
-	}
+	part.incomplete = append(part.incomplete, missed.reasons(s.spec.ID, len(deps), time.Since(start).Milliseconds(), "files that depend on the change")...)
 	return part
 }
 
@@ -213,28 +210,75 @@ func (s *session) fileDependents(ctx context.Context, c *client.Client, paths []
 
 // checkDependent brings path to c as it is on disk, waits for its
 // findings within ctx and closes it again unless it was open before; it
-// returns the findings and whether the server settled.
-func (s *session) checkDependent(ctx context.Context, c *client.Client, path string) ([]api.Diagnostic, bool) {
+// returns the findings, and why the server did not settle on them ("" when
+// it did; errLate when it ran out of time).
+func (s *session) checkDependent(ctx context.Context, c *client.Client, path string) ([]api.Diagnostic, error) {
 	uri, err := protocol.FileURI(path)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	s.mu.Lock()
 	_, wasOpen := s.changes[uri]
 	s.mu.Unlock()
 	src, err := readSource(path, s.o.maxFileBytes())
-	if err != nil || binary([]byte(src.text)) {
-		return nil, false
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s %w", s.o.rel(path), err)
+	case binary([]byte(src.text)):
+		return nil, fmt.Errorf("%s is a binary file", s.o.rel(path))
 	}
 	a, err := s.diagnose(ctx, c, path, s.spec.LanguageID(path), src)
 	if err != nil {
-		return nil, false
+		if ctx.Err() != nil || errors.Is(err, client.ErrDocumentBusy) {
+			return nil, errLate
+		}
+		return nil, fmt.Errorf("%s: %w", s.o.rel(path), err)
 	}
 	diags := s.o.convert(s.spec.ID, c, a.URI, a.Diagnostics, src.text)
 	if !wasOpen {
 		s.closeDocument(c, uri, path)
 	}
-	return diags, a.Settle == client.Settled
+	switch a.Settle {
+	case client.Settled:
+		return diags, nil
+	case client.TimedOut:
+		return diags, errLate
+	case client.ServerGone:
+		return diags, fmt.Errorf("%s: the server is gone: %s", s.o.rel(path), c.Status().Reason)
+	}
+	return diags, fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
+}
+
+// errLate says a file was not checked in the time there was.
+var errLate = errors.New("not checked in time")
+
+// lateOrFailed sorts the files a batch did not check into those out of
+// time (late, by name) and the others (failed, by reason).
+type lateOrFailed struct {
+	late, failed []string
+}
+
+func (l *lateOrFailed) add(rel string, err error) {
+	if errors.Is(err, errLate) {
+		l.late = append(l.late, rel)
+	} else {
+		l.failed = append(l.failed, err.Error())
+	}
+}
+
+// reasons says, in clauses, which files were not checked and why, of
+// total, after ms milliseconds.
+func (l *lateOrFailed) reasons(id string, total int, ms int64, what string) []string {
+	var out []string
+	if len(l.late) > 0 {
+		slices.Sort(l.late)
+		out = append(out, fmt.Sprintf("%s: %d of %d %s were not checked within %d ms: %s", id, len(l.late), total, what, ms, listSome(l.late, 5)))
+	}
+	if len(l.failed) > 0 {
+		slices.Sort(l.failed)
+		out = append(out, fmt.Sprintf("%s: %d of %d %s could not be checked: %s", id, len(l.failed), total, what, listSome(l.failed, 3)))
+	}
+	return out
 }
 
 // closeDocument closes a document lspkit opened for a moment (an impact's

@@ -20,6 +20,7 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/impact"
 	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -508,7 +509,7 @@ func (o *Orchestrator) warmWorkspace(ctx context.Context) string {
 		return ""
 	}
 	found := map[string]string{}
-	o.walkFiles(o.root, maxWarmScan, func(path string) bool {
+	impact.Walk(o.root, maxWarmScan, o.skipped, func(path string) bool {
 		for id, spec := range want {
 			if found[id] == "" && spec.Serves(path) {
 				if root, _ := o.serverRoot(spec, path); root == o.root {

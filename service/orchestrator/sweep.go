@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/pool"
@@ -176,21 +177,23 @@ func (o *Orchestrator) sweepOn(ctx context.Context, g checkGroup, advance func(n
 	defer release()
 	s.refresh(ctx, c, "")
 	var diags []api.Diagnostic
-	var settled, late []string
+	var settled []string
+	var missed lateOrFailed
 	var mu sync.Mutex
+	start := time.Now()
 	for batch := range slices.Chunk(g.files, sweepBatch) {
 		bctx, cancel := context.WithTimeout(ctx, timeout)
 		p := pool.New().WithMaxGoroutines(sweepBatch)
 		for _, f := range batch {
 			p.Go(func() {
-				ds, ok := s.checkDependent(bctx, c, f.abs)
+				ds, err := s.checkDependent(bctx, c, f.abs)
 				mu.Lock()
 				defer mu.Unlock()
 				diags = append(diags, ds...)
-				if ok {
+				if err == nil {
 					settled = append(settled, f.abs)
 				} else {
-					late = append(late, o.rel(f.abs))
+					missed.add(o.rel(f.abs), err)
 				}
 			})
 		}
@@ -205,9 +208,8 @@ func (o *Orchestrator) sweepOn(ctx context.Context, g checkGroup, advance func(n
 			break
 		}
 	}
-	if n := len(g.files) - len(settled); n > 0 {
-		slices.Sort(late)
-		return diags, settled, fmt.Sprintf("%s: %d of %d files not checked in time: %s", g.t.spec.ID, n, len(g.files), listSome(late, 5))
+	for _, f := range g.files[len(settled)+len(missed.late)+len(missed.failed):] {
+		missed.add(o.rel(f.abs), errLate) // the caller gave up before their batch
 	}
-	return diags, settled, ""
+	return diags, settled, strings.Join(missed.reasons(g.t.spec.ID, len(g.files), time.Since(start).Milliseconds(), "files"), "; ")
 }
