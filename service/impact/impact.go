@@ -105,12 +105,12 @@ func passesOn(k Kind, f string) bool {
 	if k == PythonImports {
 		return strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)) == "__init__"
 	}
-	return !isCSource(f)
+	return !IsCSource(f)
 }
 
-// isCSource reports whether f is a C-family translation unit rather than
+// IsCSource reports whether f is a C-family translation unit rather than
 // a header.
-func isCSource(f string) bool {
+func IsCSource(f string) bool {
 	switch strings.ToLower(filepath.Ext(f)) {
 	case ".c", ".cc", ".cpp", ".cxx", ".c++", ".m", ".mm":
 		return true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,6 +60,15 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: %v", s.spec.ID, err))
 		return part
 	}
+	if given := givenHeaders(s.spec.Impact, files); len(given) > 0 && len(deps) > 0 {
+		// clangd compiles a file's includes as they are on disk (the
+		// option that makes it read open headers instead re-parses every
+		// open file on every change): checking the includers would
+		// answer for the disk's header, not the what-if's.
+		part.incomplete = append(part.incomplete, fmt.Sprintf("%s compiles included headers from disk, not from a what-if's text: the %d %s that include %s %s not checked against it (write the header, then check)",
+			s.spec.ID, len(deps), plural(len(deps), "file", "files"), strings.Join(given, ", "), plural(len(deps), "was", "were")))
+		return part
+	}
 	if len(deps) > limit {
 		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: %d files depend on the change (%s); the first %d were checked (impactMaxFiles)", s.spec.ID, len(deps), how, limit))
 		deps = deps[:limit]
@@ -83,6 +93,21 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 	p.Wait()
 	part.incomplete = append(part.incomplete, missed.reasons(s.spec.ID, len(deps), time.Since(start).Milliseconds(), "files that depend on the change")...)
 	return part
+}
+
+// givenHeaders are the files of a what-if (given text) that other files
+// include, for a server whose dependents are its includers.
+func givenHeaders(kind string, files []checkFile) []string {
+	var out []string
+	if kind != registry.ImpactIncludes {
+		return nil
+	}
+	for _, f := range files {
+		if !f.src.disk && !impact.IsCSource(f.abs) {
+			out = append(out, filepath.Base(f.abs))
+		}
+	}
+	return out
 }
 
 // listSome lists the first n of names, and how many more there are.
