@@ -112,6 +112,9 @@ func (c *Client) diagnose(ctx context.Context, path, languageID, text string, sa
 			return Answer{URI: uri, Version: version}, err
 		}
 	}
+	if sent, ok := ctx.Value(sentKey{}).(func()); ok {
+		sent()
+	}
 	a := Answer{URI: uri, Version: version}
 	var answer []protocol.Diagnostic
 	a.Settle, answer, a.Reason = c.await(ctx, uri, version, since)
@@ -120,6 +123,17 @@ func (c *Client) diagnose(ctx context.Context, path, languageID, text string, sa
 		a.Diagnostics = c.diagnosticsFor(uri, version, since)
 	}
 	return a, nil
+}
+
+// sentKey carries WithSent's function in a context.
+type sentKey struct{}
+
+// WithSent returns a context whose Diagnose calls sent once the server
+// has been sent the text (and the save, if any), before Diagnose waits for
+// the findings: what is sent to the server after that reaches it after
+// the text.
+func WithSent(ctx context.Context, sent func()) context.Context {
+	return context.WithValue(ctx, sentKey{}, sent)
 }
 
 // WaitSettled waits, within ctx, until the server's findings for version

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -314,12 +315,38 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 	}
 	answers := make([]client.Answer, len(files))
 	errs := make([]error, len(files))
+	// The impact starts once the server has every changed text: its
+	// dependents are checked while the server still works on the changed
+	// files, not after.
+	var sent sync.WaitGroup
+	sent.Add(len(files))
+	var impact conc.WaitGroup
+	if want == impactAlways || want == impactIfChanged && changed {
+		impact.Go(func() {
+			sent.Wait()
+			part.impact = o.impactOf(caller, s, c, files, timeout)
+		})
+	}
 	var wg conc.WaitGroup
 	for i, f := range files {
 		wg.Go(func() {
-			answers[i], errs[i] = s.diagnose(ctx, c, f.abs, t.spec.LanguageID(f.abs), f.src)
+			var once sync.Once
+			done := func() { once.Do(sent.Done) }
+			defer done()
+			answers[i], errs[i] = s.diagnose(client.WithSent(ctx, done), c, f.abs, t.spec.LanguageID(f.abs), f.src)
 		})
 	}
+	defer func() {
+		// Never return before the impact is in: it uses the session's
+		// hold, and its answer is this check's.
+		if p := impact.WaitAndRecover(); p != nil {
+			o.log.Error("impact: panic", "panic", p.String())
+			part.impact = &impactPart{incomplete: []string{fmt.Sprintf("%s: internal error: %v", t.spec.ID, p.Value)}}
+		}
+		if part.impact != nil && (res.Verdict == api.VerdictBroken || res.Verdict == api.VerdictUnavailable) {
+			part.impact = &impactPart{incomplete: []string{t.spec.ID + ": the changed file was not checked, so neither were the files that depend on it"}}
+		}
+	}()
 	if p := wg.WaitAndRecover(); p != nil {
 		o.log.Error("check: panic", "panic", p.String())
 		return done(api.VerdictBroken, fmt.Sprintf("internal error: %v", p.Value))
@@ -378,18 +405,12 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 		o.log.Warn("check failed", "server", t.spec.ID, "file", o.rel(path), "reason", why)
 	}
 	o.log.Info("check", "server", t.spec.ID, "file", o.rel(path), "verdict", res.Verdict, "ms", res.MS)
-	if want == impactAlways || want == impactIfChanged && changed {
-		part.impact = o.impactOf(caller, s, c, files, timeout, settle)
-	}
 	return part
 }
 
 // impactOf runs a check's impact on one server, within the check's time
-// again (the dependents are checked once the changed files are).
-func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Client, files []checkFile, timeout time.Duration, settle client.Settle) *impactPart {
-	if settle == client.ServerGone || settle == client.Failed {
-		return &impactPart{incomplete: []string{s.spec.ID + ": the changed file was not checked, so neither were the files that depend on it"}}
-	}
+// again.
+func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Client, files []checkFile, timeout time.Duration) *impactPart {
 	ctx, cancel := context.WithTimeout(caller, timeout)
 	defer cancel()
 	start := time.Now()
