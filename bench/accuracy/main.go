@@ -41,6 +41,7 @@ func main() {
 	mode := flag.String("mode", "both", "cold, warm or both")
 	verbose := flag.Bool("v", false, "print each break's findings")
 	logs := flag.String("log", "", "print the daemon's logs at this level (debug, info, warn)")
+	flag.BoolVar(&impactOnly, "impact", false, "cold, check only the broken file, with its impact (the files it breaks found by lspkit), instead of every file")
 	flag.Parse()
 	if *logs != "" {
 		var level slog.Level
@@ -57,12 +58,15 @@ func main() {
 			continue
 		}
 		for _, m := range []string{"cold", "warm"} {
-			if *mode != "both" && *mode != m {
+			if *mode != "both" && *mode != m || impactOnly && m == "warm" {
 				continue
 			}
 			r, err := measure(p, m == "warm", *verbose)
 			if err != nil {
 				log.Fatalf("%s %s: %v", p.name, m, err)
+			}
+			if impactOnly {
+				m += " (the broken file with its impact)"
 			}
 			fmt.Printf("| %s | %s | %s | %d | %d | %d | %.0f%% | %d | %d | %d |\n", p.language, p.name, m, len(p.breaks), r.oracle, r.found, r.recall(), r.falseErrors, r.stale, r.median())
 			failed = failed || r.recall() < 95 || r.falseErrors > 0 || r.stale > 0
@@ -72,6 +76,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// impactOnly checks the broken file alone, with its impact (-impact).
+var impactOnly bool
 
 // logger receives the daemon's logs (-log); nil discards them.
 var logger *slog.Logger
@@ -155,6 +162,30 @@ func (c *checker) check(first string) (all, errors map[finding]bool, err error) 
 			}
 		}
 		return nil
+	}
+	if first != "" && impactOnly {
+		// The broken file alone: the other files' findings are those
+		// its impact names.
+		start := time.Now()
+		res, err := c.o.Check(context.Background(), api.CheckParams{FilePath: first, Severities: c.p.severities, Impact: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		if !res.Checked || !res.Impact.Complete {
+			return nil, nil, fmt.Errorf("%s: checked %v (%s), impact complete %v (%s)", first, res.Checked, res.Reason, res.Impact.Complete, res.Impact.Reason)
+		}
+		c.times = append(c.times, time.Since(start))
+		ds := res.Diagnostics
+		for _, f := range res.Impact.Files {
+			ds = append(ds, f.Diagnostics...)
+		}
+		for _, d := range ds {
+			all[finding{d.File, d.Line}] = true
+			if d.Severity == "error" {
+				errors[finding{d.File, d.Line}] = true
+			}
+		}
+		return all, errors, nil
 	}
 	if first != "" {
 		if err := one(first); err != nil {

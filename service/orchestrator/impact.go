@@ -146,6 +146,15 @@ func (s *session) dependents(ctx context.Context, c *client.Client, files []chec
 				return nil, how, fmt.Errorf("the files that depend on %s could not be found: %w", s.o.rel(f.abs), err)
 			}
 			found = append(found, deps...)
+			// The other files of its package: a Go package is a
+			// directory (gopls answers with the importers' files).
+			dir := filepath.Dir(f.abs)
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".go") {
+					found = append(found, filepath.Join(dir, e.Name()))
+				}
+			}
 		}
 	case registry.ImpactFileReferences:
 		how = "tsserver's fileReferences"
