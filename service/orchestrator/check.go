@@ -313,6 +313,9 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 			changed = true
 		}
 	}
+	// A what-if of several files, or with its impact, gives the server
+	// the disk's texts back before anything else asks it.
+	restore = given && (len(files) > 1 || want != impactNone)
 	answers := make([]client.Answer, len(files))
 	errs := make([]error, len(files))
 	// The impact starts once the server has every changed text: its
@@ -331,9 +334,9 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 	for i, f := range files {
 		wg.Go(func() {
 			var once sync.Once
-			done := func() { once.Do(sent.Done) }
-			defer done()
-			answers[i], errs[i] = s.diagnose(client.WithSent(ctx, done), c, f.abs, t.spec.LanguageID(f.abs), f.src)
+			markSent := func() { once.Do(sent.Done) }
+			defer markSent()
+			answers[i], errs[i] = s.diagnose(client.WithSent(ctx, markSent), c, f.abs, t.spec.LanguageID(f.abs), f.src)
 		})
 	}
 	defer func() {
@@ -351,7 +354,6 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 		o.log.Error("check: panic", "panic", p.String())
 		return done(api.VerdictBroken, fmt.Sprintf("internal error: %v", p.Value))
 	}
-	restore = given && (len(files) > 1 || want != impactNone)
 	if err := errors.Join(errs...); err != nil {
 		if errors.Is(err, client.ErrDocumentBusy) {
 			return done(api.VerdictTimedOut, "other checks of the file took its time")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -164,17 +165,26 @@ func (s *session) dependents(ctx context.Context, c *client.Client, files []chec
 		}
 	case registry.ImpactPythonImports, registry.ImpactIncludes:
 		how = "lspkit's reading of " + map[string]string{registry.ImpactPythonImports: "import statements", registry.ImpactIncludes: "#include directives"}[s.spec.Impact]
-		var all []string
-		complete := impact.Walk(s.root, maxWalkEntries, s.o.skipped, func(path string) bool {
-			if s.spec.Serves(path) {
-				all = append(all, path)
-			}
-			return true
-		})
-		if !complete {
-			return nil, how, fmt.Errorf("the tree under %s has more than %d entries: its dependents were not looked for", s.o.rel(s.root), maxWalkEntries)
+		// Each root of the server's that holds a changed file (one
+		// process may serve several as workspace folders).
+		roots := map[string][]string{}
+		for _, p := range paths {
+			r := s.rootOf(p)
+			roots[r] = append(roots[r], p)
 		}
-		found = s.o.scanner.Dependents(impact.Kind(s.spec.Impact), s.root, all, paths)
+		for _, root := range slices.Sorted(maps.Keys(roots)) {
+			var all []string
+			complete := impact.Walk(root, maxWalkEntries, s.o.skipped, func(path string) bool {
+				if s.spec.Serves(path) {
+					all = append(all, path)
+				}
+				return true
+			})
+			if !complete {
+				return nil, how, fmt.Errorf("the tree under %s has more than %d entries: its dependents were not looked for", s.o.rel(root), maxWalkEntries)
+			}
+			found = append(found, s.o.scanner.Dependents(impact.Kind(s.spec.Impact), root, all, roots[root])...)
+		}
 	default:
 		return nil, "", errors.New("lspkit knows no way to find the files that depend on a file for this server, so files a change breaks elsewhere are not reported")
 	}

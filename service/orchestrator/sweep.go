@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -104,7 +103,8 @@ func (o *Orchestrator) Sweep(ctx context.Context, p api.DiagnosticsParams) (api.
 	for _, g := range groups {
 		total += len(g.files)
 	}
-	var done atomic.Int64
+	var done int              // files checked so far, under progressMu
+	var progressMu sync.Mutex // progress is told in order, one at a time
 	var mu sync.Mutex
 	var diags []api.Diagnostic
 	checked := map[string]int{} // by file: servers that settled on it
@@ -112,8 +112,10 @@ func (o *Orchestrator) Sweep(ctx context.Context, p api.DiagnosticsParams) (api.
 	for _, g := range groups {
 		wg.Go(func() {
 			ds, settled, reason := o.sweepOn(ctx, g, func(n int) {
-				d := int(done.Add(int64(n)))
-				progress(ctx, d, total, fmt.Sprintf("%d of %d files checked", d, total))
+				progressMu.Lock()
+				defer progressMu.Unlock()
+				done += n
+				progress(ctx, done, total, fmt.Sprintf("%d of %d files checked", done, total))
 			})
 			mu.Lock()
 			defer mu.Unlock()

@@ -20,15 +20,13 @@ import (
 // error naming it, as is a text over maxFileBytes; a path that does not
 // exist is a new file.
 func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.CheckParams) (api.CheckResult, error) {
-	texts := maps.Clone(p.Files)
-	if p.FilePath != "" {
-		if _, dup := texts[p.FilePath]; !dup {
-			if p.Text != nil {
-				texts[p.FilePath] = *p.Text
-			} else {
-				texts[p.FilePath] = "\x00disk"
-			}
-		}
+	// texts are the proposed texts by path; nil: the file on disk.
+	texts := map[string]*string{}
+	for name, text := range p.Files {
+		texts[name] = &text
+	}
+	if _, dup := texts[p.FilePath]; p.FilePath != "" && !dup {
+		texts[p.FilePath] = p.Text
 	}
 	if o.cfg.Disabled {
 		res.Reason, res.Skipped = "LSP is disabled by configuration", api.SkippedDisabled
@@ -52,7 +50,7 @@ func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.Ch
 		seen[abs] = name
 		text := texts[name]
 		var src source
-		if text == "\x00disk" {
+		if text == nil {
 			var err error
 			if src, err = readSource(abs, o.maxFileBytes()); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
@@ -61,10 +59,10 @@ func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.Ch
 				return res, invalidParams("filePath: %s %v", o.rel(abs), err)
 			}
 		} else {
-			if n := int64(len(text)); n > o.maxFileBytes() {
+			if n := int64(len(*text)); n > o.maxFileBytes() {
 				return res, invalidParams("files: the text of %s %s", o.rel(abs), (&tooBigError{n, o.maxFileBytes()}).Error())
 			}
-			src.text = text
+			src.text = *text
 		}
 		if glob, excluded := o.excluded(abs); excluded {
 			skipped = append(skipped, fmt.Sprintf("%s is excluded by %q (config exclude)", o.rel(abs), glob))
