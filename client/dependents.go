@@ -90,3 +90,23 @@ func (c *Client) FileDependents(ctx context.Context, path string) ([]string, err
 	}
 	return out, nil
 }
+
+// CompileCommand is a file's command in clangd's compilation database.
+type CompileCommand struct {
+	WorkingDirectory   string   `json:"workingDirectory"`
+	CompilationCommand []string `json:"compilationCommand"`
+}
+
+// SetCompileCommands sets the commands of files (absolute paths) in
+// clangd's compilation database (its compilationDatabaseChanges setting);
+// clangd rebuilds those of them that are open.
+func (c *Client) SetCompileCommands(ctx context.Context, cmds map[string]CompileCommand) error {
+	settings, err := json.Marshal(map[string]any{"compilationDatabaseChanges": cmds})
+	if err != nil {
+		return err
+	}
+	if err := protocol.DidChangeConfigurationNotification.Notify(ctx, c.conn, protocol.DidChangeConfigurationParams{Settings: jsontext.Value(settings)}); err != nil {
+		return fmt.Errorf("client: %s: set compile commands: %w", c.cfg.Name, err)
+	}
+	return nil
+}

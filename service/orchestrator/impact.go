@@ -61,14 +61,25 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: %v", s.spec.ID, err))
 		return part
 	}
-	if given := givenHeaders(s.spec.Impact, files); len(given) > 0 && len(deps) > 0 {
-		// clangd compiles a file's includes as they are on disk (the
-		// option that makes it read open headers instead re-parses every
-		// open file on every change): checking the includers would
-		// answer for the disk's header, not the what-if's.
-		part.incomplete = append(part.incomplete, fmt.Sprintf("%s compiles included headers from disk, not from a what-if's text: the %d %s that include %s %s not checked against it (write the header, then check)",
-			s.spec.ID, len(deps), plural(len(deps), "file", "files"), strings.Join(given, ", "), plural(len(deps), "was", "were")))
-		return part
+	if headers := givenHeaders(s.spec, files); len(headers) > 0 && len(deps) > 0 {
+		// clangd compiles a file's includes from disk (its option to read
+		// open headers instead re-parses every open file on every
+		// change): the includers get a compile command that reads the
+		// what-if's headers through a virtual file system meanwhile.
+		restore, without, err := s.overlayHeaders(ctx, c, headers, deps)
+		if err != nil {
+			part.incomplete = append(part.incomplete, fmt.Sprintf("%s: the files that include the what-if's headers could not be given their texts, so they were not checked: %v", s.spec.ID, err))
+			return part
+		}
+		defer restore()
+		if len(without) > 0 {
+			var names []string
+			for _, w := range without {
+				names = append(names, s.o.rel(w))
+			}
+			part.incomplete = append(part.incomplete, fmt.Sprintf("%s: no compile command to give the what-if's headers to %s, so %s not checked", s.spec.ID, listSome(names, 5), plural(len(names), "it was", "they were")))
+			deps = slices.DeleteFunc(deps, func(d string) bool { return slices.Contains(without, d) })
+		}
 	}
 	if len(deps) > limit {
 		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: %d files depend on the change (%s); the first %d were checked (impactMaxFiles)", s.spec.ID, len(deps), how, limit))
@@ -97,15 +108,16 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 }
 
 // givenHeaders are the files of a what-if (given text) that other files
-// include, for a server whose dependents are its includers.
-func givenHeaders(kind string, files []checkFile) []string {
-	var out []string
-	if kind != registry.ImpactIncludes {
+// include, for a server whose dependents are its includers and which
+// compiles them through a compilation database (clangd).
+func givenHeaders(spec *registry.Spec, files []checkFile) []checkFile {
+	if spec.Impact != registry.ImpactIncludes || !spec.CompileCommands {
 		return nil
 	}
+	var out []checkFile
 	for _, f := range files {
 		if !f.src.disk && !impact.IsCSource(f.abs) {
-			out = append(out, filepath.Base(f.abs))
+			out = append(out, f)
 		}
 	}
 	return out
