@@ -259,6 +259,22 @@ func capabilities(watchFiles bool) protocol.ClientCapabilities {
 				DataSupport:        protocol.Ptr(true),
 				ResolveSupport:     &protocol.ClientCodeActionResolveOptions{Properties: []string{"edit"}},
 			},
+			Declaration:       &protocol.DeclarationClientCapabilities{LinkSupport: protocol.Ptr(true)},
+			DocumentHighlight: &protocol.DocumentHighlightClientCapabilities{},
+			SignatureHelp: &protocol.SignatureHelpClientCapabilities{SignatureInformation: &protocol.ClientSignatureInformationOptions{
+				DocumentationFormat:    []protocol.MarkupKind{protocol.MarkupKindMarkdown, protocol.MarkupKindPlainText},
+				ParameterInformation:   &protocol.ClientSignatureParameterInformationOptions{LabelOffsetSupport: protocol.Ptr(true)},
+				ActiveParameterSupport: protocol.Ptr(true),
+			}},
+			InlayHint:     &protocol.InlayHintClientCapabilities{},
+			TypeHierarchy: &protocol.TypeHierarchyClientCapabilities{},
+			// No snippets: an agent reads the text it would insert.
+			Completion: &protocol.CompletionClientCapabilities{CompletionItem: &protocol.ClientCompletionItemOptions{
+				DocumentationFormat: []protocol.MarkupKind{protocol.MarkupKindMarkdown, protocol.MarkupKindPlainText},
+				DeprecatedSupport:   protocol.Ptr(true),
+				LabelDetailsSupport: protocol.Ptr(true),
+				ResolveSupport:      &protocol.ClientCompletionItemResolveOptions{Properties: []string{"documentation", "detail"}},
+			}},
 			Formatting:      &protocol.DocumentFormattingClientCapabilities{},
 			RangeFormatting: &protocol.DocumentRangeFormattingClientCapabilities{},
 		},

@@ -312,3 +312,45 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 	_, err := call[struct{}](ctx, d, api.MethodShutdown, struct{}{})
 	return err
 }
+
+// Declaration is lsp/declaration.
+func (d *Daemon) Declaration(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return call[api.LocationsResult](ctx, d, api.MethodDeclaration, p)
+}
+
+// DocumentHighlights is lsp/documentHighlights.
+func (d *Daemon) DocumentHighlights(ctx context.Context, p api.PositionParams) (api.HighlightsResult, error) {
+	return call[api.HighlightsResult](ctx, d, api.MethodDocumentHighlights, p)
+}
+
+// SignatureHelp is lsp/signatureHelp.
+func (d *Daemon) SignatureHelp(ctx context.Context, p api.PositionParams) (api.SignatureHelpResult, error) {
+	return call[api.SignatureHelpResult](ctx, d, api.MethodSignatureHelp, p)
+}
+
+// InlayHints is lsp/inlayHints.
+func (d *Daemon) InlayHints(ctx context.Context, p api.InlayHintsParams) (api.InlayHintsResult, error) {
+	return call[api.InlayHintsResult](ctx, d, api.MethodInlayHints, p)
+}
+
+// TypeHierarchy is lsp/typeHierarchy.
+func (d *Daemon) TypeHierarchy(ctx context.Context, p api.TypeHierarchyParams) (api.TypeHierarchyResult, error) {
+	return call[api.TypeHierarchyResult](ctx, d, api.MethodTypeHierarchy, p)
+}
+
+// Completion is lsp/completion.
+func (d *Daemon) Completion(ctx context.Context, p api.CompletionParams) (api.CompletionResult, error) {
+	return call[api.CompletionResult](ctx, d, api.MethodCompletion, p)
+}
+
+// SymbolContext is lsp/symbolContext.
+func (d *Daemon) SymbolContext(ctx context.Context, p api.PositionParams) (api.SymbolContextResult, error) {
+	return call[api.SymbolContextResult](ctx, d, api.MethodSymbolContext, p)
+}
+
+// Batch is lsp/batch: each answer's Result is the method's result as
+// decoded JSON (maps and slices); decode it again into the method's
+// result type where the type matters.
+func (d *Daemon) Batch(ctx context.Context, p api.BatchParams) (api.BatchResult, error) {
+	return call[api.BatchResult](ctx, d, api.MethodBatch, p)
+}

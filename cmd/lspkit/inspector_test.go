@@ -97,8 +97,16 @@ func TestInspector(t *testing.T) {
 		"lsp_apply_code_action":     {"id=a999"}, // each call is a session of its own: no id listed, a tool error
 		"lsp_format":                {"file=use.go"},
 		"lsp_fix_all":               {"file=use.go"},
+		"lsp_goto_declaration":      {"symbol=Greeting"}, // gopls offers none: a tool error
+		"lsp_document_highlights":   {"file=use.go", "line=3", "symbol=Greeting"},
+		"lsp_signature_help":        {"file=use.go", "line=3", "character=38"},
+		"lsp_inlay_hints":           {"file=shape.go"},
+		"lsp_type_hierarchy":        {"file=shape.go", "line=5", "symbol=Square", "direction=supertypes"},
+		"lsp_completion":            {"file=shape.go", "line=11", "character=12"},
+		"lsp_symbol_context":        {"symbol=Greeting"},
+		"lsp_batch":                 {`questions=[{"tool":"lsp_hover","args":{"symbol":"Greeting"}},{"tool":"lsp_find_references","args":{"symbol":"Greeting"}}]`},
 	}
-	failing := map[string]string{"lsp_apply_code_action": "no code action"}
+	failing := map[string]string{"lsp_apply_code_action": "no code action", "lsp_goto_declaration": "gopls does not offer textDocument/declaration"}
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)

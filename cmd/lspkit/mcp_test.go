@@ -218,8 +218,8 @@ func TestMCPReadOnly(t *testing.T) {
 				t.Errorf("%v: %s writes", args, tool.Name)
 			}
 		}
-		if len(names) != 13 {
-			t.Errorf("%v: %d tools %v, want the 13 that write nothing", args, len(names), names)
+		if len(names) != 21 {
+			t.Errorf("%v: %d tools %v, want the 21 that write nothing", args, len(names), names)
 		}
 	}
 }

@@ -107,6 +107,12 @@ type Behavior struct {
 	// BadPublish publishes, for each version, a diagnostic without its
 	// required message: a publish no client can read.
 	BadPublish bool
+	// Symbols answers textDocument/documentSymbol and workspace/symbol
+	// (announced): a line "class NAME" declares a class, "def NAME" a
+	// function, and an indented "def NAME" after a class its method; the
+	// workspace's symbols are those of the .fk files of the root's
+	// directory.
+	Symbols bool
 	// Liar breaks the protocol once in each way lspkit conform checks: a
 	// publish before the initialize answer; publishes with a diagnostic
 	// missing its message and of severity 9, for a version ahead of the
@@ -165,6 +171,7 @@ type server struct {
 	saves   int
 	known   map[string]string // Behavior.Remember: path -> first line
 	folders []string          // Behavior.Folders: the workspace folders' names
+	root    protocol.DocumentURI
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
 	pullsCancelled          int // Behavior.PullCancels: pulls answered ServerCancelled so far
@@ -240,6 +247,17 @@ func (s *server) Initialize(_ context.Context, p *protocol.InitializeParams) (pr
 				s.mu.Unlock()
 			}
 		}
+	}
+	if p.WorkspaceFolders != nil {
+		if fs, ok := p.WorkspaceFolders.Get(); ok && len(fs) > 0 {
+			s.mu.Lock()
+			s.root = protocol.DocumentURI(fs[0].URI)
+			s.mu.Unlock()
+		}
+	}
+	if s.b.Symbols {
+		caps["documentSymbolProvider"] = jsontext.Value(`true`)
+		caps["workspaceSymbolProvider"] = jsontext.Value(`true`)
 	}
 	if s.b.Liar {
 		caps["documentSymbolProvider"] = jsontext.Value(`true`)

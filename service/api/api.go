@@ -39,6 +39,14 @@ const (
 	MethodFormat             = "lsp/format"
 	MethodFixAll             = "lsp/fixAll"
 	MethodShutdown           = "lsp/shutdown"
+	MethodDeclaration        = "lsp/declaration"
+	MethodDocumentHighlights = "lsp/documentHighlights"
+	MethodSignatureHelp      = "lsp/signatureHelp"
+	MethodInlayHints         = "lsp/inlayHints"
+	MethodTypeHierarchy      = "lsp/typeHierarchy"
+	MethodCompletion         = "lsp/completion"
+	MethodSymbolContext      = "lsp/symbolContext"
+	MethodBatch              = "lsp/batch"
 )
 
 // Error codes of the contract beyond JSON-RPC's (which transport defines).
@@ -56,6 +64,10 @@ const (
 	// CodeTimeout: a language server did not answer within the configured
 	// time (navigationTimeout, requestTimeout).
 	CodeTimeout = -32004
+	// CodeUnresolved: a symbol given without a line (or not within 5
+	// lines of its line) matches several places — data's "candidates"
+	// lists them — or none — data's "nearest" lists the closest names.
+	CodeUnresolved = -32005
 )
 
 // Errorf returns the contract's error with code and a formatted message.
@@ -390,15 +402,21 @@ type SidecarStatus struct {
 
 // PositionParams is a position as agents give it: the file, a 1-based line
 // and a 1-based column in code points, or instead of the column a symbol
-// name on that line.
+// name on that line (found within 5 lines of it when it is not on it); or
+// a symbol alone, without a line — a name or a dotted path of containers
+// ("Router.Handle", "click.core.Command.invoke") looked up in the file's
+// symbols, or without a file in the workspace's, narrowed by Kind.
 type PositionParams struct {
-	File      string `json:"file"`
-	Line      int    `json:"line"`
+	File      string `json:"file,omitzero"`
+	Line      int    `json:"line,omitzero"`
 	Character int    `json:"character,omitzero"`
 	Symbol    string `json:"symbol,omitzero"`
 	// Occurrence picks among several occurrences of Symbol on the line
 	// (1-based); without it the first is used and the answer says so.
 	Occurrence int `json:"occurrence,omitzero"`
+	// Kind narrows a symbol looked up without a line to symbols of that
+	// kind ("function", "method", "class", "struct", "interface", …).
+	Kind string `json:"kind,omitzero"`
 }
 
 // Location is a place in a file: 1-based lines and code-point columns.
@@ -462,10 +480,13 @@ type QueryParams struct {
 
 // WorkspaceSymbol is a symbol found across the workspace.
 type WorkspaceSymbol struct {
-	Name  string `json:"name"`
-	Kind  string `json:"kind"`
-	File  string `json:"file"`
-	Range Range  `json:"range"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Container is the server's name for what holds it (a type, a
+	// module, a package), when it gives one.
+	Container string `json:"container,omitempty"`
+	File      string `json:"file"`
+	Range     Range  `json:"range"`
 }
 
 // WorkspaceSymbolsResult is lsp/workspaceSymbols' answer.

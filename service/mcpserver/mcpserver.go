@@ -47,7 +47,7 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters.",
 	})
 	m := &mcpTools{o: o}
-	ts := toolSet{server: s, structured: o.Config().MCPStructuredContent}
+	ts := toolSet{server: s, structured: o.Config().MCPStructuredContent, asks: map[string]asker{}}
 	add(ts, "lsp_status", "Language server status", "Lists the language servers lspkit knows for this workspace and their state: "+
 		"active (running, or ready to start on the first matching file), starting, broken (crashed too often; the reason says why), "+
 		"disabled or unavailable (not installed; the reason says how to install it).", readOnly, m.status)
@@ -64,7 +64,7 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 	if !o.Config().NavigationTools {
 		return s
 	}
-	const where = " Give the file, the 1-based line, and either the 1-based column (character) or the symbol's name as written on that line."
+	const where = " Position: file, line and character; or file, line and symbol (its name on or near that line); or symbol alone (a name or Type.method path; file optional)."
 	applyWith := " to pass to lsp_apply_code_action"
 	if opts.ReadOnly {
 		applyWith = " (this channel applies none: it offers only tools that write nothing)"
@@ -84,6 +84,10 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 		"or for one finding (diagnostic, as lspkit returned it): quick fixes (add a missing import, remove an unused variable, …), organize imports, refactorings. "+
 		"Each has an id"+applyWith+". kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …); "+
 		"actions a server offers but not there are left out (counted) unless kinds asks for them, then listed with the reason.", readOnly, m.codeActions)
+	m.addTypeInfo(ts, where)
+	// After every read-only tool, which it asks.
+	add(ts, "lsp_batch", "Several questions at once", "Asks up to 20 questions of the read-only lsp_ tools in one call, answered concurrently, in order, each with its own error: "+
+		"e.g. the references of every export of a file.", readOnly, m.batch(ts.asks))
 	if opts.ReadOnly {
 		return s
 	}
@@ -102,15 +106,16 @@ func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
 
 // PositionInput is where a navigation tool looks.
 type PositionInput struct {
-	File       string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
-	Line       int    `json:"line" jsonschema:"1-based line number"`
-	Character  int    `json:"character,omitempty" jsonschema:"1-based column, counted in characters; may be left out when symbol is given"`
-	Symbol     string `json:"symbol,omitempty" jsonschema:"instead of character: the symbol's name as written on that line, matched as a whole identifier"`
-	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, 1-based (default: the first, and the answer says when there are several)"`
+	File       string `json:"file,omitempty" jsonschema:"path relative to the workspace root, or absolute inside it"`
+	Line       int    `json:"line,omitempty" jsonschema:"1-based line"`
+	Character  int    `json:"character,omitempty" jsonschema:"1-based column in characters"`
+	Symbol     string `json:"symbol,omitempty" jsonschema:"a name on (or near) line; without line a name or dotted path (Type.method) to look up"`
+	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line (1-based)"`
+	Kind       string `json:"kind,omitempty" jsonschema:"without line: only symbols of this kind (function, method, class, …)"`
 }
 
 func (in PositionInput) params() api.PositionParams {
-	return api.PositionParams{File: in.File, Line: in.Line, Character: in.Character, Symbol: in.Symbol, Occurrence: in.Occurrence}
+	return api.PositionParams{File: in.File, Line: in.Line, Character: in.Character, Symbol: in.Symbol, Occurrence: in.Occurrence, Kind: in.Kind}
 }
 
 // LocationsOutput is a navigation tool's answer.

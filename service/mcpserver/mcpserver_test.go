@@ -116,16 +116,6 @@ func call(t *testing.T, s *mcp.ClientSession, name string, args map[string]any, 
 	return res
 }
 
-func textOf(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 func toolNames(t *testing.T, s *mcp.ClientSession) map[string]*mcp.Tool {
 	t.Helper()
 	res, err := s.ListTools(context.Background(), nil)
@@ -155,9 +145,10 @@ func TestTools(t *testing.T) {
 		t.Fatalf("lsp_diagnostics before any check: %+v %q", diags, textOf(res))
 	}
 	tools := toolNames(t, s)
-	want := []string{"lsp_apply_code_action", "lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_diagnostics", "lsp_document_symbols",
-		"lsp_find_references", "lsp_fix_all", "lsp_format", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_rename",
-		"lsp_status", "lsp_workspace_diagnostics", "lsp_workspace_symbols"}
+	want := []string{"lsp_apply_code_action", "lsp_batch", "lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_completion", "lsp_diagnostics",
+		"lsp_document_highlights", "lsp_document_symbols", "lsp_find_references", "lsp_fix_all", "lsp_format", "lsp_goto_declaration", "lsp_goto_definition",
+		"lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_inlay_hints", "lsp_rename", "lsp_signature_help", "lsp_status",
+		"lsp_symbol_context", "lsp_type_hierarchy", "lsp_workspace_diagnostics", "lsp_workspace_symbols"}
 	got := slices.Sorted(maps.Keys(tools))
 	if !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
@@ -172,7 +163,7 @@ func TestTools(t *testing.T) {
 	}
 	json.Unmarshal(schema, &sch)
 	if sch.Properties["line"].Type != "integer" || !strings.Contains(sch.Properties["line"].Description, "1-based") ||
-		sch.Properties["symbol"].Description == "" || !slices.Equal(sch.Required, []string{"file", "line"}) {
+		sch.Properties["symbol"].Description == "" || sch.Properties["kind"].Type != "string" || len(sch.Required) != 0 {
 		t.Fatalf("lsp_goto_definition schema: %s", schema)
 	}
 	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true, "lsp_fix_all": true}
@@ -221,16 +212,17 @@ func TestTools(t *testing.T) {
 }
 
 // TestReadOnly: a channel whose host calls every tool without asking
-// (serve --mcp-fds) offers the twelve tools that write nothing — code
+// (serve --mcp-fds) offers the tools that write nothing — code
 // actions listed, not applied — and lsp_code_actions does not point at a
 // tool it lacks.
 func TestReadOnly(t *testing.T) {
 	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {}}}
 	s := connectOpts(t, map[string]string{"a.fk": "x\n"}, fakeConfig(""), l.Launch, Options{Version: "test", ReadOnly: true})
 	tools := toolNames(t, s)
-	want := []string{"lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_diagnostics", "lsp_document_symbols",
-		"lsp_find_references", "lsp_goto_definition", "lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover",
-		"lsp_status", "lsp_workspace_diagnostics", "lsp_workspace_symbols"}
+	want := []string{"lsp_batch", "lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_completion", "lsp_diagnostics",
+		"lsp_document_highlights", "lsp_document_symbols", "lsp_find_references", "lsp_goto_declaration", "lsp_goto_definition",
+		"lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_inlay_hints", "lsp_signature_help", "lsp_status",
+		"lsp_symbol_context", "lsp_type_hierarchy", "lsp_workspace_diagnostics", "lsp_workspace_symbols"}
 	if got := slices.Sorted(maps.Keys(tools)); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}
@@ -626,5 +618,71 @@ func TestTextOnly(t *testing.T) {
 	}
 	if texts[0] != texts[1] || !strings.Contains(texts[0], "a.fk:2:1: error") {
 		t.Errorf("texts differ or miss the finding: %q", texts)
+	}
+}
+
+// maxToolsList is the budget of tools/list as a host sends it to the
+// model: every tool's name, description and schemas, as JSON.
+const maxToolsList = 35000
+
+// TestToolsListSize: tools/list, with the default configuration (text
+// results, no output schemas) and with structured content, stays within
+// its budget of characters.
+func TestToolsListSize(t *testing.T) {
+	for _, doc := range []string{fakeConfig(`,"mcpStructuredContent":false`), fakeConfig(`,"mcpStructuredContent":true`)} {
+		s := connect(t, map[string]string{"a.fk": "x\n"}, doc)
+		res, err := s.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res.Tools)
+		structured := strings.Contains(doc, `"mcpStructuredContent":true`)
+		t.Logf("tools/list: %d tools, %d characters (structured content %v)", len(res.Tools), len([]rune(string(b))), structured)
+		if n := len([]rune(string(b))); n > maxToolsList && !structured {
+			t.Errorf("tools/list is %d characters, over %d", n, maxToolsList)
+		}
+	}
+}
+
+// TestTypeInfoToolsGopls: the type-information tools, addressing by name
+// and lsp_batch through MCP on gopls, as the model reads them.
+func TestTypeInfoToolsGopls(t *testing.T) {
+	servertest.Binary(t, "gopls")
+	s := connectWith(t, map[string]string{
+		"go.mod":      "module example.com/demo\n\ngo 1.22\n",
+		"shape.go":    "package demo\n\n// Shape has an area.\ntype Shape interface{ Area() int }\n\n// Square is a Shape.\ntype Square struct{ side int }\n\n// Area is the square's area.\nfunc (s Square) Area() int { return s.side * s.side }\n",
+		"use.go":      "package demo\n\n// Total sums the areas.\nfunc Total(shapes []Shape, scale int) int {\n\tn := 0\n\tfor _, s := range shapes {\n\t\tn += s.Area() * scale\n\t}\n\treturn n\n}\n\nfunc One() int {\n\tsq := Square{side: 2}\n\tsum := Total([]Shape{sq}, 2)\n\treturn sum + sq.Area()\n}\n",
+		"use_test.go": "package demo\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif Total(nil, 1) != 0 {\n\t\tt.Fatal(\"not 0\")\n\t}\n}\n",
+	}, `{"lsp":{"autoInstall":false}}`, nil)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"lsp_symbol_context", map[string]any{"symbol": "Total"}, []string{"`Total` resolved to function", "# function Total", "defined at use.go:4:6",
+			"func Total(shapes []Shape, scale int) int {", "## hover", "Total sums the areas.", "## references: 3", "use.go: 4, 14\nuse_test.go (test): 6", "## callers: 2", "use.go:14:9: function One"}},
+		{"lsp_signature_help", map[string]any{"file": "use.go", "line": 14, "character": 27}, []string{"Total(shapes []Shape, scale int) int\n  at parameter 2: scale int\nTotal sums the areas."}},
+		{"lsp_inlay_hints", map[string]any{"file": "use.go", "startLine": 13, "endLine": 14}, []string{"13| \tsq «Square» := Square{side: 2}", "14| \tsum «int» := Total(«shapes:» []Shape{sq}, «scale:» 2)"}},
+		{"lsp_document_highlights", map[string]any{"file": "use.go", "symbol": "Total"}, []string{"use.go:4:6: func Total", "use.go:14:9: sum := Total"}},
+		{"lsp_type_hierarchy", map[string]any{"symbol": "Square", "direction": "supertypes"}, []string{"supertypes of Square: 1", "shape.go:4:6: interface Shape"}},
+		{"lsp_completion", map[string]any{"file": "use.go", "line": 15, "character": 18, "prefix": "Ar", "resolve": true}, []string{"Area (method) func() int", "Area is the square's area."}},
+		{"lsp_goto_definition", map[string]any{"symbol": "Square.Area"}, []string{"shape.go:10:17: func (s Square) Area() int"}},
+		{"lsp_hover", map[string]any{"symbol": "Area"}, []string{`symbol "Area" is ambiguous in the workspace: 2 matches`, "shape.go:4:", "shape.go:10:17 method"}},
+		{"lsp_batch", map[string]any{"questions": []map[string]any{
+			{"tool": "lsp_find_references", "args": map[string]any{"symbol": "One"}},
+			{"tool": "lsp_hover", "args": map[string]any{"file": "use.go", "line": 99, "character": 1}},
+			{"tool": "lsp_rename", "args": map[string]any{"symbol": "One", "newName": "Two"}},
+			{"tool": "lsp_goto_declaration", "args": map[string]any{"symbol": "One"}},
+		}}, []string{"[1] lsp_find_references {\"symbol\":\"One\"}\n`One` resolved to function", "use.go:12:6: func One() int",
+			"[2] lsp_hover", "error: line 99 is past the end of use.go", "[3] lsp_rename", `error: "lsp_rename" cannot be asked in a batch`,
+			"[4] lsp_goto_declaration", "error: use.go: gopls does not offer textDocument/declaration"}},
+	} {
+		res := call(t, s, tc.tool, tc.args, nil)
+		got := textOf(res)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s %v: no %q in\n%s", tc.tool, tc.args, w, got)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspkit/lspkit/service/orchestrator"
@@ -19,6 +20,8 @@ const (
 // toolSet is where add registers tools.
 type toolSet struct {
 	server *mcp.Server
+	// asks holds the read-only tools by name, for lsp_batch.
+	asks map[string]asker
 	// structured gives each tool an output schema and its results
 	// structuredContent (config mcpStructuredContent); otherwise results
 	// are their text alone, which is what the model should see.
@@ -35,7 +38,15 @@ func add[In, Out any](ts toolSet, name, title, description string, readOnly bool
 	} else {
 		ann.IdempotentHint = true
 	}
-	t := &mcp.Tool{Name: name, Title: title, Description: description, Annotations: ann, InputSchema: schemaOf[In]()}
+	in := schemaOf[In]()
+	if name == "lsp_batch" {
+		// A question's args are any tool's: an object.
+		in.Properties["questions"].Items.Properties["args"] = &jsonschema.Schema{Type: "object"}
+	}
+	t := &mcp.Tool{Name: name, Title: title, Description: description, Annotations: ann, InputSchema: in}
+	if readOnly && ts.asks != nil && name != "lsp_batch" {
+		ts.asks[name] = batchable(tool(h))
+	}
 	if ts.structured {
 		t.OutputSchema = schemaOf[Out]()
 		mcp.AddTool(ts.server, t, tool(h))

@@ -81,6 +81,13 @@ func (o *Orchestrator) CodeActions(ctx context.Context, p api.CodeActionsParams)
 // codeActions is CodeActions without its bound.
 func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
 	out := api.CodeActionsResult{Actions: []api.CodeAction{}}
+	if p.Diagnostic == nil {
+		pp, note, err := o.address(ctx, p.PositionParams)
+		if err != nil {
+			return out, err
+		}
+		p.PositionParams, out.Note = pp, note
+	}
 	if p.Diagnostic != nil {
 		if p.File == "" {
 			p.File = p.Diagnostic.File
@@ -128,7 +135,7 @@ func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams)
 			out.Actions = append(out.Actions, a)
 		}
 	}
-	out.Note = joinNotes("", notes...)
+	out.Note = joinNotes(out.Note, notes...)
 	if len(out.Actions) == 0 {
 		out.Note = joinNotes(out.Note, "no server offers an action there")
 	}

@@ -67,6 +67,9 @@ func (o *Orchestrator) filesChanged(events []protocol.FileEvent) {
 // was called has been sent to the servers that watch it and noted for the
 // sessions' refresh. The note says when that cannot be promised, and why.
 func (o *Orchestrator) barrier(ctx context.Context) string {
+	if note, ok := ctx.Value(barrierKey{}).(*string); ok {
+		return *note // this request passed it already
+	}
 	if o.oneShot {
 		return "" // files are read when checked; nothing is held across time
 	}
@@ -346,4 +349,16 @@ func pathOf(uri protocol.DocumentURI) string {
 		return ""
 	}
 	return p
+}
+
+// barrierKey marks a request's context as past the barrier.
+type barrierKey struct{}
+
+// pastBarrier passes the barrier once for a request that asks its
+// servers several things (a symbol looked up by name, then asked about;
+// a symbol's context): the barriers under the context it returns return
+// at once with the first one's note.
+func (o *Orchestrator) pastBarrier(ctx context.Context) context.Context {
+	note := o.barrier(ctx)
+	return context.WithValue(ctx, barrierKey{}, &note)
 }

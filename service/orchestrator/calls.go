@@ -35,7 +35,8 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 		return out, err
 	}
 	if len(items) == 0 {
-		out.Note = joinNotes(out.Note, fmt.Sprintf("no function or method at %s:%d:%d", op.file, p.Line, pos.Character+1))
+		line, col := position(op.lines, pos, op.c.Mapper())
+		out.Note = joinNotes(out.Note, fmt.Sprintf("no function or method at %s:%d:%d", op.file, line, col))
 		return out, nil
 	}
 	names := make([]string, len(items))

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,8 +18,6 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
-	"github.com/lspkit/lspkit/service/impact"
-	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -180,9 +176,15 @@ func (op opened) position(p api.PositionParams) (protocol.Position, string, erro
 	col, note := p.Character-1, op.note
 	if p.Symbol != "" {
 		at := symbolOffsets(text, p.Symbol)
+		if len(at) == 0 {
+			l, near, err := op.nearLine(p)
+			if err != nil {
+				return protocol.Position{}, "", err
+			}
+			p.Line, text, note = l, op.lines[l-1], joinNotes(note, near)
+			at = symbolOffsets(text, p.Symbol)
+		}
 		switch {
-		case len(at) == 0:
-			return protocol.Position{}, "", invalidParams("symbol %q does not occur on line %d of %s: %q", p.Symbol, p.Line, op.file, strings.TrimSpace(text))
 		case p.Occurrence > len(at):
 			return protocol.Position{}, "", invalidParams("occurrence %d: %q appears %d times on line %d of %s", p.Occurrence, p.Symbol, len(at), p.Line, op.file)
 		case p.Occurrence < 0:
@@ -238,7 +240,7 @@ func isIdent(r rune) bool {
 func checkPosition(p api.PositionParams) error {
 	switch {
 	case p.Line < 1:
-		return invalidParams("line must be ≥ 1")
+		return invalidParams("line must be ≥ 1 (or give the symbol alone, without a line)")
 	case p.Character < 0:
 		return invalidParams("character must be ≥ 1")
 	case p.Character == 0 && p.Symbol == "":
@@ -250,6 +252,13 @@ func checkPosition(p api.PositionParams) error {
 // at checks a position, opens its file in a server that offers method and
 // returns the server's position with the note on how it was read.
 func (o *Orchestrator) at(ctx context.Context, p api.PositionParams, method string) (opened, protocol.Position, string, error) {
+	if p.Line == 0 && p.Symbol != "" {
+		ctx = o.pastBarrier(ctx) // looked up, then asked
+	}
+	p, resolved, err := o.address(ctx, p)
+	if err != nil {
+		return opened{}, protocol.Position{}, "", err
+	}
 	if err := checkPosition(p); err != nil {
 		return opened{}, protocol.Position{}, "", err
 	}
@@ -261,7 +270,7 @@ func (o *Orchestrator) at(ctx context.Context, p api.PositionParams, method stri
 	if err != nil {
 		op.done()
 	}
-	return op, pos, note, err
+	return op, pos, joinNotes(resolved, note), err
 }
 
 // locate runs a definition-like request at a position and converts its
@@ -452,14 +461,20 @@ func (o *Orchestrator) workspaceSymbols(ctx context.Context, p api.QueryParams) 
 				return
 			}
 			m := c.Mapper()
+			texts := map[protocol.DocumentURI][]string{} // each file read once
 			for _, sym := range syms {
 				path, err := sym.URI.Path()
 				if err != nil || o.missing(c, sym.URI, path) {
 					continue
 				}
-				ws := api.WorkspaceSymbol{Name: sym.Name, Kind: kindName(sym.Kind), File: o.rel(path)}
+				ws := api.WorkspaceSymbol{Name: sym.Name, Kind: kindName(sym.Kind), Container: sym.Container, File: o.rel(path)}
 				if sym.Range != nil {
-					ws.Range = toRange(o.linesOf(c, sym.URI), *sym.Range, m)
+					lines, ok := texts[sym.URI]
+					if !ok {
+						lines = o.linesOf(c, sym.URI)
+						texts[sym.URI] = lines
+					}
+					ws.Range = toRange(lines, *sym.Range, m)
 				}
 				answers[i] = append(answers[i], ws)
 			}
@@ -477,91 +492,6 @@ func (o *Orchestrator) workspaceSymbols(ctx context.Context, p api.QueryParams) 
 		return out, errors.Join(errs...)
 	}
 	return out, nil
-}
-
-// maxWarmScan bounds the entries looked at to find a file for each server
-// to start for a workspace-wide question.
-const maxWarmScan = 20000
-
-// warmWorkspace starts, for a workspace-wide question, each enabled server
-// with a root marker at the workspace root and no session there yet, by
-// opening one of its files (the first found, breadth of the tree bounded),
-// and waits until each has analysed it and is idle, within the first-touch
-// timeout.
-func (o *Orchestrator) warmWorkspace(ctx context.Context) string {
-	want := map[string]*registry.Spec{}
-	running := map[string]bool{}
-	for _, s := range o.liveSessions() {
-		running[s.spec.ID] = true
-	}
-	for id, spec := range o.specs {
-		if !spec.Enabled || running[id] || len(spec.RootMarkers) == 0 {
-			continue
-		}
-		for _, m := range spec.RootMarkers {
-			if _, err := os.Stat(filepath.Join(o.root, m)); err == nil {
-				want[id] = spec
-				break
-			}
-		}
-	}
-	if len(want) == 0 {
-		return ""
-	}
-	found := map[string]string{}
-	impact.Walk(o.root, maxWarmScan, o.skipped, func(path string) bool {
-		for id, spec := range want {
-			if found[id] == "" && spec.Serves(path) {
-				if root, _ := o.serverRoot(spec, path); root == o.root {
-					found[id] = path
-				}
-			}
-		}
-		return len(found) < len(want)
-	})
-	ids := slices.Sorted(maps.Keys(found))
-	notes := make([]string, len(ids))
-	var wg conc.WaitGroup
-	for i, id := range ids {
-		wg.Go(func() {
-			notes[i] = o.warm(ctx, target{spec: want[id], root: o.root}, found[id])
-		})
-	}
-	if panicked := wg.WaitAndRecover(); panicked != nil {
-		o.log.Error("warm the workspace: panic", "panic", panicked.String())
-	}
-	note := ""
-	for _, n := range notes {
-		note = joinNotes(note, n)
-	}
-	return note
-}
-
-// warm starts t's server, opens path in it, waits for its findings on it
-// and for the end of its project load, within the first-touch timeout.
-// It returns "" or a note saying why the server's symbols are missing.
-func (o *Orchestrator) warm(ctx context.Context, t target, path string) string {
-	s, err := o.session(t)
-	if err != nil {
-		return fmt.Sprintf("%s was not started (%v); its symbols are missing", t.spec.ID, err)
-	}
-	lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
-	defer cancel()
-	c, verdict, why := s.await(lctx)
-	switch {
-	case c == nil && verdict == api.VerdictTimedOut:
-		return fmt.Sprintf("%s is still starting; its symbols are missing: retry in a moment", t.spec.ID)
-	case c == nil:
-		return fmt.Sprintf("%s is %s (%s); its symbols are missing", t.spec.ID, verdict, why)
-	}
-	src, err := readSource(path, o.maxFileBytes())
-	if err == nil {
-		if _, err := s.diagnose(lctx, c, path, t.spec.LanguageID(path), src); err != nil {
-			o.log.Debug("warm: open a file", "server", t.spec.ID, "file", o.rel(path), "err", err)
-		}
-	}
-	c.WaitIdle(lctx)
-	return ""
 }
 
 func toRange(lines []string, r protocol.Range, m client.Mapper) api.Range {

@@ -12,12 +12,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/batch"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -122,7 +125,7 @@ func noParams[R any](fn func(context.Context) (R, error)) func(context.Context, 
 // Routes is the contract's method table over o. lsp/shutdown is answered
 // by Serve's handler, which also closes the connection.
 func Routes(o *orchestrator.Orchestrator) map[string]Route {
-	return map[string]Route{
+	routes := map[string]Route{
 		api.MethodCheckFile:          route(o.CheckFile, "filePath"),
 		api.MethodCheck:              route(o.Check),
 		api.MethodDiagnostics:        route(o.DiagnosticsOf),
@@ -130,20 +133,37 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 		api.MethodDiagnosticsAfter:   route(o.DiagnosticsAfter, "afterEpoch"),
 		api.MethodReport:             route(o.Report, "filePath", "mode"),
 		api.MethodStatus:             route(noParams(func(ctx context.Context) ([]api.ServerStatus, error) { return o.StatusOf(ctx), nil })),
-		api.MethodDefinition:         route(o.Definition, "file", "line"),
-		api.MethodTypeDefinition:     route(o.TypeDefinition, "file", "line"),
-		api.MethodImplementation:     route(o.Implementation, "file", "line"),
-		api.MethodReferences:         route(o.References, "file", "line"),
-		api.MethodCallHierarchy:      route(o.CallHierarchy, "file", "line", "direction"),
-		api.MethodRename:             route(o.Rename, "file", "line", "newName"),
+		api.MethodDefinition:         route(o.Definition),
+		api.MethodTypeDefinition:     route(o.TypeDefinition),
+		api.MethodImplementation:     route(o.Implementation),
+		api.MethodDeclaration:        route(o.Declaration),
+		api.MethodReferences:         route(o.References),
+		api.MethodCallHierarchy:      route(o.CallHierarchy, "direction"),
+		api.MethodTypeHierarchy:      route(o.TypeHierarchy, "direction"),
+		api.MethodDocumentHighlights: route(o.DocumentHighlights),
+		api.MethodSignatureHelp:      route(o.SignatureHelp),
+		api.MethodInlayHints:         route(o.InlayHints, "file"),
+		api.MethodCompletion:         route(o.Completion),
+		api.MethodSymbolContext:      route(o.SymbolContext),
+		api.MethodRename:             route(o.Rename, "newName"),
 		api.MethodCodeActions:        route(o.CodeActions),
 		api.MethodApplyCodeAction:    route(o.ApplyCodeAction, "id"),
 		api.MethodFormat:             route(o.Format, "file"),
 		api.MethodFixAll:             route(o.FixAll, "file"),
-		api.MethodHover:              route(o.Hover, "file", "line"),
+		api.MethodHover:              route(o.Hover),
 		api.MethodDocumentSymbols:    route(o.DocumentSymbols, "file"),
 		api.MethodWorkspaceSymbols:   route(o.WorkspaceSymbols, "query"),
 	}
+	routes[api.MethodBatch] = route(func(ctx context.Context, p api.BatchParams) (api.BatchResult, error) {
+		answers, err := batch.Run(ctx, p.Questions, func(ctx context.Context, q api.Question) (any, error) {
+			if !slices.Contains(api.BatchMethods, q.Method) {
+				return nil, transport.Errorf(transport.CodeInvalidParams, "method %q cannot be asked in a batch; these can: %s", q.Method, strings.Join(api.BatchMethods, ", "))
+			}
+			return routes[q.Method].Call(ctx, q.Method, q.Params)
+		})
+		return api.BatchResult{Answers: answers}, err
+	}, "questions")
+	return routes
 }
 
 type handler struct {

@@ -271,3 +271,51 @@ func TestCancelCheck(t *testing.T) {
 		t.Errorf("check: %s", got[`"two"`])
 	}
 }
+
+// TestBatch: lsp/batch answers its questions in order, each with its own
+// result or error — a position by name, a bad position, a method that
+// writes (refused), an unknown one — and refuses an empty batch.
+func TestBatch(t *testing.T) {
+	conn := serveWith(t, map[string]string{"a.fk": "class Router\n  def Handle\ndef URLParam\n"}, lsptest.Behavior{Symbols: true}, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var check api.CheckResult
+	if err := conn.Call(ctx, api.MethodCheck, map[string]any{"filePath": "a.fk"}, &check); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Answers []struct {
+			Result jsontext.Value   `json:"result"`
+			Error  *api.AnswerError `json:"error"`
+		} `json:"answers"`
+	}
+	err := conn.Call(ctx, api.MethodBatch, jsontext.Value(`{"questions": [
+		{"method": "lsp/definition", "params": {"symbol": "Router.Handle"}},
+		{"method": "lsp/hover", "params": {"file": "a.fk", "line": 99, "character": 1}},
+		{"method": "lsp/rename", "params": {"symbol": "URLParam", "newName": "P"}},
+		{"method": "lsp/nope"},
+		{"method": "lsp/documentSymbols", "params": {"file": "a.fk"}}]}`), &res)
+	if err != nil || len(res.Answers) != 5 {
+		t.Fatalf("batch: %+v, %v", res, err)
+	}
+	var def api.LocationsResult
+	if err := json.Unmarshal(res.Answers[0].Result, &def); err != nil || len(def.Locations) != 1 || def.Locations[0].Line != 2 || def.Locations[0].Character != 7 {
+		t.Errorf("answer 1: %s, %v", res.Answers[0].Result, err)
+	}
+	if e := res.Answers[1].Error; e == nil || e.Code != transport.CodeInvalidParams || !strings.Contains(e.Message, "line 99 is past the end") {
+		t.Errorf("answer 2: %+v", res.Answers[1])
+	}
+	for i := 2; i <= 3; i++ {
+		if e := res.Answers[i].Error; e == nil || e.Code != transport.CodeInvalidParams || !strings.Contains(e.Message, "cannot be asked in a batch") {
+			t.Errorf("answer %d: %+v", i+1, res.Answers[i])
+		}
+	}
+	var syms api.SymbolsResult
+	if err := json.Unmarshal(res.Answers[4].Result, &syms); err != nil || len(syms.Symbols) != 2 {
+		t.Errorf("answer 5: %s, %v", res.Answers[4].Result, err)
+	}
+	err = conn.Call(ctx, api.MethodBatch, jsontext.Value(`{"questions": []}`), &res)
+	if e, ok := errors.AsType[*transport.Error](err); !ok || e.Code != transport.CodeInvalidParams {
+		t.Errorf("an empty batch: %v", err)
+	}
+}
