@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -62,7 +63,7 @@ func (m *mcpTools) batch(asks map[string]asker) mcp.ToolHandlerFor[BatchInput, B
 		answers, err := batch.Run(ctx, in.Questions, func(ctx context.Context, q BatchQuestion) (any, error) {
 			ask, ok := asks[q.Tool]
 			if !ok {
-				return nil, fmt.Errorf("%q cannot be asked in a batch; these can: %s", q.Tool, strings.Join(slices.Sorted(mapKeys(asks)), ", "))
+				return nil, fmt.Errorf("%q cannot be asked in a batch; these can: %s", q.Tool, strings.Join(slices.Sorted(maps.Keys(asks)), ", "))
 			}
 			res, err := ask(ctx, req, q.Args)
 			if err != nil {
@@ -91,16 +92,6 @@ func (m *mcpTools) batch(asks map[string]asker) mcp.ToolHandlerFor[BatchInput, B
 			}
 		}
 		return text(b.String()), out, nil
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 

@@ -149,27 +149,43 @@ func (o *Orchestrator) fileSymbols(ctx context.Context, file string) ([]address.
 // segment says, each with its container's path, at its name.
 func (o *Orchestrator) workspaceMatches(ctx context.Context, symbol string) ([]address.Symbol, string, error) {
 	segs := address.Segments(symbol)
-	res, err := o.workspaceSymbols(ctx, api.QueryParams{Query: segs[len(segs)-1]})
+	named := func(name string) bool {
+		n := address.Segments(name)
+		return len(n) > 0 && strings.EqualFold(n[len(n)-1], segs[len(segs)-1])
+	}
+	res, err := o.workspaceSymbolsPlaced(ctx, api.QueryParams{Query: segs[len(segs)-1]}, named)
 	if err != nil {
 		return nil, "", err
 	}
 	var out []address.Symbol
 	var files []string
+	texts := map[string][]string{} // each file read once
 	for _, ws := range res.Symbols {
 		path := append(address.Segments(ws.Container), address.Segments(ws.Name)...)
 		if len(path) == 0 {
 			continue
 		}
-		line, col := o.nameAt(ws.File, path[len(path)-1], ws.Range)
-		out = append(out, address.Symbol{Path: path, Kind: ws.Kind, File: ws.File, Line: line, Character: col})
-		if strings.EqualFold(path[len(path)-1], segs[len(segs)-1]) && !slices.Contains(files, ws.File) {
-			files = append(files, ws.File)
+		sym := address.Symbol{Path: path, Kind: ws.Kind, File: ws.File, Line: ws.Range.StartLine, Character: ws.Range.StartChar}
+		// Where its name is matters for the symbols of that name alone;
+		// the others are names to suggest.
+		if strings.EqualFold(path[len(path)-1], segs[len(segs)-1]) {
+			lines, ok := texts[ws.File]
+			if !ok {
+				lines = o.fileLines(ws.File)
+				texts[ws.File] = lines
+			}
+			sym.Line, sym.Character = nameAt(lines, path[len(path)-1], ws.Range)
+			if !slices.Contains(files, ws.File) {
+				files = append(files, ws.File)
+			}
 		}
+		out = append(out, sym)
 	}
-	// A dotted path is matched against the containers the files' own
-	// symbols nest in: servers' workspace symbols name a container
-	// differently (a package path, a module) or not at all (pyright).
-	if len(segs) > 1 && len(files) <= maxDottedFiles {
+	// A dotted path the workspace's symbols do not match is matched
+	// against the containers the files' own symbols nest in: servers
+	// name a workspace symbol's container differently (gopls: its
+	// package path) or not at all (pyright).
+	if len(segs) > 1 && len(files) <= maxDottedFiles && len(address.Match(symbol, "", out)) == 0 {
 		var nested []address.Symbol
 		for _, f := range files {
 			syms, _, err := o.fileSymbols(ctx, f)
@@ -187,20 +203,25 @@ func (o *Orchestrator) workspaceMatches(ctx context.Context, symbol string) ([]a
 // up in.
 const maxDottedFiles = 10
 
-// nameAt returns where name occurs as an identifier in file at or after
-// the start of rng and within it (a server's workspace symbol may span
-// its whole declaration, decorators and keywords first); the range's
-// start when it does not.
-func (o *Orchestrator) nameAt(file, name string, rng api.Range) (int, int) {
+// fileLines returns the lines of a file of the root (nil when it cannot
+// be read).
+func (o *Orchestrator) fileLines(file string) []string {
 	abs, ok := o.resolve(file)
 	if !ok {
-		return rng.StartLine, rng.StartChar
+		return nil
 	}
 	src, err := readSource(abs, o.maxFileBytes())
 	if err != nil {
-		return rng.StartLine, rng.StartChar
+		return nil
 	}
-	lines := strings.Split(src.text, "\n")
+	return strings.Split(src.text, "\n")
+}
+
+// nameAt returns where name occurs as an identifier in lines at or after
+// the start of rng and within it (a server's workspace symbol may span
+// its whole declaration, decorators and keywords first); the range's
+// start when it does not.
+func nameAt(lines []string, name string, rng api.Range) (int, int) {
 	last := min(max(rng.EndLine, rng.StartLine), rng.StartLine+10, len(lines))
 	for l := rng.StartLine; l >= 1 && l <= last; l++ {
 		text := lines[l-1]
@@ -232,17 +253,10 @@ func runeOffset(s string, n int) int {
 // occurrences lists the lines of file where name occurs as an identifier
 // ("lines 12, 40"), at most five, or "".
 func (o *Orchestrator) occurrences(file, name string) string {
-	abs, ok := o.resolve(file)
-	if !ok {
-		return ""
-	}
-	src, err := readSource(abs, o.maxFileBytes())
-	if err != nil {
-		return ""
-	}
+	lines := o.fileLines(file)
 	var at []string
 	n := 0
-	for i, line := range strings.Split(src.text, "\n") {
+	for i, line := range lines {
 		if len(symbolOffsets(line, name)) > 0 {
 			n++
 			if len(at) < 5 {

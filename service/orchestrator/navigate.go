@@ -432,6 +432,13 @@ func (o *Orchestrator) WorkspaceSymbols(ctx context.Context, p api.QueryParams) 
 
 // workspaceSymbols is WorkspaceSymbols without its bound.
 func (o *Orchestrator) workspaceSymbols(ctx context.Context, p api.QueryParams) (api.WorkspaceSymbolsResult, error) {
+	return o.workspaceSymbolsPlaced(ctx, p, nil)
+}
+
+// workspaceSymbolsPlaced is workspaceSymbols where only the symbols whose
+// names placed is true of (nil: all) get their range, and their file is
+// looked at; the others are names alone.
+func (o *Orchestrator) workspaceSymbolsPlaced(ctx context.Context, p api.QueryParams, placed func(name string) bool) (api.WorkspaceSymbolsResult, error) {
 	out := api.WorkspaceSymbolsResult{Symbols: []api.WorkspaceSymbol{}}
 	if o.cfg.Disabled {
 		return out, nil
@@ -463,12 +470,13 @@ func (o *Orchestrator) workspaceSymbols(ctx context.Context, p api.QueryParams) 
 			m := c.Mapper()
 			texts := map[protocol.DocumentURI][]string{} // each file read once
 			for _, sym := range syms {
+				place := placed == nil || placed(sym.Name)
 				path, err := sym.URI.Path()
-				if err != nil || o.missing(c, sym.URI, path) {
+				if err != nil || place && o.missing(c, sym.URI, path) {
 					continue
 				}
 				ws := api.WorkspaceSymbol{Name: sym.Name, Kind: kindName(sym.Kind), Container: sym.Container, File: o.rel(path)}
-				if sym.Range != nil {
+				if sym.Range != nil && place {
 					lines, ok := texts[sym.URI]
 					if !ok {
 						lines = o.linesOf(c, sym.URI)

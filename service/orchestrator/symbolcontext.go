@@ -136,15 +136,7 @@ func (o *Orchestrator) SymbolContext(ctx context.Context, p api.PositionParams) 
 // identifierAt is the identifier at a 1-based line and column of file
 // ("" when there is none).
 func (o *Orchestrator) identifierAt(file string, line, col int) string {
-	abs, ok := o.resolve(file)
-	if !ok {
-		return ""
-	}
-	src, err := readSource(abs, o.maxFileBytes())
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(src.text, "\n")
+	lines := o.fileLines(file)
 	if line < 1 || line > len(lines) {
 		return ""
 	}
@@ -210,15 +202,7 @@ func (ol outline) enclosing(loc api.Location) (api.Range, string, bool) {
 // maxContextSource, whether there were more, the symbol's kind and its
 // number of lines.
 func (o *Orchestrator) definitionSource(loc api.Location, ol outline, ok bool) (string, bool, string, int) {
-	abs, inRoot := o.resolve(loc.File)
-	if !inRoot {
-		return "", false, "", 0
-	}
-	src, err := readSource(abs, o.maxFileBytes())
-	if err != nil {
-		return "", false, "", 0
-	}
-	lines := strings.Split(src.text, "\n")
+	lines := o.fileLines(loc.File)
 	start, end, kind := loc.Line, loc.Line, ""
 	if ok {
 		if r, k, found := ol.enclosing(loc); found {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/batch"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -118,8 +119,8 @@ func unresolvedOf(err error) (api.Unresolved, bool) {
 // ambiguous with candidates, a line 3 off, an unknown name with the
 // nearest) and the type-information tools — declaration, highlights,
 // signature help, inlay hints, type hierarchy, completion, symbol context
-// — on gopls, typescript-language-server, pyright and clangd; a tool the
-// server does not offer is said so.
+// — and a batch of them, on gopls, typescript-language-server, pyright
+// and clangd; a tool the server does not offer is said so.
 func TestTypeInfoLive(t *testing.T) {
 	t.Parallel()
 	for _, p := range typeInfoProjects() {
@@ -239,6 +240,43 @@ func TestTypeInfoLive(t *testing.T) {
 			cp, err = o.Completion(ctx, api.CompletionParams{PositionParams: api.PositionParams{File: p.use, Line: p.memberLine, Character: col(p.memberLine, "sq.")}, Prefix: p.completionWant[:2], Limit: 5, Resolve: true})
 			if err != nil || len(cp.Items) == 0 || !strings.HasPrefix(strings.ToLower(cp.Items[0].Label), strings.ToLower(p.completionWant[:2])) {
 				t.Errorf("completion with a prefix: %+v, %v", cp, err)
+			}
+
+			// A batch of them at once (service/batch, as lsp/batch and
+			// lsp_batch ask it): each answered as alone, in order.
+			questions := []func(context.Context) (any, error){
+				func(ctx context.Context) (any, error) { return o.Definition(ctx, api.PositionParams{Symbol: p.total}) },
+				func(ctx context.Context) (any, error) { return o.Hover(ctx, call) },
+				func(ctx context.Context) (any, error) { return o.References(ctx, call) },
+				func(ctx context.Context) (any, error) { return o.DocumentHighlights(ctx, call) },
+				func(ctx context.Context) (any, error) { return o.Declaration(ctx, call) },
+				func(ctx context.Context) (any, error) {
+					return o.SignatureHelp(ctx, api.PositionParams{File: p.use, Line: p.callLine, Character: col(p.callLine, ", ")})
+				},
+				func(ctx context.Context) (any, error) {
+					return o.Completion(ctx, api.CompletionParams{PositionParams: api.PositionParams{File: p.use, Line: p.memberLine, Character: col(p.memberLine, "sq.")}})
+				},
+				func(ctx context.Context) (any, error) { return o.SymbolContext(ctx, api.PositionParams{Symbol: p.one}) },
+			}
+			answers, err := batch.Run(ctx, questions, func(ctx context.Context, q func(context.Context) (any, error)) (any, error) { return q(ctx) })
+			if err != nil || len(answers) != len(questions) {
+				t.Fatalf("batch: %d answers, %v", len(answers), err)
+			}
+			for i, a := range answers {
+				switch {
+				case i == 4 && p.declaration == "":
+					if a.Error == nil || !strings.Contains(a.Error.Message, "does not offer textDocument/declaration") {
+						t.Errorf("batch answer %d: %+v; want the declaration named as not offered", i+1, a)
+					}
+				case a.Error != nil:
+					t.Errorf("batch answer %d: %+v", i+1, a.Error)
+				}
+			}
+			if r, ok := answers[2].Result.(api.LocationsResult); !ok || len(r.Locations) < 2 {
+				t.Errorf("batch answer 3 (references): %+v", answers[2])
+			}
+			if r, ok := answers[7].Result.(api.SymbolContextResult); !ok || r.Definition == nil || r.Definition.Line != p.oneLine {
+				t.Errorf("batch answer 8 (symbol context of %s): %+v", p.one, answers[7])
 			}
 
 			// The symbol's context, by name.
