@@ -339,21 +339,26 @@ func (o *Orchestrator) Completion(ctx context.Context, p api.CompletionParams) (
 			return out, err
 		}
 		out.Incomplete = incomplete
-		var kept []protocol.CompletionItem
+		// Indices, not items: a server sends a thousand and more (tsserver),
+		// each a large struct.
+		var at []int
 		prefix := strings.ToLower(p.Prefix)
-		for _, it := range items {
+		for i, it := range items {
 			filter := it.Label
 			if it.FilterText != nil {
 				filter = *it.FilterText
 			}
 			if prefix == "" || strings.HasPrefix(strings.ToLower(filter), prefix) || strings.HasPrefix(strings.ToLower(it.Label), prefix) {
-				kept = append(kept, it)
+				at = append(at, i)
 			}
 		}
 		// The server's order: its sort text, then its list's order.
-		slices.SortStableFunc(kept, func(a, b protocol.CompletionItem) int { return strings.Compare(sortText(a), sortText(b)) })
-		out.Total = len(kept)
-		kept = kept[:min(len(kept), limit)]
+		slices.SortStableFunc(at, func(a, b int) int { return strings.Compare(sortText(&items[a]), sortText(&items[b])) })
+		out.Total = len(at)
+		kept := make([]protocol.CompletionItem, min(len(at), limit))
+		for i := range kept {
+			kept[i] = items[at[i]]
+		}
 		if p.Resolve {
 			pl := pool.New().WithMaxGoroutines(resolveParallel)
 			for i := range kept {
@@ -391,7 +396,7 @@ func (o *Orchestrator) Completion(ctx context.Context, p api.CompletionParams) (
 	})
 }
 
-func sortText(it protocol.CompletionItem) string {
+func sortText(it *protocol.CompletionItem) string {
 	if it.SortText != nil {
 		return *it.SortText
 	}

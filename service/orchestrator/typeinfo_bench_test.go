@@ -17,45 +17,48 @@ import (
 
 // chiLive copies bench/accuracy's chi into a new root and starts an
 // orchestrator on it.
-func chiLive(b *testing.B) *Orchestrator {
-	servertest.Binary(b, "gopls")
-	root := filepath.Join(b.TempDir(), "chi")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "bench", "accuracy", "testdata", "chi"))); err != nil {
+func chiLive(b *testing.B) *Orchestrator { return accuracyLive(b, "chi", "gopls") }
+
+// accuracyLive copies a project of bench/accuracy into a new root and
+// starts an orchestrator on it.
+func accuracyLive(b *testing.B, project, binary string) *Orchestrator {
+	servertest.Binary(b, binary)
+	root := filepath.Join(b.TempDir(), project)
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))); err != nil {
 		b.Fatal(err)
 	}
 	return liveIn(b, root, "")
 }
 
 // BenchmarkTypeInfoOverheadLive: each type-information method and
-// addressing by name, in process on chi with gopls, warm, against the
-// same gopls asked directly for the same answer (the requests it takes,
+// addressing by name, in process on chi with gopls and ky with
+// typescript-language-server, warm, against the same server asked directly for the same answer (the requests it takes,
 // on the client lspkit holds): NAME-ms and NAME-server-ms, and
 // overhead-ms, the largest of the medians' differences (target ≤ 1 ms).
 func BenchmarkTypeInfoOverheadLive(b *testing.B) {
+	b.Run("chi-gopls", benchTypeInfoChi)
+	b.Run("ky-typescript", benchTypeInfoKy)
+}
+
+// overheadTask is a method asked through lspkit and the requests of the
+// same answer asked of the server directly.
+type overheadTask struct {
+	name         string
+	tool, server func() error
+}
+
+func benchTypeInfoChi(b *testing.B) {
 	o := chiLive(b)
 	ctx := context.Background()
 	pos := func(file string, line int, sub string, off int) (*client.Client, protocol.DocumentURI, protocol.Position) {
-		op, err := o.open(ctx, file, protocol.HoverRequest.Method())
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer op.done()
-		col := strings.Index(op.lines[line-1], sub)
-		if col < 0 {
-			b.Fatalf("%q not on %s:%d", sub, file, line)
-		}
-		return op.c, op.uri, protocol.Position{Line: uint32(line - 1), Character: uint32(col + off)}
-	}
-	type task struct {
-		name         string
-		tool, server func() error
+		return positionIn(b, o, file, line, sub, off)
 	}
 	c, mux63, mx := pos("mux.go", 63, "mx", 0)
 	_, _, key := pos("mux.go", 87, "RouteCtxKey", 0)
 	_, _, dot := pos("mux.go", 82, "rctx.", 5)
 	_, chi, router := pos("chi.go", 68, "Router", 0)
 	_, ctxGo, newCtx := pos("context.go", 34, "NewRouteContext", 0)
-	tasks := []task{
+	tasks := []overheadTask{
 		{"highlights",
 			func() error {
 				_, err := o.DocumentHighlights(ctx, api.PositionParams{File: "mux.go", Line: 63, Symbol: "mx"})
@@ -105,6 +108,12 @@ func BenchmarkTypeInfoOverheadLive(b *testing.B) {
 				return err
 			}},
 	}
+	measureOverhead(b, tasks)
+}
+
+// measureOverhead times each task's two ways, warm, and reports their
+// medians and the largest difference.
+func measureOverhead(b *testing.B, tasks []overheadTask) {
 	timeOf := func(f func() error) time.Duration {
 		start := time.Now()
 		if err := f(); err != nil {
@@ -120,11 +129,20 @@ func BenchmarkTypeInfoOverheadLive(b *testing.B) {
 	}
 	tool := make([][]time.Duration, len(tasks))
 	server := make([][]time.Duration, len(tasks))
+	// Each way goes first every other time: a server answers a question
+	// it was just asked faster (tsserver keeps its last completions).
+	first := true
 	for b.Loop() {
 		for i, t := range tasks {
-			tool[i] = append(tool[i], timeOf(t.tool))
-			server[i] = append(server[i], timeOf(t.server))
+			if first {
+				tool[i] = append(tool[i], timeOf(t.tool))
+				server[i] = append(server[i], timeOf(t.server))
+			} else {
+				server[i] = append(server[i], timeOf(t.server))
+				tool[i] = append(tool[i], timeOf(t.tool))
+			}
 		}
+		first = !first
 	}
 	median := func(ds []time.Duration) float64 {
 		s := slices.Clone(ds)
@@ -138,4 +156,67 @@ func BenchmarkTypeInfoOverheadLive(b *testing.B) {
 		worst = max(worst, median(tool[i])-median(server[i]))
 	}
 	b.ReportMetric(worst, "overhead-ms")
+}
+
+// positionIn is the client lspkit holds for file (opened) and the
+// position of sub (plus off) on its 1-based line.
+func positionIn(b *testing.B, o *Orchestrator, file string, line int, sub string, off int) (*client.Client, protocol.DocumentURI, protocol.Position) {
+	op, err := o.open(context.Background(), file, protocol.HoverRequest.Method())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer op.done()
+	col := strings.Index(op.lines[line-1], sub)
+	if col < 0 {
+		b.Fatalf("%q not on %s:%d", sub, file, line)
+	}
+	return op.c, op.uri, protocol.Position{Line: uint32(line - 1), Character: uint32(col + off)}
+}
+
+func benchTypeInfoKy(b *testing.B) {
+	o := accuracyLive(b, "ky", "typescript-language-server")
+	ctx := context.Background()
+	const merge = "source/utils/merge.ts"
+	c, uri, decl := positionIn(b, o, merge, 64, "mergeHeaders", 0)
+	_, _, arg := positionIn(b, o, merge, 127, "source2", 0)
+	_, _, call := positionIn(b, o, merge, 61, "deepMerge", 0)
+	tasks := []overheadTask{
+		{"highlights",
+			func() error {
+				_, err := o.DocumentHighlights(ctx, api.PositionParams{File: merge, Line: 64, Symbol: "mergeHeaders"})
+				return err
+			},
+			func() error { _, err := c.DocumentHighlights(ctx, uri, decl); return err }},
+		{"signature",
+			func() error {
+				_, err := o.SignatureHelp(ctx, api.PositionParams{File: merge, Line: 127, Symbol: "source2"})
+				return err
+			},
+			func() error { _, _, err := c.SignatureHelp(ctx, uri, arg); return err }},
+		{"inlay",
+			func() error {
+				_, err := o.InlayHints(ctx, api.InlayHintsParams{File: merge, StartLine: 54, EndLine: 90})
+				return err
+			},
+			func() error {
+				_, err := c.InlayHints(ctx, uri, protocol.Range{Start: protocol.Position{Line: 53}, End: protocol.Position{Line: 89}})
+				return err
+			}},
+		{"completion",
+			func() error {
+				_, err := o.Completion(ctx, api.CompletionParams{PositionParams: api.PositionParams{File: merge, Line: 61, Symbol: "deepMerge"}})
+				return err
+			},
+			func() error { _, _, err := c.Completion(ctx, uri, call); return err }},
+		{"by-name",
+			func() error { _, err := o.Definition(ctx, api.PositionParams{Symbol: "mergeHeaders"}); return err },
+			func() error {
+				if _, err := c.WorkspaceSymbols(ctx, "mergeHeaders"); err != nil {
+					return err
+				}
+				_, err := c.Definition(ctx, uri, decl)
+				return err
+			}},
+	}
+	measureOverhead(b, tasks)
 }
