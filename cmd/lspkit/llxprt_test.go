@@ -238,7 +238,7 @@ func checkLLxprtRun(t *testing.T, run llxprtRun) {
 			t.Errorf("tool %+v", tool)
 		}
 	}
-	want := "lsp_call_hierarchy lsp_check_file lsp_code_actions lsp_diagnostics lsp_document_symbols lsp_find_references lsp_goto_definition lsp_goto_implementation lsp_goto_type_definition lsp_hover lsp_status lsp_workspace_diagnostics lsp_workspace_symbols"
+	want := "lsp_batch lsp_call_hierarchy lsp_check_file lsp_code_actions lsp_completion lsp_diagnostics lsp_document_highlights lsp_document_symbols lsp_find_references lsp_goto_declaration lsp_goto_definition lsp_goto_implementation lsp_goto_type_definition lsp_hover lsp_inlay_hints lsp_signature_help lsp_status lsp_symbol_context lsp_type_hierarchy lsp_workspace_diagnostics lsp_workspace_symbols"
 	if strings.Join(sortedCopy(tools), " ") != want {
 		t.Errorf("registered tools (trusted: LLxprt runs them without asking):\n got %v\nwant %s", sortedCopy(tools), want)
 	}
