@@ -440,7 +440,7 @@ func (c *Client) settledSince(uri protocol.DocumentURI, version int32, since uin
 	if f.pushEpoch <= since || f.pushEpoch <= doc.changeEpoch {
 		return false, 0 // nothing published since the check began, or since the change
 	}
-	quiet := unversionedQuiet
+	quiet := max(unversionedQuiet, c.cfg.Settle.Quiet) // a server's own window counts for unversioned publishes too
 	if f.pushVersion != nil {
 		if *f.pushVersion < version {
 			return false, 0

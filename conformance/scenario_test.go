@@ -1,6 +1,10 @@
 package conformance
 
-import "github.com/lspkit/lspkit/service/api"
+import (
+	"strings"
+
+	"github.com/lspkit/lspkit/service/api"
+)
 
 // scenario is one server's conformance run: open a file with an error, see
 // it, fix it, see it cleared, then a definition and a hover.
@@ -16,6 +20,10 @@ type scenario struct {
 	fixed    string
 	errAt    [2]int             // 1-based line and column of the error in broken
 	def, hov api.PositionParams // in fixed; zero Line skips the step
+	// ci marks a server live-tested in CI's suite alone (servers.json
+	// testedIn "ci"): its live row runs with LSPKIT_LANGUAGES_LIVE=1; its
+	// transcript replays everywhere.
+	ci bool
 }
 
 var tsFiles = map[string]string{
@@ -126,4 +134,93 @@ var scenarios = []scenario{
 		file: "a.js", lang: "javascript", broken: "const x = 1;\ndebugger;\nexport { x };\n", fixed: "const x = 1;\nexport { x };\n",
 		errAt: [2]int{2, 1},
 	},
+	{
+		name: "basedpyright", server: "basedpyright", binary: "basedpyright-langserver", ci: true,
+		config: `"pyright": {"enabled": false}`,
+		files: map[string]string{
+			"lib.py": "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
+			"a.py":   "from lib import greeting\n\nn: int = greeting(\"x\")\n",
+		},
+		file: "a.py", lang: "python", broken: "from lib import greeting\n\nn: int = greeting(\"x\")\n", fixed: "from lib import greeting\n\nn: str = greeting(\"x\")\n",
+		errAt: [2]int{3, 10},
+		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
+	},
+	{
+		name: "pylsp", server: "pylsp", binary: "pylsp", ci: true,
+		config: `"pyright": {"enabled": false}`,
+		files: map[string]string{
+			"lib.py": "def greeting(name):\n    return \"hello, \" + name\n",
+			"a.py":   "from lib import greeting\n\nprint(greetin(\"x\"))\n",
+		},
+		file: "a.py", lang: "python", broken: "from lib import greeting\n\nprint(greetin(\"x\"))\n", fixed: "from lib import greeting\n\nprint(greeting(\"x\"))\n",
+		errAt: [2]int{3, 7},
+		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
+	},
+	{
+		name: "dockerfile", server: "dockerfile", binary: "docker-langserver", ci: true,
+		files: map[string]string{"Dockerfile": "FROM alpine:3.20\nARG NAME=world\nCOPY\nRUN echo $NAME\n"},
+		file:  "Dockerfile", lang: "dockerfile",
+		broken: "FROM alpine:3.20\nARG NAME=world\nCOPY\nRUN echo $NAME\n", fixed: "FROM alpine:3.20\nARG NAME=world\nCOPY a.txt /a.txt\nRUN echo $NAME\n",
+		errAt: [2]int{3, 1},
+		def:   api.PositionParams{Line: 4, Character: 11}, hov: api.PositionParams{Line: 1, Symbol: "FROM"}, // 11: NAME of $NAME
+	},
+	{
+		name: "svelte", server: "svelte", binary: "svelteserver", ci: true,
+		files: map[string]string{
+			"package.json":  `{"name": "demo", "private": true}`,
+			"tsconfig.json": `{"compilerOptions": {"strict": true}}`,
+			"App.svelte":    svelteBroken,
+		},
+		file: "App.svelte", lang: "svelte", broken: svelteBroken, fixed: strings.Replace(svelteBroken, `count: number = "x"`, "count: number = 1", 1),
+		errAt: [2]int{2, 7},
+		def:   api.PositionParams{Line: 6, Symbol: "greeting"}, hov: api.PositionParams{Line: 6, Symbol: "greeting"},
+	},
+	{
+		name: "prisma", server: "prisma", binary: "prisma-language-server", ci: true,
+		files: map[string]string{"package.json": `{"name": "demo", "private": true}`, "schema.prisma": prismaFixed},
+		file:  "schema.prisma", lang: "prisma", broken: strings.Replace(prismaFixed, "role Role", "role Rol", 1), fixed: prismaFixed,
+		errAt: [2]int{12, 8},
+		def:   api.PositionParams{Line: 12, Symbol: "Role"}, hov: api.PositionParams{Line: 12, Symbol: "Role"},
+	},
+	{
+		name: "graphql", server: "graphql", binary: "graphql-lsp", ci: true,
+		files: map[string]string{
+			".graphqlrc.yml": "schema: schema.graphql\ndocuments: \"*.graphql\"\n",
+			"schema.graphql": "type Query {\n  user: User\n}\n\ntype User {\n  name: String\n}\n",
+			"query.graphql":  "query Q {\n  user { nom }\n}\n",
+		},
+		file: "query.graphql", lang: "graphql", broken: "query Q {\n  user { nom }\n}\n", fixed: "query Q {\n  user { name }\n}\n",
+		errAt: [2]int{2, 10},
+		def:   api.PositionParams{Line: 2, Symbol: "user"}, hov: api.PositionParams{Line: 2, Symbol: "name"},
+	},
+	{
+		name: "vim", server: "vim", binary: "vim-language-server", ci: true,
+		files: map[string]string{"a.vim": vimFixed},
+		file:  "a.vim", lang: "vim", broken: strings.Replace(vimFixed, "let x = 1", "let x = ", 1), fixed: vimFixed,
+		def: api.PositionParams{Line: 5, Symbol: "Greeting"}, hov: api.PositionParams{Line: 5, Symbol: "Greeting"},
+	},
+	{
+		name: "compose", server: "compose", binary: "docker-compose-langserver", ci: true,
+		config: `"yaml": {"enabled": false}`,
+		files:  map[string]string{"docker-compose.yml": composeFixed},
+		file:   "docker-compose.yml", lang: "dockercompose", broken: strings.Replace(composeFixed, "    environment:\n      A: b\n", "    environment\n", 1), fixed: composeFixed,
+		hov: api.PositionParams{Line: 3, Symbol: "image"},
+	},
+	{
+		name: "templ", server: "templ", binary: "templ", ci: true,
+		files: map[string]string{"go.mod": templGoMod, "go.sum": templGoSum, "hello.templ": templFixed},
+		file:  "hello.templ", lang: "templ", broken: strings.Replace(templFixed, "{ name }</p>", "{ name }", 1), fixed: templFixed,
+	},
 }
+
+const (
+	svelteBroken = "<script lang=\"ts\">\n  let count: number = \"x\";\n  function greeting(n: string): string { return \"hi \" + n; }\n</script>\n\n<h1>{greeting(\"a\")} {count}</h1>\n"
+	prismaFixed  = "datasource db {\n  provider = \"postgresql\"\n}\n\nenum Role {\n  ADMIN\n  MEMBER\n}\n\nmodel User {\n  id   Int  @id\n  role Role\n}\n"
+	vimFixed     = "function! Greeting(name) abort\n  return 'hello, ' . a:name\nendfunction\n\necho Greeting('x')\nlet x = 1\n"
+	composeFixed = "services:\n  web:\n    image: nginx\n    environment:\n      A: b\n"
+	templFixed   = "package main\n\ntempl Greeting(name string) {\n\t<p>hello, { name }</p>\n}\n"
+	// The code templ generates imports templ's runtime, at the version
+	// servers.json installs.
+	templGoMod = "module example.com/demo\n\ngo 1.22\n\nrequire github.com/a-h/templ v0.3.1100\n"
+	templGoSum = "github.com/a-h/templ v0.3.1100 h1:lQhjVs1IL+M6QWUvojaFBd21+kzwATppSyWkWB9oHoM=\ngithub.com/a-h/templ v0.3.1100/go.mod h1:j1WAOR7749mlo1AxFLQ7qbDFW5VwyoqszRTlKqEHN9M=\n"
+)

@@ -54,6 +54,44 @@ var samples = map[string]sample{
 	"yaml": {file: "data.yaml", files: map[string]string{
 		"data.yaml": "# héllo 🙂\ngreeting: &greeting \"héllo 🙂\"\nagain: *greeting\nlist:\n  - 1\n  - 2\nbroken: [1, 2\n",
 	}},
+	"php": {file: "main.php", files: map[string]string{
+		"composer.json": "{}\n",
+		"main.php":      "<?php\n// héllo 🙂\nfunction greeting(string $name): string {\n    return \"héllo 🙂 \" . $name;\n}\n\necho greeting(\"wörld\");\n$x = ;\n",
+	}},
+	"dockerfile": {file: "Dockerfile", files: map[string]string{
+		"Dockerfile": "# héllo 🙂\nFROM alpine:3.20\nARG NAME=wörld\nENV GREETING=\"héllo 🙂 ${NAME}\"\nRUN echo \"$GREETING\"\nCOPY\n",
+	}},
+	"svelte": {file: "App.svelte", files: map[string]string{
+		"package.json":  `{"name":"conform","private":true}` + "\n",
+		"tsconfig.json": `{"compilerOptions":{"strict":true}}` + "\n",
+		"App.svelte":    "<script lang=\"ts\">\n  // héllo 🙂\n  function greeting(name: string): string {\n    return \"héllo 🙂 \" + name;\n  }\n  let n: number = \"not a number\";\n</script>\n\n<h1>{greeting(\"wörld\")} {n}</h1>\n",
+	}},
+	"prisma": {file: "schema.prisma", files: map[string]string{
+		"package.json":  `{"name":"conform","private":true}` + "\n",
+		"schema.prisma": "// héllo 🙂\ndatasource db {\n  provider = \"postgresql\"\n}\n\nenum Role {\n  ADMIN\n  MEMBER\n}\n\nmodel User {\n  id   Int  @id\n  role Role\n  team Tem\n}\n",
+	}},
+	"graphql": {file: "query.graphql", files: map[string]string{
+		".graphqlrc.yml": "schema: schema.graphql\ndocuments: \"*.graphql\"\n",
+		"schema.graphql": "# héllo 🙂\ntype Query {\n  greeting(name: String!): String\n  user: User\n}\n\ntype User {\n  name: String\n}\n",
+		"query.graphql":  "# héllo 🙂\nquery Q {\n  greeting(name: \"wörld\")\n  user { nom }\n}\n",
+	}},
+	"vim": {file: "main.vim", files: map[string]string{
+		"main.vim": "\" héllo 🙂\nfunction! Greeting(name) abort\n  return 'héllo 🙂 ' . a:name\nendfunction\n\necho Greeting('wörld')\nlet x = \n",
+	}},
+	"dockercompose": {file: "docker-compose.yml", files: map[string]string{
+		"docker-compose.yml": "# héllo 🙂\nservices:\n  web:\n    image: nginx\n    environment:\n      GREETING: héllo 🙂\n  db:\n    image\n",
+	}},
+	"templ": {file: "hello.templ", files: map[string]string{
+		"go.mod":      "module example.com/conform\n\ngo 1.22\n\nrequire github.com/a-h/templ v0.3.1100\n",
+		"go.sum":      "github.com/a-h/templ v0.3.1100 h1:lQhjVs1IL+M6QWUvojaFBd21+kzwATppSyWkWB9oHoM=\ngithub.com/a-h/templ v0.3.1100/go.mod h1:j1WAOR7749mlo1AxFLQ7qbDFW5VwyoqszRTlKqEHN9M=\n",
+		"hello.templ": "package main\n\n// héllo 🙂\ntempl Greeting(name string) {\n\t<p>héllo 🙂 { name }\n}\n",
+	}},
+	"fortran": {file: "main.f90", files: map[string]string{
+		"main.f90": "program main\n  ! héllo 🙂\n  implicit none\n  integer :: n\n  integer :: n\n  n = 1\n  call greet(n)\ncontains\n  subroutine greet(k)\n    integer, intent(in) :: k\n    print *, 'héllo 🙂', k\n  end subroutine greet\nend program main\n",
+	}},
+	"perl": {file: "main.pl", files: map[string]string{
+		"main.pl": "use strict;\nuse warnings;\n# héllo 🙂\nsub greeting { my ($name) = @_; return \"héllo 🙂 \" . $name; }\nprint greeting(\"wörld\");\nprint $undeclared;\n",
+	}},
 	"shellscript": {file: "main.sh", files: map[string]string{
 		"main.sh": "#!/bin/bash\n# héllo 🙂\ngreeting() {\n  echo \"héllo 🙂 $1\"\n}\n\ngreeting wörld\nname=$1\necho $name\nif [ $name = x ]; then echo yes; fi\n",
 	}},

@@ -106,7 +106,7 @@ Exit status: 0 all is well (servers that are installable on first need count as 
 		{
 			name: "install", args: "[SERVER...]",
 			summary: "install servers at their pinned versions into the server store",
-			help:    `Installs the named built-in servers (or, with --tested, the ones lspkit's live tests use) at the versions pinned in servers.json into the server store (the user cache's lspkit/servers, or $LSPKIT_SERVERS): from the Go proxy, npm, or apt for system packages. What is installed at its pinned version is left alone.`,
+			help:    `Installs the named built-in servers (or, with --tested, the ones the test command's live tests use; with --tested --ci also those CI's live suite alone uses) at the versions pinned in servers.json into the server store (the user cache's lspkit/servers, or $LSPKIT_SERVERS): from the Go proxy, npm, or apt for system packages. What is installed at its pinned version is left alone.`,
 			define:  func(fs *flag.FlagSet) { new(installOptions).define(fs) },
 			run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				return install(ctx, args, stdout, stderr)
@@ -360,10 +360,12 @@ func (o *doctorOptions) define(fs *flag.FlagSet) {
 // installOptions are lspkit install's flags.
 type installOptions struct {
 	tested bool
+	ci     bool
 }
 
 func (o *installOptions) define(fs *flag.FlagSet) {
 	fs.BoolVar(&o.tested, "tested", false, "install the servers lspkit's live tests use")
+	fs.BoolVar(&o.ci, "ci", false, "with --tested, also the servers only CI's live suite uses")
 }
 
 // recordOptions are lspkit record's flags.

@@ -137,6 +137,7 @@ func conform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		for k, v := range spec.Env {
 			opts.Command.Env = append(opts.Command.Env, k+"="+v)
 		}
+		opts.Command.Env = store.OnPath(opts.Command.Env)
 	}
 	if c.root != "" {
 		opts.Root, opts.File = c.root, *file

@@ -147,6 +147,9 @@ func serversMarkdown() (string, error) {
 		tested, on := "no", "yes"
 		if s.Tested {
 			tested = "yes"
+			if s.TestedIn == registry.TestedInCI {
+				tested = "yes, in CI"
+			}
 		}
 		if s.DefaultDisabled {
 			on = "no"

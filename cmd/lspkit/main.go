@@ -674,7 +674,7 @@ func install(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ids := fs.Args()
 	if *tested {
 		for _, id := range slices.Sorted(maps.Keys(specs)) {
-			if specs[id].Tested {
+			if specs[id].Tested && (specs[id].TestedIn == "" || opts.ci) {
 				ids = append(ids, id)
 			}
 		}

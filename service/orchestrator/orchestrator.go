@@ -539,6 +539,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
 	}
+	env = o.store.OnPath(env)
 	args := slices.Concat(spec.Args, o.compileCommandsArgs(spec, root))
 	return client.Config{
 		Name:                  spec.ID,

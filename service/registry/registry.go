@@ -85,10 +85,17 @@ type Spec struct {
 	Helpers []*Recipe `json:"helpers,omitempty"`
 	// Tested marks the servers the live test suite runs against.
 	Tested bool `json:"tested,omitempty"`
+	// TestedIn says where a tested server's live rows run: "" in the test
+	// command (scripts/test.sh), TestedInCI in CI's live suite alone
+	// (.ci/run), which keeps the test command within its budget.
+	TestedIn string `json:"testedIn,omitempty"`
 	// Enabled is false when the configuration disables it (or it is off by
 	// default and not enabled).
 	Enabled bool `json:"-"`
 }
+
+// TestedInCI is Spec.TestedIn for servers live-tested in CI's suite alone.
+const TestedInCI = "ci"
 
 // How a server's processes serve roots (Spec.Roots).
 const (

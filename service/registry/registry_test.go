@@ -128,7 +128,8 @@ func TestServers(t *testing.T) {
 
 // TestResolveHostEntries: LLxprt Code's server entries, which name its own
 // ids and no file types: "ts" running typescript-language-server
-// configures the built-in typescript, "python" (pylsp) serves .py, an
+// configures the built-in typescript, "python" the built-in pylsp (turned
+// on: the host asked for it), an
 // entry with neither a built-in's command nor a known id is left out with
 // a note, and nothing else is added.
 func TestResolveHostEntries(t *testing.T) {
@@ -144,18 +145,18 @@ func TestResolveHostEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	builtins, _ := Builtins()
-	if len(specs) != len(builtins)+1 {
-		t.Errorf("%d servers, want the %d built-ins and python", len(specs), len(builtins))
+	if len(specs) != len(builtins) {
+		t.Errorf("%d servers, want the %d built-ins", len(specs), len(builtins))
 	}
 	if ts := specs["typescript"]; ts.Command != "/usr/local/bin/typescript-language-server" || strings.Join(ts.Args, " ") != "--stdio --log-level 4" || !ts.Enabled || !ts.Serves("a.ts") {
 		t.Errorf("typescript: %+v", ts)
 	}
-	if py := specs["python"]; py == nil || py.Command != "pylsp" || !py.Serves("a.py") || !py.Enabled {
-		t.Errorf("python: %+v", py)
+	if py := specs["pylsp"]; py == nil || py.Command != "pylsp" || !py.Serves("a.py") || !py.Enabled {
+		t.Errorf("pylsp: %+v", py)
 	}
 	want := []string{
 		"servers.odd: ignored: it names no file types (extensions), and neither its id nor its command odd-ls is a built-in server's",
-		"servers.python: serves .py .pyi, as the host's own python server does",
+		"servers.python: configures the built-in pylsp (the same command, pylsp)",
 		"servers.ts: configures the built-in typescript (the same command, typescript-language-server)",
 	}
 	var got []string

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +85,27 @@ func (s *Store) Expand(v jsontext.Value) jsontext.Value {
 	}
 	quoted := strconv.Quote(s.dir)
 	return jsontext.Value(strings.ReplaceAll(string(v), "${servers}", quoted[1:len(quoted)-1]))
+}
+
+// OnPath returns env (KEY=VALUE entries over the process's own
+// environment, the way a server is started) with the store's bin
+// directory last on PATH: a server that runs another the store installed
+// (templ runs gopls) finds it; what PATH already names comes first.
+func (s *Store) OnPath(env []string) []string {
+	bin := filepath.Join(s.dir, "bin")
+	path := os.Getenv("PATH")
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if slices.Contains(filepath.SplitList(path), bin) {
+		return env
+	}
+	if path != "" {
+		path += string(filepath.ListSeparator)
+	}
+	return append(env, "PATH="+path+bin)
 }
 
 // Find finds spec's command: an absolute path as is, else on PATH, else in
