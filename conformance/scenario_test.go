@@ -20,6 +20,9 @@ type scenario struct {
 	fixed    string
 	errAt    [2]int             // 1-based line and column of the error in broken
 	def, hov api.PositionParams // in fixed; zero Line skips the step
+	// disk checks the texts written to the file, not given: for a server
+	// that analyses saved files only (settle savedOnly).
+	disk bool
 	// ci marks a server live-tested in CI's suite alone (servers.json
 	// testedIn "ci"): its live row runs with LSPKIT_LANGUAGES_LIVE=1; its
 	// transcript replays everywhere.
@@ -157,6 +160,13 @@ var scenarios = []scenario{
 		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
 	},
 	{
+		name: "fortls", server: "fortls", binary: "fortls", ci: true, disk: true,
+		files: map[string]string{"main.f90": fortranFixed},
+		file:  "main.f90", lang: "fortran", broken: strings.Replace(fortranFixed, "  integer :: n\n", "  integer :: n\n  integer :: n\n", 1), fixed: fortranFixed,
+		errAt: [2]int{4, 14},
+		def:   api.PositionParams{Line: 5, Symbol: "greet"}, hov: api.PositionParams{Line: 5, Symbol: "greet"},
+	},
+	{
 		name: "dockerfile", server: "dockerfile", binary: "docker-langserver", ci: true,
 		files: map[string]string{"Dockerfile": "FROM alpine:3.20\nARG NAME=world\nCOPY\nRUN echo $NAME\n"},
 		file:  "Dockerfile", lang: "dockerfile",
@@ -218,6 +228,7 @@ const (
 	prismaFixed  = "datasource db {\n  provider = \"postgresql\"\n}\n\nenum Role {\n  ADMIN\n  MEMBER\n}\n\nmodel User {\n  id   Int  @id\n  role Role\n}\n"
 	vimFixed     = "function! Greeting(name) abort\n  return 'hello, ' . a:name\nendfunction\n\necho Greeting('x')\nlet x = 1\n"
 	composeFixed = "services:\n  web:\n    image: nginx\n    environment:\n      A: b\n"
+	fortranFixed = "program main\n  implicit none\n  integer :: n\n  n = 1\n  call greet(n)\ncontains\n  subroutine greet(k)\n    integer, intent(in) :: k\n    print *, 'hello', k\n  end subroutine greet\nend program main\n"
 	templFixed   = "package main\n\ntempl Greeting(name string) {\n\t<p>hello, { name }</p>\n}\n"
 	// The code templ generates imports templ's runtime, at the version
 	// servers.json installs.

@@ -280,6 +280,9 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 		}
 	}()
 	given := slices.ContainsFunc(files, func(f checkFile) bool { return !f.src.disk })
+	if given && t.spec.Settle != nil && t.spec.Settle.SavedOnly {
+		return done(api.VerdictUnavailable, t.spec.ID+" analyses saved files only: text given instead of the file's cannot be checked by it (write the file, then check it)")
+	}
 	// A check of given text holds the session alone until its answer; any
 	// other holds it beside the others (see session.hold). The server it
 	// holds is the one running then: one restarted meanwhile (over its

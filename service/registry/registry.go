@@ -137,6 +137,10 @@ type Settle struct {
 	// as it was (clangd), so re-checking an unchanged file takes a real
 	// change first.
 	SkipsSameText bool `json:"skipsSameText,omitempty"`
+	// SavedOnly says the server analyses a file's saved content only (on
+	// open and save): a check of text given instead of the disk's cannot
+	// be answered, and says so.
+	SavedOnly bool `json:"savedOnly,omitempty"`
 	// QuietMs is how long a server that publishes for a version must stay
 	// quiet afterwards before its findings for it count as complete (more
 	// may come in later waves); omitted: the client's default.
