@@ -111,6 +111,10 @@ func cardName(spec *registry.Spec) string {
 
 var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 
+// uuids are random tokens (pylsp's progress tokens): not part of a card's
+// key either.
+var uuids = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
 // cardKey is what of a card must not change unseen: its heading and each
 // failing check with its first evidence, numbers aside.
 func cardKey(markdown string) string {
@@ -125,7 +129,7 @@ func cardKey(markdown string) string {
 			if len(cells) >= 4 {
 				first, _, _ = strings.Cut(strings.TrimSuffix(cells[3], " |"), " · ")
 			}
-			out = append(out, fmt.Sprintf("%s: %s", strings.TrimPrefix(cells[0], "| "), digits.ReplaceAllString(first, "#")))
+			out = append(out, fmt.Sprintf("%s: %s", strings.TrimPrefix(cells[0], "| "), digits.ReplaceAllString(uuids.ReplaceAllString(first, "UUID"), "#")))
 		}
 	}
 	return strings.Join(out, "\n")
