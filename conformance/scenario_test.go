@@ -167,6 +167,32 @@ var scenarios = []scenario{
 		def:   api.PositionParams{Line: 5, Symbol: "greet"}, hov: api.PositionParams{Line: 5, Symbol: "greet"},
 	},
 	{
+		name: "biome", server: "biome", binary: "biome", ci: true,
+		config: `"typescript": {"enabled": false}`,
+		files: map[string]string{
+			"biome.json": `{"linter": {"enabled": true, "rules": {"recommended": true}}}`,
+			"a.js":       "export function greeting(name) {\n  debugger;\n  return `hello, ${name}`;\n}\n",
+		},
+		file: "a.js", lang: "javascript", broken: "export function greeting(name) {\n  debugger;\n  return `hello, ${name}`;\n}\n", fixed: "export function greeting(name) {\n  return `hello, ${name}`;\n}\n",
+		errAt: [2]int{2, 3},
+	},
+	{
+		name: "astro", server: "astro", binary: "astro-ls", ci: true,
+		files: map[string]string{
+			"package.json":  `{"name": "demo", "private": true}`,
+			"tsconfig.json": `{"compilerOptions": {"strict": true}}`,
+			"index.astro":   astroBroken,
+		},
+		file: "index.astro", lang: "astro", broken: astroBroken, fixed: strings.Replace(astroBroken, `count: number = "x"`, "count: number = 1", 1),
+		def: api.PositionParams{Line: 7, Symbol: "greeting"}, hov: api.PositionParams{Line: 7, Symbol: "greeting"},
+	},
+	{
+		name: "ansible", server: "ansible", binary: "ansible-language-server", ci: true,
+		config: `"yaml": {"enabled": false}`,
+		files:  map[string]string{"ansible.cfg": "[defaults]\n", "playbook.yml": ansibleFixed},
+		file:   "playbook.yml", lang: "ansible", broken: strings.Replace(ansibleFixed, "msg: hello", "msg: [hello", 1), fixed: ansibleFixed,
+	},
+	{
 		name: "dockerfile", server: "dockerfile", binary: "docker-langserver", ci: true,
 		files: map[string]string{"Dockerfile": "FROM alpine:3.20\nARG NAME=world\nCOPY\nRUN echo $NAME\n"},
 		file:  "Dockerfile", lang: "dockerfile",
@@ -224,6 +250,8 @@ var scenarios = []scenario{
 }
 
 const (
+	ansibleFixed = "---\n- name: Greet\n  hosts: all\n  tasks:\n    - name: Say hello\n      ansible.builtin.debug:\n        msg: hello\n"
+	astroBroken  = "---\nconst count: number = \"x\";\nfunction greeting(n: string): string {\n  return \"hi \" + n;\n}\n---\n<h1>{greeting(\"a\")} {count}</h1>\n"
 	svelteBroken = "<script lang=\"ts\">\n  let count: number = \"x\";\n  function greeting(n: string): string { return \"hi \" + n; }\n</script>\n\n<h1>{greeting(\"a\")} {count}</h1>\n"
 	prismaFixed  = "datasource db {\n  provider = \"postgresql\"\n}\n\nenum Role {\n  ADMIN\n  MEMBER\n}\n\nmodel User {\n  id   Int  @id\n  role Role\n}\n"
 	vimFixed     = "function! Greeting(name) abort\n  return 'hello, ' . a:name\nendfunction\n\necho Greeting('x')\nlet x = 1\n"

@@ -61,6 +61,15 @@ var samples = map[string]sample{
 	"dockerfile": {file: "Dockerfile", files: map[string]string{
 		"Dockerfile": "# héllo 🙂\nFROM alpine:3.20\nARG NAME=wörld\nENV GREETING=\"héllo 🙂 ${NAME}\"\nRUN echo \"$GREETING\"\nCOPY\n",
 	}},
+	"ansible": {file: "playbook.yml", files: map[string]string{
+		"ansible.cfg":  "[defaults]\n",
+		"playbook.yml": "---\n# héllo 🙂\n- name: Greet\n  hosts: all\n  tasks:\n    - name: Say héllo 🙂\n      ansible.builtin.debug:\n        msg: [héllo\n",
+	}},
+	"astro": {file: "index.astro", files: map[string]string{
+		"package.json":  `{"name":"conform","private":true}` + "\n",
+		"tsconfig.json": `{"compilerOptions":{"strict":true}}` + "\n",
+		"index.astro":   "---\n// héllo 🙂\nfunction greeting(name: string): string {\n  return \"héllo 🙂 \" + name;\n}\nconst n: number = \"not a number\";\n---\n<h1>{greeting(\"wörld\")} {n}</h1>\n",
+	}},
 	"svelte": {file: "App.svelte", files: map[string]string{
 		"package.json":  `{"name":"conform","private":true}` + "\n",
 		"tsconfig.json": `{"compilerOptions":{"strict":true}}` + "\n",
