@@ -34,6 +34,15 @@ var tsFiles = map[string]string{
 	"lib.ts":        "export function greeting(name: string): string {\n  return \"hello, \" + name;\n}\n",
 }
 
+// pyFiles, pyBroken and pyFixed are pyright's project, which basedpyright
+// is checked on too.
+var pyFiles = map[string]string{"lib.py": "def greeting(name: str) -> str:\n    return \"hello, \" + name\n"}
+
+const (
+	pyBroken = "from lib import greeting\n\nn: int = greeting(\"x\")\n"
+	pyFixed  = "from lib import greeting\n\nn: str = greeting(\"x\")\n"
+)
+
 func withFile(files map[string]string, name, text string) map[string]string {
 	out := map[string]string{name: text}
 	for k, v := range files {
@@ -76,11 +85,7 @@ var scenarios = []scenario{
 	},
 	{
 		name: "pyright", server: "pyright", binary: "pyright-langserver",
-		files: map[string]string{
-			"lib.py": "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
-			"a.py":   "from lib import greeting\n\nn: int = greeting(\"x\")\n",
-		},
-		file: "a.py", lang: "python", broken: "from lib import greeting\n\nn: int = greeting(\"x\")\n", fixed: "from lib import greeting\n\nn: str = greeting(\"x\")\n",
+		files: withFile(pyFiles, "a.py", pyBroken), file: "a.py", lang: "python", broken: pyBroken, fixed: pyFixed,
 		errAt: [2]int{3, 10},
 		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
 	},
@@ -140,11 +145,7 @@ var scenarios = []scenario{
 	{
 		name: "basedpyright", server: "basedpyright", binary: "basedpyright-langserver", ci: true,
 		config: `"pyright": {"enabled": false}`,
-		files: map[string]string{
-			"lib.py": "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
-			"a.py":   "from lib import greeting\n\nn: int = greeting(\"x\")\n",
-		},
-		file: "a.py", lang: "python", broken: "from lib import greeting\n\nn: int = greeting(\"x\")\n", fixed: "from lib import greeting\n\nn: str = greeting(\"x\")\n",
+		files:  withFile(pyFiles, "a.py", pyBroken), file: "a.py", lang: "python", broken: pyBroken, fixed: pyFixed,
 		errAt: [2]int{3, 10},
 		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
 	},
