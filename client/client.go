@@ -363,6 +363,14 @@ func (c *Client) Shutdown(ctx context.Context) error {
 		if err == nil {
 			err = protocol.ExitNotification.Notify(ctx, c.conn, protocol.NoParams{})
 		}
+		if err == nil {
+			// Nothing follows exit: its input ends too. A server that
+			// does not exit on exit (buf) exits at the end of its input,
+			// not after the grace.
+			if cw, ok := c.proc.Stdio().(interface{ CloseWrite() error }); ok {
+				cw.CloseWrite()
+			}
+		}
 		select {
 		case <-c.proc.Done():
 			err = nil // it exited, which is what the handshake is for (some exit as soon as they answer shutdown)

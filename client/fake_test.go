@@ -21,6 +21,7 @@ import (
 // binary re-executed with LSPKIT_FAKE naming one.
 var behaviors = map[string]lsptest.Behavior{
 	"lsp-crash":   {CrashOn: protocol.HoverRequest.Method()},
+	"lsp-noexit":  {IgnoreExit: true},
 	"lsp-hang":    {HangOn: protocol.InitializeRequest.Method()},
 	"lsp-garbage": {RawOn: protocol.InitializeRequest.Method(), Raw: "this is not a header\r\n\r\n{}"},
 	"lsp-huge":    {RawOn: protocol.InitializeRequest.Method(), Raw: "Content-Length: 2147483648\r\n\r\n{"},
@@ -196,6 +197,23 @@ func TestClientShutdownGrandchild(t *testing.T) {
 	}
 	servertest.Gone(t, c.Status().PID)
 	servertest.Gone(t, child)
+}
+
+// TestShutdownServerIgnoresExit: a server that ignores the exit
+// notification (buf) exits on its own when its input ends after exit — not
+// terminated after the grace.
+func TestShutdownServerIgnoresExit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := fakeConfig(t, "lsp-noexit")
+	cfg.StopGrace = time.Hour // the test's deadline ends first if the input stays open
+	c := start(ctx, t, cfg)
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if st := c.Status(); st.State != client.StateStopped || st.Reason != "exit status 0" {
+		t.Fatalf("status %+v, want stopped with exit status 0", st)
+	}
 }
 
 // TestShutdownServerExitsEarly: a server that exits as soon as it answered

@@ -276,6 +276,9 @@ type stdio struct {
 
 func (s stdio) Close() error { return errors.Join(s.WriteCloser.Close(), s.ReadCloser.Close()) }
 
+// CloseWrite closes the server's input alone: the end of what it is sent.
+func (s stdio) CloseWrite() error { return s.WriteCloser.Close() }
+
 // ring keeps the last n lines written to it.
 type ring struct {
 	mu      sync.Mutex

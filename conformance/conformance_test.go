@@ -201,15 +201,27 @@ func project(t *testing.T, sc scenario) string {
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := writeProject(root, sc); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// writeProject writes sc's files under root, sc.file with its fixed text.
+func writeProject(root string, sc scenario) error {
 	for name, text := range sc.files {
 		if name == sc.file {
 			text = sc.fixed
 		}
-		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
 		}
 	}
-	return root
+	return nil
 }
 
 // checkOutcome holds a live run to what a correct client must see.

@@ -248,6 +248,13 @@ var scenarios = []scenario{
 		files: map[string]string{"go.mod": templGoMod, "go.sum": templGoSum, "hello.templ": templFixed},
 		file:  "hello.templ", lang: "templ", broken: strings.Replace(templFixed, "{ name }</p>", "{ name }", 1), fixed: templFixed,
 	},
+	{
+		name: "buf", server: "buf", binary: "buf", ci: true,
+		files: map[string]string{"buf.yaml": "version: v2\n", "foo/v1/item.proto": protoFixed},
+		file:  "foo/v1/item.proto", lang: "proto", broken: strings.Replace(protoFixed, "  Tag tag = 2;", "  Tagg tag = 2;", 1), fixed: protoFixed,
+		errAt: [2]int{7, 3},
+		def:   api.PositionParams{Line: 7, Symbol: "Tag"}, hov: api.PositionParams{Line: 7, Symbol: "Tag"},
+	},
 }
 
 const (
@@ -258,6 +265,7 @@ const (
 	vimFixed     = "function! Greeting(name) abort\n  return 'hello, ' . a:name\nendfunction\n\necho Greeting('x')\nlet x = 1\n"
 	composeFixed = "services:\n  web:\n    image: nginx\n    environment:\n      A: b\n"
 	fortranFixed = "program main\n  implicit none\n  integer :: n\n  n = 1\n  call greet(n)\ncontains\n  subroutine greet(k)\n    integer, intent(in) :: k\n    print *, 'hello', k\n  end subroutine greet\nend program main\n"
+	protoFixed   = "syntax = \"proto3\";\n\npackage foo.v1;\n\nmessage Item {\n  string name = 1;\n  Tag tag = 2;\n}\n\nmessage Tag {\n  string label = 1;\n}\n"
 	templFixed   = "package main\n\ntempl Greeting(name string) {\n\t<p>hello, { name }</p>\n}\n"
 	// The code templ generates imports templ's runtime, at the version
 	// servers.json installs.

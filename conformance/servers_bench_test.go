@@ -3,9 +3,11 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,13 +46,8 @@ func benchServer(b *testing.B, sc scenario) {
 		if err := os.Mkdir(root, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		for name, text := range sc.files {
-			if name == sc.file {
-				text = sc.fixed
-			}
-			if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-				b.Fatal(err)
-			}
+		if err := writeProject(root, sc); err != nil {
+			b.Fatal(err)
 		}
 		return root
 	}
@@ -63,12 +60,13 @@ func benchServer(b *testing.B, sc scenario) {
 		b.Fatal(err)
 	}
 	rootA, rootB := newRoot(), newRoot()
-	o, err := orchestrator.New(orchestrator.Options{Root: rootA, Config: cfg})
+	tapA, tapB := &wireTap{}, &wireTap{}
+	o, err := orchestrator.New(orchestrator.Options{Root: rootA, Config: cfg, Launch: tapA.launch})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { o.Shutdown(context.Background()) })
-	check := func(text string) time.Duration {
+	check := func(text string) (time.Duration, time.Duration) {
 		p := api.CheckParams{FilePath: sc.file, Text: &text}
 		if sc.disk {
 			if err := os.WriteFile(filepath.Join(rootA, sc.file), []byte(text), 0o644); err != nil {
@@ -76,15 +74,16 @@ func benchServer(b *testing.B, sc scenario) {
 			}
 			p.Text = nil
 		}
+		tapA.reset()
 		start := time.Now()
 		res, err := o.Check(ctx, p)
 		took := time.Since(start)
 		if err != nil || !res.Checked {
 			b.Fatalf("check: %+v %v", res, err)
 		}
-		return took
+		return took, took - tapA.span()
 	}
-	cold := check(sc.broken)
+	cold, _ := check(sc.broken)
 
 	// The server alone: a second process, as the daemon would start it,
 	// driven by the client library.
@@ -92,6 +91,7 @@ func benchServer(b *testing.B, sc scenario) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	ccfg.Launch = tapB.launch
 	c, err := client.Start(ctx, ccfg)
 	if err != nil {
 		b.Fatal(err)
@@ -99,7 +99,7 @@ func benchServer(b *testing.B, sc scenario) {
 	b.Cleanup(func() { c.Shutdown(context.Background()) })
 	path := filepath.Join(rootB, sc.file)
 	languageID := sc.lang
-	alone := func(text string) time.Duration {
+	alone := func(text string) (time.Duration, time.Duration) {
 		diagnose := c.Diagnose
 		if sc.disk {
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -107,13 +107,14 @@ func benchServer(b *testing.B, sc scenario) {
 			}
 			diagnose = c.DiagnoseSaved
 		}
+		tapB.reset()
 		start := time.Now()
 		a, err := diagnose(ctx, path, languageID, text)
 		took := time.Since(start)
 		if err != nil || a.Settle != client.Settled {
 			b.Fatalf("alone: %v %v", a.Settle, err)
 		}
-		return took
+		return took, took - tapB.span()
 	}
 	alone(sc.broken) // its cold start, not measured
 	texts := []string{sc.fixed, sc.broken}
@@ -121,17 +122,25 @@ func benchServer(b *testing.B, sc scenario) {
 		check(texts[i%2])
 		alone(texts[i%2])
 	}
-	var warm, own []time.Duration
+	var warm, own, warmLspkit, ownLspkit []time.Duration
+	daemon := func(text string) {
+		w, l := check(text)
+		warm, warmLspkit = append(warm, w), append(warmLspkit, l)
+	}
+	server := func(text string) {
+		w, l := alone(text)
+		own, ownLspkit = append(own, w), append(ownLspkit, l)
+	}
 	i := 0
 	for b.Loop() {
 		text := texts[i%2]
 		// Each way goes first every other time.
 		if i%4 < 2 {
-			warm = append(warm, check(text))
-			own = append(own, alone(text))
+			daemon(text)
+			server(text)
 		} else {
-			own = append(own, alone(text))
-			warm = append(warm, check(text))
+			server(text)
+			daemon(text)
 		}
 		i++
 	}
@@ -144,4 +153,67 @@ func benchServer(b *testing.B, sc scenario) {
 	b.ReportMetric(median(warm), "warm-ms")
 	b.ReportMetric(median(own), "alone-ms")
 	b.ReportMetric(median(warm)-median(own), "overhead-ms")
+	b.ReportMetric(median(warmLspkit)-median(ownLspkit), "own-ms")
+}
+
+// A wireTap times a server's wire: the first write to it and the last read
+// from it since reset.
+type wireTap struct {
+	mu                 sync.Mutex
+	firstWrite, lastRd time.Time
+}
+
+func (w *wireTap) reset() {
+	w.mu.Lock()
+	w.firstWrite, w.lastRd = time.Time{}, time.Time{}
+	w.mu.Unlock()
+}
+
+// span is the server's part of what happened since reset.
+func (w *wireTap) span() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.firstWrite.IsZero() || w.lastRd.Before(w.firstWrite) {
+		return 0
+	}
+	return w.lastRd.Sub(w.firstWrite)
+}
+
+func (w *wireTap) launch(ctx context.Context, cmd client.Command) (client.Proc, error) {
+	p, err := client.LaunchProcess(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return tappedProc{p, w}, nil
+}
+
+type tappedProc struct {
+	client.Proc
+	tap *wireTap
+}
+
+func (p tappedProc) Stdio() io.ReadWriteCloser { return tappedStdio{p.Proc.Stdio(), p.tap} }
+
+type tappedStdio struct {
+	io.ReadWriteCloser
+	tap *wireTap
+}
+
+func (s tappedStdio) Read(b []byte) (int, error) {
+	n, err := s.ReadWriteCloser.Read(b)
+	if n > 0 {
+		s.tap.mu.Lock()
+		s.tap.lastRd = time.Now()
+		s.tap.mu.Unlock()
+	}
+	return n, err
+}
+
+func (s tappedStdio) Write(b []byte) (int, error) {
+	s.tap.mu.Lock()
+	if s.tap.firstWrite.IsZero() {
+		s.tap.firstWrite = time.Now()
+	}
+	s.tap.mu.Unlock()
+	return s.ReadWriteCloser.Write(b)
 }

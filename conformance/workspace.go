@@ -95,6 +95,10 @@ var samples = map[string]sample{
 		"go.sum":      "github.com/a-h/templ v0.3.1100 h1:lQhjVs1IL+M6QWUvojaFBd21+kzwATppSyWkWB9oHoM=\ngithub.com/a-h/templ v0.3.1100/go.mod h1:j1WAOR7749mlo1AxFLQ7qbDFW5VwyoqszRTlKqEHN9M=\n",
 		"hello.templ": "package main\n\n// héllo 🙂\ntempl Greeting(name string) {\n\t<p>héllo 🙂 { name }\n}\n",
 	}},
+	"proto": {file: "foo/v1/item.proto", files: map[string]string{
+		"buf.yaml":          "version: v2\n",
+		"foo/v1/item.proto": "syntax = \"proto3\";\n\n// héllo 🙂\npackage foo.v1;\n\nmessage Item {\n  string name = 1; // wörld 🙂\n  Tag tag = 2;\n  Missing other = 3;\n}\n\nmessage Tag {\n  string label = 1;\n}\n",
+	}},
 	"fortran": {file: "main.f90", files: map[string]string{
 		"main.f90": "program main\n  ! héllo 🙂\n  implicit none\n  integer :: n\n  integer :: n\n  n = 1\n  call greet(n)\ncontains\n  subroutine greet(k)\n    integer, intent(in) :: k\n    print *, 'héllo 🙂', k\n  end subroutine greet\nend program main\n",
 	}},

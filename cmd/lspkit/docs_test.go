@@ -90,6 +90,34 @@ func TestDocsGenerated(t *testing.T) {
 	}
 }
 
+// TestDocsServerCounts: README's counts of built-in and live-tested
+// servers are servers.json's.
+func TestDocsServerCounts(t *testing.T) {
+	specs, err := registry.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := 0
+	for _, s := range specs {
+		if s.Tested {
+			tested++
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(data)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("(%d servers are live-tested", tested),
+		fmt.Sprintf("the %d built-in servers, which %d are live-tested", len(specs), tested),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("README.md does not say %q (servers.json: %d servers, %d live-tested)", want, len(specs), tested)
+		}
+	}
+}
+
 // commandsMarkdown is every command's synopsis, help and flags table.
 func commandsMarkdown() string {
 	var b strings.Builder

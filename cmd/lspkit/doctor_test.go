@@ -3,8 +3,12 @@
 package main
 
 import (
+	"maps"
+	"slices"
+
 	"bytes"
 	"errors"
+	"github.com/lspkit/lspkit/service/registry"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,5 +166,56 @@ func TestWatchFindings(t *testing.T) {
 	}
 	if w.Setting != "" && w.Limit < 10000 && !strings.Contains(w.Problem, "raise it") {
 		t.Errorf("limit %d below the budget: problem %q", w.Limit, w.Problem)
+	}
+}
+
+// TestDoctorNamesEachServer: on a project of each live-tested server's
+// language (a file of its first type, under its first root marker), doctor
+// names that server as needed — found, where the suite installed it
+// (LSPKIT_REQUIRE_SERVERS=1; CI's tier with LSPKIT_LANGUAGES_LIVE=1).
+func TestDoctorNamesEachServer(t *testing.T) {
+	t.Parallel()
+	specs, err := registry.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	require := os.Getenv("LSPKIT_REQUIRE_SERVERS") == "1"
+	ciTier := os.Getenv("LSPKIT_LANGUAGES_LIVE") == "1"
+	for _, id := range slices.Sorted(maps.Keys(specs)) {
+		s := specs[id]
+		if !s.Tested {
+			continue
+		}
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			var file string
+			if len(s.FileNames) > 0 {
+				file = s.FileNames[0]
+			} else {
+				file = "main" + s.Extensions[0]
+			}
+			files := map[string]string{file: "\n"}
+			if len(s.RootMarkers) > 0 {
+				files[s.RootMarkers[0]] = "{}\n"
+			}
+			if s.DefaultDisabled {
+				files["lspkit.json"] = `{"lsp": {"servers": {"` + id + `": {"enabled": true}}}}`
+			}
+			writeFiles(t, root, files)
+			cmd := exec.Command(lspkitBin, "doctor", "--json", "--root", root)
+			out, _ := cmd.Output() // its exit says whether all is well elsewhere too
+			var r doctorReport
+			if err := json.Unmarshal(out, &r); err != nil {
+				t.Fatalf("doctor --json: %v\n%s", err, out)
+			}
+			got := server(r, id)
+			if !got.Needed || got.State == "disabled" {
+				t.Fatalf("a project with %s: doctor says %+v, want %s needed", file, got, id)
+			}
+			if require && (s.TestedIn == "" || ciTier) && got.State != "found" {
+				t.Errorf("a project with %s: %s is %q (%s), want found: the suite installs it", file, id, got.State, got.Problem)
+			}
+		})
 	}
 }

@@ -81,6 +81,9 @@ type Behavior struct {
 	// ExitOnShutdown makes the server exit as soon as it has answered
 	// shutdown, before exit arrives.
 	ExitOnShutdown bool
+	// IgnoreExit makes the server ignore the exit notification: it exits
+	// (status 0) only when its input ends, as buf's does.
+	IgnoreExit bool
 	// Loading, after initialized, begins work-done progress with this
 	// title and never ends it (a project load that never finishes).
 	Loading string
@@ -608,6 +611,9 @@ func (s *server) Shutdown(context.Context) error { return nil }
 
 // Exit ends the server with status 0 (1 for a liar).
 func (s *server) Exit(context.Context) error {
+	if s.b.IgnoreExit {
+		return nil
+	}
 	code := 0
 	if s.b.Liar {
 		code = 1
