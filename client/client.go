@@ -64,6 +64,12 @@ type Config struct {
 	// (transport.Conn.SetCallTimeout): one unanswered within it is
 	// cancelled and fails with a *transport.CallTimeoutError; 0: no bound.
 	RequestTimeout time.Duration
+	// PositionEncodings are the position encodings offered to the server,
+	// preferred first; nil offers UTF-8, UTF-32 and UTF-16 (every
+	// position lspkit itself reports is converted). A front end that
+	// passes positions through unconverted (lspkit lsp) offers its
+	// client's one.
+	PositionEncodings []protocol.PositionEncodingKind
 }
 
 // A Client drives one language server for one workspace root. Its state
@@ -184,7 +190,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	params := protocol.InitializeParams{
 		ProcessID:             protocol.NewNullable(int32(os.Getpid())),
 		ClientInfo:            &protocol.ClientInfo{Name: "lspkit"},
-		Capabilities:          capabilities(!c.cfg.NoFileWatcher),
+		Capabilities:          capabilities(!c.cfg.NoFileWatcher, c.cfg.PositionEncodings),
 		InitializationOptions: c.cfg.InitializationOptions,
 		WorkspaceFolders:      protocol.Ptr(protocol.NewNullable(folders)),
 	}
@@ -208,10 +214,13 @@ func (c *Client) initialize(ctx context.Context) error {
 
 // Capabilities returns the client capabilities lspkit sends in initialize
 // (with file watching): what conform offers a server it scores.
-func Capabilities() protocol.ClientCapabilities { return capabilities(true) }
+func Capabilities() protocol.ClientCapabilities { return capabilities(true, nil) }
 
 // capabilities is what this client implements — and nothing it does not.
-func capabilities(watchFiles bool) protocol.ClientCapabilities {
+func capabilities(watchFiles bool, encodings []protocol.PositionEncodingKind) protocol.ClientCapabilities {
+	if encodings == nil {
+		encodings = []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF32, protocol.PositionEncodingKindUTF16}
+	}
 	caps := protocol.ClientCapabilities{
 		Workspace: &protocol.WorkspaceClientCapabilities{
 			ApplyEdit:              protocol.Ptr(true), // taken from the commands lspkit runs (ExecuteCommand), refused otherwise unless Config.ApplyEdit
@@ -279,7 +288,7 @@ func capabilities(watchFiles bool) protocol.ClientCapabilities {
 			RangeFormatting: &protocol.DocumentRangeFormattingClientCapabilities{},
 		},
 		General: &protocol.GeneralClientCapabilities{
-			PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF32, protocol.PositionEncodingKindUTF16},
+			PositionEncodings: encodings,
 		},
 	}
 	if !watchFiles {

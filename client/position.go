@@ -1,6 +1,7 @@
 package client
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/lspkit/lspkit/protocol"
@@ -69,4 +70,29 @@ func (m Mapper) Column(line string, codePoints int) uint32 {
 		n++
 	}
 	return col
+}
+
+// Offset returns the byte offset in text of the server position pos: a
+// line past the end is the text's end, a column past its line's end (or
+// inside a character) the line's end (or that character's start).
+func (m Mapper) Offset(text string, pos protocol.Position) int {
+	off := 0
+	for line := uint32(0); line < pos.Line; line++ {
+		i := strings.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		off += i + 1
+	}
+	var used uint32
+	for i, r := range text[off:] {
+		if r == '\n' || used >= pos.Character {
+			return off + i
+		}
+		used += m.units(r)
+		if used > pos.Character {
+			return off + i
+		}
+	}
+	return len(text)
 }

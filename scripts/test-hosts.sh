@@ -2,8 +2,10 @@
 # The agent hosts as shipped — Claude Code, Codex, Gemini CLI and opencode,
 # from npm at the versions cmd/lspkit/testdata/hosts pins (installed once
 # per lockfile into the user cache) — run lspkit as `lspkit init` sets it
-# up: cmd/lspkit's TestHosts, without the race detector. Needs the servers
-# scripts/test.sh installs. .ci/run runs it after the test command.
+# up: cmd/lspkit's TestHosts, without the race detector; and Debian's
+# Neovim (apt, as root or with sudo) runs `lspkit lsp` as its language
+# server: TestLSPNeovim. Needs the servers scripts/test.sh installs.
+# .ci/run runs it after the test command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/node-test.sh
@@ -13,3 +15,16 @@ cd "$(dirname "$0")/.."
 modules=$(node_modules cmd/lspkit/testdata/hosts hosts install)
 export LSPKIT_HOSTS=$modules/.bin LSPKIT_REQUIRE_SERVERS=1
 go_test TestHosts
+
+if ! command -v nvim >/dev/null; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	log=$(mktemp)
+	{ $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim; } >"$log" 2>&1 || {
+		cat "$log" >&2
+		exit 1
+	}
+	rm -f "$log"
+fi
+LSPKIT_NEOVIM=1 go_test TestLSPNeovim

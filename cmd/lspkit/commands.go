@@ -59,6 +59,13 @@ Exit status: 0 every file checked by every server for it and nothing found; 1 fi
 			},
 		},
 		{
+			name:    "lsp",
+			summary: "lspkit as a language server on stdin/stdout, fronting the real servers",
+			help:    `A language server for hosts and editors that speak LSP themselves (Claude Code's LSP plugins, opencode's lsp, Neovim, Helix, Zed): it starts the servers named by --server (none: every enabled server with a root marker at the root whose command is found), announces the union of what they offer, and passes the client's requests to the server(s) of each file. The client's open documents are its text; other files follow the disk, read-your-writes. Diagnostics of every server of a file are merged and published with the client's version once each server has settled for it. Positions are UTF-16 throughout. What is routed and what is not yet: docs/lsp-proxy.md.`,
+			define:  func(fs *flag.FlagSet) { new(lspOptions).define(fs) },
+			run:     lspCommand,
+		},
+		{
 			name:    "serve",
 			summary: "the daemon: JSON-RPC with LSP framing on stdin/stdout",
 			help: `The daemon an agent spawns: JSON-RPC 2.0 with LSP Content-Length framing on stdin/stdout; lsp/ready first, then the contract's methods (docs/contract.md). Ends on lsp/shutdown, the end of stdin or SIGTERM, answering what it read first; its servers end with it, SIGKILL included.
@@ -308,6 +315,28 @@ func (o *serveOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.StringVar(&o.mcpFDs, "mcp-fds", "", "serve MCP too on these two file descriptors `R,W` (e.g. 3,4), answering on the one the host does not write to")
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+}
+
+// lspOptions are lspkit lsp's flags.
+type lspOptions struct {
+	common
+	servers stringsFlag
+}
+
+func (o *lspOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.Var(&o.servers, "server", "front the server `ID` (repeatable; default: every enabled server with a root marker at the root)")
+}
+
+// stringsFlag is a repeatable string flag.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string { return strings.Join(*f, ",") }
+
+// Set adds one value.
+func (f *stringsFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
 }
 
 // initOptions are lspkit init's flags.

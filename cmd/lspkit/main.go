@@ -33,8 +33,10 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/conformance"
 	"github.com/lspkit/lspkit/internal/logsink"
+	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/lspserver"
 	"github.com/lspkit/lspkit/service/mcpserver"
 	"github.com/lspkit/lspkit/service/mcpserver/fdpair"
 	"github.com/lspkit/lspkit/service/orchestrator"
@@ -342,6 +344,44 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return 1
 	}
 	return 0
+}
+
+// lspCommand runs lspkit as a language server on stdin/stdout.
+func lspCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr, flush := unblocked(stderr)
+	defer flush()
+	var opts lspOptions
+	fs := newFlags("lsp", opts.define)
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lspkit lsp: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	c := &opts.common
+	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
+		return exitUsage
+	}
+	cfg, _, err := c.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer exiting(stop)
+	// Positions pass through unconverted: every server speaks the
+	// client's encoding, UTF-16.
+	o, err := c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Guard: guard(),
+		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}})
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
+		return exitUsage
+	}
+	defer o.Shutdown(context.WithoutCancel(ctx))
+	return lspserver.New(o, lspserver.Options{Servers: opts.servers, Logger: log}).Serve(ctx, stdio{stdin, stdout})
 }
 
 // parseFDs reads "R,W": the descriptors the host gave for MCP (either

@@ -23,11 +23,16 @@ import (
 
 // opened is a file open in a server that can answer a method.
 type opened struct {
-	c     *client.Client
-	uri   protocol.DocumentURI
-	file  string // relative to the root
-	lines []string
-	note  string // why the answer may be incomplete
+	c      *client.Client
+	server string // its id
+	// answer is the server's findings for the file's text when this open
+	// sent it (a text given, or the file new to the server); nil when the
+	// server had the text already.
+	answer *client.Answer
+	uri    protocol.DocumentURI
+	file   string // relative to the root
+	lines  []string
+	note   string // why the answer may be incomplete
 	// release lets the session's hold go (see session.hold): the request
 	// is answered, or the caller no longer reads from the server.
 	release func()
@@ -53,6 +58,15 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 // openServers is open for every server of file that supports method (all),
 // or the first: each returned holds its session until done.
 func (o *Orchestrator) openServers(ctx context.Context, file, method string, all bool) ([]opened, error) {
+	return o.openText(ctx, file, nil, method, all)
+}
+
+// openText is openServers with the file's text given (nil: the disk's)
+// and method "" for every server of the file:
+// each server returned holds that text for the file, its findings for it
+// settled, and the session held alone (as a check of given text) until
+// done. A given text needs no file on disk.
+func (o *Orchestrator) openText(ctx context.Context, file string, given *string, method string, all bool) ([]opened, error) {
 	if err := validPath("file", file); err != nil {
 		return nil, err
 	}
@@ -62,12 +76,16 @@ func (o *Orchestrator) openServers(ctx context.Context, file, method string, all
 	}
 	info, err := os.Stat(abs)
 	switch {
+	case given != nil && errors.Is(err, fs.ErrNotExist):
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, notFound(o.rel(abs), err)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", o.rel(abs), err)
 	case info.IsDir():
 		return nil, invalidParams("%s is a directory", o.rel(abs))
+	}
+	if given != nil && int64(len(*given)) > o.maxFileBytes() {
+		return nil, invalidParams("%s: the text given is %d bytes, over the limit of %d", o.rel(abs), len(*given), o.maxFileBytes())
 	}
 	targets := o.serversFor(abs)
 	if len(targets) == 0 {
@@ -89,8 +107,9 @@ func (o *Orchestrator) openServers(ctx context.Context, file, method string, all
 			return fail(err)
 		}
 		wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
-		// Held until the answer: no check's given text is sent meanwhile.
-		c, held, verdict, why := s.awaitHeld(wctx, false)
+		// Held until the answer: no check's given text is sent meanwhile
+		// (with a given text: nothing else is asked meanwhile).
+		c, held, verdict, why := s.awaitHeld(wctx, given != nil)
 		cancel()
 		uri, err := protocol.FileURI(abs)
 		if err != nil {
@@ -105,17 +124,30 @@ func (o *Orchestrator) openServers(ctx context.Context, file, method string, all
 		case c == nil:
 			reasons = append(reasons, fmt.Sprintf("%s is %s: %s", t.spec.ID, verdict, why))
 			continue
-		case !c.Supports(method, uri, t.spec.LanguageID(abs)):
+		case method != "" && !c.Supports(method, uri, t.spec.LanguageID(abs)):
 			held()
 			reasons = append(reasons, fmt.Sprintf("%s does not offer %s", t.spec.ID, method))
 			continue
 		}
 		release := sync.OnceFunc(held)
-		refreshNote := s.refresh(ctx, c, "")
+		except := ""
+		if given != nil {
+			except = abs
+		}
+		refreshNote := s.refresh(ctx, c, except)
 		text, isOpen := c.DocumentText(uri)
 		lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
 		defer cancel()
-		if !isOpen {
+		var answer *client.Answer
+		if given != nil && (!isOpen || text != *given) {
+			text = *given
+			a, err := s.diagnose(lctx, c, abs, t.spec.LanguageID(abs), source{text: text})
+			if err != nil {
+				release()
+				return fail(err)
+			}
+			answer = &a
+		} else if !isOpen {
 			src, err := readSource(abs, o.maxFileBytes())
 			if err != nil {
 				release()
@@ -125,11 +157,14 @@ func (o *Orchestrator) openServers(ctx context.Context, file, method string, all
 			// A file the server has not seen: its analysis of it (its
 			// findings settled) comes first, so that the project the
 			// file belongs to is loaded before the question.
-			if _, err := s.diagnose(lctx, c, abs, t.spec.LanguageID(abs), src); err != nil {
+			a, err := s.diagnose(lctx, c, abs, t.spec.LanguageID(abs), src)
+			if err != nil {
 				if _, open := c.DocumentText(uri); !open {
 					release()
 					return fail(err)
 				}
+			} else {
+				answer = &a
 			}
 		}
 		// A server loading its project or building its index answers
@@ -140,7 +175,7 @@ func (o *Orchestrator) openServers(ctx context.Context, file, method string, all
 		}
 		note := joinNotes(barrierNote, refreshNote, s.loaded(ctx, c, left))
 		s.used() // the question follows at once
-		out = append(out, opened{c: c, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note, release: release})
+		out = append(out, opened{c: c, server: t.spec.ID, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note, answer: answer, release: release})
 		if !all {
 			return out, nil
 		}

@@ -30,6 +30,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/impact"
 	"github.com/lspkit/lspkit/service/registry"
@@ -67,20 +68,25 @@ type Options struct {
 	// environment for each server started (a shared daemon's, completed
 	// by its clients'); a server's configured env is laid over both.
 	ServerEnv func() []string
+	// PositionEncodings are offered to every server (client.Config); nil
+	// offers lspkit's own preference.
+	PositionEncodings []protocol.PositionEncodingKind
 }
 
 // An Orchestrator runs the language servers of one workspace.
 type Orchestrator struct {
-	root    string // absolute, symlinks resolved
-	cfg     config.Config
-	log     *slog.Logger
-	specs   map[string]*registry.Spec
-	notes   []string // what was made of the configuration: keys ignored, entries read a certain way
-	store   *registry.Store
-	launch  client.Launch
-	grace   time.Duration
-	oneShot bool
-	guard   []string
+	root   string // absolute, symlinks resolved
+	cfg    config.Config
+	log    *slog.Logger
+	specs  map[string]*registry.Spec
+	notes  []string // what was made of the configuration: keys ignored, entries read a certain way
+	store  *registry.Store
+	launch client.Launch
+	// encodings are the position encodings offered to servers.
+	encodings []protocol.PositionEncodingKind
+	grace     time.Duration
+	oneShot   bool
+	guard     []string
 	// serverEnv is Options.ServerEnv.
 	serverEnv func() []string
 
@@ -137,6 +143,7 @@ func New(opts Options) (*Orchestrator, error) {
 		specs:     specs,
 		store:     opts.Store,
 		launch:    opts.Launch,
+		encodings: opts.PositionEncodings,
 		grace:     opts.StopGrace,
 		oneShot:   opts.OneShot,
 		guard:     opts.Guard,
@@ -556,6 +563,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 		WatchBudget:           o.cfg.WatchBudget,
 		Settle:                settlePolicy(spec.Settle),
 		RequestTimeout:        o.cfg.RequestTimeout,
+		PositionEncodings:     o.encodings,
 	}
 }
 

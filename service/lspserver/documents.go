@@ -1,0 +1,185 @@
+package lspserver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/textedit"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// TextDocumentDidOpen keeps the client's text and has it checked.
+func (s *Server) TextDocumentDidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
+	d := p.TextDocument
+	s.mu.Lock()
+	s.docs[d.URI] = &document{languageID: string(d.LanguageID), version: d.Version, text: d.Text}
+	s.mu.Unlock()
+	s.diags.schedule(d.URI)
+	return nil
+}
+
+// TextDocumentDidChange applies the client's changes (whole texts, or
+// UTF-16 ranges) to its text and has the new version checked.
+func (s *Server) TextDocumentDidChange(_ context.Context, p *protocol.DidChangeTextDocumentParams) error {
+	s.mu.Lock()
+	d, ok := s.docs[p.TextDocument.URI]
+	if !ok {
+		s.mu.Unlock()
+		return fmt.Errorf("didChange of %s, which is not open", p.TextDocument.URI)
+	}
+	text := d.text
+	for _, ch := range p.ContentChanges {
+		if whole, ok := ch.AsTextDocumentContentChangeWholeDocument(); ok {
+			text = whole.Text
+			continue
+		}
+		part, _ := ch.AsTextDocumentContentChangePartial()
+		m := client.Mapper{Encoding: protocol.PositionEncodingKindUTF16}
+		start, end := m.Offset(text, part.Range.Start), m.Offset(text, part.Range.End)
+		next, err := textedit.Apply(text, []textedit.Edit{{Start: start, End: max(start, end), New: part.Text}})
+		if err != nil {
+			s.mu.Unlock()
+			return fmt.Errorf("didChange of %s: %w", p.TextDocument.URI, err)
+		}
+		text = next
+	}
+	d.text, d.version = text, p.TextDocument.Version
+	s.mu.Unlock()
+	s.diags.schedule(p.TextDocument.URI)
+	return nil
+}
+
+// TextDocumentDidSave has the document checked again (servers that
+// analyse saved files only answer then).
+func (s *Server) TextDocumentDidSave(_ context.Context, p *protocol.DidSaveTextDocumentParams) error {
+	s.diags.schedule(p.TextDocument.URI)
+	return nil
+}
+
+// TextDocumentDidClose forgets the client's text (the servers follow the
+// disk again) and clears the document's diagnostics.
+func (s *Server) TextDocumentDidClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
+	s.mu.Lock()
+	delete(s.docs, p.TextDocument.URI)
+	s.mu.Unlock()
+	s.diags.forget(p.TextDocument.URI)
+	return protocol.PublishDiagnosticsNotification.Notify(ctx, s.conn, protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
+}
+
+// A publisher checks the client's open documents and publishes every
+// server's findings for each version, merged: one round at a time per
+// document, the latest version next (versions passed over meanwhile are
+// never published).
+type publisher struct {
+	s      *Server
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	running map[protocol.DocumentURI]bool // a round runs
+	again   map[protocol.DocumentURI]bool // a change came during it
+}
+
+func newPublisher(s *Server) *publisher {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &publisher{s: s, ctx: ctx, cancel: cancel, running: map[protocol.DocumentURI]bool{}, again: map[protocol.DocumentURI]bool{}}
+}
+
+// schedule has uri's current text checked and published.
+func (p *publisher) schedule(uri protocol.DocumentURI) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx.Err() != nil {
+		return
+	}
+	if p.running[uri] {
+		p.again[uri] = true
+		return
+	}
+	p.running[uri] = true
+	p.wg.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				p.s.log.Error("lsp: diagnostics: panic", "panic", r)
+			}
+		}()
+		for {
+			p.round(uri)
+			p.mu.Lock()
+			if !p.again[uri] || p.ctx.Err() != nil {
+				delete(p.running, uri)
+				delete(p.again, uri)
+				p.mu.Unlock()
+				return
+			}
+			p.again[uri] = false
+			p.mu.Unlock()
+		}
+	})
+}
+
+// forget drops a round waiting for a closed document.
+func (p *publisher) forget(uri protocol.DocumentURI) {
+	p.mu.Lock()
+	delete(p.again, uri)
+	p.mu.Unlock()
+}
+
+// round checks uri's text as it is now and publishes the findings, with
+// its version, unless the document changed or closed meanwhile.
+func (p *publisher) round(uri protocol.DocumentURI) {
+	p.s.mu.Lock()
+	d, ok := p.s.docs[uri]
+	if !ok {
+		p.s.mu.Unlock()
+		return
+	}
+	version, text := d.version, d.text
+	p.s.mu.Unlock()
+	path, err := file(uri)
+	if err != nil {
+		return
+	}
+	held, err := p.s.b.Hold(p.ctx, path, &text, "", true)
+	if err != nil {
+		if te, ok := err.(*transport.Error); ok {
+			p.s.logMessage(p.ctx, protocol.MessageTypeInfo, fmt.Sprintf("lspkit: %s: %s", uri, te.Message))
+		} else {
+			p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %v", uri, err))
+		}
+		return
+	}
+	diags := []protocol.Diagnostic{}
+	for _, h := range held {
+		if h.Answer != nil {
+			diags = append(diags, h.Answer.Diagnostics...)
+			if h.Answer.Settle != client.Settled {
+				p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %s's findings for version %d may be incomplete (%s)", uri, h.Server, version, h.Answer.Settle))
+			}
+		} else {
+			diags = append(diags, h.Client.Diagnostics(h.URI)...)
+		}
+		h.Release()
+	}
+	p.s.mu.Lock()
+	d, ok = p.s.docs[uri]
+	current := ok && d.version == version
+	p.s.mu.Unlock()
+	if !current {
+		return // a later round publishes
+	}
+	v := version
+	if err := protocol.PublishDiagnosticsNotification.Notify(p.ctx, p.s.conn, protocol.PublishDiagnosticsParams{URI: uri, Version: &v, Diagnostics: diags}); err != nil {
+		p.s.log.Debug("lsp: publish", "err", err)
+	}
+}
+
+// stop ends the rounds and waits for them.
+func (p *publisher) stop() {
+	p.cancel()
+	p.wg.Wait()
+}

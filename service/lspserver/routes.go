@@ -1,0 +1,146 @@
+package lspserver
+
+import (
+	"context"
+	"slices"
+
+	"github.com/lspkit/lspkit/protocol"
+)
+
+// The requests routed to the servers of their document. Each goes to the
+// first server of the file that offers it, except code actions, which
+// every server offering them answers (TypeScript's fixes beside ESLint's),
+// merged. Each is the generated descriptor's own method: its params and
+// result are passed through as the protocol types.
+
+// TextDocumentHover asks the file's server.
+func (s *Server) TextDocumentHover(ctx context.Context, p *protocol.HoverParams) (protocol.Nullable[protocol.Hover], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.HoverRequest, *p)
+}
+
+// TextDocumentDefinition asks the file's server.
+func (s *Server) TextDocumentDefinition(ctx context.Context, p *protocol.DefinitionParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.DefinitionRequest, *p)
+}
+
+// TextDocumentTypeDefinition asks the file's server.
+func (s *Server) TextDocumentTypeDefinition(ctx context.Context, p *protocol.TypeDefinitionParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.TypeDefinitionRequest, *p)
+}
+
+// TextDocumentImplementation asks the file's server.
+func (s *Server) TextDocumentImplementation(ctx context.Context, p *protocol.ImplementationParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.ImplementationRequest, *p)
+}
+
+// TextDocumentDeclaration asks the file's server.
+func (s *Server) TextDocumentDeclaration(ctx context.Context, p *protocol.DeclarationParams) (protocol.Nullable[protocol.DeclarationResult], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.DeclarationRequest, *p)
+}
+
+// TextDocumentReferences asks the file's server.
+func (s *Server) TextDocumentReferences(ctx context.Context, p *protocol.ReferenceParams) (protocol.Nullable[[]protocol.Location], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.ReferencesRequest, *p)
+}
+
+// TextDocumentDocumentHighlight asks the file's server.
+func (s *Server) TextDocumentDocumentHighlight(ctx context.Context, p *protocol.DocumentHighlightParams) (protocol.Nullable[[]protocol.DocumentHighlight], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.DocumentHighlightRequest, *p)
+}
+
+// TextDocumentDocumentSymbol asks the file's server.
+func (s *Server) TextDocumentDocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) (protocol.Nullable[protocol.SymbolInformationSliceOrDocumentSymbolSlice], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.DocumentSymbolRequest, *p)
+}
+
+// TextDocumentSignatureHelp asks the file's server.
+func (s *Server) TextDocumentSignatureHelp(ctx context.Context, p *protocol.SignatureHelpParams) (protocol.Nullable[protocol.SignatureHelp], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.SignatureHelpRequest, *p)
+}
+
+// TextDocumentCompletion asks the file's server.
+func (s *Server) TextDocumentCompletion(ctx context.Context, p *protocol.CompletionParams) (protocol.Nullable[protocol.CompletionResult], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.CompletionRequest, *p)
+}
+
+// TextDocumentFormatting asks the file's server.
+func (s *Server) TextDocumentFormatting(ctx context.Context, p *protocol.DocumentFormattingParams) (protocol.Nullable[[]protocol.TextEdit], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.DocumentFormattingRequest, *p)
+}
+
+// TextDocumentRangeFormatting asks the file's server.
+func (s *Server) TextDocumentRangeFormatting(ctx context.Context, p *protocol.DocumentRangeFormattingParams) (protocol.Nullable[[]protocol.TextEdit], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.DocumentRangeFormattingRequest, *p)
+}
+
+// TextDocumentRename asks the file's server; its edit names the client's
+// document versions.
+func (s *Server) TextDocumentRename(ctx context.Context, p *protocol.RenameParams) (protocol.Nullable[protocol.WorkspaceEdit], error) {
+	r, vs, err := firstVersioned(ctx, s, p.TextDocument.URI, protocol.RenameRequest, *p)
+	if e, ok := r.Get(); ok {
+		vs.apply(&e)
+		r = protocol.NewNullable(e)
+	}
+	return r, err
+}
+
+// TextDocumentPrepareRename asks the file's server.
+func (s *Server) TextDocumentPrepareRename(ctx context.Context, p *protocol.PrepareRenameParams) (protocol.Nullable[protocol.PrepareRenameResult], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.PrepareRenameRequest, *p)
+}
+
+// TextDocumentFoldingRange asks the file's server.
+func (s *Server) TextDocumentFoldingRange(ctx context.Context, p *protocol.FoldingRangeParams) (protocol.Nullable[[]protocol.FoldingRange], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.FoldingRangeRequest, *p)
+}
+
+// TextDocumentSelectionRange asks the file's server.
+func (s *Server) TextDocumentSelectionRange(ctx context.Context, p *protocol.SelectionRangeParams) (protocol.Nullable[[]protocol.SelectionRange], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.SelectionRangeRequest, *p)
+}
+
+// TextDocumentInlayHint asks the file's server.
+func (s *Server) TextDocumentInlayHint(ctx context.Context, p *protocol.InlayHintParams) (protocol.Nullable[[]protocol.InlayHint], error) {
+	return first(ctx, s, p.TextDocument.URI, protocol.InlayHintRequest, *p)
+}
+
+// TextDocumentCodeAction asks every server of the file and merges their
+// actions in server order.
+func (s *Server) TextDocumentCodeAction(ctx context.Context, p *protocol.CodeActionParams) (protocol.Nullable[[]protocol.CommandOrCodeAction], error) {
+	answers, vs, err := each(ctx, s, p.TextDocument.URI, protocol.CodeActionRequest, *p)
+	if err != nil || len(answers) == 0 {
+		return protocol.Nullable[[]protocol.CommandOrCodeAction]{}, err
+	}
+	var all []protocol.CommandOrCodeAction
+	for _, a := range answers {
+		if v, ok := a.Get(); ok {
+			all = slices.Concat(all, v)
+		}
+	}
+	for i, a := range all {
+		if ca, ok := a.AsCodeAction(); ok && ca.Edit != nil {
+			vs.apply(ca.Edit)
+			all[i] = protocol.NewCommandOrCodeActionCodeAction(ca)
+		}
+	}
+	return protocol.NewNullable(all), nil
+}
+
+// apply gives an edit's documents the client's versions: a server names
+// the versions lspkit gave it, which are not the client's. A document the
+// client has open gets the version the server answered for; one it has
+// not, none (the disk's).
+func (vs versions) apply(e *protocol.WorkspaceEdit) {
+	for i, ch := range e.DocumentChanges {
+		te, ok := ch.AsTextDocumentEdit()
+		if !ok {
+			continue
+		}
+		if v, open := vs[te.TextDocument.URI]; open {
+			te.TextDocument.Version = protocol.NewNullable(v)
+		} else {
+			te.TextDocument.Version = protocol.Null[int32]()
+		}
+		e.DocumentChanges[i] = protocol.NewWorkspaceEditDocumentChangesElemTextDocumentEdit(te)
+	}
+}

@@ -1,0 +1,266 @@
+package lspserver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/lspserver"
+	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/transport"
+)
+
+// editor is the test's side of the connection: an LSP client that keeps
+// what the server sends it.
+type editor struct {
+	conn *transport.Conn
+	done chan int // Serve's exit code
+
+	mu    sync.Mutex
+	diags map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams
+	logs  []string
+	got   chan struct{} // a notification arrived
+}
+
+// start runs lspkit lsp's server over two fake servers (a and b, both
+// serving .fk, both publishing an error for each line with ERROR) on a root
+// holding files.
+func start(t *testing.T, files map[string]string) (*editor, string) {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, _ := os.Executable()
+	doc := fmt.Sprintf(`{"lsp": {"servers": {"a": {"command": %q, "args": ["a"], "extensions": [".fk"]}, "b": {"command": %q, "args": ["b"], "extensions": [".fk"]}}}}`, exe, exe)
+	cfg, err := config.Parse([]byte(doc), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"a": {}, "b": {}}}
+	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: l.Launch, StopGrace: time.Second,
+		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverSide, clientSide := net.Pipe()
+	e := &editor{done: make(chan int, 1), diags: map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams{}, got: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		e.done <- lspserver.New(o, lspserver.Options{Servers: []string{"a", "b"}}).Serve(ctx, serverSide)
+	}()
+	e.conn = transport.NewConn(clientSide, transport.Options{Handler: transport.HandlerFunc(e.handle)})
+	t.Cleanup(func() {
+		cancel()
+		e.conn.Close()
+		o.Shutdown(context.Background())
+		if n := l.Alive(); n != 0 {
+			t.Errorf("%d fake servers still running", n)
+		}
+	})
+	return e, o.Root()
+}
+
+func (e *editor) handle(_ context.Context, req *transport.Request) (any, error) {
+	e.mu.Lock()
+	switch req.Method {
+	case protocol.PublishDiagnosticsNotification.Method():
+		var p protocol.PublishDiagnosticsParams
+		if err := json.Unmarshal(req.Params, &p); err == nil {
+			e.diags[p.URI] = append(e.diags[p.URI], p)
+		}
+	case protocol.LogMessageNotification.Method():
+		var p protocol.LogMessageParams
+		if err := json.Unmarshal(req.Params, &p); err == nil {
+			e.logs = append(e.logs, p.Message)
+		}
+	}
+	e.mu.Unlock()
+	select {
+	case e.got <- struct{}{}:
+	default:
+	}
+	return nil, nil
+}
+
+// await waits until cond holds of what arrived, or fails at the deadline.
+func (e *editor) await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(20 * time.Second)
+	defer deadline.Stop()
+	for {
+		e.mu.Lock()
+		ok := cond()
+		e.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-e.got:
+		case <-deadline.C:
+			t.Fatalf("no %s within 20 s", what)
+		}
+	}
+}
+
+// published returns the last publish for uri with version v, if any.
+func (e *editor) published(uri protocol.DocumentURI, v int32) (protocol.PublishDiagnosticsParams, bool) {
+	for _, p := range e.diags[uri] {
+		if p.Version != nil && *p.Version == v {
+			return p, true
+		}
+	}
+	return protocol.PublishDiagnosticsParams{}, false
+}
+
+func (e *editor) call(t *testing.T, method string, params any) (jsontext.Value, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out jsontext.Value
+	err := e.conn.Call(ctx, method, params, &out)
+	return out, err
+}
+
+func (e *editor) notify(t *testing.T, method string, params any) {
+	t.Helper()
+	if err := e.conn.Notify(context.Background(), method, params); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func code(err error) int64 {
+	if te, ok := errors.AsType[*transport.Error](err); ok {
+		return te.Code
+	}
+	return 0
+}
+
+// TestLSPServer: the lifecycle's rules, the client's text as the servers'
+// (an incremental change applied, hover answered from it, not the disk's),
+// both servers' findings merged and published with the client's version,
+// a file no server handles answered empty with a log message, and the exit
+// code.
+func TestLSPServer(t *testing.T) {
+	e, root := start(t, map[string]string{"a.fk": "disk line\nsecond\n", "notes.txt": "x\n"})
+	uri, _ := protocol.FileURI(filepath.Join(root, "a.fk"))
+	hover := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 1}}
+
+	if _, err := e.call(t, protocol.HoverRequest.Method(), hover); code(err) != -32002 {
+		t.Fatalf("hover before initialize: %v, want -32002", err)
+	}
+	res, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var init protocol.InitializeResult
+	if err := json.Unmarshal(res, &init); err != nil {
+		t.Fatal(err)
+	}
+	sync, _ := init.Capabilities.TextDocumentSync.AsTextDocumentSyncOptions()
+	if init.Capabilities.HoverProvider.IsZero() || init.Capabilities.DefinitionProvider.IsZero() || sync.Change == nil || *sync.Change != protocol.TextDocumentSyncKindIncremental ||
+		*init.Capabilities.PositionEncoding != protocol.PositionEncodingKindUTF16 {
+		t.Fatalf("capabilities: %s", res)
+	}
+	if !strings.Contains(*init.ServerInfo.Version, "a b") {
+		t.Errorf("serverInfo %+v, want both servers named", init.ServerInfo)
+	}
+	e.notify(t, protocol.InitializedNotification.Method(), map[string]any{})
+
+	// The client's text, not the disk's: two ERROR lines, one finding
+	// each from each server.
+	e.notify(t, protocol.DidOpenTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "fk", "version": 1, "text": "héllo 🙂 ERROR\nfine\nERROR here\n"}})
+	e.await(t, "publish of version 1", func() bool { _, ok := e.published(uri, 1); return ok })
+	e.mu.Lock()
+	p1, _ := e.published(uri, 1)
+	e.mu.Unlock()
+	if len(p1.Diagnostics) != 4 {
+		t.Fatalf("version 1: %d findings, want 4 (2 lines × 2 servers): %+v", len(p1.Diagnostics), p1.Diagnostics)
+	}
+
+	// An incremental change, in UTF-16 (the emoji is two units): the first
+	// line's ERROR becomes "fixed".
+	e.notify(t, protocol.DidChangeTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 9}, "end": map[string]any{"line": 0, "character": 14}}, "text": "fixed"}}})
+	e.await(t, "publish of version 2", func() bool { _, ok := e.published(uri, 2); return ok })
+	e.mu.Lock()
+	p2, _ := e.published(uri, 2)
+	e.mu.Unlock()
+	if len(p2.Diagnostics) != 2 || p2.Diagnostics[0].Range.Start.Line != 2 {
+		t.Fatalf("version 2: %+v, want the third line's 2 findings", p2.Diagnostics)
+	}
+	res, err = e.call(t, protocol.HoverRequest.Method(), hover)
+	if err != nil || !strings.Contains(string(res), "héllo 🙂 fixed") {
+		t.Fatalf("hover: %s %v, want the client's edited first line", res, err)
+	}
+
+	// Closed: the servers follow the disk again, the findings are cleared.
+	e.notify(t, protocol.DidCloseTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri}})
+	e.await(t, "the clearing publish", func() bool {
+		ps := e.diags[uri]
+		return len(ps) > 0 && ps[len(ps)-1].Version == nil && len(ps[len(ps)-1].Diagnostics) == 0
+	})
+	res, err = e.call(t, protocol.HoverRequest.Method(), hover)
+	if err != nil || !strings.Contains(string(res), "disk line") {
+		t.Fatalf("hover after close: %s %v, want the disk's first line", res, err)
+	}
+
+	// No server for .txt: an empty answer and a log message, no error.
+	txt, _ := protocol.FileURI(filepath.Join(root, "notes.txt"))
+	res, err = e.call(t, protocol.DefinitionRequest.Method(), map[string]any{"textDocument": map[string]any{"uri": txt}, "position": map[string]any{"line": 0, "character": 0}})
+	if err != nil || string(res) != "null" {
+		t.Fatalf("definition in notes.txt: %s %v, want null", res, err)
+	}
+	e.await(t, "a log message naming notes.txt", func() bool {
+		return len(e.logs) > 0 && strings.Contains(e.logs[len(e.logs)-1], "notes.txt")
+	})
+
+	if _, err := e.call(t, protocol.ShutdownRequest.Method(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.call(t, protocol.HoverRequest.Method(), hover); code(err) != -32600 {
+		t.Fatalf("hover after shutdown: %v, want -32600", err)
+	}
+	e.notify(t, protocol.ExitNotification.Method(), nil)
+	select {
+	case c := <-e.done:
+		if c != 0 {
+			t.Errorf("exit code %d after shutdown and exit, want 0", c)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return after exit")
+	}
+}
+
+// TestLSPServerExitWithoutShutdown: exit without shutdown is exit code 1.
+func TestLSPServerExitWithoutShutdown(t *testing.T) {
+	e, _ := start(t, nil)
+	if _, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	e.notify(t, protocol.ExitNotification.Method(), nil)
+	select {
+	case c := <-e.done:
+		if c != 1 {
+			t.Errorf("exit code %d, want 1", c)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return after exit")
+	}
+}

@@ -1,0 +1,118 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+)
+
+// A Held is one server of a file, held for the requests a front end
+// passes through to it (lspkit lsp): the server has the file's text as
+// the front end asked, and nothing else is sent to it until Release.
+type Held struct {
+	Server string // the server's id
+	Client *client.Client
+	URI    protocol.DocumentURI
+	// Answer is the server's findings for the file's text when this hold
+	// sent it (a text given, or the file new to the server), settled or
+	// as far as they came; nil when the server had that text already.
+	Answer *client.Answer
+	// Note says why an answer from it may be incomplete (its project
+	// still loading, another server of the file unavailable).
+	Note string
+	op   opened
+}
+
+// Release lets the server go; it may be called more than once.
+func (h Held) Release() { h.op.done() }
+
+// Hold returns the servers of file (relative to the root, or absolute
+// within it) that offer method ("": every server of the file) — every
+// one (all), or the first — each
+// holding text for the file (nil: the disk's) with its findings for it
+// settled, after the read-your-writes barrier. Errors are the contract's:
+// outside the root, no such file (without a text), no server, none
+// available (with each one's reason).
+func (o *Orchestrator) Hold(ctx context.Context, file string, text *string, method string, all bool) ([]Held, error) {
+	ops, err := o.openText(ctx, file, text, method, all)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Held, len(ops))
+	for i, op := range ops {
+		out[i] = Held{Server: op.server, Client: op.c, URI: op.uri, Answer: op.answer, Note: op.note, op: op}
+	}
+	return out, nil
+}
+
+// A Started server is one a front end announced at its start.
+type Started struct {
+	Server       string
+	Capabilities *protocol.ServerCapabilities
+	// Reason says why it is not running (nil Capabilities).
+	Reason string
+}
+
+// StartServers starts the servers named (none: every enabled server with
+// one of its root markers at the root whose command is found — none is
+// installed for want of a name) for the root and waits, within ctx,
+// until each has answered initialize: a front end announces their
+// capabilities' union. A server disabled, unknown, or needing a root marker
+// the root lacks is left out, with its reason.
+func (o *Orchestrator) StartServers(ctx context.Context, ids []string) []Started {
+	if len(ids) == 0 {
+		for _, id := range slices.Sorted(maps.Keys(o.specs)) {
+			spec := o.specs[id]
+			if !spec.Enabled || !slices.ContainsFunc(spec.RootMarkers, func(m string) bool {
+				_, err := os.Stat(filepath.Join(o.root, m))
+				return err == nil
+			}) {
+				continue
+			}
+			if _, found := o.store.Find(spec); found {
+				ids = append(ids, id)
+			}
+		}
+	}
+	var out []Started
+	for _, id := range ids {
+		spec, ok := o.specs[id]
+		switch {
+		case !ok:
+			out = append(out, Started{Server: id, Reason: "no such server"})
+			continue
+		case !spec.Enabled:
+			out = append(out, Started{Server: id, Reason: "disabled by the configuration"})
+			continue
+		}
+		// The server's root for a file at the workspace root.
+		probe := filepath.Join(o.root, "_")
+		if len(spec.Extensions) > 0 {
+			probe += spec.Extensions[0]
+		}
+		root, found := o.serverRoot(spec, probe)
+		if !found && spec.RequireMarker {
+			out = append(out, Started{Server: id, Reason: fmt.Sprintf("no %v at the root", spec.RootMarkers)})
+			continue
+		}
+		s, err := o.session(target{spec: spec, root: root})
+		if err != nil {
+			out = append(out, Started{Server: id, Reason: err.Error()})
+			continue
+		}
+		c, verdict, reason := s.await(ctx)
+		if c == nil {
+			out = append(out, Started{Server: id, Reason: fmt.Sprintf("%s: %s", verdict, reason)})
+			continue
+		}
+		caps := c.ServerCapabilities()
+		out = append(out, Started{Server: id, Capabilities: &caps})
+	}
+	return out
+}
