@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 modules=$(node_modules cmd/lspkit/testdata/hosts hosts install)
 export LSPKIT_HOSTS=$modules/.bin LSPKIT_REQUIRE_SERVERS=1
 go_test TestHosts
+go_test TestLSPOpencode
 
 if ! command -v nvim >/dev/null; then
 	sudo=""

@@ -61,7 +61,7 @@ Exit status: 0 every file checked by every server for it and nothing found; 1 fi
 		{
 			name:    "lsp",
 			summary: "lspkit as a language server on stdin/stdout, fronting the real servers",
-			help:    `A language server for hosts and editors that speak LSP themselves (Claude Code's LSP plugins, opencode's lsp, Neovim, Helix, Zed): it starts the servers named by --server (none: every enabled server with a root marker at the root whose command is found), announces the union of what they offer, and passes the client's requests to the server(s) of each file. The client's open documents are its text; other files follow the disk, read-your-writes. Diagnostics of every server of a file are merged and published with the client's version once each server has settled for it. Positions are UTF-16 throughout. What is routed and what is not yet: docs/lsp-proxy.md.`,
+			help:    `A language server for hosts and editors that speak LSP themselves (Claude Code's LSP plugins, opencode's lsp, Neovim, Helix, Zed): it starts the servers named by --server (none: every enabled server with a root marker at the root, a file of its type under it and its command found), announces the union of what they offer, and passes the client's requests to the server(s) of each file. The client's open documents are its text; other files follow the disk, read-your-writes. Diagnostics of every server of a file are merged and published with the client's version once each server has settled for it. Positions are UTF-16 throughout. What is routed and what is not yet: docs/lsp-proxy.md.`,
 			define:  func(fs *flag.FlagSet) { new(lspOptions).define(fs) },
 			run:     lspCommand,
 		},

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/config"
@@ -270,7 +270,13 @@ func TestDocsBlocks(t *testing.T) {
 					if json.Unmarshal(v, &doc) != nil {
 						continue
 					}
-					if _, ok := doc["lsp"]; ok {
+					if schema, _ := doc["$schema"]; strings.Contains(string(schema), "opencode.ai") {
+						// opencode's own configuration, which lspkit reads
+						// as its fallback.
+						if _, err := config.ParseOpencode(v, b.String()); err != nil {
+							t.Errorf("%s: lspkit refuses this opencode.json: %v", b, err)
+						}
+					} else if _, ok := doc["lsp"]; ok {
 						if _, err := config.Parse(v, b.String()); err != nil {
 							t.Errorf("%s: lspkit refuses this configuration: %v", b, err)
 						}
@@ -295,7 +301,13 @@ func TestDocsBlocks(t *testing.T) {
 					if server["command"] != "lspkit" {
 						continue
 					}
-					args, _ := server["args"].([]string)
+					var args []string
+					list, _ := server["args"].([]any)
+					for _, a := range list {
+						if s, ok := a.(string); ok {
+							args = append(args, s)
+						}
+					}
 					lines++
 					if err := validCommandLine(args); err != nil {
 						t.Errorf("%s: mcp_servers.%s: %v", b, name, err)
@@ -475,111 +487,13 @@ func validCommandLine(argv []string) error {
 	return nil
 }
 
-// parseTOML parses the TOML the recipes use — [tables] (dotted names),
-// key = "string" | [strings] | {inline table of strings} | integer |
-// boolean, comments — and refuses anything else, so a block that is not
-// valid TOML fails.
+// parseTOML parses a TOML block (go-toml: any valid TOML).
 func parseTOML(text string) (map[string]any, error) {
-	root := map[string]any{}
-	table := root
-	for i, raw := range strings.Split(text, "\n") {
-		line := strings.TrimSpace(stripComment(raw))
-		if line == "" {
-			continue
-		}
-		fail := func(msg string) error { return fmt.Errorf("line %d: %s: %q", i+1, msg, raw) }
-		if strings.HasPrefix(line, "[") {
-			if !strings.HasSuffix(line, "]") || strings.HasPrefix(line, "[[") {
-				return nil, fail("bad table header")
-			}
-			table = root
-			for _, part := range strings.Split(strings.Trim(line, "[]"), ".") {
-				part = strings.Trim(strings.TrimSpace(part), `"`)
-				if !regexp.MustCompile(`^[A-Za-z0-9_-]+$`).MatchString(part) {
-					return nil, fail("bad table name")
-				}
-				next, ok := table[part].(map[string]any)
-				if !ok {
-					if _, taken := table[part]; taken {
-						return nil, fail("table redefines a key")
-					}
-					next = map[string]any{}
-					table[part] = next
-				}
-				table = next
-			}
-			continue
-		}
-		key, value, ok := strings.Cut(line, "=")
-		key = strings.Trim(strings.TrimSpace(key), `"`)
-		if !ok || !regexp.MustCompile(`^[A-Za-z0-9_-]+$`).MatchString(key) {
-			return nil, fail("expected key = value")
-		}
-		if _, dup := table[key]; dup {
-			return nil, fail("duplicate key")
-		}
-		v, err := tomlValue(strings.TrimSpace(value))
-		if err != nil {
-			return nil, fail(err.Error())
-		}
-		table[key] = v
+	doc := map[string]any{}
+	if err := toml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
 	}
-	return root, nil
-}
-
-// stripComment drops a # comment that is not inside a string.
-func stripComment(line string) string {
-	in := false
-	for i, r := range line {
-		switch {
-		case r == '"' && (i == 0 || line[i-1] != '\\'):
-			in = !in
-		case r == '#' && !in:
-			return line[:i]
-		}
-	}
-	return line
-}
-
-// tomlValue parses one TOML value of the kinds parseTOML takes.
-func tomlValue(s string) (any, error) {
-	switch {
-	case strings.HasPrefix(s, `"`):
-		var v string
-		if err := json.Unmarshal([]byte(s), &v); err != nil {
-			return nil, fmt.Errorf("bad string")
-		}
-		return v, nil
-	case strings.HasPrefix(s, "["):
-		var v []string
-		if err := json.Unmarshal([]byte(s), &v); err != nil {
-			return nil, fmt.Errorf("expected an array of strings")
-		}
-		return v, nil
-	case strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}"):
-		m := map[string]string{}
-		inner := strings.TrimSpace(s[1 : len(s)-1])
-		if inner == "" {
-			return m, nil
-		}
-		for _, kv := range strings.Split(inner, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			k = strings.Trim(strings.TrimSpace(k), `"`)
-			var str string
-			if !ok || k == "" || json.Unmarshal([]byte(strings.TrimSpace(v)), &str) != nil {
-				return nil, fmt.Errorf("expected an inline table of strings")
-			}
-			m[k] = str
-		}
-		return m, nil
-	case s == "true" || s == "false":
-		return s == "true", nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return nil, fmt.Errorf("unsupported value")
-	}
-	return n, nil
+	return doc, nil
 }
 
 // tomlTables returns the tables under name: mcp_servers.X → X's table.

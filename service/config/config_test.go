@@ -121,6 +121,29 @@ func TestOpencodeBooleans(t *testing.T) {
 	}
 }
 
+// TestOpencodeLspkitEntry: opencode.json's entry running lspkit lsp (its
+// LSP fronted by lspkit) is not one of lspkit's servers, and the servers
+// opencode turns off beside it (so that lspkit serves their files) stay on
+// for lspkit; both are named as ignored. Without such an entry, disabled
+// means disabled.
+func TestOpencodeLspkitEntry(t *testing.T) {
+	cfg, err := ParseOpencode([]byte(`{"lsp": {"gopls": {"disabled": true}, "lspkit": {"command": ["/usr/local/bin/lspkit", "lsp", "--server", "gopls"], "extensions": [".go"]}}}`), "opencode.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cfg.Servers["lspkit"]; ok || len(cfg.Ignored) != 2 || !strings.Contains(cfg.Ignored[0], "lsp.lspkit: lspkit lsp itself") ||
+		!strings.Contains(cfg.Ignored[1], "lsp.gopls.disabled: opencode's own server") {
+		t.Fatalf("servers %v, ignored %q: want lspkit's entry and gopls's disabled ignored and named", cfg.Servers, cfg.Ignored)
+	}
+	if g := cfg.Servers["gopls"]; g.Enabled != nil {
+		t.Errorf("gopls: %+v, want lspkit's default (on)", g)
+	}
+	cfg, err = ParseOpencode([]byte(`{"lsp": {"gopls": {"disabled": true}}}`), "opencode.json")
+	if g := cfg.Servers["gopls"]; err != nil || g.Enabled == nil || *g.Enabled || len(cfg.Ignored) != 0 {
+		t.Errorf("without an lspkit entry: gopls %+v, ignored %q, %v: want disabled", g, cfg.Ignored, err)
+	}
+}
+
 // TestSidecarConfig: a server's sidecar from lspkit.json and from
 // opencode.json, and what is wrong with a bad one.
 func TestSidecarConfig(t *testing.T) {

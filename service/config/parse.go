@@ -584,6 +584,7 @@ func ParseOpencode(data []byte, source string) (Config, error) {
 		return cfg, &Error{Source: source, Key: "lsp", Msg: "expected true, false or an object, got " + describe(lsp)}
 	}
 	p := parser{source: source, prefix: "lsp"}
+	fronted := false // an entry runs lspkit lsp
 	for _, id := range sorted(servers) {
 		key := "lsp." + id
 		entry, err := object(servers[id], source, key)
@@ -622,7 +623,32 @@ func ParseOpencode(data []byte, source string) (Config, error) {
 				return cfg, p.err
 			}
 		}
+		if isLspkitLSP(sc) {
+			// opencode's entry for lspkit lsp itself: lspkit does not
+			// front itself.
+			cfg.Ignored = append(cfg.Ignored, key+": lspkit lsp itself, which lspkit does not run as one of its servers")
+			fronted = true
+			continue
+		}
 		cfg.Servers[id] = sc
 	}
+	if fronted {
+		// Beside an lspkit lsp entry, opencode's own servers are turned off
+		// so that lspkit serves their files: that is opencode's choice,
+		// not lspkit's.
+		for _, id := range sorted(cfg.Servers) {
+			if sc := cfg.Servers[id]; sc.Enabled != nil && !*sc.Enabled {
+				sc.Enabled = nil
+				cfg.Servers[id] = sc
+				cfg.Ignored = append(cfg.Ignored, "lsp."+id+".disabled: opencode's own server, off beside its lspkit lsp entry; lspkit runs it")
+			}
+		}
+	}
 	return cfg, nil
+}
+
+// isLspkitLSP says whether a server's command is lspkit lsp.
+func isLspkitLSP(sc ServerConfig) bool {
+	base := strings.TrimSuffix(strings.ToLower(filepath.Base(sc.Command)), ".exe")
+	return base == "lspkit" && len(sc.Args) > 0 && sc.Args[0] == "lsp"
 }

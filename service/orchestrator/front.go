@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -60,25 +59,18 @@ type Started struct {
 }
 
 // StartServers starts the servers named (none: every enabled server with
-// one of its root markers at the root whose command is found — none is
-// installed for want of a name) for the root and waits, within ctx,
+// one of its root markers at the root, a file of its own under it, and its
+// command found — none is installed for want of a name) for the root and
+// waits, within ctx,
 // until each has answered initialize: a front end announces their
 // capabilities' union. A server disabled, unknown, or needing a root marker
 // the root lacks is left out, with its reason.
 func (o *Orchestrator) StartServers(ctx context.Context, ids []string) []Started {
 	if len(ids) == 0 {
-		for _, id := range slices.Sorted(maps.Keys(o.specs)) {
-			spec := o.specs[id]
-			if !spec.Enabled || !slices.ContainsFunc(spec.RootMarkers, func(m string) bool {
-				_, err := os.Stat(filepath.Join(o.root, m))
-				return err == nil
-			}) {
-				continue
-			}
-			if _, found := o.store.Find(spec); found {
-				ids = append(ids, id)
-			}
-		}
+		ids = slices.Sorted(maps.Keys(o.rootServers(func(id string) bool {
+			_, found := o.store.Find(o.specs[id])
+			return found
+		})))
 	}
 	var out []Started
 	for _, id := range ids {

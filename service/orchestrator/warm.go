@@ -29,36 +29,12 @@ const maxWarmScan = 20000
 // and waits until each has analysed it and is idle, within the first-touch
 // timeout.
 func (o *Orchestrator) warmWorkspace(ctx context.Context) string {
-	want := map[string]*registry.Spec{}
 	running := map[string]bool{}
 	for _, s := range o.liveSessions() {
 		running[s.spec.ID] = true
 	}
-	for id, spec := range o.specs {
-		if !spec.Enabled || running[id] || len(spec.RootMarkers) == 0 {
-			continue
-		}
-		for _, m := range spec.RootMarkers {
-			if _, err := os.Stat(filepath.Join(o.root, m)); err == nil {
-				want[id] = spec
-				break
-			}
-		}
-	}
-	if len(want) == 0 {
-		return ""
-	}
-	found := map[string]string{}
-	impact.Walk(o.root, maxWarmScan, o.skipped, func(path string) bool {
-		for id, spec := range want {
-			if found[id] == "" && spec.Serves(path) {
-				if root, _ := o.serverRoot(spec, path); root == o.root {
-					found[id] = path
-				}
-			}
-		}
-		return len(found) < len(want)
-	})
+	found := o.rootServers(func(id string) bool { return !running[id] })
+	want := o.specs
 	ids := slices.Sorted(maps.Keys(found))
 	notes := make([]string, len(ids))
 	var wg conc.WaitGroup
@@ -75,6 +51,40 @@ func (o *Orchestrator) warmWorkspace(ctx context.Context) string {
 		note = joinNotes(note, n)
 	}
 	return note
+}
+
+// rootServers returns, for each enabled server with a root marker at the
+// workspace root that consider accepts, one of its files whose server root
+// is the workspace root (the first found, breadth of the tree bounded):
+// the servers the workspace is a project of.
+func (o *Orchestrator) rootServers(consider func(id string) bool) map[string]string {
+	want := map[string]*registry.Spec{}
+	for id, spec := range o.specs {
+		if !spec.Enabled || len(spec.RootMarkers) == 0 || !consider(id) {
+			continue
+		}
+		for _, m := range spec.RootMarkers {
+			if _, err := os.Stat(filepath.Join(o.root, m)); err == nil {
+				want[id] = spec
+				break
+			}
+		}
+	}
+	found := map[string]string{}
+	if len(want) == 0 {
+		return found
+	}
+	impact.Walk(o.root, maxWarmScan, o.skipped, func(path string) bool {
+		for id, spec := range want {
+			if found[id] == "" && spec.Serves(path) {
+				if root, _ := o.serverRoot(spec, path); root == o.root {
+					found[id] = path
+				}
+			}
+		}
+		return len(found) < len(want)
+	})
+	return found
 }
 
 // warm starts t's server, opens path in it, waits for its findings on it
