@@ -321,10 +321,12 @@ func (o *serveOptions) define(fs *flag.FlagSet) {
 type lspOptions struct {
 	common
 	servers stringsFlag
+	shared  bool
 }
 
 func (o *lspOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
+	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon (starting it if none runs): one set of servers for every session; each client's open documents its own")
 	fs.Var(&o.servers, "server", "front the server `ID` (repeatable; default: every enabled server with a root marker at the root)")
 }
 

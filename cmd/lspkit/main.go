@@ -162,7 +162,10 @@ func (c *common) orchestratorWith(cfg config.Config, log *slog.Logger, progress 
 // orchestratorFor is the shared daemon's orchestrator: its servers'
 // environment laid over its own by serverEnv.
 func (c *common) orchestratorFor(cfg config.Config, log *slog.Logger, serverEnv func() []string) (*orchestrator.Orchestrator, error) {
-	return c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Guard: guard(), ServerEnv: serverEnv})
+	// UTF-16 alone: lspkit lsp's clients attach too, and pass positions
+	// through unconverted (the other surfaces convert any encoding).
+	return c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Guard: guard(), ServerEnv: serverEnv,
+		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}})
 }
 
 // newOrchestrator starts an orchestrator and logs its configuration's notes.
@@ -365,13 +368,24 @@ func lspCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
 		return exitUsage
 	}
-	cfg, _, err := c.load()
+	cfg, bootCfg, err := c.load()
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer exiting(stop)
+	if wantShared(opts.shared, cfg) {
+		err := c.relay(ctx, shared.SurfaceLSP, bootCfg, stdin, stdout, log, opts.servers...)
+		switch {
+		case errors.Is(err, shared.ErrExitWithoutShutdown):
+			return 1
+		case err != nil:
+			fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	// Positions pass through unconverted: every server speaks the
 	// client's encoding, UTF-16.
 	o, err := c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Guard: guard(),

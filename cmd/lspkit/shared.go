@@ -48,7 +48,7 @@ func (c *common) endpoint(bootCfg jsontext.Value) (shared.Endpoint, error) {
 // relay attaches to the shared daemon of c's root, starting it if none
 // runs, and relays in/out to it on surface until in ends or the daemon
 // ends the session.
-func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Value, in io.Reader, out io.Writer, log *slog.Logger) error {
+func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Value, in io.Reader, out io.Writer, log *slog.Logger, servers ...string) error {
 	e, err := c.endpoint(bootCfg)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Val
 	if c.logLevel != "" {
 		args = append(args, "--log-level", c.logLevel)
 	}
-	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ())}
+	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ()), Servers: servers}
 	r := &shared.Relay{Surface: surface, Logger: log, Attach: func(ctx context.Context) (*shared.Conn, error) {
 		conn, err := shared.Attach(ctx, e, opts)
 		if err == nil {

@@ -3,6 +3,8 @@ package lspserver
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/lspkit/lspkit/client"
@@ -122,6 +124,16 @@ func (p *publisher) schedule(uri protocol.DocumentURI) {
 	})
 }
 
+// scheduleOpen has every open document checked again.
+func (p *publisher) scheduleOpen() {
+	p.s.mu.Lock()
+	uris := slices.Collect(maps.Keys(p.s.docs))
+	p.s.mu.Unlock()
+	for _, uri := range uris {
+		p.schedule(uri)
+	}
+}
+
 // forget drops a round waiting for a closed document.
 func (p *publisher) forget(uri protocol.DocumentURI) {
 	p.mu.Lock()
@@ -129,8 +141,9 @@ func (p *publisher) forget(uri protocol.DocumentURI) {
 	p.mu.Unlock()
 }
 
-// round checks uri's text as it is now and publishes the findings, with
-// its version, unless the document changed or closed meanwhile.
+// round checks uri's text as it is now — again, even where a server has
+// it already — and publishes the findings, with its version, unless the
+// document changed or closed meanwhile.
 func (p *publisher) round(uri protocol.DocumentURI) {
 	p.s.mu.Lock()
 	d, ok := p.s.docs[uri]
@@ -144,7 +157,7 @@ func (p *publisher) round(uri protocol.DocumentURI) {
 	if err != nil {
 		return
 	}
-	held, err := p.s.b.Hold(p.ctx, path, &text, "", true)
+	held, err := p.s.b.Recheck(p.ctx, path, &text)
 	if err != nil {
 		if te, ok := err.(*transport.Error); ok {
 			p.s.logMessage(p.ctx, protocol.MessageTypeInfo, fmt.Sprintf("lspkit: %s: %s", uri, te.Message))

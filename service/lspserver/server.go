@@ -29,7 +29,9 @@ import (
 type Backend interface {
 	Root() string
 	Hold(ctx context.Context, file string, text *string, method string, all bool) ([]orchestrator.Held, error)
+	Recheck(ctx context.Context, file string, text *string) ([]orchestrator.Held, error)
 	StartServers(ctx context.Context, ids []string) []orchestrator.Started
+	OnFilesChanged(fn func(paths []string)) (stop func())
 }
 
 // Options configures a Server.
@@ -104,6 +106,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		}),
 	})
 	close(ready)
+	// Another process's writes change what the client's documents mean
+	// (a file they import): their findings are checked again.
+	defer s.b.OnFilesChanged(func([]string) { s.diags.scheduleOpen() })()
 	select {
 	case <-s.exited:
 	case <-s.conn.Done():

@@ -61,6 +61,7 @@ func (o *Orchestrator) filesChanged(events []protocol.FileEvent) {
 	for _, s := range o.liveSessions() {
 		s.filesChanged(ctx, events)
 	}
+	o.tellListeners(events)
 }
 
 // barrier returns once every change to the tree that finished before it

@@ -39,7 +39,17 @@ func (h Held) Release() { h.op.done() }
 // outside the root, no such file (without a text), no server, none
 // available (with each one's reason).
 func (o *Orchestrator) Hold(ctx context.Context, file string, text *string, method string, all bool) ([]Held, error) {
-	ops, err := o.openText(ctx, file, text, method, all)
+	return held(o.openText(ctx, file, text, method, all, false))
+}
+
+// Recheck is Hold of every server of file with its text (nil: the disk's)
+// checked again now, even by a server that has it already: something it
+// depends on may have changed. Each Held's Answer is that check's.
+func (o *Orchestrator) Recheck(ctx context.Context, file string, text *string) ([]Held, error) {
+	return held(o.openText(ctx, file, text, "", true, true))
+}
+
+func held(ops []opened, err error) ([]Held, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +58,46 @@ func (o *Orchestrator) Hold(ctx context.Context, file string, text *string, meth
 		out[i] = Held{Server: op.server, Client: op.c, URI: op.uri, Answer: op.answer, Note: op.note, op: op}
 	}
 	return out, nil
+}
+
+// OnFilesChanged calls fn with the paths of each batch of changes the
+// workspace's file watcher sees, once the servers have been told of them;
+// stop ends the calls. fn runs on the watcher's goroutine and must not
+// block. Without a watcher (a one-shot orchestrator) it is never called.
+func (o *Orchestrator) OnFilesChanged(fn func(paths []string)) (stop func()) {
+	o.listeners.mu.Lock()
+	defer o.listeners.mu.Unlock()
+	if o.listeners.fns == nil {
+		o.listeners.fns = map[int]func([]string){}
+	}
+	id := o.listeners.next
+	o.listeners.next++
+	o.listeners.fns[id] = fn
+	return func() {
+		o.listeners.mu.Lock()
+		defer o.listeners.mu.Unlock()
+		delete(o.listeners.fns, id)
+	}
+}
+
+// tellListeners passes a batch of the watcher's changes to OnFilesChanged's
+// listeners.
+func (o *Orchestrator) tellListeners(events []protocol.FileEvent) {
+	o.listeners.mu.Lock()
+	fns := slices.Collect(maps.Values(o.listeners.fns))
+	o.listeners.mu.Unlock()
+	if len(fns) == 0 {
+		return
+	}
+	paths := make([]string, 0, len(events))
+	for _, e := range events {
+		if p, err := e.URI.Path(); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	for _, fn := range fns {
+		fn(paths)
+	}
 }
 
 // A Started server is one a front end announced at its start.

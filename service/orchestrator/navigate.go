@@ -58,15 +58,17 @@ func (o *Orchestrator) open(ctx context.Context, file, method string) (opened, e
 // openServers is open for every server of file that supports method (all),
 // or the first: each returned holds its session until done.
 func (o *Orchestrator) openServers(ctx context.Context, file, method string, all bool) ([]opened, error) {
-	return o.openText(ctx, file, nil, method, all)
+	return o.openText(ctx, file, nil, method, all, false)
 }
 
 // openText is openServers with the file's text given (nil: the disk's)
 // and method "" for every server of the file:
 // each server returned holds that text for the file, its findings for it
 // settled, and the session held alone (as a check of given text) until
-// done. A given text needs no file on disk.
-func (o *Orchestrator) openText(ctx context.Context, file string, given *string, method string, all bool) ([]opened, error) {
+// done. A given text needs no file on disk. recheck has the text checked
+// again even when the server has it already (something it depends on
+// changed).
+func (o *Orchestrator) openText(ctx context.Context, file string, given *string, method string, all, recheck bool) ([]opened, error) {
 	if err := validPath("file", file); err != nil {
 		return nil, err
 	}
@@ -139,7 +141,7 @@ func (o *Orchestrator) openText(ctx context.Context, file string, given *string,
 		lctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
 		defer cancel()
 		var answer *client.Answer
-		if given != nil && (!isOpen || text != *given) {
+		if given != nil && (!isOpen || text != *given || recheck) {
 			text = *given
 			a, err := s.diagnose(lctx, c, abs, t.spec.LanguageID(abs), source{text: text})
 			if err != nil {
@@ -147,7 +149,7 @@ func (o *Orchestrator) openText(ctx context.Context, file string, given *string,
 				return fail(err)
 			}
 			answer = &a
-		} else if !isOpen {
+		} else if !isOpen || recheck {
 			src, err := readSource(abs, o.maxFileBytes())
 			if err != nil {
 				release()

@@ -84,9 +84,15 @@ type Orchestrator struct {
 	launch client.Launch
 	// encodings are the position encodings offered to servers.
 	encodings []protocol.PositionEncodingKind
-	grace     time.Duration
-	oneShot   bool
-	guard     []string
+	// listeners hear of changes on disk (OnFilesChanged).
+	listeners struct {
+		mu   sync.Mutex
+		fns  map[int]func([]string)
+		next int
+	}
+	grace   time.Duration
+	oneShot bool
+	guard   []string
 	// serverEnv is Options.ServerEnv.
 	serverEnv func() []string
 

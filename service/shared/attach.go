@@ -23,6 +23,9 @@ const (
 	// SurfaceMCPReadOnly is MCP with only the tools that write nothing
 	// (mcpserver.Options.ReadOnly): a host's trusted channel.
 	SurfaceMCPReadOnly = "mcp-read"
+	// SurfaceLSP is lspkit lsp: the Language Server Protocol, the client
+	// an editor or host with an LSP client of its own.
+	SurfaceLSP = "lsp"
 	// SurfaceStatus asks for the daemon's Info, one line, and ends.
 	SurfaceStatus = "status"
 )
@@ -37,6 +40,8 @@ type hello struct {
 	Version string `json:"version"`
 	// Env is the client's variables that matter to servers (ServerVars).
 	Env map[string]string `json:"env,omitempty"`
+	// Servers are the servers an lsp client fronts (lspkit lsp --server).
+	Servers []string `json:"servers,omitempty"`
 }
 
 // welcome is the daemon's answer to hello.
@@ -57,7 +62,7 @@ const helloTimeout = 5 * time.Second
 // AttachOptions says how to attach to a shared daemon and how to start
 // one.
 type AttachOptions struct {
-	// Surface is SurfaceRPC, SurfaceMCP or SurfaceMCPReadOnly.
+	// Surface is SurfaceRPC, SurfaceMCP, SurfaceMCPReadOnly or SurfaceLSP.
 	Surface string
 	// Version is lspkit's version: a daemon of another version is refused.
 	Version string
@@ -76,6 +81,9 @@ type AttachOptions struct {
 	// (ServerVars), said in the hello: the daemon completes its servers'
 	// environment with them and says how it differs.
 	ClientEnv map[string]string
+	// Servers are the servers an lsp surface fronts (lspkit lsp
+	// --server); none: the daemon's choice (lspserver.Options).
+	Servers []string
 }
 
 // A Conn is a connection to a shared daemon, past the hello: the surface's
@@ -151,7 +159,7 @@ func Dial(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) {
 		deadline = d
 	}
 	nc.SetDeadline(deadline)
-	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: opts.Surface, Version: opts.Version, Env: opts.ClientEnv})
+	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: opts.Surface, Version: opts.Version, Env: opts.ClientEnv, Servers: opts.Servers})
 	if _, err := nc.Write(append(line, '\n')); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%w: %v", errNotServing, err)

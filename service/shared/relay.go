@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/mcpserver/jsonl"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -50,6 +52,9 @@ const replayTimeout = 10 * time.Second
 func (r *Relay) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	if r.Surface == SurfaceLSP {
+		return r.pipe(ctx, in, out)
 	}
 	s := &relaying{Relay: r, pending: map[string]jsontext.Value{}, quiet: make(chan struct{}, 1), ended: make(chan struct{})}
 	var next func() ([]byte, error)
@@ -472,4 +477,68 @@ func idOf(e *transport.Envelope) (string, jsontext.Value) {
 		return "s" + string(e.IDStr), raw
 	}
 	return "", nil
+}
+
+// ErrExitWithoutShutdown is what Run returns for an LSP client that sent
+// exit without shutdown first, or left without either: the exit status
+// the protocol gives that is 1.
+var ErrExitWithoutShutdown = errors.New("shared: the lsp client exited without shutdown")
+
+// pipe relays an LSP client (lspkit lsp --shared) frame by frame: its
+// session, its open documents, lives in the daemon, so a daemon lost is
+// the session's end, not replayed. It returns when the daemon ends the
+// session (after the client's exit, or the end of its input); nil after
+// shutdown then exit, ErrExitWithoutShutdown otherwise.
+func (r *Relay) pipe(ctx context.Context, in io.Reader, out io.Writer) error {
+	conn, err := r.Attach(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var shutdown, exited atomic.Bool
+	go func() {
+		fr, fw := transport.NewReader(in, transport.ReaderOptions{}), transport.NewWriter(conn)
+		for {
+			frame, err := fr.ReadFrame()
+			if err != nil {
+				break
+			}
+			var m struct {
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(frame, &m) == nil {
+				switch m.Method {
+				case protocol.ShutdownRequest.Method():
+					shutdown.Store(true)
+				case protocol.ExitNotification.Method():
+					exited.Store(true)
+				}
+			}
+			if err := fw.WriteFrame(frame); err != nil {
+				break
+			}
+		}
+		// The client's input ended: so does the daemon's.
+		if cw, ok := conn.Conn.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		} else {
+			conn.Close()
+		}
+	}()
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		if _, err := io.Copy(out, conn); err != nil {
+			r.Logger.Debug("shared relay: lsp: from the daemon", "err", err)
+		}
+	}()
+	select {
+	case <-copied:
+	case <-ctx.Done():
+		return nil
+	}
+	if exited.Load() && shutdown.Load() {
+		return nil
+	}
+	return ErrExitWithoutShutdown
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/lspserver"
 	"github.com/lspkit/lspkit/service/mcpserver"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/rpc"
@@ -211,6 +212,10 @@ func (s *server) serve(c net.Conn) {
 	switch h.Surface {
 	case SurfaceRPC:
 		err = rpc.Serve(s.ctx, s.o, stream, rpc.Options{Version: s.opts.Version, Logger: s.opts.Logger, Attached: true, Notes: reply.Notes})
+	case SurfaceLSP:
+		// The client's session — its open documents — is its own; the
+		// servers are everyone's.
+		lspserver.New(s.o, lspserver.Options{Servers: h.Servers, Logger: s.opts.Logger}).Serve(s.ctx, stream)
 	case SurfaceMCP, SurfaceMCPReadOnly:
 		caller, detach := s.o.Attach(s.ctx, reply.Notes...)
 		// The end of the client's stream is the client gone (its relay
@@ -243,8 +248,8 @@ func (s *server) hello(r *bufio.Reader) (hello, error) {
 	if h.Version != s.opts.Version {
 		return h, fmt.Errorf("this daemon is lspkit %s, the client lspkit %s", s.opts.Version, h.Version)
 	}
-	if h.Surface != SurfaceRPC && !isMCP(h.Surface) && h.Surface != SurfaceStatus {
-		return h, fmt.Errorf("unknown surface %q (expected rpc, mcp, mcp-read or status)", h.Surface)
+	if h.Surface != SurfaceRPC && !isMCP(h.Surface) && h.Surface != SurfaceLSP && h.Surface != SurfaceStatus {
+		return h, fmt.Errorf("unknown surface %q (expected rpc, mcp, mcp-read, lsp or status)", h.Surface)
 	}
 	return h, nil
 }
