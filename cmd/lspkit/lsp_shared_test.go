@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +33,7 @@ type lspClient struct {
 	signal chan struct{}
 }
 
-func startLSP(t *testing.T, root string, env []string, args ...string) *lspClient {
+func startLSP(t testing.TB, root string, env []string, args ...string) *lspClient {
 	t.Helper()
 	cmd := exec.Command(lspkitBin, append([]string{"lsp", "--root", root}, args...)...)
 	cmd.Dir = t.TempDir() // the processes in root are the shared daemon's
@@ -175,5 +178,136 @@ func TestLSPSharedLive(t *testing.T) {
 		if err := c.cmd.Wait(); err != nil {
 			t.Errorf("client %d: lspkit lsp --shared after shutdown and exit: %v, want status 0", i, err)
 		}
+	}
+}
+
+// BenchmarkLSPSharedMemory: the resident memory of lspkit lsp and its
+// servers (gopls, typescript-language-server and tsserver) for one editor
+// session of a Go + TypeScript project, against four sessions with
+// --shared (four relays, one shared daemon, one set of servers); each
+// session opens a Go and a TypeScript file and waits for their findings.
+// Medians of the rounds (-benchtime Nx); the least of ten samples 200 ms
+// apart in each round, as BenchmarkSharedMemory does.
+func BenchmarkLSPSharedMemory(b *testing.B) {
+	servertest.Binary(b, "gopls")
+	servertest.Binary(b, "typescript-language-server")
+	files := map[string]string{
+		"go.mod": "module example.com/demo\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() { var x int = \"s\"; println(x) }\n",
+		"package.json": `{"name": "demo", "private": true}`, "tsconfig.json": `{"compilerOptions": {"strict": true}}`,
+		"main.ts": "export const n: number = \"s\";\n", "lspkit.json": `{"lsp": {"autoInstall": false}}`,
+	}
+	measure := func(n int, shared bool) float64 {
+		root := b.TempDir()
+		writeFiles(b, root, files)
+		runtime, err := os.MkdirTemp("", "rt")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(runtime)
+		args := []string{"--server", "gopls", "--server", "typescript"}
+		if shared {
+			args = append(args, "--shared")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		clients := make([]*lspClient, n)
+		var wg sync.WaitGroup
+		for i := range clients {
+			clients[i] = startLSP(b, root, []string{"LSPKIT_RUNTIME_DIR=" + runtime, "LSPKIT_LOG=error"}, args...)
+			wg.Go(func() {
+				c := clients[i]
+				if _, err := c.call(ctx, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}); err != nil {
+					b.Error(err)
+					return
+				}
+				c.conn.Notify(ctx, protocol.InitializedNotification.Method(), map[string]any{})
+				for v, f := range []string{"main.go", "main.ts"} {
+					uri, _ := protocol.FileURI(filepath.Join(root, f))
+					lang := map[string]string{"main.go": "go", "main.ts": "typescript"}[f]
+					c.conn.Notify(ctx, protocol.DidOpenTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": lang, "version": 10 + v, "text": files[f]}})
+					if _, err := c.published(ctx, int32(10+v)); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		var pids []int
+		for _, c := range clients {
+			pids = append(pids, c.cmd.Process.Pid)
+		}
+		pids = append(pids, sharedDaemons(root)...)
+		mib, byName := treeMiB(pids...)
+		for range 9 {
+			time.Sleep(200 * time.Millisecond) // sampling memory over time: nothing to wait for
+			if m, by := treeMiB(pids...); m < mib {
+				mib, byName = m, by
+			}
+		}
+		b.Logf("%d sessions (shared %v): %.0f MiB: %v", n, shared, mib, byName)
+		for _, c := range clients {
+			c.conn.Close()
+			c.cmd.Process.Kill()
+			c.cmd.Wait()
+		}
+		for _, pid := range sharedDaemons(root) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		return mib
+	}
+	var one, four []float64
+	for b.Loop() {
+		one = append(one, measure(1, false))
+		four = append(four, measure(4, true))
+	}
+	median := func(xs []float64) float64 {
+		s := slices.Clone(xs)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.ReportMetric(median(one), "one-MiB")
+	b.ReportMetric(median(four), "four-shared-MiB")
+	b.ReportMetric(median(four)/median(one), "ratio")
+}
+
+// TestLSPClientGone: a client that leaves without shutdown — its end of
+// stdin closed, or lspkit lsp killed with it — leaves no server running:
+// lspkit exits 1 (no shutdown) and stops gopls, or the orphan guard ends
+// gopls with it.
+func TestLSPClientGone(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	for _, how := range []string{"stdin closed", "killed"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			writeFiles(t, root, map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() { var x int = \"s\"; println(x) }\n",
+				"lspkit.json": `{"lsp": {"autoInstall": false}}`})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c := startLSP(t, root, nil, "--server", "gopls")
+			if _, err := c.call(ctx, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}); err != nil {
+				t.Fatal(err)
+			}
+			uri, _ := protocol.FileURI(filepath.Join(root, "main.go"))
+			c.conn.Notify(ctx, protocol.DidOpenTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": "package main\n\nfunc main() { var x int = \"s\"; println(x) }\n"}})
+			if _, err := c.published(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			if len(serverProcesses(root, "gopls")) != 1 {
+				t.Fatalf("gopls is not running in the root")
+			}
+			if how == "killed" {
+				c.cmd.Process.Kill()
+				c.cmd.Wait()
+			} else {
+				c.conn.Close() // the client's ends of stdin and stdout
+				err := c.cmd.Wait()
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+					t.Errorf("lspkit lsp after its client left without shutdown: %v, want exit status 1", err)
+				}
+			}
+			noProcessesIn(t, root)
+		})
 	}
 }

@@ -186,7 +186,7 @@ func TestLSPFollowsDiskLive(t *testing.T) {
 }
 
 // startLive is start over the real servers of tc, with lib at round 0.
-func startLive(t *testing.T, tc diskCase, rounds int) (*editor, string) {
+func startLive(t testing.TB, tc diskCase, rounds int) (*editor, string) {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{tc.open: tc.openText, tc.lib: tc.libText(0)}

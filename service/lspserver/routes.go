@@ -2,9 +2,13 @@ package lspserver
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // The requests routed to the servers of their document. Each goes to the
@@ -143,4 +147,49 @@ func (vs versions) apply(e *protocol.WorkspaceEdit) {
 		}
 		e.DocumentChanges[i] = protocol.NewWorkspaceEditDocumentChangesElemTextDocumentEdit(te)
 	}
+}
+
+// WorkspaceExecuteCommand runs a command on the server that offers it.
+// The edits the server sends back with workspace/applyEdit while it runs
+// are relayed to the client, in order, once the command has returned,
+// each with the client's document versions; the command's result is the
+// server's.
+func (s *Server) WorkspaceExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (jsontext.Value, error) {
+	s.mu.Lock()
+	id, ok := s.commands[p.Command]
+	s.mu.Unlock()
+	if !ok {
+		return nil, &transport.Error{Code: transport.CodeInvalidParams, Message: fmt.Sprintf("no server offers the command %q", p.Command)}
+	}
+	h, err := s.b.HoldServer(ctx, id)
+	if err != nil {
+		return nil, s.unanswered(ctx, "", protocol.ExecuteCommandRequest.Method(), err)
+	}
+	_, vs := s.snapshot("")
+	var edits []protocol.WorkspaceEdit
+	res, err := h.Client.ExecuteCommand(ctx, protocol.Command{Command: p.Command, Arguments: p.Arguments}, func(e protocol.WorkspaceEdit) {
+		edits = append(edits, e)
+	})
+	h.Release()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, cancelled(ctx)
+		}
+		return nil, passError(err)
+	}
+	for _, e := range edits {
+		vs.apply(&e)
+		r, err := protocol.ApplyWorkspaceEditRequest.Call(ctx, s.conn, protocol.ApplyWorkspaceEditParams{Label: protocol.Ptr(p.Command), Edit: e})
+		if err != nil {
+			return nil, fmt.Errorf("workspace/applyEdit of %s's edit: %w", id, err)
+		}
+		if !r.Applied {
+			reason := ""
+			if r.FailureReason != nil {
+				reason = ": " + *r.FailureReason
+			}
+			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: the client did not apply %s's edit for %s%s", id, p.Command, reason))
+		}
+	}
+	return res, nil
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -31,6 +32,7 @@ type Backend interface {
 	Hold(ctx context.Context, file string, text *string, method string, all bool) ([]orchestrator.Held, error)
 	Recheck(ctx context.Context, file string, text *string) ([]orchestrator.Held, error)
 	StartServers(ctx context.Context, ids []string) []orchestrator.Started
+	HoldServer(ctx context.Context, id string) (orchestrator.Held, error)
 	OnFilesChanged(fn func(paths []string)) (stop func())
 }
 
@@ -53,6 +55,7 @@ type Server struct {
 	mu       sync.Mutex
 	state    state
 	docs     map[protocol.DocumentURI]*document
+	commands map[string]string // each command the servers offer: the server
 	exited   chan struct{}
 	exitCode int
 
@@ -205,6 +208,9 @@ func firstVersioned[P, R any](ctx context.Context, s *Server, uri protocol.Docum
 	defer held[0].Release()
 	r, err := client.Forward(ctx, held[0].Client, t, params)
 	if err != nil {
+		if ctx.Err() != nil {
+			return zero, nil, cancelled(ctx)
+		}
 		return zero, nil, passError(err)
 	}
 	return r, vs, nil
@@ -237,6 +243,9 @@ func each[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI, t 
 		ok = append(ok, out[i])
 	}
 	if len(ok) == 0 && len(errs) > 0 {
+		if ctx.Err() != nil {
+			return nil, nil, cancelled(ctx)
+		}
 		return nil, nil, passError(errs[0])
 	}
 	return ok, vs, nil
@@ -247,11 +256,20 @@ func each[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI, t 
 // window/logMessage saying why — not an error for each keystroke; other
 // failures are errors with the reason.
 func (s *Server) unanswered(ctx context.Context, uri protocol.DocumentURI, method string, err error) error {
+	if ctx.Err() != nil {
+		return cancelled(ctx)
+	}
 	if te, ok := errors.AsType[*transport.Error](err); ok && (te.Code == api.CodeNoServer || te.Code == api.CodeOutsideRoot) {
 		s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("lspkit: %s for %s: %s", method, uri, te.Message))
 		return nil
 	}
 	return passError(err)
+}
+
+// cancelled is the answer to a request the client cancelled (or that
+// outlived the connection).
+func cancelled(ctx context.Context) error {
+	return &transport.Error{Code: int64(protocol.LSPErrorCodesRequestCancelled), Message: "cancelled: " + ctx.Err().Error()}
 }
 
 // passError keeps a server's own error answer (its code and message).
@@ -280,6 +298,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	started := s.b.StartServers(ctx, s.opts.Servers)
 	var caps []protocol.ServerCapabilities
 	var names []string
+	commands := map[string]string{}
 	for _, st := range started {
 		if st.Capabilities == nil {
 			s.log.Warn("lsp: a server is not running", "server", st.Server, "reason", st.Reason)
@@ -287,13 +306,24 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		}
 		caps = append(caps, *st.Capabilities)
 		names = append(names, st.Server)
+		if ec := st.Capabilities.ExecuteCommandProvider; ec != nil {
+			for _, c := range ec.Commands {
+				if _, taken := commands[c]; !taken {
+					commands[c] = st.Server
+				}
+			}
+		}
 	}
 	res := protocol.InitializeResult{
 		Capabilities: union(caps),
 		ServerInfo:   &protocol.ServerInfo{Name: "lspkit", Version: protocol.Ptr(version(names))},
 	}
+	if len(commands) > 0 {
+		res.Capabilities.ExecuteCommandProvider = &protocol.ExecuteCommandOptions{Commands: slices.Sorted(maps.Keys(commands))}
+	}
 	s.mu.Lock()
 	s.state = stateRunning
+	s.commands = commands
 	s.mu.Unlock()
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +33,7 @@ type editor struct {
 	mu    sync.Mutex
 	diags map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams
 	logs  []string
+	edits []protocol.ApplyWorkspaceEditParams // workspace/applyEdit received (answered applied)
 	got   chan struct{} // a notification arrived
 }
 
@@ -39,6 +41,12 @@ type editor struct {
 // serving .fk, both publishing an error for each line with ERROR) on a root
 // holding files.
 func start(t *testing.T, files map[string]string) (*editor, string) {
+	t.Helper()
+	return startWith(t, files, lsptest.Behavior{})
+}
+
+// startWith is start with server a's behavior.
+func startWith(t *testing.T, files map[string]string, a lsptest.Behavior) (*editor, string) {
 	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
@@ -52,7 +60,7 @@ func start(t *testing.T, files map[string]string) (*editor, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"a": {}, "b": {}}}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"a": a, "b": {}}}
 	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: l.Launch, StopGrace: time.Second,
 		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}})
 	if err != nil {
@@ -89,6 +97,13 @@ func (e *editor) handle(_ context.Context, req *transport.Request) (any, error) 
 		if err := json.Unmarshal(req.Params, &p); err == nil {
 			e.logs = append(e.logs, p.Message)
 		}
+	case protocol.ApplyWorkspaceEditRequest.Method():
+		var p protocol.ApplyWorkspaceEditParams
+		if err := json.Unmarshal(req.Params, &p); err == nil {
+			e.edits = append(e.edits, p)
+		}
+		e.mu.Unlock()
+		return protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 	}
 	e.mu.Unlock()
 	select {
@@ -129,6 +144,11 @@ func (e *editor) published(uri protocol.DocumentURI, v int32) (protocol.PublishD
 }
 
 func (e *editor) call(t *testing.T, method string, params any) (jsontext.Value, error) {
+	t.Helper()
+	return e.callB(t, method, params)
+}
+
+func (e *editor) callB(t testing.TB, method string, params any) (jsontext.Value, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -262,5 +282,49 @@ func TestLSPServerExitWithoutShutdown(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("Serve did not return after exit")
+	}
+}
+
+// TestLSPServerCommand: a code action's command runs on the server that
+// offers it; the edit the server sends back while it runs reaches the
+// client as workspace/applyEdit, and the command answers.
+func TestLSPServerCommand(t *testing.T) {
+	e, root := startWith(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Behavior{Actions: true})
+	uri, _ := protocol.FileURI(filepath.Join(root, "a.fk"))
+	res, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}})
+	if err != nil || !strings.Contains(string(res), `"executeCommandProvider":{"commands":["fake.fix"]}`) {
+		t.Fatalf("initialize: %s %v, want fake.fix offered", res, err)
+	}
+	e.notify(t, protocol.DidOpenTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "fk", "version": 1, "text": "x ERROR\n"}})
+	res, err = e.call(t, protocol.CodeActionRequest.Method(), map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 7}}, "context": map[string]any{"diagnostics": []any{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []struct {
+		Title   string            `json:"title"`
+		Command *protocol.Command `json:"command"`
+	}
+	json.Unmarshal(res, &actions)
+	var cmd *protocol.Command
+	for _, a := range actions {
+		if a.Command != nil && a.Command.Command == "fake.fix" {
+			cmd = a.Command
+		}
+	}
+	if cmd == nil {
+		t.Fatalf("code actions %s: none runs fake.fix", res)
+	}
+	if _, err := e.call(t, protocol.ExecuteCommandRequest.Method(), map[string]any{"command": cmd.Command, "arguments": cmd.Arguments}); err != nil {
+		t.Fatalf("executeCommand: %v", err)
+	}
+	e.mu.Lock()
+	edits := slices.Clone(e.edits)
+	e.mu.Unlock()
+	if len(edits) != 1 || !strings.Contains(fmt.Sprint(edits[0].Edit), "fixed") {
+		t.Fatalf("applyEdit received: %+v, want the fix's edit", edits)
+	}
+	if _, err := e.call(t, protocol.ExecuteCommandRequest.Method(), map[string]any{"command": "nobody.offers"}); code(err) != -32602 {
+		t.Errorf("an unknown command: %v, want -32602", err)
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/registry"
 )
 
 // A Held is one server of a file, held for the requests a front end
@@ -98,6 +100,40 @@ func (o *Orchestrator) tellListeners(events []protocol.FileEvent) {
 	for _, fn := range fns {
 		fn(paths)
 	}
+}
+
+// HoldServer holds the session of the server id at the root (the one
+// StartServers starts) for a request that names no document
+// (workspace/executeCommand): the server running, nothing else asked of
+// it until Release.
+func (o *Orchestrator) HoldServer(ctx context.Context, id string) (Held, error) {
+	spec, ok := o.specs[id]
+	if !ok || !spec.Enabled {
+		return Held{}, noServer("no server %s runs", id)
+	}
+	s, err := o.session(target{spec: spec, root: o.frontRoot(spec)})
+	if err != nil {
+		return Held{}, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
+	defer cancel()
+	c, release, verdict, why := s.awaitHeld(wctx, false)
+	if c == nil {
+		return Held{}, noServer("%s is %s: %s", id, verdict, why)
+	}
+	op := opened{c: c, server: id, release: sync.OnceFunc(release)}
+	return Held{Server: id, Client: c, op: op}, nil
+}
+
+// frontRoot is the root a front end's server runs in: its root for a file
+// at the workspace root.
+func (o *Orchestrator) frontRoot(spec *registry.Spec) string {
+	probe := filepath.Join(o.root, "_")
+	if len(spec.Extensions) > 0 {
+		probe += spec.Extensions[0]
+	}
+	root, _ := o.serverRoot(spec, probe)
+	return root
 }
 
 // A Started server is one a front end announced at its start.
