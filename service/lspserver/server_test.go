@@ -34,7 +34,7 @@ type editor struct {
 	diags map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams
 	logs  []string
 	edits []protocol.ApplyWorkspaceEditParams // workspace/applyEdit received (answered applied)
-	got   chan struct{} // a notification arrived
+	got   chan struct{}                       // a notification arrived
 }
 
 // start runs lspkit lsp's server over two fake servers (a and b, both
