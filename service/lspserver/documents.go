@@ -109,9 +109,19 @@ func (p *publisher) schedule(uri protocol.DocumentURI) {
 				p.s.log.Error("lsp: diagnostics: panic", "panic", r)
 			}
 		}()
+		retries := 0
 		for {
-			p.round(uri)
+			settled := p.round(uri)
 			p.mu.Lock()
+			if !settled && !p.again[uri] && retries < maxRetries && p.ctx.Err() == nil {
+				// A server's findings were not complete in time (a
+				// project still loading): they were published as far as
+				// they came, and are asked for again.
+				retries++
+				p.again[uri] = true
+			} else if settled {
+				retries = 0
+			}
 			if !p.again[uri] || p.ctx.Err() != nil {
 				delete(p.running, uri)
 				delete(p.again, uri)
@@ -134,6 +144,10 @@ func (p *publisher) scheduleOpen() {
 	}
 }
 
+// maxRetries bounds the rounds run again for one text because a server's
+// findings were not complete in time.
+const maxRetries = 5
+
 // forget drops a round waiting for a closed document.
 func (p *publisher) forget(uri protocol.DocumentURI) {
 	p.mu.Lock()
@@ -143,19 +157,20 @@ func (p *publisher) forget(uri protocol.DocumentURI) {
 
 // round checks uri's text as it is now — again, even where a server has
 // it already — and publishes the findings, with its version, unless the
-// document changed or closed meanwhile.
-func (p *publisher) round(uri protocol.DocumentURI) {
+// document changed or closed meanwhile. It reports whether every server's
+// findings were complete (or there is nothing to ask again).
+func (p *publisher) round(uri protocol.DocumentURI) (settled bool) {
 	p.s.mu.Lock()
 	d, ok := p.s.docs[uri]
 	if !ok {
 		p.s.mu.Unlock()
-		return
+		return true
 	}
 	version, text := d.version, d.text
 	p.s.mu.Unlock()
 	path, err := file(uri)
 	if err != nil {
-		return
+		return true
 	}
 	held, err := p.s.b.Recheck(p.ctx, path, &text)
 	if err != nil {
@@ -164,13 +179,15 @@ func (p *publisher) round(uri protocol.DocumentURI) {
 		} else {
 			p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %v", uri, err))
 		}
-		return
+		return true
 	}
+	settled = true
 	diags := []protocol.Diagnostic{}
 	for _, h := range held {
 		if h.Answer != nil {
 			diags = append(diags, h.Answer.Diagnostics...)
 			if h.Answer.Settle != client.Settled {
+				settled = false
 				p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %s's findings for version %d may be incomplete (%s)", uri, h.Server, version, h.Answer.Settle))
 			}
 		} else {
@@ -183,12 +200,13 @@ func (p *publisher) round(uri protocol.DocumentURI) {
 	current := ok && d.version == version
 	p.s.mu.Unlock()
 	if !current {
-		return // a later round publishes
+		return true // a later round publishes
 	}
 	v := version
 	if err := protocol.PublishDiagnosticsNotification.Notify(p.ctx, p.s.conn, protocol.PublishDiagnosticsParams{URI: uri, Version: &v, Diagnostics: diags}); err != nil {
 		p.s.log.Debug("lsp: publish", "err", err)
 	}
+	return settled
 }
 
 // stop ends the rounds and waits for them.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func startWith(t *testing.T, files map[string]string, a lsptest.Behavior) (*edit
 		}
 	}
 	exe, _ := os.Executable()
-	doc := fmt.Sprintf(`{"lsp": {"servers": {"a": {"command": %q, "args": ["a"], "extensions": [".fk"]}, "b": {"command": %q, "args": ["b"], "extensions": [".fk"]}}}}`, exe, exe)
+	doc := fmt.Sprintf(`{"lsp": {"diagnosticTimeout": 1000, "firstTouchTimeout": 1000, "servers": {"a": {"command": %q, "args": ["a"], "extensions": [".fk"]}, "b": {"command": %q, "args": ["b"], "extensions": [".fk"]}}}}`, exe, exe)
 	cfg, err := config.Parse([]byte(doc), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -326,5 +327,37 @@ func TestLSPServerCommand(t *testing.T) {
 	}
 	if _, err := e.call(t, protocol.ExecuteCommandRequest.Method(), map[string]any{"command": "nobody.offers"}); code(err) != -32602 {
 		t.Errorf("an unknown command: %v, want -32602", err)
+	}
+}
+
+// TestLSPServerSlowFirstAnswer: a server whose findings for a text do not
+// come in time (a project still loading) has them asked for again: the
+// client gets a publish as far as they came, then the complete one, for
+// the same version.
+func TestLSPServerSlowFirstAnswer(t *testing.T) {
+	var answered atomic.Bool
+	e, root := startWith(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Behavior{
+		SilentOn: func(string) bool { return !answered.Swap(true) }, // nothing for the first text it is given
+	})
+	uri, _ := protocol.FileURI(filepath.Join(root, "a.fk"))
+	if _, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	e.notify(t, protocol.DidOpenTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "fk", "version": 1, "text": "x ERROR\n"}})
+	e.await(t, "a publish of version 1 with both servers' findings", func() bool {
+		for _, p := range e.diags[uri] {
+			if p.Version != nil && *p.Version == 1 && len(p.Diagnostics) == 2 {
+				return true
+			}
+		}
+		return false
+	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if first := e.diags[uri][0]; len(first.Diagnostics) != 1 {
+		t.Errorf("the first publish: %d findings, want server b's alone (a's not come in time)", len(first.Diagnostics))
+	}
+	if !slices.ContainsFunc(e.logs, func(l string) bool { return strings.Contains(l, "may be incomplete") }) {
+		t.Errorf("no log message said the first findings may be incomplete: %q", e.logs)
 	}
 }
