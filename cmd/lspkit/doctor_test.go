@@ -169,10 +169,11 @@ func TestWatchFindings(t *testing.T) {
 	}
 }
 
-// TestDoctorNamesEachServer: on a project of each live-tested server's
-// language (a file of its first type, under its first root marker), doctor
-// names that server as needed — found, where the suite installed it
-// (LSPKIT_REQUIRE_SERVERS=1; CI's tier with LSPKIT_LANGUAGES_LIVE=1).
+// TestDoctorNamesEachServer: on a project holding a file of each
+// live-tested server's type (and its first root marker), doctor names
+// every one of those servers as needed — found, where the suite installed
+// it (LSPKIT_REQUIRE_SERVERS=1; CI's tier with LSPKIT_LANGUAGES_LIVE=1).
+// One doctor run: it probes every server once.
 func TestDoctorNamesEachServer(t *testing.T) {
 	t.Parallel()
 	specs, err := registry.Builtins()
@@ -181,41 +182,44 @@ func TestDoctorNamesEachServer(t *testing.T) {
 	}
 	require := os.Getenv("LSPKIT_REQUIRE_SERVERS") == "1"
 	ciTier := os.Getenv("LSPKIT_LANGUAGES_LIVE") == "1"
+	root := t.TempDir()
+	files := map[string]string{}
+	var enable []string
+	var tested []string
 	for _, id := range slices.Sorted(maps.Keys(specs)) {
 		s := specs[id]
 		if !s.Tested {
 			continue
 		}
-		t.Run(id, func(t *testing.T) {
-			t.Parallel()
-			root := t.TempDir()
-			var file string
-			if len(s.FileNames) > 0 {
-				file = s.FileNames[0]
-			} else {
-				file = "main" + s.Extensions[0]
-			}
-			files := map[string]string{file: "\n"}
-			if len(s.RootMarkers) > 0 {
-				files[s.RootMarkers[0]] = "{}\n"
-			}
-			if s.DefaultDisabled {
-				files["lspkit.json"] = `{"lsp": {"servers": {"` + id + `": {"enabled": true}}}}`
-			}
-			writeFiles(t, root, files)
-			cmd := exec.Command(lspkitBin, "doctor", "--json", "--root", root)
-			out, _ := cmd.Output() // its exit says whether all is well elsewhere too
-			var r doctorReport
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatalf("doctor --json: %v\n%s", err, out)
-			}
-			got := server(r, id)
-			if !got.Needed || got.State == "disabled" {
-				t.Fatalf("a project with %s: doctor says %+v, want %s needed", file, got, id)
-			}
-			if require && (s.TestedIn == "" || ciTier) && got.State != "found" {
-				t.Errorf("a project with %s: %s is %q (%s), want found: the suite installs it", file, id, got.State, got.Problem)
-			}
-		})
+		tested = append(tested, id)
+		if len(s.FileNames) > 0 {
+			files[s.FileNames[0]] = "\n"
+		} else {
+			files["main"+s.Extensions[0]] = "\n"
+		}
+		if len(s.RootMarkers) > 0 && files[s.RootMarkers[0]] == "" {
+			files[s.RootMarkers[0]] = "{}\n"
+		}
+		if s.DefaultDisabled {
+			enable = append(enable, `"`+id+`": {"enabled": true}`)
+		}
+	}
+	files["lspkit.json"] = `{"lsp": {"servers": {` + strings.Join(enable, ", ") + `}}}`
+	writeFiles(t, root, files)
+	out, _ := exec.Command(lspkitBin, "doctor", "--json", "--root", root).Output() // its exit says whether all is well elsewhere too
+	var r doctorReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	for _, id := range tested {
+		s := specs[id]
+		got := server(r, id)
+		if !got.Needed || got.State == "disabled" {
+			t.Errorf("%s: doctor says %+v, want it needed", id, got)
+			continue
+		}
+		if require && (s.TestedIn == "" || ciTier) && got.State != "found" {
+			t.Errorf("%s is %q (%s), want found: the suite installs it", id, got.State, got.Problem)
+		}
 	}
 }
