@@ -23,6 +23,15 @@ import (
 	"github.com/lspkit/lspkit/transport"
 )
 
+// lspLive skips the test unless LSPKIT_LSP_LIVE=1 (.ci/run's lspkit lsp
+// step runs these beside the test command's budget).
+func lspLive(t *testing.T) {
+	t.Helper()
+	if os.Getenv("LSPKIT_LSP_LIVE") == "" {
+		t.Skip("LSPKIT_LSP_LIVE=1 runs it (.ci/run's lspkit lsp step)")
+	}
+}
+
 // lspClient is an LSP client of one `lspkit lsp` process.
 type lspClient struct {
 	cmd  *exec.Cmd
@@ -111,6 +120,7 @@ func (c *lspClient) published(ctx context.Context, v int32) ([]string, error) {
 // and then nothing is left.
 func TestLSPSharedLive(t *testing.T) {
 	t.Parallel()
+	lspLive(t)
 	servertest.Binary(t, "gopls")
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"go.mod": "module example.com/demo\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n",
@@ -276,6 +286,7 @@ func BenchmarkLSPSharedMemory(b *testing.B) {
 // gopls with it.
 func TestLSPClientGone(t *testing.T) {
 	t.Parallel()
+	lspLive(t)
 	servertest.Binary(t, "gopls")
 	for _, how := range []string{"stdin closed", "killed"} {
 		t.Run(how, func(t *testing.T) {
