@@ -45,7 +45,6 @@ type Replayer struct {
 	followers   map[int][]int             // client entry → the server entries after it
 	pullAt      map[int]int32             // recorded pull entry → its document's version then
 	live        map[string]int32          // document URI (normalized) → the version the client last sent
-	deferred    []int                     // server entries waiting for the document notifications recorded before them
 	divergences []string
 }
 
@@ -316,42 +315,7 @@ func (r *Replayer) handle(w *transport.Writer, msg []byte) bool {
 	}
 	r.send(w, held)
 	r.emit(w, i)
-	r.release(w)
 	return method(msg) == protocol.MethodExit
-}
-
-// syncPendingBefore reports whether a document notification (didOpen,
-// didChange, didSave, didClose) recorded before server entry j has not
-// arrived: what the server said after it answers it, and sent before it, a
-// publish would be for a text the client has not yet given. A client's
-// other messages (answers to the server's requests) may overtake it.
-func (r *Replayer) syncPendingBefore(j int) bool {
-	for _, k := range r.pending {
-		if k > j {
-			break
-		}
-		switch method(r.t.Entries[k].Msg) {
-		case protocol.MethodTextDocumentDidOpen, protocol.MethodTextDocumentDidChange, protocol.MethodTextDocumentDidSave, protocol.MethodTextDocumentDidClose:
-			return true
-		}
-	}
-	return false
-}
-
-// release sends the deferred server entries whose document notifications
-// have arrived, in their recorded order.
-func (r *Replayer) release(w *transport.Writer) {
-	r.mu.Lock()
-	var now []int
-	for k := 0; k < len(r.deferred); k++ {
-		if j := r.deferred[k]; !r.syncPendingBefore(j) {
-			now = append(now, j)
-			r.deferred = slices.Delete(r.deferred, k, k+1)
-			k--
-		}
-	}
-	r.mu.Unlock()
-	r.send(w, now)
 }
 
 // emit sends the server messages recorded after client entry i, with the
@@ -369,13 +333,6 @@ func (r *Replayer) emit(w *transport.Writer, i int) {
 			}
 			// else: the answer to a pull the client did not make; its
 			// recorded id could be one of the client's live ones.
-			continue
-		}
-		if method(msg) != "" && (len(r.deferred) > 0 || r.syncPendingBefore(j)) {
-			// Its document notification has not arrived (the client
-			// answered the server's requests first): it waits, and so
-			// does every server message after it.
-			r.deferred = append(r.deferred, j)
 			continue
 		}
 		now = append(now, j)
