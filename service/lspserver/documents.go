@@ -184,6 +184,11 @@ func (p *publisher) round(uri protocol.DocumentURI) (settled bool) {
 	settled = true
 	diags := []protocol.Diagnostic{}
 	for _, h := range held {
+		if h.Note != "" {
+			// A server of the file that could not answer, or a project
+			// still loading: the findings published may not be all.
+			p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %s", uri, h.Note))
+		}
 		if h.Answer != nil {
 			diags = append(diags, h.Answer.Diagnostics...)
 			if h.Answer.Settle != client.Settled {

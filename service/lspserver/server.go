@@ -332,7 +332,7 @@ func version(servers []string) string {
 	if len(servers) == 0 {
 		return "fronting no server"
 	}
-	return "fronting " + fmt.Sprint(slices.Clip(servers))
+	return "fronting " + fmt.Sprint(servers)
 }
 
 // Initialized is noted.

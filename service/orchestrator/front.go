@@ -111,7 +111,8 @@ func (o *Orchestrator) HoldServer(ctx context.Context, id string) (Held, error) 
 	if !ok || !spec.Enabled {
 		return Held{}, noServer("no server %s runs", id)
 	}
-	s, err := o.session(target{spec: spec, root: o.frontRoot(spec)})
+	root, _ := o.frontRoot(spec)
+	s, err := o.session(target{spec: spec, root: root})
 	if err != nil {
 		return Held{}, err
 	}
@@ -125,15 +126,14 @@ func (o *Orchestrator) HoldServer(ctx context.Context, id string) (Held, error) 
 	return Held{Server: id, Client: c, op: op}, nil
 }
 
-// frontRoot is the root a front end's server runs in: its root for a file
-// at the workspace root.
-func (o *Orchestrator) frontRoot(spec *registry.Spec) string {
+// frontRoot is the root a front end's server runs in — its root for a
+// file at the workspace root — and whether a root marker was found.
+func (o *Orchestrator) frontRoot(spec *registry.Spec) (string, bool) {
 	probe := filepath.Join(o.root, "_")
 	if len(spec.Extensions) > 0 {
 		probe += spec.Extensions[0]
 	}
-	root, _ := o.serverRoot(spec, probe)
-	return root
+	return o.serverRoot(spec, probe)
 }
 
 // A Started server is one a front end announced at its start.
@@ -169,12 +169,7 @@ func (o *Orchestrator) StartServers(ctx context.Context, ids []string) []Started
 			out = append(out, Started{Server: id, Reason: "disabled by the configuration"})
 			continue
 		}
-		// The server's root for a file at the workspace root.
-		probe := filepath.Join(o.root, "_")
-		if len(spec.Extensions) > 0 {
-			probe += spec.Extensions[0]
-		}
-		root, found := o.serverRoot(spec, probe)
+		root, found := o.frontRoot(spec)
 		if !found && spec.RequireMarker {
 			out = append(out, Started{Server: id, Reason: fmt.Sprintf("no %v at the root", spec.RootMarkers)})
 			continue
