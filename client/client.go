@@ -132,6 +132,11 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 		Params:     protocol.DecodeClientParams,
 		Logger:     c.log,
 		Unreadable: c.unreadable,
+		// A server may send $/progress on a token right behind the
+		// request creating it (a replayed one does): the token is
+		// recorded before that progress is read, or its end would come
+		// first and the token would stay "announced" for good.
+		InOrder: func(method string) bool { return method == protocol.MethodWindowWorkDoneProgressCreate },
 	})
 	go c.watch()
 	if err := c.initialize(ctx); err != nil {

@@ -97,12 +97,19 @@ type Options struct {
 	// every request among them answered; calls of ours still waiting fail
 	// at once, since the peer can no longer answer them.
 	AnswerAfterEOF bool
+	// InOrder names the incoming requests whose handler runs to its end
+	// before any later message is handled, as a notification's does: for
+	// handlers that only record what the peer's next messages depend on
+	// (window/workDoneProgress/create before the $/progress that uses its
+	// token). Such a handler must not call the peer and wait.
+	InOrder func(method string) bool
 }
 
 // A Conn is a JSON-RPC 2.0 connection over LSP base-protocol framing.
 // Incoming notifications are handled one at a time in arrival order; an
 // incoming request starts after every notification that arrived before it
-// was handled, and runs concurrently with later messages. Every incoming
+// was handled, and runs concurrently with later messages (unless
+// Options.InOrder names it). Every incoming
 // request is answered; a message whose id cannot be read is answered with
 // "id": null when it is not a response.
 //
@@ -122,6 +129,7 @@ type Conn struct {
 	handler    Handler
 	params     ParamsDecoder
 	unreadable func(method string, params []byte, err error) // Options.Unreadable
+	inOrder    func(method string) bool                      // Options.InOrder
 
 	answerAfterEOF bool
 	log            *slog.Logger
@@ -173,6 +181,7 @@ func NewConn(rwc io.ReadWriteCloser, opts Options) *Conn {
 		handler:    opts.Handler,
 		params:     opts.Params,
 		unreadable: opts.Unreadable,
+		inOrder:    opts.InOrder,
 
 		answerAfterEOF: opts.AnswerAfterEOF,
 		log:            opts.Logger,
@@ -817,6 +826,10 @@ func (c *Conn) dispatchLoop() {
 		}
 		c.others.Add(1)
 		c.mu.Unlock()
+		if c.inOrder != nil && c.inOrder(req.Method) {
+			c.handleRequest(ctx, cancel, req)
+			continue
+		}
 		go c.handleRequest(ctx, cancel, req)
 	}
 }

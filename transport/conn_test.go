@@ -660,3 +660,40 @@ func TestInvalidResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestInOrderRequest: a request Options.InOrder names is handled to its
+// end before the notification the peer sent after it, as a server's
+// window/workDoneProgress/create must be before the $/progress using its
+// token (a handler running beside it lost that race now and then).
+func TestInOrderRequest(t *testing.T) {
+	var created, misses atomic.Int64
+	created.Store(-1)
+	h := HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+		var p struct{ N int64 }
+		json.Unmarshal(req.Params, &p)
+		n := p.N
+		switch req.Method {
+		case "create":
+			for range 100 {
+				runtime.Gosched() // a handler's work: room for the next message to overtake it
+			}
+			created.Store(n)
+		case "progress":
+			if created.Load() < n {
+				misses.Add(1)
+			}
+		}
+		return nil, nil
+	})
+	_, peer := newRawPeer(t, Options{Handler: h, InOrder: func(m string) bool { return m == "create" }})
+	for i := range 200 {
+		peer.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"create","params":{"N":%d}}`, i, i))
+		peer.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"progress","params":{"N":%d}}`, i))
+		if got := peer.recv(t); !strings.Contains(got, fmt.Sprintf(`"id":%d`, i)) {
+			t.Fatalf("answer %d: %s", i, got)
+		}
+	}
+	if n := misses.Load(); n > 0 {
+		t.Fatalf("the notification after an in-order request was handled before it %d times in 200", n)
+	}
+}
