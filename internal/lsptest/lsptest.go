@@ -116,6 +116,19 @@ type Behavior struct {
 	// workspace's symbols are those of the .fk files of the root's
 	// directory.
 	Symbols bool
+	// Name names the fake in what Items answers ("a": completion item
+	// "a.item", …).
+	Name string
+	// Items answers the requests whose items come back to the server —
+	// completion, code actions, inlay hints, code lenses, document links,
+	// call and type hierarchy (all resolvable) — and references: each item
+	// NAME's, its data {"by":NAME}, which each resolve (or hierarchy step)
+	// must bring back unchanged or is refused. The code action comes
+	// without its edit ("NAME: note"); its resolve inserts "NAME was here"
+	// at the start of the document last asked about, with the version the
+	// fake has of it. References are the document's first character and a
+	// line of NAME's own (1 for "a", 2 for others).
+	Items bool
 	// Liar breaks the protocol once in each way lspkit conform checks: a
 	// publish before the initialize answer; publishes with a diagnostic
 	// missing its message and of severity 9, for a version ahead of the
@@ -169,12 +182,14 @@ type server struct {
 	conn *transport.Conn
 	exit func(code int, stderr string) // ends the server
 
-	mu      sync.Mutex
-	docs    map[protocol.DocumentURI]string
-	saves   int
-	known   map[string]string // Behavior.Remember: path -> first line
-	folders []string          // Behavior.Folders: the workspace folders' names
-	root    protocol.DocumentURI
+	mu        sync.Mutex
+	docs      map[protocol.DocumentURI]string
+	versions  map[protocol.DocumentURI]int32 // the versions of docs
+	lastAsked protocol.DocumentURI           // Items: the document of the last code action request
+	saves     int
+	known     map[string]string // Behavior.Remember: path -> first line
+	folders   []string          // Behavior.Folders: the workspace folders' names
+	root      protocol.DocumentURI
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
 	pullsCancelled          int // Behavior.PullCancels: pulls answered ServerCancelled so far
@@ -188,7 +203,7 @@ var _ protocol.Server = (*server)(nil)
 // serve runs a fake server over rwc until the connection ends. exit ends
 // the server process (or its in-process stand-in).
 func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int, stderr string)) *server {
-	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}, known: map[string]string{}}
+	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}, versions: map[protocol.DocumentURI]int32{}, known: map[string]string{}}
 	ready := make(chan struct{}) // s.conn is set: the handler may use it
 	s.conn = transport.NewConn(rwc, transport.Options{
 		Params: protocol.DecodeServerParams,
@@ -271,6 +286,11 @@ func (s *server) Initialize(_ context.Context, p *protocol.InitializeParams) (pr
 	if s.b.Actions {
 		caps["codeActionProvider"] = jsontext.Value(`{"codeActionKinds":["quickfix","source.fixAll"]}`)
 		caps["executeCommandProvider"] = jsontext.Value(`{"commands":["fake.fix"]}`)
+	}
+	if s.b.Items {
+		for k, v := range itemsCapabilities {
+			caps[k] = v
+		}
 	}
 	if s.b.Pull {
 		caps["diagnosticProvider"] = jsontext.Value(`{"interFileDependencies":false,"workspaceDiagnostics":false}`)
@@ -374,6 +394,9 @@ func (s *server) knownFiles() string {
 // TextDocumentDidOpen stores the text and publishes.
 func (s *server) TextDocumentDidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	s.set(p.TextDocument.URI, p.TextDocument.Text)
+	s.mu.Lock()
+	s.versions[p.TextDocument.URI] = p.TextDocument.Version
+	s.mu.Unlock()
 	s.publish(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
 	return nil
 }
@@ -390,6 +413,7 @@ func (s *server) TextDocumentDidChange(_ context.Context, p *protocol.DidChangeT
 		}
 	}
 	s.docs[p.TextDocument.URI] = text
+	s.versions[p.TextDocument.URI] = p.TextDocument.Version
 	s.mu.Unlock()
 	s.publish(p.TextDocument.URI, p.TextDocument.Version, text)
 	return nil
@@ -459,6 +483,12 @@ func (s *server) TextDocumentDefinition(_ context.Context, p *protocol.Definitio
 func (s *server) TextDocumentCodeAction(_ context.Context, p *protocol.CodeActionParams) (protocol.Nullable[[]protocol.CommandOrCodeAction], error) {
 	text, _ := s.get(p.TextDocument.URI)
 	var out []protocol.CommandOrCodeAction
+	if s.b.Items {
+		s.mu.Lock()
+		s.lastAsked = p.TextDocument.URI
+		s.mu.Unlock()
+		out = append(out, s.itemsCodeAction(p)...)
+	}
 	if slices.Contains(p.Context.Only, protocol.CodeActionKindSourceFixAll) {
 		var edits []protocol.TextEdit
 		for _, d := range ErrorLines(text) {

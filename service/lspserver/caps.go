@@ -10,11 +10,11 @@ import (
 // union is what the front end announces for the servers' capabilities:
 // each request it routes, offered when any server offers it (with the
 // first offering server's options; completion and signature trigger
-// characters merged), UTF-16 positions, and incremental document sync with
-// open, close and save. What it does not route yet is left out, so a
-// client never asks for it: resolve requests (they carry no document to
-// route by), commands, code lenses, semantic tokens, pull diagnostics
-// (diagnostics are pushed, merged), workspace symbols, notebooks.
+// characters merged; resolves offered when a server resolves), UTF-16
+// positions, and incremental document sync with open, close and save.
+// What it does not route yet is left out, so a client never asks for it:
+// semantic tokens, pull diagnostics (diagnostics are pushed, merged),
+// notebooks.
 func union(caps []protocol.ServerCapabilities) protocol.ServerCapabilities {
 	out := protocol.ServerCapabilities{
 		PositionEncoding: protocol.Ptr(protocol.PositionEncodingKindUTF16),
@@ -60,19 +60,43 @@ func union(caps []protocol.ServerCapabilities) protocol.ServerCapabilities {
 		SelectionRangeProvider: firstSet(caps, func(c *protocol.ServerCapabilities) protocol.ServerCapabilitiesSelectionRangeProvider {
 			return c.SelectionRangeProvider
 		}),
-		InlayHintProvider: firstSet(caps, func(c *protocol.ServerCapabilities) protocol.ServerCapabilitiesInlayHintProvider {
-			return c.InlayHintProvider
+		CallHierarchyProvider: firstSet(caps, func(c *protocol.ServerCapabilities) protocol.ServerCapabilitiesCallHierarchyProvider {
+			return c.CallHierarchyProvider
+		}),
+		TypeHierarchyProvider: firstSet(caps, func(c *protocol.ServerCapabilities) protocol.ServerCapabilitiesTypeHierarchyProvider {
+			return c.TypeHierarchyProvider
 		}),
 	}
-	// Code actions: every server's, merged; offered as a plain yes (their
-	// resolve is not routed).
-	if slices.ContainsFunc(caps, func(c protocol.ServerCapabilities) bool { return !c.CodeActionProvider.IsZero() }) {
-		out.CodeActionProvider = protocol.NewServerCapabilitiesCodeActionProviderBoolean(true)
+	// The requests whose items come back (a resolve, a hierarchy's next
+	// step): offered as options of lspkit's own, resolvable when a server
+	// resolves them; a server's registration options (its document
+	// selector) are not the front end's.
+	if offered(caps, protocol.InlayHintRequest.Method()) {
+		out.InlayHintProvider = protocol.NewServerCapabilitiesInlayHintProviderInlayHintOptions(protocol.InlayHintOptions{
+			ResolveProvider: protocol.Ptr(offered(caps, protocol.InlayHintResolveRequest.Method())),
+		})
+	}
+	if offered(caps, protocol.CodeActionRequest.Method()) {
+		out.CodeActionProvider = protocol.NewServerCapabilitiesCodeActionProviderCodeActionOptions(protocol.CodeActionOptions{
+			ResolveProvider: protocol.Ptr(offered(caps, protocol.CodeActionResolveRequest.Method())),
+		})
+	}
+	if offered(caps, protocol.CodeLensRequest.Method()) {
+		out.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: protocol.Ptr(offered(caps, protocol.CodeLensResolveRequest.Method()))}
+	}
+	if offered(caps, protocol.DocumentLinkRequest.Method()) {
+		out.DocumentLinkProvider = &protocol.DocumentLinkOptions{ResolveProvider: protocol.Ptr(offered(caps, protocol.DocumentLinkResolveRequest.Method()))}
+	}
+	if offered(caps, protocol.WorkspaceSymbolRequest.Method()) {
+		out.WorkspaceSymbolProvider = protocol.NewServerCapabilitiesWorkspaceSymbolProviderBoolean(true)
 	}
 	for _, c := range caps {
 		if c.CompletionProvider != nil {
 			if out.CompletionProvider == nil {
 				out.CompletionProvider = &protocol.CompletionOptions{}
+			}
+			if c.CompletionProvider.ResolveProvider != nil && *c.CompletionProvider.ResolveProvider {
+				out.CompletionProvider.ResolveProvider = protocol.Ptr(true)
 			}
 			out.CompletionProvider.TriggerCharacters = merge(out.CompletionProvider.TriggerCharacters, c.CompletionProvider.TriggerCharacters)
 		}
@@ -85,6 +109,11 @@ func union(caps []protocol.ServerCapabilities) protocol.ServerCapabilities {
 		}
 	}
 	return out
+}
+
+// offered reports whether some server offers method.
+func offered(caps []protocol.ServerCapabilities, method string) bool {
+	return slices.ContainsFunc(caps, func(c protocol.ServerCapabilities) bool { return c.Supports(method) })
 }
 
 // firstSet is the first server's value of a capability that is set.

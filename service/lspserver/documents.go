@@ -84,11 +84,19 @@ type publisher struct {
 	mu      sync.Mutex
 	running map[protocol.DocumentURI]bool // a round runs
 	again   map[protocol.DocumentURI]bool // a change came during it
+
+	// Pull mode (pull.go): each round's findings kept, not published.
+	pull    bool
+	kept    map[protocol.DocumentURI]pulled
+	seq     int                          // the last resultId given
+	waiting map[protocol.DocumentURI]int // pulls waiting for a round
+	changed chan struct{}                // closed when a round's findings are kept
 }
 
 func newPublisher(s *Server) *publisher {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &publisher{s: s, ctx: ctx, cancel: cancel, running: map[protocol.DocumentURI]bool{}, again: map[protocol.DocumentURI]bool{}}
+	return &publisher{s: s, ctx: ctx, cancel: cancel, running: map[protocol.DocumentURI]bool{}, again: map[protocol.DocumentURI]bool{},
+		kept: map[protocol.DocumentURI]pulled{}, waiting: map[protocol.DocumentURI]int{}, changed: make(chan struct{})}
 }
 
 // schedule has uri's current text checked and published.
@@ -125,6 +133,8 @@ func (p *publisher) schedule(uri protocol.DocumentURI) {
 			if !p.again[uri] || p.ctx.Err() != nil {
 				delete(p.running, uri)
 				delete(p.again, uri)
+				close(p.changed) // a pull waiting for the round looks again
+				p.changed = make(chan struct{})
 				p.mu.Unlock()
 				return
 			}
@@ -152,6 +162,7 @@ const maxRetries = 5
 func (p *publisher) forget(uri protocol.DocumentURI) {
 	p.mu.Lock()
 	delete(p.again, uri)
+	delete(p.kept, uri)
 	p.mu.Unlock()
 }
 
@@ -206,6 +217,13 @@ func (p *publisher) round(uri protocol.DocumentURI) (settled bool) {
 	p.s.mu.Unlock()
 	if !current {
 		return true // a later round publishes
+	}
+	p.mu.Lock()
+	pull := p.pull
+	p.mu.Unlock()
+	if pull {
+		p.keep(uri, version, diags)
+		return settled
 	}
 	v := version
 	if err := protocol.PublishDiagnosticsNotification.Notify(p.ctx, p.s.conn, protocol.PublishDiagnosticsParams{URI: uri, Version: &v, Diagnostics: diags}); err != nil {

@@ -42,9 +42,26 @@ func (s *Server) TextDocumentDeclaration(ctx context.Context, p *protocol.Declar
 	return first(ctx, s, p.TextDocument.URI, protocol.DeclarationRequest, *p)
 }
 
-// TextDocumentReferences asks the file's server.
+// TextDocumentReferences asks every server of the file offering
+// references and merges their answers in server order, each location once.
 func (s *Server) TextDocumentReferences(ctx context.Context, p *protocol.ReferenceParams) (protocol.Nullable[[]protocol.Location], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.ReferencesRequest, *p)
+	answers, _, err := eachFrom(ctx, s, p.TextDocument.URI, protocol.ReferencesRequest, *p)
+	if err != nil || len(answers) == 0 {
+		return protocol.Nullable[[]protocol.Location]{}, err
+	}
+	if len(answers) == 1 {
+		return answers[0].r, nil
+	}
+	var all []protocol.Location
+	for _, a := range answers {
+		locs, _ := a.r.Get()
+		for _, l := range locs {
+			if !slices.Contains(all, l) {
+				all = append(all, l)
+			}
+		}
+	}
+	return protocol.NewNullable(orEmpty(all)), nil
 }
 
 // TextDocumentDocumentHighlight asks the file's server.
@@ -60,11 +77,6 @@ func (s *Server) TextDocumentDocumentSymbol(ctx context.Context, p *protocol.Doc
 // TextDocumentSignatureHelp asks the file's server.
 func (s *Server) TextDocumentSignatureHelp(ctx context.Context, p *protocol.SignatureHelpParams) (protocol.Nullable[protocol.SignatureHelp], error) {
 	return first(ctx, s, p.TextDocument.URI, protocol.SignatureHelpRequest, *p)
-}
-
-// TextDocumentCompletion asks the file's server.
-func (s *Server) TextDocumentCompletion(ctx context.Context, p *protocol.CompletionParams) (protocol.Nullable[protocol.CompletionResult], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.CompletionRequest, *p)
 }
 
 // TextDocumentFormatting asks the file's server.
@@ -101,33 +113,6 @@ func (s *Server) TextDocumentFoldingRange(ctx context.Context, p *protocol.Foldi
 // TextDocumentSelectionRange asks the file's server.
 func (s *Server) TextDocumentSelectionRange(ctx context.Context, p *protocol.SelectionRangeParams) (protocol.Nullable[[]protocol.SelectionRange], error) {
 	return first(ctx, s, p.TextDocument.URI, protocol.SelectionRangeRequest, *p)
-}
-
-// TextDocumentInlayHint asks the file's server.
-func (s *Server) TextDocumentInlayHint(ctx context.Context, p *protocol.InlayHintParams) (protocol.Nullable[[]protocol.InlayHint], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.InlayHintRequest, *p)
-}
-
-// TextDocumentCodeAction asks every server of the file and merges their
-// actions in server order.
-func (s *Server) TextDocumentCodeAction(ctx context.Context, p *protocol.CodeActionParams) (protocol.Nullable[[]protocol.CommandOrCodeAction], error) {
-	answers, vs, err := each(ctx, s, p.TextDocument.URI, protocol.CodeActionRequest, *p)
-	if err != nil || len(answers) == 0 {
-		return protocol.Nullable[[]protocol.CommandOrCodeAction]{}, err
-	}
-	var all []protocol.CommandOrCodeAction
-	for _, a := range answers {
-		if v, ok := a.Get(); ok {
-			all = slices.Concat(all, v)
-		}
-	}
-	for i, a := range all {
-		if ca, ok := a.AsCodeAction(); ok && ca.Edit != nil {
-			vs.apply(ca.Edit)
-			all[i] = protocol.NewCommandOrCodeActionCodeAction(ca)
-		}
-	}
-	return protocol.NewNullable(all), nil
 }
 
 // apply gives an edit's documents the client's versions: a server names

@@ -56,8 +56,11 @@ type Server struct {
 	state    state
 	docs     map[protocol.DocumentURI]*document
 	commands map[string]string // each command the servers offer: the server
-	exited   chan struct{}
-	exitCode int
+	// symbolServers are the fronted servers offering workspace symbols.
+	symbolServers []string
+	clientCaps    protocol.ClientCapabilities
+	exited        chan struct{}
+	exitCode      int
 
 	diags *publisher
 }
@@ -216,41 +219,6 @@ func firstVersioned[P, R any](ctx context.Context, s *Server, uri protocol.Docum
 	return r, vs, nil
 }
 
-// each asks every server of uri offering t's method, at once, and returns
-// their answers in server order (those that failed left out and logged)
-// with the client's document versions they are for.
-func each[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI, t protocol.RequestType[P, R], params P) ([]R, versions, error) {
-	held, vs, err := s.hold(ctx, uri, t.Method(), true)
-	if err != nil {
-		return nil, nil, s.unanswered(ctx, uri, t.Method(), err)
-	}
-	out := make([]R, len(held))
-	errs := make([]error, len(held))
-	var wg sync.WaitGroup
-	for i, h := range held {
-		wg.Go(func() {
-			defer h.Release()
-			out[i], errs[i] = client.Forward(ctx, h.Client, t, params)
-		})
-	}
-	wg.Wait()
-	var ok []R
-	for i := range held {
-		if errs[i] != nil {
-			s.log.Warn("lsp: a server failed", "server", held[i].Server, "method", t.Method(), "err", errs[i])
-			continue
-		}
-		ok = append(ok, out[i])
-	}
-	if len(ok) == 0 && len(errs) > 0 {
-		if ctx.Err() != nil {
-			return nil, nil, cancelled(ctx)
-		}
-		return nil, nil, passError(errs[0])
-	}
-	return ok, vs, nil
-}
-
 // unanswered turns a backend's refusal into the client's answer: a file
 // no server handles (or none can answer for) gets an empty result and a
 // window/logMessage saying why — not an error for each keystroke; other
@@ -297,7 +265,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Unlock()
 	started := s.b.StartServers(ctx, s.opts.Servers)
 	var caps []protocol.ServerCapabilities
-	var names []string
+	var names, symbolServers []string
 	commands := map[string]string{}
 	for _, st := range started {
 		if st.Capabilities == nil {
@@ -306,6 +274,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		}
 		caps = append(caps, *st.Capabilities)
 		names = append(names, st.Server)
+		if st.Capabilities.Supports(protocol.WorkspaceSymbolRequest.Method()) {
+			symbolServers = append(symbolServers, st.Server)
+		}
 		if ec := st.Capabilities.ExecuteCommandProvider; ec != nil {
 			for _, c := range ec.Commands {
 				if _, taken := commands[c]; !taken {
@@ -324,7 +295,17 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Lock()
 	s.state = stateRunning
 	s.commands = commands
+	s.symbolServers = symbolServers
+	s.clientCaps = p.Capabilities
 	s.mu.Unlock()
+	if pulls(p.Capabilities) {
+		s.diags.mu.Lock()
+		s.diags.pull = true
+		s.diags.mu.Unlock()
+		res.Capabilities.DiagnosticProvider = protocol.NewServerCapabilitiesDiagnosticProviderDiagnosticOptions(protocol.DiagnosticOptions{
+			Identifier: protocol.Ptr("lspkit"), InterFileDependencies: true,
+		})
+	}
 	return res, nil
 }
 

@@ -35,6 +35,7 @@ type editor struct {
 	diags map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams
 	logs  []string
 	edits []protocol.ApplyWorkspaceEditParams // workspace/applyEdit received (answered applied)
+	asked []string                            // the other requests received, by method
 	got   chan struct{}                       // a notification arrived
 }
 
@@ -49,6 +50,12 @@ func start(t *testing.T, files map[string]string) (*editor, string) {
 // startWith is start with server a's behavior.
 func startWith(t *testing.T, files map[string]string, a lsptest.Behavior) (*editor, string) {
 	t.Helper()
+	return startBoth(t, files, a, lsptest.Behavior{})
+}
+
+// startBoth is start with both servers' behaviors.
+func startBoth(t *testing.T, files map[string]string, a, b lsptest.Behavior) (*editor, string) {
+	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
@@ -61,7 +68,7 @@ func startWith(t *testing.T, files map[string]string, a lsptest.Behavior) (*edit
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"a": a, "b": {}}}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"a": a, "b": b}}
 	o, err := orchestrator.New(orchestrator.Options{Root: root, Config: cfg, Launch: l.Launch, StopGrace: time.Second,
 		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}})
 	if err != nil {
@@ -105,6 +112,10 @@ func (e *editor) handle(_ context.Context, req *transport.Request) (any, error) 
 		}
 		e.mu.Unlock()
 		return protocol.ApplyWorkspaceEditResult{Applied: true}, nil
+	default:
+		if !req.Notification {
+			e.asked = append(e.asked, req.Method)
+		}
 	}
 	e.mu.Unlock()
 	select {
