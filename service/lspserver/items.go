@@ -100,7 +100,7 @@ func back[P, R any](ctx context.Context, s *Server, o origin, t protocol.Request
 		if ctx.Err() != nil {
 			return zero, cancelled(ctx)
 		}
-		return zero, passError(err)
+		return zero, forwardError(h.Server, t.Method(), err)
 	}
 	return r, nil
 }
@@ -118,7 +118,7 @@ func firstFrom[P, R any](ctx context.Context, s *Server, uri protocol.DocumentUR
 		if ctx.Err() != nil {
 			return zero, "", nil, cancelled(ctx)
 		}
-		return zero, "", nil, passError(err)
+		return zero, "", nil, forwardError(held[0].Server, t.Method(), err)
 	}
 	return r, held[0].Server, vs, nil
 }
@@ -543,7 +543,7 @@ func eachFrom[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI
 		if ctx.Err() != nil {
 			return nil, nil, cancelled(ctx)
 		}
-		return nil, nil, passError(errs[0])
+		return nil, nil, forwardError(held[0].Server, t.Method(), errs[0])
 	}
 	return ok, vs, nil
 }

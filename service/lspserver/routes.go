@@ -160,7 +160,7 @@ func (s *Server) WorkspaceExecuteCommand(ctx context.Context, p *protocol.Execut
 		if ctx.Err() != nil {
 			return nil, cancelled(ctx)
 		}
-		return nil, passError(err)
+		return nil, forwardError(id, protocol.ExecuteCommandRequest.Method(), err)
 	}
 	for _, e := range edits {
 		vs.apply(&e)

@@ -214,7 +214,7 @@ func firstVersioned[P, R any](ctx context.Context, s *Server, uri protocol.Docum
 		if ctx.Err() != nil {
 			return zero, nil, cancelled(ctx)
 		}
-		return zero, nil, passError(err)
+		return zero, nil, forwardError(held[0].Server, t.Method(), err)
 	}
 	return r, vs, nil
 }
@@ -238,6 +238,19 @@ func (s *Server) unanswered(ctx context.Context, uri protocol.DocumentURI, metho
 // outlived the connection).
 func cancelled(ctx context.Context) error {
 	return &transport.Error{Code: int64(protocol.LSPErrorCodesRequestCancelled), Message: "cancelled: " + ctx.Err().Error()}
+}
+
+// forwardError is the client's answer when a server's request failed: the
+// server's own error answer as it is; a server that stopped while it
+// answered (crashed, killed) said so — the next request starts it again.
+func forwardError(server, method string, err error) error {
+	if te, ok := errors.AsType[*transport.Error](err); ok {
+		return te
+	}
+	if errors.Is(err, transport.ErrClosed) || errors.Is(err, io.EOF) {
+		return &transport.Error{Code: transport.CodeInternalError, Message: fmt.Sprintf("lspkit: %s stopped while answering %s (%v); it is started again for the next request", server, method, err)}
+	}
+	return &transport.Error{Code: transport.CodeInternalError, Message: fmt.Sprintf("lspkit: %s: %s: %v", server, method, err)}
 }
 
 // passError keeps a server's own error answer (its code and message).

@@ -372,3 +372,30 @@ func TestLSPServerSlowFirstAnswer(t *testing.T) {
 		t.Errorf("no log message said the first findings may be incomplete: %q", e.logs)
 	}
 }
+
+// TestLSPServerCrash: a server that dies under a request fails that
+// request with the reason — no hang — and is started again for the next
+// change, given the client's text: the next version's findings are both
+// servers' again.
+func TestLSPServerCrash(t *testing.T) {
+	e, root := startWith(t, map[string]string{"a.fk": "x\n"}, lsptest.Behavior{CrashOn: protocol.HoverRequest.Method()})
+	uri, _ := protocol.FileURI(filepath.Join(root, "a.fk"))
+	if _, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	e.notify(t, protocol.DidOpenTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "fk", "version": 1, "text": "x ERROR\n"}})
+	e.await(t, "version 1's findings", func() bool { p, ok := e.published(uri, 1); return ok && len(p.Diagnostics) == 2 })
+
+	_, err := e.call(t, protocol.HoverRequest.Method(), map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0}})
+	if code(err) != -32603 || !strings.Contains(err.Error(), "a stopped while answering textDocument/hover") {
+		t.Fatalf("hover on a server that dies under it: %v, want an error saying so", err)
+	}
+	t.Logf("hover: %v", err)
+
+	e.notify(t, protocol.DidChangeTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "x\ny ERROR\n"}}})
+	e.await(t, "version 2's findings from both servers, a started again", func() bool {
+		p, ok := e.published(uri, 2)
+		return ok && len(p.Diagnostics) == 2 && p.Diagnostics[0].Range.Start.Line == 1
+	})
+}
