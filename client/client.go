@@ -41,6 +41,12 @@ type Config struct {
 	ApplyEdit func(context.Context, *protocol.ApplyWorkspaceEditParams) (protocol.ApplyWorkspaceEditResult, error)
 	// Logger receives the server's log messages and lifecycle events.
 	Logger *slog.Logger
+	// OnEvent, when set, hears of what the server tells a user: its
+	// work-done progress and the messages it shows (window/showMessage,
+	// and window/showMessageRequest, which the client answers with no
+	// choice). It runs on the connection's reading path, in order, and
+	// must not block.
+	OnEvent func(Event)
 	// NoFileWatcher leaves workspace/didChangeWatchedFiles out of the
 	// capabilities: for one-shot uses, where files do not change while the
 	// server runs.
@@ -481,12 +487,22 @@ func (s serverRequests) Progress(_ context.Context, p *protocol.ProgressParams) 
 	}
 	if s.c.progress.report(key, readProgress(p.Value)) {
 		s.c.changes.wake()
+		if s.c.cfg.OnEvent != nil {
+			s.c.cfg.OnEvent(Event{Progress: p})
+		}
 	}
 	return nil
 }
 
 func (s serverRequests) WindowShowMessageRequest(_ context.Context, p *protocol.ShowMessageRequestParams) (protocol.Nullable[protocol.MessageActionItem], error) {
 	s.c.log.Info("server asked", "message", p.Message)
+	if s.c.cfg.OnEvent != nil {
+		var actions []string
+		for _, a := range p.Actions {
+			actions = append(actions, a.Title)
+		}
+		s.c.cfg.OnEvent(Event{Message: &protocol.ShowMessageParams{Type: p.Type, Message: p.Message}, Actions: actions, Asked: true})
+	}
 	return protocol.Null[protocol.MessageActionItem](), nil // no one to choose
 }
 
@@ -494,6 +510,9 @@ func (s serverRequests) WindowShowMessage(_ context.Context, p *protocol.ShowMes
 	if p.Type == protocol.MessageTypeError {
 		msg := p.Message
 		s.c.shown.Store(&msg)
+	}
+	if s.c.cfg.OnEvent != nil {
+		s.c.cfg.OnEvent(Event{Message: p})
 	}
 	s.c.log.Log(context.Background(), logLevel(p.Type), "server message", "message", p.Message)
 	return nil

@@ -109,6 +109,17 @@ func (p *progressSet) busy() bool {
 	return len(p.running) > 0
 }
 
+// An Event is something the server tells a user (Config.OnEvent): one of
+// its work-done progress notifications, or a message it shows — Asked
+// when it was a window/showMessageRequest offering Actions, which the
+// client answered with no choice.
+type Event struct {
+	Progress *protocol.ProgressParams
+	Message  *protocol.ShowMessageParams
+	Actions  []string
+	Asked    bool
+}
+
 // tokenKey is a progress token as a map key: integers and strings apart.
 func tokenKey(t protocol.ProgressToken) string {
 	if n, ok := t.AsInteger(); ok {

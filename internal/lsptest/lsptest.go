@@ -116,6 +116,10 @@ type Behavior struct {
 	// workspace's symbols are those of the .fk files of the root's
 	// directory.
 	Symbols bool
+	// Ask, after initialized, shows this message (window/showMessage)
+	// and asks it with the choices "Yes" and "No"
+	// (window/showMessageRequest).
+	Ask string
 	// Name names the fake in what Items answers ("a": completion item
 	// "a.item", …).
 	Name string
@@ -329,6 +333,13 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 		if err := protocol.ProgressNotification.Notify(context.Background(), s.conn, protocol.ProgressParams{Token: token, Value: begin}); err != nil {
 			return err
 		}
+	}
+	if s.b.Ask != "" {
+		go func() {
+			protocol.ShowMessageNotification.Notify(context.Background(), s.conn, protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: s.b.Ask})
+			protocol.ShowMessageRequest.Call(context.Background(), s.conn, protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: s.b.Ask + "?",
+				Actions: []protocol.MessageActionItem{{Title: "Yes"}, {Title: "No"}}})
+		}()
 	}
 	if len(s.b.Watch) == 0 {
 		return nil

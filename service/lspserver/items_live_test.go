@@ -47,7 +47,8 @@ func main() {
 // diagnostics and resolves code actions: pulled findings (clean; an error
 // after a change; clean again), completion, workspace symbols, a call
 // hierarchy's callers, a type hierarchy's supertypes, document links and
-// code actions resolved on the server they came from; on
+// code actions resolved on the server they came from, gopls's work-done
+// progress relayed; on
 // typescript-language-server, a completion item resolved with its
 // documentation. LSPKIT_LSP_LIVE=1 (.ci/run) runs it.
 func TestLSPItemsLive(t *testing.T) {
@@ -58,6 +59,7 @@ func TestLSPItemsLive(t *testing.T) {
 		"textDocument": map[string]any{"diagnostic": map[string]any{}, "codeAction": map[string]any{"resolveSupport": map[string]any{"properties": []string{"edit"}},
 			"dataSupport": true, "codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": []string{"", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source"}}}}},
 		"workspace": map[string]any{"diagnostics": map[string]any{"refreshSupport": true}},
+		"window":    map[string]any{"workDoneProgress": true},
 	}
 	t.Run("gopls", func(t *testing.T) {
 		servertest.Binary(t, "gopls")
@@ -170,6 +172,17 @@ func TestLSPItemsLive(t *testing.T) {
 		if n := len(e.diags[uri]); n != 0 {
 			t.Errorf("%d publishes to a client that pulls", n)
 		}
+		// gopls's work-done progress (loading the workspace), relayed.
+		var titles []string
+		for _, p := range e.progress {
+			if v := string(p.Value); strings.Contains(v, `"begin"`) {
+				titles = append(titles, v)
+			}
+		}
+		if !slices.ContainsFunc(titles, func(v string) bool { return strings.Contains(v, `"title":"gopls: `) }) {
+			t.Errorf("no progress of gopls relayed: %q", titles)
+		}
+		t.Logf("progress relayed: %q", titles)
 	})
 	t.Run("typescript", func(t *testing.T) {
 		servertest.Binary(t, "typescript-language-server")

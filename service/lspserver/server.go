@@ -34,6 +34,7 @@ type Backend interface {
 	StartServers(ctx context.Context, ids []string) []orchestrator.Started
 	HoldServer(ctx context.Context, id string) (orchestrator.Held, error)
 	OnFilesChanged(fn func(paths []string)) (stop func())
+	OnServerEvent(fn func(server string, e client.Event)) (stop func())
 }
 
 // Options configures a Server.
@@ -62,7 +63,8 @@ type Server struct {
 	exited        chan struct{}
 	exitCode      int
 
-	diags *publisher
+	diags  *publisher
+	events *relay
 }
 
 type state int
@@ -89,6 +91,7 @@ func New(b Backend, opts Options) *Server {
 	}
 	s := &Server{b: b, opts: opts, log: log, docs: map[protocol.DocumentURI]*document{}, exited: make(chan struct{})}
 	s.diags = newPublisher(s)
+	s.events = newRelay(s)
 	return s
 }
 
@@ -105,6 +108,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 			if err := s.admit(req.Method); err != nil {
 				return nil, err
 			}
+			if req.Method == protocol.InitializeRequest.Method() {
+				req.AfterReply(s.events.open) // the servers' events may follow it
+			}
 			if req.Decoded == nil {
 				return protocol.DispatchServer(ctx, s, req.Method, req.Params)
 			}
@@ -115,6 +121,18 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	// Another process's writes change what the client's documents mean
 	// (a file they import): their findings are checked again.
 	defer s.b.OnFilesChanged(func([]string) { s.diags.scheduleOpen() })()
+	// What the servers tell a user, relayed in order.
+	relayCtx, stopRelay := context.WithCancel(ctx)
+	relayDone := make(chan struct{})
+	go func() {
+		defer close(relayDone)
+		s.events.run(relayCtx)
+	}()
+	defer func() {
+		stopRelay()
+		<-relayDone
+	}()
+	defer s.b.OnServerEvent(s.events.add)()
 	select {
 	case <-s.exited:
 	case <-s.conn.Done():
@@ -275,6 +293,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		return protocol.InitializeResult{}, &transport.Error{Code: transport.CodeInvalidRequest, Message: "initialize was already sent"}
 	}
 	s.state = stateInitializing
+	s.clientCaps = p.Capabilities
 	s.mu.Unlock()
 	started := s.b.StartServers(ctx, s.opts.Servers)
 	var caps []protocol.ServerCapabilities
@@ -309,7 +328,6 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.state = stateRunning
 	s.commands = commands
 	s.symbolServers = symbolServers
-	s.clientCaps = p.Capabilities
 	s.mu.Unlock()
 	if pulls(p.Capabilities) {
 		s.diags.mu.Lock()

@@ -31,12 +31,14 @@ type editor struct {
 	conn *transport.Conn
 	done chan int // Serve's exit code
 
-	mu    sync.Mutex
-	diags map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams
-	logs  []string
-	edits []protocol.ApplyWorkspaceEditParams // workspace/applyEdit received (answered applied)
-	asked []string                            // the other requests received, by method
-	got   chan struct{}                       // a notification arrived
+	mu       sync.Mutex
+	diags    map[protocol.DocumentURI][]protocol.PublishDiagnosticsParams
+	logs     []string
+	edits    []protocol.ApplyWorkspaceEditParams // workspace/applyEdit received (answered applied)
+	asked    []string                            // the other requests received, by method
+	shown    []string                            // window/showMessage received
+	progress []protocol.ProgressParams           // $/progress received
+	got      chan struct{}                       // a notification arrived
 }
 
 // start runs lspkit lsp's server over two fake servers (a and b, both
@@ -104,6 +106,16 @@ func (e *editor) handle(_ context.Context, req *transport.Request) (any, error) 
 		var p protocol.LogMessageParams
 		if err := json.Unmarshal(req.Params, &p); err == nil {
 			e.logs = append(e.logs, p.Message)
+		}
+	case protocol.ShowMessageNotification.Method():
+		var p protocol.ShowMessageParams
+		if err := json.Unmarshal(req.Params, &p); err == nil {
+			e.shown = append(e.shown, p.Message)
+		}
+	case protocol.ProgressNotification.Method():
+		var p protocol.ProgressParams
+		if err := json.Unmarshal(req.Params, &p); err == nil {
+			e.progress = append(e.progress, p)
 		}
 	case protocol.ApplyWorkspaceEditRequest.Method():
 		var p protocol.ApplyWorkspaceEditParams
@@ -398,4 +410,38 @@ func TestLSPServerCrash(t *testing.T) {
 		p, ok := e.published(uri, 2)
 		return ok && len(p.Diagnostics) == 2 && p.Diagnostics[0].Range.Start.Line == 1
 	})
+}
+
+// TestLSPServerEvents: what a server tells a user reaches the client after
+// the initialize answer — its work-done progress on a token lspkit created
+// at the client, its title led by the server's name; the message it shows;
+// its question, with its choices and that lspkit answered it with none.
+func TestLSPServerEvents(t *testing.T) {
+	e, _ := startWith(t, nil, lsptest.Behavior{Loading: "Loading packages", Ask: "Reload the project"})
+	res, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	early := len(e.asked) + len(e.progress) + len(e.shown)
+	e.mu.Unlock()
+	if early != 0 {
+		t.Errorf("%d messages before the initialize answer %s", early, res)
+	}
+	e.await(t, "a's progress and messages", func() bool {
+		return len(e.progress) > 0 && len(e.shown) == 2
+	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !slices.Contains(e.asked, protocol.WorkDoneProgressCreateRequest.Method()) {
+		t.Errorf("no window/workDoneProgress/create before the progress: %q", e.asked)
+	}
+	if v := string(e.progress[0].Value); !strings.Contains(v, `"title":"a: Loading packages"`) || !strings.Contains(v, `"kind":"begin"`) {
+		t.Errorf("progress %s, want a's begin, named", v)
+	}
+	if !slices.Contains(e.shown, "a: Reload the project") || !slices.ContainsFunc(e.shown, func(m string) bool {
+		return strings.HasPrefix(m, "a: Reload the project? [asked: Yes / No; lspkit answered for you: no choice]")
+	}) {
+		t.Errorf("shown %q, want a's message and its question", e.shown)
+	}
 }

@@ -82,6 +82,36 @@ func (o *Orchestrator) OnFilesChanged(fn func(paths []string)) (stop func()) {
 	}
 }
 
+// OnServerEvent calls fn with what each server tells a user — its
+// work-done progress, the messages it shows — and the server's id; stop
+// ends the calls. fn runs on the server's reading path, in order, and
+// must not block.
+func (o *Orchestrator) OnServerEvent(fn func(server string, e client.Event)) (stop func()) {
+	o.watchers.mu.Lock()
+	defer o.watchers.mu.Unlock()
+	if o.watchers.fns == nil {
+		o.watchers.fns = map[int]func(string, client.Event){}
+	}
+	id := o.watchers.next
+	o.watchers.next++
+	o.watchers.fns[id] = fn
+	return func() {
+		o.watchers.mu.Lock()
+		defer o.watchers.mu.Unlock()
+		delete(o.watchers.fns, id)
+	}
+}
+
+// tellWatchers passes a server's event to OnServerEvent's watchers.
+func (o *Orchestrator) tellWatchers(server string, e client.Event) {
+	o.watchers.mu.Lock()
+	fns := slices.Collect(maps.Values(o.watchers.fns))
+	o.watchers.mu.Unlock()
+	for _, fn := range fns {
+		fn(server, e)
+	}
+}
+
 // tellListeners passes a batch of the watcher's changes to OnFilesChanged's
 // listeners.
 func (o *Orchestrator) tellListeners(events []protocol.FileEvent) {

@@ -90,6 +90,12 @@ type Orchestrator struct {
 		fns  map[int]func([]string)
 		next int
 	}
+	// watchers hear what the servers tell a user (OnServerEvent).
+	watchers struct {
+		mu   sync.Mutex
+		fns  map[int]func(string, client.Event)
+		next int
+	}
 	grace   time.Duration
 	oneShot bool
 	guard   []string
@@ -570,6 +576,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 		Settle:                settlePolicy(spec.Settle),
 		RequestTimeout:        o.cfg.RequestTimeout,
 		PositionEncodings:     o.encodings,
+		OnEvent:               func(e client.Event) { o.tellWatchers(spec.ID, e) },
 	}
 }
 
