@@ -295,6 +295,17 @@ func capabilities(watchFiles bool, encodings []protocol.PositionEncodingKind) pr
 				LabelDetailsSupport: protocol.Ptr(true),
 				ResolveSupport:      &protocol.ClientCompletionItemResolveOptions{Properties: []string{"documentation", "detail"}},
 			}},
+			// Semantic tokens: for lspkit lsp's clients (editors highlight
+			// with them), whole documents and ranges, the standard types.
+			SemanticTokens: &protocol.SemanticTokensClientCapabilities{
+				Requests: protocol.ClientSemanticTokensRequestOptions{
+					Range: protocol.NewBooleanOrEmptyObjectBoolean(true),
+					Full:  protocol.NewClientSemanticTokensRequestOptionsFullBoolean(true),
+				},
+				TokenTypes:     semanticTokenTypes,
+				TokenModifiers: semanticTokenModifiers,
+				Formats:        []protocol.TokenFormat{protocol.TokenFormatRelative},
+			},
 			Formatting:      &protocol.DocumentFormattingClientCapabilities{},
 			RangeFormatting: &protocol.DocumentRangeFormattingClientCapabilities{},
 		},
@@ -307,6 +318,14 @@ func capabilities(watchFiles bool, encodings []protocol.PositionEncodingKind) pr
 	}
 	return caps
 }
+
+// The semantic token types and modifiers the protocol defines, offered to
+// servers.
+var (
+	semanticTokenTypes = []string{"namespace", "type", "class", "enum", "interface", "struct", "typeParameter", "parameter", "variable", "property",
+		"enumMember", "event", "function", "method", "macro", "keyword", "modifier", "comment", "string", "number", "regexp", "operator", "decorator", "label"}
+	semanticTokenModifiers = []string{"declaration", "definition", "readonly", "static", "deprecated", "abstract", "async", "modification", "documentation", "defaultLibrary"}
+)
 
 // Status returns the client's state, its server's pid and the reason it
 // stopped or broke.

@@ -50,7 +50,8 @@ func main() {
 // code actions resolved on the server they came from, gopls's work-done
 // progress relayed; on
 // typescript-language-server, a completion item resolved with its
-// documentation. LSPKIT_LSP_LIVE=1 (.ci/run) runs it.
+// documentation; semantic tokens on both, renumbered into the legend
+// lspkit announces. LSPKIT_LSP_LIVE=1 (.ci/run) runs it.
 func TestLSPItemsLive(t *testing.T) {
 	if os.Getenv("LSPKIT_LSP_LIVE") == "" {
 		t.Skip("LSPKIT_LSP_LIVE=1 runs it (.ci/run's lspkit lsp step)")
@@ -138,6 +139,18 @@ func TestLSPItemsLive(t *testing.T) {
 			t.Errorf("supertypes of Square: %s", res)
 		}
 
+		// Semantic tokens, renumbered into the legend lspkit announced:
+		// Upper, on line 10, is a function.
+		st, ok := init.Capabilities.SemanticTokensProvider.AsSemanticTokensOptions()
+		if !ok {
+			t.Fatalf("no semantic tokens offered: %s", res)
+		}
+		res, err = e.call(t, protocol.SemanticTokensRequest.Method(), map[string]any{"textDocument": doc})
+		tokens := decode[protocol.SemanticTokens](t, "semanticTokens/full", res, err)
+		if kind := tokenAt(tokens.Data, st.Legend, 9, 17); kind != "function" {
+			t.Errorf("the token at Upper: %q, want function (legend %v, %d numbers)", kind, st.Legend.TokenTypes, len(tokens.Data))
+		}
+
 		// Document links: the imports.
 		res, err = e.call(t, protocol.DocumentLinkRequest.Method(), map[string]any{"textDocument": doc})
 		links := decode[[]protocol.DocumentLink](t, "documentLink", res, err)
@@ -204,6 +217,16 @@ func TestLSPItemsLive(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("completion of sh: %d items, no shout", len(list.Items))
 		}
+		// Semantic tokens: shout, called on line 3, is a function.
+		if st, ok := init.Capabilities.SemanticTokensProvider.AsSemanticTokensOptions(); !ok {
+			t.Errorf("no semantic tokens offered")
+		} else {
+			res, err := e.call(t, protocol.SemanticTokensRequest.Method(), map[string]any{"textDocument": map[string]any{"uri": uri}})
+			tokens := decode[protocol.SemanticTokens](t, "semanticTokens/full", res, err)
+			if kind := tokenAt(tokens.Data, st.Legend, 2, 0); kind != "function" {
+				t.Errorf("the token at shout: %q, want function (legend %v, %d numbers)", kind, st.Legend.TokenTypes, len(tokens.Data))
+			}
+		}
 		res, err = e.call(t, protocol.CompletionResolveRequest.Method(), list.Items[i])
 		item := decode[protocol.CompletionItem](t, "completionItem/resolve", res, err)
 		if item.Detail == nil || !strings.Contains(*item.Detail, "shout(s: string): string") || !strings.Contains(string(res), "Shouts s.") {
@@ -215,4 +238,20 @@ func TestLSPItemsLive(t *testing.T) {
 func messageOf(d protocol.Diagnostic) string {
 	m, _ := d.Message.AsString()
 	return m
+}
+
+// tokenAt is the type of the semantic token starting at line, char.
+func tokenAt(data []uint32, legend protocol.SemanticTokensLegend, line, char uint32) string {
+	var l, c uint32
+	for i := 0; i+4 < len(data); i += 5 {
+		if data[i] > 0 {
+			l, c = l+data[i], data[i+1]
+		} else {
+			c += data[i+1]
+		}
+		if l == line && c == char && int(data[i+3]) < len(legend.TokenTypes) {
+			return legend.TokenTypes[data[i+3]]
+		}
+	}
+	return ""
 }

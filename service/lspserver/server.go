@@ -60,6 +60,7 @@ type Server struct {
 	// symbolServers are the fronted servers offering workspace symbols.
 	symbolServers []string
 	clientCaps    protocol.ClientCapabilities
+	legends       *legends // the servers' semantic token legends merged; nil: none offers them
 	exited        chan struct{}
 	exitCode      int
 
@@ -321,6 +322,10 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		Capabilities: union(caps),
 		ServerInfo:   &protocol.ServerInfo{Name: "lspkit", Version: protocol.Ptr(version(names))},
 	}
+	legends := newLegends(names, caps)
+	if legends != nil {
+		res.Capabilities.SemanticTokensProvider = legends.options()
+	}
 	if len(commands) > 0 {
 		res.Capabilities.ExecuteCommandProvider = &protocol.ExecuteCommandOptions{Commands: slices.Sorted(maps.Keys(commands))}
 	}
@@ -328,6 +333,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.state = stateRunning
 	s.commands = commands
 	s.symbolServers = symbolServers
+	s.legends = legends
 	s.mu.Unlock()
 	if pulls(p.Capabilities) {
 		s.diags.mu.Lock()
