@@ -123,36 +123,6 @@ func firstFrom[P, R any](ctx context.Context, s *Server, uri protocol.DocumentUR
 	return r, held[0].Server, vs, nil
 }
 
-// TextDocumentCompletion asks the file's first server offering completion;
-// each item keeps its origin for its resolve.
-func (s *Server) TextDocumentCompletion(ctx context.Context, p *protocol.CompletionParams) (protocol.Nullable[protocol.CompletionResult], error) {
-	r, server, _, err := firstFrom(ctx, s, p.TextDocument.URI, protocol.CompletionRequest, *p)
-	res, ok := r.Get()
-	if err != nil || !ok {
-		return r, err
-	}
-	o := origin{Server: server, URI: p.TextDocument.URI}
-	if items, ok := res.AsCompletionItemSlice(); ok {
-		for i := range items {
-			items[i].Data = tag(o, items[i].Data)
-		}
-		return protocol.NewNullable(protocol.NewCompletionResultCompletionItemSlice(items)), nil
-	}
-	list, _ := res.AsCompletionList()
-	var defaults jsontext.Value
-	if list.ItemDefaults != nil {
-		defaults = list.ItemDefaults.Data
-		list.ItemDefaults.Data = nil // each item carries its own
-	}
-	for i := range list.Items {
-		if len(list.Items[i].Data) == 0 {
-			list.Items[i].Data = defaults
-		}
-		list.Items[i].Data = tag(o, list.Items[i].Data)
-	}
-	return protocol.NewNullable(protocol.NewCompletionResultCompletionList(list)), nil
-}
-
 // CompletionItemResolve asks the server the item came from.
 func (s *Server) CompletionItemResolve(ctx context.Context, p *protocol.CompletionItem) (protocol.CompletionItem, error) {
 	o, data, ok := untag(p.Data)
@@ -535,6 +505,9 @@ func eachFrom[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI
 	for i := range held {
 		if errs[i] != nil {
 			s.log.Warn("lsp: a server failed", "server", held[i].Server, "method", t.Method(), "err", errs[i])
+			if ctx.Err() == nil {
+				s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s for %s: %s", t.Method(), uri, forwardError(held[i].Server, t.Method(), errs[i]).Error()))
+			}
 			continue
 		}
 		ok = append(ok, answerFrom[R]{server: held[i].Server, r: out[i]})

@@ -44,7 +44,8 @@ func TestLSPServerItems(t *testing.T) {
 			uri, _ := protocol.FileURI(filepath.Join(root, "a.fk"))
 			caps := map[string]any{}
 			if clientResolves {
-				caps = map[string]any{"textDocument": map[string]any{"codeAction": map[string]any{"resolveSupport": map[string]any{"properties": []string{"edit"}}}}}
+				caps = map[string]any{"textDocument": map[string]any{"codeAction": map[string]any{"resolveSupport": map[string]any{"properties": []string{"edit"}}},
+					"definition": map[string]any{"linkSupport": true}}}
 			}
 			res, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": caps})
 			init := decode[protocol.InitializeResult](t, "initialize", res, err)
@@ -59,20 +60,37 @@ func TestLSPServerItems(t *testing.T) {
 			at := map[string]any{"textDocument": doc, "position": map[string]any{"line": 0, "character": 0}}
 			whole := map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 3, "character": 0}}
 
-			// Completion (server a, the first) and its resolve.
+			// Completion: both servers' items, each resolved by its own.
 			res, err = e.call(t, protocol.CompletionRequest.Method(), at)
 			list := decode[protocol.CompletionList](t, "completion", res, err)
-			if len(list.Items) != 1 || list.Items[0].Label != "a.item" {
+			var labels []string
+			for _, it := range list.Items {
+				labels = append(labels, it.Label)
+				res, err := e.call(t, protocol.CompletionResolveRequest.Method(), it)
+				item := decode[protocol.CompletionItem](t, "completionItem/resolve", res, err)
+				by, _, _ := strings.Cut(it.Label, ".")
+				if item.Detail == nil || *item.Detail != "resolved by "+by {
+					t.Errorf("completionItem/resolve of %s: %s", it.Label, res)
+				}
+				// Twice: the resolved item still carries its origin.
+				if _, err := e.call(t, protocol.CompletionResolveRequest.Method(), item); err != nil {
+					t.Errorf("resolving the resolved item again: %v", err)
+				}
+			}
+			if !slices.Equal(labels, []string{"a.item", "b.item"}) {
 				t.Fatalf("completion: %s", res)
 			}
-			res, err = e.call(t, protocol.CompletionResolveRequest.Method(), list.Items[0])
-			item := decode[protocol.CompletionItem](t, "completionItem/resolve", res, err)
-			if item.Detail == nil || *item.Detail != "resolved by a" {
-				t.Errorf("completionItem/resolve: %s", res)
+
+			// Definition: both servers name the same place — once, as a
+			// link for a client that takes links, else as a location.
+			res, err = e.call(t, protocol.DefinitionRequest.Method(), at)
+			if err != nil || strings.Count(string(res), string(uri)) != 1 || strings.Contains(string(res), "targetUri") != clientResolves {
+				t.Errorf("definition: %s %v, want one target, a link: %v", res, err, clientResolves)
 			}
-			// Twice: the resolved item still carries its origin.
-			if _, err := e.call(t, protocol.CompletionResolveRequest.Method(), item); err != nil {
-				t.Errorf("resolving the resolved item again: %v", err)
+			// Hover: both servers' answers, joined.
+			res, err = e.call(t, protocol.HoverRequest.Method(), at)
+			if err != nil || strings.Count(string(res), "one") != 2 || !strings.Contains(string(res), "---") {
+				t.Errorf("hover: %s %v, want both servers' answers joined", res, err)
 			}
 
 			// Code actions of both servers; each resolved by its own.

@@ -17,31 +17,6 @@ import (
 // merged. Each is the generated descriptor's own method: its params and
 // result are passed through as the protocol types.
 
-// TextDocumentHover asks the file's server.
-func (s *Server) TextDocumentHover(ctx context.Context, p *protocol.HoverParams) (protocol.Nullable[protocol.Hover], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.HoverRequest, *p)
-}
-
-// TextDocumentDefinition asks the file's server.
-func (s *Server) TextDocumentDefinition(ctx context.Context, p *protocol.DefinitionParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.DefinitionRequest, *p)
-}
-
-// TextDocumentTypeDefinition asks the file's server.
-func (s *Server) TextDocumentTypeDefinition(ctx context.Context, p *protocol.TypeDefinitionParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.TypeDefinitionRequest, *p)
-}
-
-// TextDocumentImplementation asks the file's server.
-func (s *Server) TextDocumentImplementation(ctx context.Context, p *protocol.ImplementationParams) (protocol.Nullable[protocol.DefinitionOrDefinitionLinkSlice], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.ImplementationRequest, *p)
-}
-
-// TextDocumentDeclaration asks the file's server.
-func (s *Server) TextDocumentDeclaration(ctx context.Context, p *protocol.DeclarationParams) (protocol.Nullable[protocol.DeclarationResult], error) {
-	return first(ctx, s, p.TextDocument.URI, protocol.DeclarationRequest, *p)
-}
-
 // TextDocumentReferences asks every server of the file offering
 // references and merges their answers in server order, each location once.
 func (s *Server) TextDocumentReferences(ctx context.Context, p *protocol.ReferenceParams) (protocol.Nullable[[]protocol.Location], error) {
