@@ -125,17 +125,23 @@ func firstFrom[P, R any](ctx context.Context, s *Server, uri protocol.DocumentUR
 
 // CompletionItemResolve asks the server the item came from.
 func (s *Server) CompletionItemResolve(ctx context.Context, p *protocol.CompletionItem) (protocol.CompletionItem, error) {
-	o, data, ok := untag(p.Data)
+	return resolve(ctx, s, protocol.CompletionResolveRequest, *p, func(i *protocol.CompletionItem) *jsontext.Value { return &i.Data })
+}
+
+// resolve sends an item back to the server it came from, with the
+// server's own data, and gives the answer the item's origin again.
+func resolve[T any](ctx context.Context, s *Server, t protocol.RequestType[T, T], item T, data func(*T) *jsontext.Value) (T, error) {
+	o, own, ok := untag(*data(&item))
 	if !ok {
-		return *p, notOurs(protocol.CompletionResolveRequest.Method())
+		return item, notOurs(t.Method())
 	}
-	item := *p
-	item.Data = data
-	r, err := back(ctx, s, o, protocol.CompletionResolveRequest, item)
+	q := item
+	*data(&q) = own
+	r, err := back(ctx, s, o, t, q)
 	if err != nil {
-		return *p, err
+		return item, err
 	}
-	r.Data = tag(o, r.Data)
+	*data(&r) = tag(o, *data(&r))
 	return r, nil
 }
 
@@ -204,83 +210,45 @@ func (s *Server) CodeActionResolve(ctx context.Context, p *protocol.CodeAction) 
 // TextDocumentInlayHint asks the file's first server offering hints; each
 // hint keeps its origin for its resolve.
 func (s *Server) TextDocumentInlayHint(ctx context.Context, p *protocol.InlayHintParams) (protocol.Nullable[[]protocol.InlayHint], error) {
-	r, server, _, err := firstFrom(ctx, s, p.TextDocument.URI, protocol.InlayHintRequest, *p)
-	hints, ok := r.Get()
-	if err != nil || !ok {
-		return r, err
-	}
-	o := origin{Server: server, URI: p.TextDocument.URI}
-	for i := range hints {
-		hints[i].Data = tag(o, hints[i].Data)
-	}
-	return protocol.NewNullable(hints), nil
+	return prepare(ctx, s, p.TextDocument.URI, protocol.InlayHintRequest, *p, func(h *protocol.InlayHint) *jsontext.Value { return &h.Data })
 }
 
 // InlayHintResolve asks the server the hint came from.
 func (s *Server) InlayHintResolve(ctx context.Context, p *protocol.InlayHint) (protocol.InlayHint, error) {
-	o, data, ok := untag(p.Data)
-	if !ok {
-		return *p, notOurs(protocol.InlayHintResolveRequest.Method())
-	}
-	h := *p
-	h.Data = data
-	r, err := back(ctx, s, o, protocol.InlayHintResolveRequest, h)
-	if err != nil {
-		return *p, err
-	}
-	r.Data = tag(o, r.Data)
-	return r, nil
+	return resolve(ctx, s, protocol.InlayHintResolveRequest, *p, func(h *protocol.InlayHint) *jsontext.Value { return &h.Data })
 }
 
 // TextDocumentCodeLens asks every server of the file offering lenses and
 // merges them in server order; each keeps its origin for its resolve.
 func (s *Server) TextDocumentCodeLens(ctx context.Context, p *protocol.CodeLensParams) (protocol.Nullable[[]protocol.CodeLens], error) {
-	answers, _, err := eachFrom(ctx, s, p.TextDocument.URI, protocol.CodeLensRequest, *p)
-	if err != nil || len(answers) == 0 {
-		return protocol.Nullable[[]protocol.CodeLens]{}, err
-	}
-	var all []protocol.CodeLens
-	for _, a := range answers {
-		lenses, _ := a.r.Get()
-		o := origin{Server: a.server, URI: p.TextDocument.URI}
-		for _, l := range lenses {
-			l.Data = tag(o, l.Data)
-			all = append(all, l)
-		}
-	}
-	return protocol.NewNullable(all), nil
+	return merged(ctx, s, p.TextDocument.URI, protocol.CodeLensRequest, *p, func(l *protocol.CodeLens) *jsontext.Value { return &l.Data })
 }
 
 // CodeLensResolve asks the server the lens came from.
 func (s *Server) CodeLensResolve(ctx context.Context, p *protocol.CodeLens) (protocol.CodeLens, error) {
-	o, data, ok := untag(p.Data)
-	if !ok {
-		return *p, notOurs(protocol.CodeLensResolveRequest.Method())
-	}
-	l := *p
-	l.Data = data
-	r, err := back(ctx, s, o, protocol.CodeLensResolveRequest, l)
-	if err != nil {
-		return *p, err
-	}
-	r.Data = tag(o, r.Data)
-	return r, nil
+	return resolve(ctx, s, protocol.CodeLensResolveRequest, *p, func(l *protocol.CodeLens) *jsontext.Value { return &l.Data })
 }
 
 // TextDocumentDocumentLink asks every server of the file offering links
 // and merges them; each keeps its origin for its resolve.
 func (s *Server) TextDocumentDocumentLink(ctx context.Context, p *protocol.DocumentLinkParams) (protocol.Nullable[[]protocol.DocumentLink], error) {
-	answers, _, err := eachFrom(ctx, s, p.TextDocument.URI, protocol.DocumentLinkRequest, *p)
+	return merged(ctx, s, p.TextDocument.URI, protocol.DocumentLinkRequest, *p, func(l *protocol.DocumentLink) *jsontext.Value { return &l.Data })
+}
+
+// merged asks every server of uri offering t's method and concatenates
+// their items in server order, each keeping its origin.
+func merged[P, T any](ctx context.Context, s *Server, uri protocol.DocumentURI, t protocol.RequestType[P, protocol.Nullable[[]T]], params P, data func(*T) *jsontext.Value) (protocol.Nullable[[]T], error) {
+	answers, _, err := eachFrom(ctx, s, uri, t, params)
 	if err != nil || len(answers) == 0 {
-		return protocol.Nullable[[]protocol.DocumentLink]{}, err
+		return protocol.Nullable[[]T]{}, err
 	}
-	var all []protocol.DocumentLink
+	all := []T{}
 	for _, a := range answers {
-		links, _ := a.r.Get()
-		o := origin{Server: a.server, URI: p.TextDocument.URI}
-		for _, l := range links {
-			l.Data = tag(o, l.Data)
-			all = append(all, l)
+		items, _ := a.r.Get()
+		o := origin{Server: a.server, URI: uri}
+		for _, it := range items {
+			*data(&it) = tag(o, *data(&it))
+			all = append(all, it)
 		}
 	}
 	return protocol.NewNullable(all), nil
@@ -288,119 +256,84 @@ func (s *Server) TextDocumentDocumentLink(ctx context.Context, p *protocol.Docum
 
 // DocumentLinkResolve asks the server the link came from.
 func (s *Server) DocumentLinkResolve(ctx context.Context, p *protocol.DocumentLink) (protocol.DocumentLink, error) {
-	o, data, ok := untag(p.Data)
-	if !ok {
-		return *p, notOurs(protocol.DocumentLinkResolveRequest.Method())
-	}
-	l := *p
-	l.Data = data
-	r, err := back(ctx, s, o, protocol.DocumentLinkResolveRequest, l)
-	if err != nil {
-		return *p, err
-	}
-	r.Data = tag(o, r.Data)
-	return r, nil
+	return resolve(ctx, s, protocol.DocumentLinkResolveRequest, *p, func(l *protocol.DocumentLink) *jsontext.Value { return &l.Data })
 }
 
 // TextDocumentPrepareCallHierarchy asks the file's first server offering
 // call hierarchy; each item keeps its origin for the calls asked of it.
 func (s *Server) TextDocumentPrepareCallHierarchy(ctx context.Context, p *protocol.CallHierarchyPrepareParams) (protocol.Nullable[[]protocol.CallHierarchyItem], error) {
-	r, server, _, err := firstFrom(ctx, s, p.TextDocument.URI, protocol.CallHierarchyPrepareRequest, *p)
-	items, ok := r.Get()
-	if err != nil || !ok {
-		return r, err
-	}
-	for i := range items {
-		items[i].Data = tag(origin{Server: server, URI: p.TextDocument.URI}, items[i].Data)
-	}
-	return protocol.NewNullable(items), nil
+	return prepare(ctx, s, p.TextDocument.URI, protocol.CallHierarchyPrepareRequest, *p, func(i *protocol.CallHierarchyItem) *jsontext.Value { return &i.Data })
 }
 
 // CallHierarchyIncomingCalls asks the server the item came from; the
 // callers keep it as their origin, for the next step.
 func (s *Server) CallHierarchyIncomingCalls(ctx context.Context, p *protocol.CallHierarchyIncomingCallsParams) (protocol.Nullable[[]protocol.CallHierarchyIncomingCall], error) {
-	o, data, ok := untag(p.Item.Data)
-	if !ok {
-		return protocol.Nullable[[]protocol.CallHierarchyIncomingCall]{}, notOurs(protocol.CallHierarchyIncomingCallsRequest.Method())
-	}
-	q := *p
-	q.Item.Data = data
-	r, err := back(ctx, s, o, protocol.CallHierarchyIncomingCallsRequest, q)
-	calls, ok := r.Get()
-	if err != nil || !ok {
-		return r, err
-	}
-	for i := range calls {
-		calls[i].From.Data = tag(origin{Server: o.Server, URI: calls[i].From.URI}, calls[i].From.Data)
-	}
-	return protocol.NewNullable(calls), nil
+	return step(ctx, s, protocol.CallHierarchyIncomingCallsRequest, *p, func(p *protocol.CallHierarchyIncomingCallsParams) *jsontext.Value { return &p.Item.Data },
+		func(c *protocol.CallHierarchyIncomingCall) (protocol.DocumentURI, *jsontext.Value) {
+			return c.From.URI, &c.From.Data
+		})
 }
 
 // CallHierarchyOutgoingCalls asks the server the item came from; the
 // callees keep it as their origin.
 func (s *Server) CallHierarchyOutgoingCalls(ctx context.Context, p *protocol.CallHierarchyOutgoingCallsParams) (protocol.Nullable[[]protocol.CallHierarchyOutgoingCall], error) {
-	o, data, ok := untag(p.Item.Data)
-	if !ok {
-		return protocol.Nullable[[]protocol.CallHierarchyOutgoingCall]{}, notOurs(protocol.CallHierarchyOutgoingCallsRequest.Method())
-	}
-	q := *p
-	q.Item.Data = data
-	r, err := back(ctx, s, o, protocol.CallHierarchyOutgoingCallsRequest, q)
-	calls, ok := r.Get()
-	if err != nil || !ok {
-		return r, err
-	}
-	for i := range calls {
-		calls[i].To.Data = tag(origin{Server: o.Server, URI: calls[i].To.URI}, calls[i].To.Data)
-	}
-	return protocol.NewNullable(calls), nil
+	return step(ctx, s, protocol.CallHierarchyOutgoingCallsRequest, *p, func(p *protocol.CallHierarchyOutgoingCallsParams) *jsontext.Value { return &p.Item.Data },
+		func(c *protocol.CallHierarchyOutgoingCall) (protocol.DocumentURI, *jsontext.Value) {
+			return c.To.URI, &c.To.Data
+		})
 }
 
 // TextDocumentPrepareTypeHierarchy asks the file's first server offering
 // type hierarchy; each item keeps its origin.
 func (s *Server) TextDocumentPrepareTypeHierarchy(ctx context.Context, p *protocol.TypeHierarchyPrepareParams) (protocol.Nullable[[]protocol.TypeHierarchyItem], error) {
-	r, server, _, err := firstFrom(ctx, s, p.TextDocument.URI, protocol.TypeHierarchyPrepareRequest, *p)
-	items, ok := r.Get()
-	if err != nil || !ok {
-		return r, err
-	}
-	for i := range items {
-		items[i].Data = tag(origin{Server: server, URI: p.TextDocument.URI}, items[i].Data)
-	}
-	return protocol.NewNullable(items), nil
+	return prepare(ctx, s, p.TextDocument.URI, protocol.TypeHierarchyPrepareRequest, *p, func(i *protocol.TypeHierarchyItem) *jsontext.Value { return &i.Data })
 }
 
 // TypeHierarchySupertypes asks the server the item came from.
 func (s *Server) TypeHierarchySupertypes(ctx context.Context, p *protocol.TypeHierarchySupertypesParams) (protocol.Nullable[[]protocol.TypeHierarchyItem], error) {
-	o, data, ok := untag(p.Item.Data)
-	if !ok {
-		return protocol.Nullable[[]protocol.TypeHierarchyItem]{}, notOurs(protocol.TypeHierarchySupertypesRequest.Method())
-	}
-	q := *p
-	q.Item.Data = data
-	r, err := back(ctx, s, o, protocol.TypeHierarchySupertypesRequest, q)
-	return retagTypes(o, r, err)
+	return step(ctx, s, protocol.TypeHierarchySupertypesRequest, *p, func(p *protocol.TypeHierarchySupertypesParams) *jsontext.Value { return &p.Item.Data }, typeItem)
 }
 
 // TypeHierarchySubtypes asks the server the item came from.
 func (s *Server) TypeHierarchySubtypes(ctx context.Context, p *protocol.TypeHierarchySubtypesParams) (protocol.Nullable[[]protocol.TypeHierarchyItem], error) {
-	o, data, ok := untag(p.Item.Data)
-	if !ok {
-		return protocol.Nullable[[]protocol.TypeHierarchyItem]{}, notOurs(protocol.TypeHierarchySubtypesRequest.Method())
-	}
-	q := *p
-	q.Item.Data = data
-	r, err := back(ctx, s, o, protocol.TypeHierarchySubtypesRequest, q)
-	return retagTypes(o, r, err)
+	return step(ctx, s, protocol.TypeHierarchySubtypesRequest, *p, func(p *protocol.TypeHierarchySubtypesParams) *jsontext.Value { return &p.Item.Data }, typeItem)
 }
 
-func retagTypes(o origin, r protocol.Nullable[[]protocol.TypeHierarchyItem], err error) (protocol.Nullable[[]protocol.TypeHierarchyItem], error) {
+func typeItem(i *protocol.TypeHierarchyItem) (protocol.DocumentURI, *jsontext.Value) {
+	return i.URI, &i.Data
+}
+
+// prepare asks the file's first server offering t's method; each item it
+// answers keeps its origin.
+func prepare[P, T any](ctx context.Context, s *Server, uri protocol.DocumentURI, t protocol.RequestType[P, protocol.Nullable[[]T]], params P, data func(*T) *jsontext.Value) (protocol.Nullable[[]T], error) {
+	r, server, _, err := firstFrom(ctx, s, uri, t, params)
 	items, ok := r.Get()
 	if err != nil || !ok {
 		return r, err
 	}
 	for i := range items {
-		items[i].Data = tag(origin{Server: o.Server, URI: items[i].URI}, items[i].Data)
+		*data(&items[i]) = tag(origin{Server: server, URI: uri}, *data(&items[i]))
+	}
+	return protocol.NewNullable(items), nil
+}
+
+// step sends a hierarchy item back to the server it came from (the
+// hierarchy's next step); the items answered keep that server as their
+// origin, with their own documents.
+func step[P, R any](ctx context.Context, s *Server, t protocol.RequestType[P, protocol.Nullable[[]R]], params P, in func(*P) *jsontext.Value, out func(*R) (protocol.DocumentURI, *jsontext.Value)) (protocol.Nullable[[]R], error) {
+	o, own, ok := untag(*in(&params))
+	if !ok {
+		return protocol.Nullable[[]R]{}, notOurs(t.Method())
+	}
+	*in(&params) = own
+	r, err := back(ctx, s, o, t, params)
+	items, ok := r.Get()
+	if err != nil || !ok {
+		return r, err
+	}
+	for i := range items {
+		uri, data := out(&items[i])
+		*data = tag(origin{Server: o.Server, URI: uri}, *data)
 	}
 	return protocol.NewNullable(items), nil
 }
