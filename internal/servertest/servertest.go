@@ -34,6 +34,16 @@ func Binary(t testing.TB, name string) string {
 	return path
 }
 
+// CIOnly skips a live test outside CI's live steps (LSPKIT_CI_LIVE=1):
+// one heavy enough on the servers' CPU that the test command's budget on
+// a fresh 2-core machine leaves it to .ci/run.
+func CIOnly(t testing.TB) {
+	t.Helper()
+	if os.Getenv("LSPKIT_CI_LIVE") == "" {
+		t.Skip("live in CI's step: LSPKIT_CI_LIVE=1 (.ci/run)")
+	}
+}
+
 // Gone waits, up to a deadline, for pid to leave the process table.
 func Gone(t testing.TB, pid int) {
 	t.Helper()

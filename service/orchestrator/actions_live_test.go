@@ -21,6 +21,7 @@ import (
 // previewed, applied and the file then checked clean; an action listed
 // before its file changed is refused as stale.
 func TestCodeActionsGoLive(t *testing.T) {
+	servertest.CIOnly(t)
 	t.Parallel()
 	servertest.Binary(t, "gopls")
 	o := live(t, map[string]string{
@@ -135,6 +136,7 @@ func runtimeGOROOT(t *testing.T) string {
 // missing import added by TypeScript's quick fix for its finding, eslint's
 // fix of a fixable rule (prefer-const); the file then checks clean.
 func TestCodeActionsTypeScriptESLintLive(t *testing.T) {
+	servertest.CIOnly(t)
 	t.Parallel()
 	servertest.Binary(t, "typescript-language-server")
 	servertest.Binary(t, "vscode-eslint-language-server")
@@ -220,6 +222,7 @@ func TestCodeActionsTypeScriptESLintLive(t *testing.T) {
 // listed and, where it offers something, applies; where it offers
 // nothing, the answer says so.
 func TestCodeActionsPyrightClangdLive(t *testing.T) {
+	servertest.CIOnly(t)
 	t.Parallel()
 	cases := []struct{ binary, file, text string }{
 		{"pyright-langserver", "a.py", "x = undefined_name\n"},
@@ -267,6 +270,7 @@ func TestCodeActionsPyrightClangdLive(t *testing.T) {
 // findings fixed by eslint's fix-all. The files then check clean, and the
 // answer says what remains.
 func TestFixAllLive(t *testing.T) {
+	servertest.CIOnly(t)
 	t.Parallel()
 	servertest.Binary(t, "gopls")
 	servertest.Binary(t, "typescript-language-server")
@@ -337,6 +341,7 @@ func applyTitled(t *testing.T, o *Orchestrator, file string, line int, kinds []s
 // demand), and the missing import the filled switch needs; the file then
 // checks clean.
 func TestCodeActionsGoRefactorsLive(t *testing.T) {
+	servertest.CIOnly(t)
 	t.Parallel()
 	servertest.Binary(t, "gopls")
 	src := "package demo\n\ntype T struct {\n\tA int\n\tB string\n}\n\ntype Color int\n\nconst (\n\tRed Color = iota\n\tGreen\n)\n\n" +
@@ -385,6 +390,7 @@ func TestCodeActionsGoRefactorsLive(t *testing.T) {
 // Refactorings it offers but not on the line are left out of the listing,
 // counted; asked for by kind, they are listed with the reason.
 func TestCodeActionsTypeScriptCleanupLive(t *testing.T) {
+	servertest.CIOnly(t)
 	t.Parallel()
 	servertest.Binary(t, "typescript-language-server")
 	o := live(t, map[string]string{

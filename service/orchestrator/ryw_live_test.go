@@ -322,6 +322,7 @@ func TestGoCommandMissingLive(t *testing.T) {
 // the new tree: the importer's check reports what broke, workspace symbols
 // find H150 and no longer F150; and back.
 func TestBranchSwitchLive(t *testing.T) {
+	servertest.CIOnly(t)
 	t.Parallel()
 	servertest.Binary(t, "gopls")
 	if _, err := exec.LookPath("git"); err != nil {
