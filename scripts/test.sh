@@ -48,14 +48,6 @@ fi
 phase "go build -race (while the servers install)"
 go build -race ./...
 
-# The packages whose tests need no language server are tested while the
-# servers install (npm waits on the network there).
-phase "go test -race, the packages without servers (while the servers install)"
-servers='/(client|cmd/lspkit|conformance|daemon|protocol|service/lspserver|service/mcpserver|service/orchestrator|transport)$'
-early=$(go list ./... | grep -Ev "$servers")
-go test -vet=off -race -count=1 -p 2 $early >"$tmp/early.log" 2>&1 &
-earlytests=$!
-
 phase "language servers"
 if ! wait "$install"; then
 	cat "$tmp/install.log" >&2
@@ -81,13 +73,8 @@ phase "go test -race"
 # Most parallel tests wait on language servers and daemons, not the
 # processor: four at a time, and four packages at once, the longest
 # first (go test starts packages in the order given).
-if ! wait "$earlytests"; then
-	cat "$tmp/early.log"
-	exit 1
-fi
-cat "$tmp/early.log"
 LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -p 4 -parallel 4 -timeout 10m \
-	./service/orchestrator ./cmd/lspkit ./conformance ./daemon ./client $(go list ./... | grep -E "$servers" | grep -Ev '/(service/orchestrator|cmd/lspkit|conformance|daemon|client)$')
+	./service/orchestrator ./cmd/lspkit ./conformance ./daemon ./client ./...
 
 phase "conformance live suite"
 cat "$tmp/summary"
