@@ -73,7 +73,9 @@ phase "go test -race"
 # Most parallel tests wait on language servers and daemons, not the
 # processor: four at a time, and four packages at once, the longest
 # first (go test starts packages in the order given).
-LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -p 4 -parallel 4 -timeout 10m \
+# The read-your-writes live test repeats its rounds 20 times here, 50 in
+# CI's live step (each round is work for four real servers).
+LSPKIT_RYW_REPS=20 LSPKIT_CONFORMANCE_SUMMARY=$tmp/summary go test -vet=off -race -count=1 -p 4 -parallel 4 -timeout 10m \
 	./service/orchestrator ./cmd/lspkit ./conformance ./daemon ./client ./...
 
 phase "conformance live suite"
