@@ -237,10 +237,26 @@ type serverPart struct {
 var settleRank = map[client.Settle]int{client.Settled: 0, client.TimedOut: 1, client.Failed: 2, client.ServerGone: 3}
 
 // checkOn runs one server's part of a check of files, with their impact
-// when want asks for it. A what-if (given texts) of several files, or
-// with its impact, gives the server the disk's texts back before it
-// returns.
-func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile, timeout time.Duration, want impactWant) (part serverPart) {
+// when want asks for it. A server that died under the check — or had died
+// just before it, its exit not yet seen — and that the restart policy
+// starts again is asked again, once, on its new process: the answer is
+// the restarted server's, not "broken".
+func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile, timeout time.Duration, want impactWant) serverPart {
+	part := o.checkOnce(ctx, t, files, timeout, want)
+	if part.res.Verdict != api.VerdictBroken || ctx.Err() != nil {
+		return part
+	}
+	if s, err := o.session(t); err == nil && s.restarting() {
+		o.log.Info("check: the server died under it and is restarting; asked again", "server", t.spec.ID, "file", o.rel(files[0].abs))
+		return o.checkOnce(ctx, t, files, timeout, want)
+	}
+	return part
+}
+
+// checkOnce is checkOn's one attempt. A what-if (given texts) of several
+// files, or with its impact, gives the server the disk's texts back
+// before it returns.
+func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFile, timeout time.Duration, want impactWant) (part serverPart) {
 	start := time.Now()
 	res := &part.res
 	res.ID = t.spec.ID

@@ -839,6 +839,14 @@ func (s *session) crashHandled(ctx context.Context, c *client.Client) {
 	}
 }
 
+// restarting reports whether the session's server is being started again
+// after it stopped (within the restart policy).
+func (s *session) restarting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == api.StatusStarting && !s.stopping && strings.HasPrefix(s.reason, "restarting after: ")
+}
+
 // updatedLocked wakes whoever waits for the supervisor's next change.
 func (s *session) updatedLocked() {
 	close(s.updated)
