@@ -197,6 +197,9 @@ func (s *Server) TextDocumentHover(ctx context.Context, p *protocol.HoverParams)
 
 // markdown is a hover's contents as markdown.
 func markdown(c protocol.HoverContents) string {
+	// A marked string (deprecated, still sent): a string, or code in a
+	// language.
+	//lint:ignore SA1019 servers still answer hovers with marked strings: read as sent
 	marked := func(m protocol.MarkedString) string {
 		if s, ok := m.AsString(); ok {
 			return s
