@@ -9,6 +9,7 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/textedit"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -192,25 +193,7 @@ func (p *publisher) round(uri protocol.DocumentURI) (settled bool) {
 		}
 		return true
 	}
-	settled = true
-	diags := []protocol.Diagnostic{}
-	for _, h := range held {
-		if h.Note != "" {
-			// A server of the file that could not answer, or a project
-			// still loading: the findings published may not be all.
-			p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %s", uri, h.Note))
-		}
-		if h.Answer != nil {
-			diags = append(diags, h.Answer.Diagnostics...)
-			if h.Answer.Settle != client.Settled {
-				settled = false
-				p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %s's findings for version %d may be incomplete (%s)", uri, h.Server, version, h.Answer.Settle))
-			}
-		} else {
-			diags = append(diags, h.Client.Diagnostics(h.URI)...)
-		}
-		h.Release()
-	}
+	diags, settled := p.s.findings(p.ctx, uri, fmt.Sprintf("version %d", version), held)
 	p.s.mu.Lock()
 	d, ok = p.s.docs[uri]
 	current := ok && d.version == version
@@ -230,6 +213,32 @@ func (p *publisher) round(uri protocol.DocumentURI) (settled bool) {
 		p.s.log.Debug("lsp: publish", "err", err)
 	}
 	return settled
+}
+
+// findings merges the held servers' findings of uri (what, "version 3",
+// names the text) and lets them go; it reports whether every server's
+// were complete. What may be missing — a server of the file that could
+// not answer, a project still loading, findings not complete in time — is
+// said to the client in a log message.
+func (s *Server) findings(ctx context.Context, uri protocol.DocumentURI, what string, held []orchestrator.Held) ([]protocol.Diagnostic, bool) {
+	settled := true
+	diags := []protocol.Diagnostic{}
+	for _, h := range held {
+		if h.Note != "" {
+			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %s", uri, h.Note))
+		}
+		if h.Answer != nil {
+			diags = append(diags, h.Answer.Diagnostics...)
+			if h.Answer.Settle != client.Settled {
+				settled = false
+				s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %s's findings for %s may be incomplete (%s)", uri, h.Server, what, h.Answer.Settle))
+			}
+		} else {
+			diags = append(diags, h.Client.Diagnostics(h.URI)...)
+		}
+		h.Release()
+	}
+	return diags, settled
 }
 
 // stop ends the rounds and waits for them.

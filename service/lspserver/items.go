@@ -105,7 +105,9 @@ func back[P, R any](ctx context.Context, s *Server, o origin, t protocol.Request
 	return r, nil
 }
 
-// firstFrom is firstVersioned that also says which server answered.
+// firstFrom asks the first server of uri offering t's method (an empty
+// answer, with a log message saying why, when none can) and says which
+// server answered and the client's document versions it answered for.
 func firstFrom[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI, t protocol.RequestType[P, R], params P) (R, string, versions, error) {
 	var zero R
 	held, vs, err := s.hold(ctx, uri, t.Method(), false)

@@ -134,12 +134,6 @@ func (s *Server) diskFindings(ctx context.Context, uri protocol.DocumentURI) ([]
 	if err != nil {
 		return nil, s.unanswered(ctx, uri, protocol.DocumentDiagnosticRequest.Method(), err)
 	}
-	var diags []protocol.Diagnostic
-	for _, h := range held {
-		if h.Answer != nil {
-			diags = append(diags, h.Answer.Diagnostics...)
-		}
-		h.Release()
-	}
+	diags, _ := s.findings(ctx, uri, "the file on disk", held)
 	return diags, nil
 }

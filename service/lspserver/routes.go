@@ -67,7 +67,7 @@ func (s *Server) TextDocumentRangeFormatting(ctx context.Context, p *protocol.Do
 // TextDocumentRename asks the file's server; its edit names the client's
 // document versions.
 func (s *Server) TextDocumentRename(ctx context.Context, p *protocol.RenameParams) (protocol.Nullable[protocol.WorkspaceEdit], error) {
-	r, vs, err := firstVersioned(ctx, s, p.TextDocument.URI, protocol.RenameRequest, *p)
+	r, _, vs, err := firstFrom(ctx, s, p.TextDocument.URI, protocol.RenameRequest, *p)
 	if e, ok := r.Get(); ok {
 		vs.apply(&e)
 		r = protocol.NewNullable(e)

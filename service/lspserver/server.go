@@ -215,27 +215,8 @@ func (s *Server) hold(ctx context.Context, uri protocol.DocumentURI, method stri
 // first asks the first server of uri offering t's method, and answers
 // empty (with a log message saying why) when none can.
 func first[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI, t protocol.RequestType[P, R], params P) (R, error) {
-	r, _, err := firstVersioned(ctx, s, uri, t, params)
+	r, _, _, err := firstFrom(ctx, s, uri, t, params)
 	return r, err
-}
-
-// firstVersioned is first, with the client's document versions the answer
-// is for.
-func firstVersioned[P, R any](ctx context.Context, s *Server, uri protocol.DocumentURI, t protocol.RequestType[P, R], params P) (R, versions, error) {
-	var zero R
-	held, vs, err := s.hold(ctx, uri, t.Method(), false)
-	if err != nil {
-		return zero, nil, s.unanswered(ctx, uri, t.Method(), err)
-	}
-	defer held[0].Release()
-	r, err := client.Forward(ctx, held[0].Client, t, params)
-	if err != nil {
-		if ctx.Err() != nil {
-			return zero, nil, cancelled(ctx)
-		}
-		return zero, nil, forwardError(held[0].Server, t.Method(), err)
-	}
-	return r, vs, nil
 }
 
 // unanswered turns a backend's refusal into the client's answer: a file
