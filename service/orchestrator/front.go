@@ -67,19 +67,13 @@ func held(ops []opened, err error) ([]Held, error) {
 // stop ends the calls. fn runs on the watcher's goroutine and must not
 // block. Without a watcher (a one-shot orchestrator) it is never called.
 func (o *Orchestrator) OnFilesChanged(fn func(paths []string)) (stop func()) {
-	o.listeners.mu.Lock()
-	defer o.listeners.mu.Unlock()
-	if o.listeners.fns == nil {
-		o.listeners.fns = map[int]func([]string){}
-	}
-	id := o.listeners.next
-	o.listeners.next++
-	o.listeners.fns[id] = fn
-	return func() {
-		o.listeners.mu.Lock()
-		defer o.listeners.mu.Unlock()
-		delete(o.listeners.fns, id)
-	}
+	return o.listeners.add(fn)
+}
+
+// serverEvent is one server's event, for OnServerEvent's callbacks.
+type serverEvent struct {
+	server string
+	e      client.Event
 }
 
 // OnServerEvent calls fn with what each server tells a user — its
@@ -87,38 +81,13 @@ func (o *Orchestrator) OnFilesChanged(fn func(paths []string)) (stop func()) {
 // ends the calls. fn runs on the server's reading path, in order, and
 // must not block.
 func (o *Orchestrator) OnServerEvent(fn func(server string, e client.Event)) (stop func()) {
-	o.watchers.mu.Lock()
-	defer o.watchers.mu.Unlock()
-	if o.watchers.fns == nil {
-		o.watchers.fns = map[int]func(string, client.Event){}
-	}
-	id := o.watchers.next
-	o.watchers.next++
-	o.watchers.fns[id] = fn
-	return func() {
-		o.watchers.mu.Lock()
-		defer o.watchers.mu.Unlock()
-		delete(o.watchers.fns, id)
-	}
-}
-
-// tellWatchers passes a server's event to OnServerEvent's watchers.
-func (o *Orchestrator) tellWatchers(server string, e client.Event) {
-	o.watchers.mu.Lock()
-	fns := slices.Collect(maps.Values(o.watchers.fns))
-	o.watchers.mu.Unlock()
-	for _, fn := range fns {
-		fn(server, e)
-	}
+	return o.watchers.add(func(ev serverEvent) { fn(ev.server, ev.e) })
 }
 
 // tellListeners passes a batch of the watcher's changes to OnFilesChanged's
 // listeners.
 func (o *Orchestrator) tellListeners(events []protocol.FileEvent) {
-	o.listeners.mu.Lock()
-	fns := slices.Collect(maps.Values(o.listeners.fns))
-	o.listeners.mu.Unlock()
-	if len(fns) == 0 {
+	if o.listeners.empty() {
 		return
 	}
 	paths := make([]string, 0, len(events))
@@ -127,8 +96,47 @@ func (o *Orchestrator) tellListeners(events []protocol.FileEvent) {
 			paths = append(paths, p)
 		}
 	}
+	o.listeners.tell(paths)
+}
+
+// callbacks are the functions a front end registered for one kind of
+// news, each until its stop.
+type callbacks[T any] struct {
+	mu   sync.Mutex
+	fns  map[int]func(T)
+	next int
+}
+
+// add registers fn; stop unregisters it.
+func (c *callbacks[T]) add(fn func(T)) (stop func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fns == nil {
+		c.fns = map[int]func(T){}
+	}
+	id := c.next
+	c.next++
+	c.fns[id] = fn
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.fns, id)
+	}
+}
+
+func (c *callbacks[T]) empty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.fns) == 0
+}
+
+// tell calls every registered function with v, outside the lock.
+func (c *callbacks[T]) tell(v T) {
+	c.mu.Lock()
+	fns := slices.Collect(maps.Values(c.fns))
+	c.mu.Unlock()
 	for _, fn := range fns {
-		fn(paths)
+		fn(v)
 	}
 }
 

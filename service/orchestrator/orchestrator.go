@@ -85,20 +85,12 @@ type Orchestrator struct {
 	// encodings are the position encodings offered to servers.
 	encodings []protocol.PositionEncodingKind
 	// listeners hear of changes on disk (OnFilesChanged).
-	listeners struct {
-		mu   sync.Mutex
-		fns  map[int]func([]string)
-		next int
-	}
+	listeners callbacks[[]string]
 	// watchers hear what the servers tell a user (OnServerEvent).
-	watchers struct {
-		mu   sync.Mutex
-		fns  map[int]func(string, client.Event)
-		next int
-	}
-	grace   time.Duration
-	oneShot bool
-	guard   []string
+	watchers callbacks[serverEvent]
+	grace    time.Duration
+	oneShot  bool
+	guard    []string
 	// serverEnv is Options.ServerEnv.
 	serverEnv func() []string
 
@@ -576,7 +568,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 		Settle:                settlePolicy(spec.Settle),
 		RequestTimeout:        o.cfg.RequestTimeout,
 		PositionEncodings:     o.encodings,
-		OnEvent:               func(e client.Event) { o.tellWatchers(spec.ID, e) },
+		OnEvent:               func(e client.Event) { o.watchers.tell(serverEvent{spec.ID, e}) },
 	}
 }
 
