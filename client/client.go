@@ -130,7 +130,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	c := newClient(cfg)
 	proc, err := cfg.Launch(ctx, cfg.Command)
 	if err != nil {
-		return nil, fmt.Errorf("client: %s: %w", cfg.Name, err)
+		return nil, &StartError{Server: cfg.Name, Path: cfg.Command.Path, Err: err}
 	}
 	c.proc = proc
 	c.conn = transport.NewConn(proc.Stdio(), transport.Options{
@@ -146,14 +146,71 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 	})
 	go c.watch()
 	if err := c.initialize(ctx); err != nil {
+		// A server that ended its stream, closed its input or exited
+		// before initialize's deadline (not one that answered initialize
+		// with an error, which is alive, nor one whose bytes made no sense,
+		// which is hung up on) may be exiting by itself: it is
+		// given a moment to be reaped, so that its own exit, not our stop,
+		// is what is told.
+		exited := false
+		var refused *transport.Error
+		var garbled *transport.FrameError
+		var unreadable *transport.ScanError
+		if ctx.Err() == nil && !errors.As(err, &refused) && !errors.As(err, &garbled) && !errors.As(err, &unreadable) {
+			t := time.NewTimer(startExitWait)
+			select {
+			case <-proc.Done():
+				exited = true
+			case <-t.C:
+			}
+			t.Stop()
+		}
 		es := c.stopProcess()
-		return nil, fmt.Errorf("client: %s: initialize: %w (%s)", cfg.Name, err, es)
+		return nil, &StartError{Server: cfg.Name, Path: cfg.Command.Path, Err: fmt.Errorf("initialize: %w", err), Exit: &es, Exited: exited}
 	}
 	c.conn.SetCallTimeout(cfg.RequestTimeout) // initialize had its own time
 	c.pulls.startWorkspace()
 	c.setState(StateActive, "")
 	c.log.Info("server active", "pid", proc.PID())
 	return c, nil
+}
+
+// startExitWait is how long Start waits for a server that failed
+// initialize without its deadline running out to exit by itself.
+const startExitWait = 2 * time.Second
+
+// StartError is Start's error: the server did not become active.
+type StartError struct {
+	Server string
+	// Path is the server's command (Command.Path).
+	Path string
+	Err  error // what failed: the launch, or initialize
+	// Exit is how the process ended, when it was started.
+	Exit *ExitStatus
+	// Exited is set when the process ended by itself before it answered
+	// initialize: a server that cannot start, as against one that was
+	// stopped for taking too long.
+	Exited bool
+}
+
+// Error is the whole story, stderr included, for the log.
+func (e *StartError) Error() string {
+	if e.Exit == nil {
+		return fmt.Sprintf("client: %s: %v", e.Server, e.Err)
+	}
+	return fmt.Sprintf("client: %s: %v (%s)", e.Server, e.Err, e.Exit)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Summary is the failure in one line for a person: the exit and the line
+// of stderr that says why when the process ended by itself, else the
+// error.
+func (e *StartError) Summary() string {
+	if e.Exited && e.Exit != nil && (e.Exit.Code != 0 || e.Exit.Signal != 0 || TellingLine(e.Exit.Lines()) != "") {
+		return e.Exit.Summary()
+	}
+	return e.Err.Error()
 }
 
 // newClient returns a client with its parts and no server yet.
@@ -185,8 +242,9 @@ func (c *Client) watch() {
 	if c.life.isStopping() {
 		return
 	}
-	c.log.Error("server exited", "status", es.String())
-	c.setState(StateBroken, es.String())
+	c.log.Error("server exited", "status", es.Summary())
+	c.log.Debug("server exited", "status", es.String())
+	c.setState(StateBroken, es.Summary())
 }
 
 func (c *Client) initialize(ctx context.Context) error {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Command says how to start a language server.
@@ -68,6 +69,11 @@ var _ Proc = (*Process)(nil)
 
 // stderrLines is how many of a server's last stderr lines a Process keeps.
 const stderrLines = 50
+
+// stderrHead is how many of a server's first stderr lines a Process keeps
+// besides its last ones: a program that cannot start says why first and
+// may then write more than stderrLines (a backtrace).
+const stderrHead = 8
 
 // A Process is a running language server. It runs in its own process group
 // and is sent SIGKILL by the kernel if the thread that started it dies, so
@@ -204,7 +210,7 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // Exit describes how the server ended; call it after Done is closed.
 func (p *Process) Exit() ExitStatus {
 	<-p.done
-	es := ExitStatus{Code: -1, Stderr: p.stderr.lines()}
+	es := ExitStatus{Code: -1, Stderr: p.stderr.lines(), StderrHead: p.stderr.first()}
 	if p.state != nil {
 		es.Code = p.state.ExitCode()
 		if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -250,20 +256,109 @@ type ExitStatus struct {
 	Code   int            // exit code, or -1 when killed by a signal
 	Signal syscall.Signal // the signal that killed it, or 0
 	Stderr []string       // its last stderr lines
-	Err    error          // a failure to wait for it, if any
+	// StderrHead is its first stderr lines, where more than Stderr
+	// holds were written (else Stderr starts with them).
+	StderrHead []string
+	Err        error // a failure to wait for it, if any
+}
+
+// Summary is how the server ended in one line for a person: the exit and
+// the line of its stderr that says why (see TellingLine), never the
+// whole of it — that is in String, for the log.
+func (e ExitStatus) Summary() string {
+	s := e.ending()
+	if line := TellingLine(e.Lines()); line != "" {
+		s += ": " + line
+	}
+	return s
+}
+
+// Lines is what the server wrote to stderr as far as it was kept: the
+// first lines, then the last.
+func (e ExitStatus) Lines() []string {
+	if len(e.StderrHead) == 0 {
+		return e.Stderr
+	}
+	return append(slices.Clip(e.StderrHead), e.Stderr...)
+}
+
+// maxTelling bounds the line Summary quotes.
+const maxTelling = 240
+
+// TellingLine picks from a program's stderr the one line that says what
+// went wrong: the first that reads as an error ("error: …", "fatal: …",
+// "panic: …", "TypeError: …", "ModuleNotFoundError: …"), else the first
+// line that is not empty. It is cut to a readable length; "" when there
+// is no line.
+func TellingLine(lines []string) string {
+	first := ""
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if first == "" {
+			first = l
+		}
+		if readsAsError(l) {
+			return cut(l)
+		}
+	}
+	return cut(first)
+}
+
+// readsAsError reports whether a line opens with an error's word in its
+// first two words — error, fatal, panic, any case ("error: …", "mise
+// ERROR …", "Usage Error: …") — or with an exception type ("TypeError:",
+// "java.lang.IllegalStateException:").
+func readsAsError(l string) bool {
+	words := strings.Fields(l)
+	for _, w := range words[:min(2, len(words))] {
+		switch strings.ToLower(strings.Trim(w, "[]:()")) {
+		case "error", "fatal", "panic":
+			return len(words) > 1
+		}
+	}
+	if i := strings.IndexByte(l, ':'); i > 0 && !strings.ContainsAny(l[:i], " /\\") {
+		name := l[:i]
+		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+			name = name[dot+1:]
+		}
+		return strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")
+	}
+	return false
+}
+
+// cut shortens a line to maxTelling characters.
+func cut(l string) string {
+	if len(l) <= maxTelling {
+		return l
+	}
+	i := maxTelling
+	for i > 0 && !utf8.RuneStart(l[i]) {
+		i--
+	}
+	return l[:i] + "…"
+}
+
+// ending is how the process ended: a signal, a failure to wait, or its
+// exit status.
+func (e ExitStatus) ending() string {
+	switch {
+	case e.Signal != 0:
+		return fmt.Sprintf("killed by signal %d (%s)", int(e.Signal), e.Signal)
+	case e.Err != nil:
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("exit status %d", e.Code)
 }
 
 func (e ExitStatus) String() string {
-	var s string
+	s := e.ending()
 	switch {
-	case e.Signal != 0:
-		s = fmt.Sprintf("killed by signal %d (%s)", int(e.Signal), e.Signal)
-	case e.Err != nil:
-		s = e.Err.Error()
-	default:
-		s = fmt.Sprintf("exit status %d", e.Code)
-	}
-	if len(e.Stderr) > 0 {
+	case len(e.StderrHead) > 0:
+		s += "; stderr: " + strings.Join(e.StderrHead, " | ") + " | … | " + strings.Join(e.Stderr, " | ")
+	case len(e.Stderr) > 0:
 		s += "; stderr: " + strings.Join(e.Stderr, " | ")
 	}
 	return s
@@ -279,13 +374,16 @@ func (s stdio) Close() error { return errors.Join(s.WriteCloser.Close(), s.ReadC
 // CloseWrite closes the server's input alone: the end of what it is sent.
 func (s stdio) CloseWrite() error { return s.WriteCloser.Close() }
 
-// ring keeps the last n lines written to it.
+// ring keeps the last n lines written to it, and the first stderrHead
+// of them once they are no longer among the last.
 type ring struct {
 	mu      sync.Mutex
 	buf     []string
 	next    int
 	full    bool
 	partial []byte
+	head    []string
+	count   int // lines added
 }
 
 func newRing(n int) *ring { return &ring{buf: make([]string, n)} }
@@ -312,11 +410,27 @@ func (r *ring) Write(p []byte) (int, error) {
 }
 
 func (r *ring) add(line string) {
-	r.buf[r.next] = strings.TrimRight(line, "\r")
+	line = strings.TrimRight(line, "\r")
+	if len(r.head) < stderrHead {
+		r.head = append(r.head, line)
+	}
+	r.count++
+	r.buf[r.next] = line
 	r.next = (r.next + 1) % len(r.buf)
 	if r.next == 0 {
 		r.full = true
 	}
+}
+
+// first returns the first lines written when they are no longer among
+// the last ones lines returns, else nil.
+func (r *ring) first() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.count <= len(r.buf) {
+		return nil
+	}
+	return slices.Clone(r.head)
 }
 
 func (r *ring) lines() []string {

@@ -47,8 +47,16 @@ func TestProcessCrash(t *testing.T) {
 	if len(es.Stderr) != stderrLines+1 || es.Stderr[0] != "fake: line 11" || es.Stderr[stderrLines-1] != "fake: line 60" || es.Stderr[stderrLines] != "fake: panic: no newline at the end" {
 		t.Fatalf("stderr tail (%d lines): %q … %q", len(es.Stderr), es.Stderr[0], es.Stderr[len(es.Stderr)-1])
 	}
-	if !strings.Contains(es.String(), "exit status 3; stderr: fake: line 11") {
+	if !strings.Contains(es.String(), "exit status 3; stderr: fake: line 1 | ") || !strings.Contains(es.String(), "fake: line 8 | … | fake: line 11 |") {
 		t.Fatalf("String: %s", es)
+	}
+	// The first lines are kept too: a program says why it cannot start
+	// first, and its backtrace may push that out of the tail.
+	if len(es.StderrHead) != stderrHead || es.StderrHead[0] != "fake: line 1" {
+		t.Fatalf("stderr head: %q", es.StderrHead)
+	}
+	if got, want := es.Summary(), "exit status 3: fake: panic: no newline at the end"; got != want {
+		t.Fatalf("Summary: %q, want %q", got, want)
 	}
 }
 
@@ -160,6 +168,28 @@ func TestExitStatusString(t *testing.T) {
 	} {
 		if got := want.String(); got != es {
 			t.Errorf("%+v: %q, want %q", want, got, es)
+		}
+	}
+}
+
+// TestTellingLine: the line of a program's stderr that says what went
+// wrong, as the programs write it.
+func TestTellingLine(t *testing.T) {
+	for _, tc := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"error: Unknown binary 'rust-analyzer' in official toolchain 'stable'.", "", "Stack backtrace:", "   0: anyhow::kind::Adhoc::new"}, "error: Unknown binary 'rust-analyzer' in official toolchain 'stable'."},
+		{[]string{"Traceback (most recent call last):", `  File "/usr/bin/pylsp", line 5, in <module>`, "    from pylsp.__main__ import main", "ModuleNotFoundError: No module named 'pylsp'"}, "ModuleNotFoundError: No module named 'pylsp'"},
+		{[]string{"/srv/node_modules/x/lib/server.js:12", "    throw new TypeError('bad')", "    ^", "", "TypeError: bad", "    at Object.<anonymous> (/srv/x.js:12:11)"}, "TypeError: bad"},
+		{[]string{"Exception in thread \"main\" java.lang.IllegalStateException: no JDK"}, "Exception in thread \"main\" java.lang.IllegalStateException: no JDK"},
+		{[]string{"mise ERROR No version is set for shim: zls"}, "mise ERROR No version is set for shim: zls"},
+		{[]string{"", "  starting up", "listening"}, "starting up"},
+		{nil, ""},
+		{[]string{strings.Repeat("é", 400)}, strings.Repeat("é", 120) + "…"},
+	} {
+		if got := TellingLine(tc.lines); got != tc.want {
+			t.Errorf("TellingLine(%q) = %q, want %q", tc.lines, got, tc.want)
 		}
 	}
 }

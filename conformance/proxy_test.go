@@ -69,12 +69,12 @@ func TestConformLSPProxy(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "lspkit.json"), []byte(`{"lsp": {"autoInstall": false}}`), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(10*time.Minute))
 			defer cancel()
 			session := func(cmd client.Command, initOpts, settings []byte) *Card {
 				card, err := RunSession(ctx, v, SessionOptions{
 					Command: cmd, Root: root, File: file, LanguageID: spec.LanguageID(file), Name: name,
-					Timeout: 30 * time.Second, InitializationOptions: initOpts, Settings: settings, Lspkit: "(this commit)",
+					Timeout: servertest.Scale(2 * time.Minute), InitializationOptions: initOpts, Settings: settings, Lspkit: "(this commit)",
 				})
 				if err != nil {
 					t.Fatal(err)

@@ -24,7 +24,7 @@ type scenario struct {
 	// that analyses saved files only (settle savedOnly).
 	disk bool
 	// ci marks a server live-tested in CI's suite alone (servers.json
-	// testedIn "ci"): its live row runs with LSPKIT_LANGUAGES_LIVE=1; its
+	// testedIn "ci"): its live row runs in CI's live pass (LSPKIT_CI_LIVE=1); its
 	// transcript replays everywhere.
 	ci bool
 }
@@ -77,7 +77,7 @@ var scenarios = []scenario{
 		def:   api.PositionParams{Line: 2, Symbol: "greeting"}, hov: api.PositionParams{Line: 2, Symbol: "greeting"},
 	},
 	{
-		name: "typescript7", server: "typescript7", binary: "tsc7",
+		name: "typescript7", server: "typescript7", binary: "tsc7", ci: true,
 		config: `"typescript": {"enabled": false}`,
 		files:  withFile(tsFiles, "a.ts", tsBroken), file: "a.ts", lang: "typescript", broken: tsBroken, fixed: tsFixed,
 		errAt: [2]int{2, 14},
@@ -101,31 +101,31 @@ var scenarios = []scenario{
 		def:   api.PositionParams{Line: 3, Symbol: "greeting"}, hov: api.PositionParams{Line: 3, Symbol: "greeting"},
 	},
 	{
-		name: "bash", server: "bash", binary: "bash-language-server",
+		name: "bash", server: "bash", binary: "bash-language-server", ci: true,
 		files: map[string]string{"a.sh": "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]\n  greet you\nfi\n"},
 		file:  "a.sh", lang: "shellscript", broken: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]\n  greet you\nfi\n", fixed: "#!/bin/bash\ngreet() { echo \"hi $1\"; }\nif [ -f x ]; then\n  greet you\nfi\n",
 		def: api.PositionParams{Line: 4, Symbol: "greet"}, hov: api.PositionParams{Line: 4, Symbol: "greet"},
 	},
 	{
-		name: "yaml", server: "yaml", binary: "yaml-language-server",
+		name: "yaml", server: "yaml", binary: "yaml-language-server", ci: true,
 		files: map[string]string{"a.yaml": "base: &base 1\nother: *base\nlist: [1\n"},
 		file:  "a.yaml", lang: "yaml", broken: "base: &base 1\nother: *base\nlist: [1\n", fixed: "base: &base 1\nother: *base\nlist: [1]\n",
 		def: api.PositionParams{Line: 2, Symbol: "base"}, hov: api.PositionParams{Line: 1, Symbol: "base"},
 	},
 	{
-		name: "json", server: "json", binary: "vscode-json-language-server",
+		name: "json", server: "json", binary: "vscode-json-language-server", ci: true,
 		files: map[string]string{"a.json": "{\n  \"name\": \"demo\",\n}\n"},
 		file:  "a.json", lang: "json", broken: "{\n  \"name\": \"demo\",\n}\n", fixed: "{\n  \"name\": \"demo\"\n}\n",
 		hov: api.PositionParams{Line: 2, Symbol: "name"}, // the json server has no definition
 	},
 	{
-		name: "css", server: "css", binary: "vscode-css-language-server",
+		name: "css", server: "css", binary: "vscode-css-language-server", ci: true,
 		files: map[string]string{"a.css": ":root { --main: red; }\na { color: var(--main) \n"},
 		file:  "a.css", lang: "css", broken: ":root { --main: red; }\na { color: var(--main) \n", fixed: ":root { --main: red; }\na { color: var(--main); }\n",
 		def: api.PositionParams{Line: 2, Symbol: "--main"}, hov: api.PositionParams{Line: 2, Symbol: "color"},
 	},
 	{
-		name: "html", server: "html", binary: "vscode-html-language-server",
+		name: "html", server: "html", binary: "vscode-html-language-server", ci: true,
 		files: map[string]string{"a.html": "<!DOCTYPE html>\n<html><head><style>a { color: red; </style></head><body><div>hi</div></body></html>\n"},
 		file:  "a.html", lang: "html",
 		broken: "<!DOCTYPE html>\n<html><head><style>a { color: red; </style></head><body><div>hi</div></body></html>\n",
@@ -133,7 +133,7 @@ var scenarios = []scenario{
 		def:    api.PositionParams{Line: 2, Symbol: "div"}, hov: api.PositionParams{Line: 2, Symbol: "div"},
 	},
 	{
-		name: "eslint", server: "eslint", binary: "vscode-eslint-language-server",
+		name: "eslint", server: "eslint", binary: "vscode-eslint-language-server", ci: true,
 		config: `"typescript": {"enabled": false}`,
 		files: map[string]string{
 			"eslint.config.mjs": "export default [{ rules: { \"no-debugger\": \"error\" } }];\n",

@@ -19,7 +19,7 @@ import (
 )
 
 // BenchmarkServers measures each live-tested server on its scenario's
-// project (the servers CI alone tests with LSPKIT_LANGUAGES_LIVE=1):
+// project (the servers CI alone tests with LSPKIT_CI_LIVE=1):
 // cold-ms, a fresh daemon's first check of the broken text (the server's
 // start, its project load and its answer); then, warm, checks alternating
 // the broken and the fixed text through the daemon (warm-ms) against the
@@ -30,7 +30,7 @@ func BenchmarkServers(b *testing.B) {
 	for _, sc := range scenarios {
 		b.Run(sc.name, func(b *testing.B) {
 			if sc.ci && !languagesLive() {
-				b.Skip("live-tested in CI's suite: LSPKIT_LANGUAGES_LIVE=1")
+				b.Skip("live-tested in CI's suite: LSPKIT_CI_LIVE=1")
 			}
 			servertest.Binary(b, sc.binary)
 			benchServer(b, sc)

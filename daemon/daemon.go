@@ -135,7 +135,7 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	if tail := proc.StderrTail(); len(tail) > 0 {
 		err = fmt.Errorf("%w; stderr: %s", err, strings.Join(tail, " | "))
 	}
-	return nil, fmt.Errorf("daemon: %w", err)
+	return nil, fmt.Errorf("daemon: process %d stopped: %w", proc.PID(), err)
 }
 
 // Ready returns what the daemon said in lsp/ready: its version and pid.

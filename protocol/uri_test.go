@@ -1,9 +1,11 @@
-package protocol
+package protocol_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "github.com/lspkit/lspkit/protocol"
 )
 
 // TestCanonicalURI: the spellings servers use for one file compare equal

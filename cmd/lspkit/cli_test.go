@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/registry"
 )
@@ -178,6 +180,13 @@ func TestCLICheckVerdicts(t *testing.T) {
 		if code != tc.code || out != "" || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d and %q", tc.name, code, out, errOut, tc.code, tc.want)
 		}
+		// A person reads it: one line per problem, no log records, no
+		// server's stderr beyond the line that says why.
+		for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
+			if !strings.HasPrefix(line, "lspkit check: ") || len(line) > 1500 {
+				t.Errorf("%s: stderr has a line that is not one problem's: %q", tc.name, line)
+			}
+		}
 		if tc.name == "missing path" && !strings.Contains(errOut, "notes.xyz: not checked:") {
 			t.Errorf("missing path: the other file was not checked: %q", errOut)
 		}
@@ -210,6 +219,7 @@ func TestCLIStatus(t *testing.T) {
 // and then used; without npm the server is unavailable, saying why.
 func TestAutoInstall(t *testing.T) {
 	t.Parallel()
+	servertest.CIOnly(t) // an install from npm and a live server: CI's live pass
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed")
 	}
@@ -245,4 +255,46 @@ func TestAutoInstall(t *testing.T) {
 	if st := d.status()["yaml"]; st.Status != "unavailable" || !strings.Contains(st.Reason, "npm") {
 		t.Fatalf("status: %+v", st)
 	}
+}
+
+// TestCLICheckProxyWithoutServer: a server command that is rustup's proxy
+// for a component not installed (rustup's default install has no
+// rust-analyzer) is answered at once, in one line: not checked, rustup's
+// own words, and the command that fixes it — not four restarts, each
+// logging rustup's backtrace. The proxy here is a stand-in that says what
+// rustup says; doctor calls it missing with the same fix.
+func TestCLICheckProxyWithoutServer(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	bin := filepath.Join(root, "cargo", "bin")
+	writeFiles(t, root, map[string]string{
+		"cargo/bin/rustup": "#!/bin/sh\n" +
+			"echo \"error: Unknown binary '$(basename \"$0\")' in official toolchain 'stable-x86_64-unknown-linux-gnu'.\" >&2\n" +
+			"echo >&2; echo 'Stack backtrace:' >&2\n" +
+			"for i in $(seq 0 60); do echo \"  $i: rustup::frame::$i\" >&2; done\n" +
+			"exit 1\n",
+		"src/main.rsx": "fn main() {}\n",
+		"lspkit.json":  noInstall(`,"servers":{"rustish":{"command":` + strconv.Quote(filepath.Join(bin, "rust-analyzer")) + `,"extensions":[".rsx"]}}`),
+	})
+	if err := os.Chmod(filepath.Join(bin, "rustup"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("rustup", filepath.Join(bin, "rust-analyzer")); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := lspkit(t, root, "check", "src/main.rsx")
+	want := "lspkit check: src/main.rsx: not checked: rustish is unavailable: not installed (its command is rustup's proxy: error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.); fix: rustup component add rust-analyzer\n"
+	if code != 3 || out != "" || errOut != want {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, out, errOut, want)
+	}
+	out, _, _ = lspkit(t, root, "doctor", "--json")
+	var r doctorReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	got := server(r, "rustish")
+	if got.State != "missing" || got.Hint != "rustup component add rust-analyzer" || !strings.Contains(got.Problem, "Unknown binary 'rust-analyzer'") {
+		t.Fatalf("doctor: %+v", got)
+	}
+	noProcessesIn(t, root)
 }

@@ -39,7 +39,7 @@ func commands() []command {
 			summary: "check files once: start their servers, print the findings, stop them",
 			help: `Starts the servers the FILEs need, waits until each has settled for the text on disk, prints the findings at the severities asked for as path:line:col: severity: message [source], and stops the servers. Files are checked in parallel.
 
-Exit status: 0 every file checked by every server for it and nothing found; 1 findings; 2 bad input (a missing path, a directory, a file outside the root, bad flags or configuration); 3 some file not (fully) checked — no server for its type, server unavailable or broken, timed out, binary, LSP disabled — and no findings. Each unchecked file is named once on stderr with its reason.
+Exit status: 0 every file checked by every server for it and nothing found; 1 findings; 2 bad input (a missing path, a directory, a file outside the root, bad flags or configuration); 3 some file not (fully) checked — no server for its type, server unavailable or broken, timed out, binary, LSP disabled — and no findings. Each unchecked file is named once on stderr with its reason, in one line (a server that cannot start: the line of its stderr that says why, and the fix where lspkit knows it); nothing else is written to stderr unless --log-level asks for the log, where the servers' whole stderr goes.
 
 --json prints {"diagnostics": [...], "files": [{"file", "checked", "reason"?, "servers": [...]}]}.`,
 			define: func(fs *flag.FlagSet) { new(checkOptions).define(fs) },
@@ -102,7 +102,7 @@ What is in the file stays as it was, comments and order included; an lspkit entr
 		{
 			name:    "doctor",
 			summary: "what is wrong with this setup: toolchains, servers, cache, watches, configuration",
-			help: `Looks at what lspkit needs and says what is missing: the Go and node toolchains, each built-in server (found, installable, or missing with the install hint), the user cache and its size, the file watch limit against the tree, and the configuration file in force with any key it does not know. Starts no server.
+			help: `Looks at what lspkit needs and says what is missing: the Go and node toolchains, each built-in server (found, installable, or missing with the install hint), the user cache and its size, the file watch limit against the tree, and the configuration file in force with any key it does not know. Each server it finds that the root's files need is started once (initialize, then shutdown; four at a time, 30 s each) before it is called found, and the others whose command is a toolchain manager's stand-in are asked their version: one that exits at start is missing — a toolchain manager's stand-in without the real server (rustup's proxy without the component, a pyenv, asdf or mise shim of another version, corepack), with the command that fixes it — or broken, with the line of its stderr that says why. Installs nothing.
 
 Exit status: 0 all is well (servers that are installable on first need count as well); 1 something needs attention (each such line starts with "!"); 2 bad flags.`,
 			define: func(fs *flag.FlagSet) { new(doctorOptions).define(fs) },

@@ -517,7 +517,7 @@ func tomlTables(doc map[string]any, name string) map[string]map[string]any {
 // checkout), so the test does not compile lspkit a second time.
 func TestDocsRunnable(t *testing.T) {
 	t.Parallel()
-	servertest.Binary(t, "gopls")
+	servertest.Row(t, "gopls") // README's main job: gopls's row in the test command
 	var runnable []block
 	for _, file := range docFiles(t) {
 		for _, b := range blocks(t, file) {

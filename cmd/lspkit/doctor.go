@@ -65,7 +65,10 @@ type doctorServer struct {
 	Version string `json:"version,omitempty"`
 	Hint    string `json:"hint,omitempty"`
 	// Needed is set when files under the root are of its types.
-	Needed  bool   `json:"needed"`
+	Needed bool `json:"needed"`
+	// Probe is how a found server's one-shot start went: doctor starts
+	// each (initialize, then shutdown) before it calls it found.
+	Probe   string `json:"probe,omitempty"`
 	Problem string `json:"problem,omitempty"`
 }
 
@@ -88,8 +91,8 @@ type doctorWatch struct {
 // doctorScanLimit bounds the entries of the tree doctor looks at.
 const doctorScanLimit = 200_000
 
-// doctor says what lspkit needs here and what is missing. It starts no
-// server and installs nothing.
+// doctor says what lspkit needs here and what is missing. It starts each
+// server it finds once, to know it runs, and installs nothing.
 func doctor(args []string, stdout, stderr io.Writer) int {
 	var opts doctorOptions
 	fs := newFlags("doctor", opts.define)
@@ -142,6 +145,7 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	startEachServer(context.Background(), c.root, cfg, r.Servers)
 	for i, t := range r.Toolchains {
 		if t.Path == "" && len(needs[t.Name]) > 0 {
 			r.Toolchains[i].Problem = fmt.Sprintf("needed by %s, which this root's files use", strings.Join(needs[t.Name], ", "))
@@ -386,7 +390,10 @@ func (r *doctorReport) write(w io.Writer) {
 			needed = "*"
 		}
 		detail := s.Path
-		if s.State != "found" {
+		switch {
+		case s.State != "found" && s.Probe != "":
+			detail = s.Hint + " (" + s.Probe + ")"
+		case s.State != "found":
 			detail = s.Hint
 		}
 		fmt.Fprintf(tw, "%s %s %s\t%s\t%s\t%s\n", mark(s.Problem), needed, s.ID, s.State, s.Version, detail)

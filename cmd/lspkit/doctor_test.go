@@ -8,6 +8,7 @@ import (
 
 	"bytes"
 	"errors"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/registry"
 	"os"
 	"os/exec"
@@ -172,7 +173,7 @@ func TestWatchFindings(t *testing.T) {
 // TestDoctorNamesEachServer: on a project holding a file of each
 // live-tested server's type (and its first root marker), doctor names
 // every one of those servers as needed — found, where the suite installed
-// it (LSPKIT_REQUIRE_SERVERS=1; CI's tier with LSPKIT_LANGUAGES_LIVE=1).
+// it (LSPKIT_REQUIRE_SERVERS=1; CI's live pass, LSPKIT_CI_LIVE=1, for the others).
 // One doctor run: it probes every server once.
 func TestDoctorNamesEachServer(t *testing.T) {
 	t.Parallel()
@@ -181,7 +182,7 @@ func TestDoctorNamesEachServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	require := os.Getenv("LSPKIT_REQUIRE_SERVERS") == "1"
-	ciTier := os.Getenv("LSPKIT_LANGUAGES_LIVE") == "1"
+	ciTier := servertest.CILive()
 	root := t.TempDir()
 	files := map[string]string{}
 	var enable []string

@@ -134,7 +134,9 @@ func startServe(t testing.TB, root, dir string, args []string, env ...string) *d
 // call makes a request with a deadline.
 func (d *daemon) call(method string, params, result any) error {
 	d.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// Every request of the contract ends in its own time (a check in its
+	// timeout, saying so); a call unanswered this long is a hang.
+	ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(3*time.Minute))
 	defer cancel()
 	return d.conn.Call(ctx, method, params, result)
 }
@@ -379,6 +381,44 @@ func TestHostBootstrap(t *testing.T) {
 		cmd.Stdin = strings.NewReader("")
 		if err := cmd.Run(); cmd.ProcessState.ExitCode() != exitUsage || !strings.HasPrefix(stderr.String(), want) {
 			t.Errorf("%s: exit %d (%v), stderr %q, want %q", boot, cmd.ProcessState.ExitCode(), err, stderr.String(), want)
+		}
+	}
+}
+
+// TestConcurrentChecksOverRPCLive: agents racing on one Go file — 24
+// lsp/check calls at once through the daemon (the path of lsp/checkFile,
+// with the verdict beside the findings), each with its own text — are each
+// answered, with the finding of its own text. Checks of given text
+// take turns on the file's server, so the later ones wait for the earlier:
+// each is given the time of all of them. CI runs it 20 times under slowbox.
+func TestConcurrentChecksOverRPCLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	root := t.TempDir()
+	text := func(i int) string {
+		return fmt.Sprintf("package demo\n\n// %d\nvar %sX int = \"%s\"\n", i, strings.Repeat(" ", i), strings.Repeat("é", i))
+	}
+	writeFiles(t, root, map[string]string{"go.mod": goMod, "a.go": text(0), "lspkit.json": noInstall("")})
+	d := startDaemon(t, root)
+	var warm api.CheckResult
+	d.must(api.MethodCheck, map[string]any{"filePath": "a.go", "timeoutMs": servertest.Scale(90 * time.Second).Milliseconds()}, &warm)
+	const n = 24
+	results := make([]api.CheckResult, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = d.call(api.MethodCheck, map[string]any{"filePath": "a.go", "text": text(i), "timeoutMs": servertest.Scale(2 * time.Minute).Milliseconds()}, &results[i])
+		})
+	}
+	wg.Wait()
+	for i, res := range results {
+		want := fmt.Sprintf("cannot use \"%s\"", strings.Repeat("é", i))
+		switch {
+		case errs[i] != nil:
+			t.Errorf("check %d: no answer: %v", i, errs[i])
+		case !res.Checked || len(res.Diagnostics) != 1 || res.Diagnostics[0].Line != 4 || !strings.Contains(res.Diagnostics[0].Message, want):
+			t.Errorf("check %d: want its own text's error (%s), got %+v", i, want, res)
 		}
 	}
 }

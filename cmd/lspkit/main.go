@@ -129,6 +129,10 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool
 	return 0, true
 }
 
+// logQuiet is a level above every record's: nothing is logged unless a
+// level is asked for.
+const logQuiet = slog.LevelError + 4
+
 // logger logs to stderr at level, else $LSPKIT_LOG's, else def.
 func logger(level string, def slog.Level, stderr io.Writer) (*slog.Logger, error) {
 	if level == "" {
@@ -552,7 +556,10 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
+	// A person reads check's stderr: one line per problem, below. What
+	// the servers and lspkit log (a server's stderr, its backtraces) is
+	// there with --log-level.
+	log, err := logger(c.logLevel, logQuiet, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "lspkit check: %v\n", err)
 		return exitUsage

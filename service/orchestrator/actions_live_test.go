@@ -109,8 +109,8 @@ func TestCodeActionsGoLive(t *testing.T) {
 
 // loadedWait is the first-touch wait of the live tests here: a loaded
 // machine may start a server for longer than the default, and the answers
-// must then be complete all the same.
-const loadedWait = `,"firstTouchTimeout":45000`
+// must then be complete all the same (scaled: servertest.Scale).
+var loadedWait = fmt.Sprintf(`,"firstTouchTimeout":%d`, servertest.Scale(90*time.Second).Milliseconds())
 
 // readIn returns the text of the file name under o's root.
 func readIn(t testing.TB, o *Orchestrator, name string) string {

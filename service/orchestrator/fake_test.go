@@ -495,3 +495,29 @@ func TestNavigationErrors(t *testing.T) {
 		t.Fatalf("references from a server without them: %v", err)
 	}
 }
+
+// TestCannotStartSaidAtOnce: a server that exits at start the same way
+// twice is unavailable with the line it wrote as the reason — tried twice,
+// not restarted with backoff under the crash policy.
+func TestCannotStartSaidAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(``, `"dead": `+fakeServer("dead")),
+		map[string]lsptest.Behavior{"dead": {CrashOn: "initialize"}})
+	res := f.check(t, api.CheckParams{FilePath: "a.fk", TimeoutMs: 60000})
+	if res.Checked || res.Servers[0].Verdict != api.VerdictUnavailable || !strings.Contains(res.Reason, "cannot start (exit status 3: fake: crashing on initialize)") {
+		t.Fatalf("check: %+v", res)
+	}
+	if st := f.status("dead"); st.Status != api.StatusUnavailable || st.Restarts != 1 {
+		t.Fatalf("status: %+v", st)
+	}
+	if n := f.launcher.Launched("dead"); n != 2 {
+		t.Fatalf("%d starts, want 2", n)
+	}
+	// Asked again, it is not started again: it cannot start here.
+	if res := f.check(t, api.CheckParams{FilePath: "a.fk", TimeoutMs: 60000}); res.Servers[0].Verdict != api.VerdictUnavailable {
+		t.Fatalf("second check: %+v", res)
+	}
+	if n := f.launcher.Launched("dead"); n != 2 {
+		t.Fatalf("%d starts after a second check, want 2", n)
+	}
+}

@@ -42,7 +42,7 @@ func liveIn(t testing.TB, root, options string) *Orchestrator {
 		// Likewise a server's answer on a loaded machine: pyright took
 		// over 3 s to answer for a workspace folder added to it while a
 		// fresh clone's tests compiled beside it.
-		options = `,"diagnosticTimeout":30000` + options
+		options = fmt.Sprintf(`,"diagnosticTimeout":%d`, servertest.Scale(60*time.Second).Milliseconds()) + options
 	}
 	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false`+options+`}}`), "test")
 	if err != nil {
@@ -58,7 +58,7 @@ func liveIn(t testing.TB, root, options string) *Orchestrator {
 
 func mustCheck(t testing.TB, o *Orchestrator, p api.CheckParams) api.CheckResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(3*time.Minute))
 	defer cancel()
 	res, err := o.Check(ctx, p)
 	if err != nil {

@@ -124,7 +124,9 @@ func TestReadYourWritesLive(t *testing.T) {
 			}
 			o := live(t, files, `,"diagnosticTimeout":30000`)
 			root := o.Root()
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			// Half a minute a round (a few writes and questions), scaled:
+			// pyright's rounds took 16 s each on half a loaded machine.
+			ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(max(4*time.Minute, time.Duration(rywRepetitions(t))*30*time.Second)))
 			defer cancel()
 			write := func(name, text string) {
 				t.Helper()

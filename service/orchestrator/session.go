@@ -43,11 +43,15 @@ type session struct {
 	installing bool
 	crashes    []time.Time
 	restarts   int
-	changes    map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
-	uses       uint64                          // counts record calls: change.used orders the open documents by last use
-	stopping   bool
-	probing    bool     // a ping of the client is under way
-	side       *sidecar // the server's sidecar, while the server runs
+	// startFailed is the last start that ended with the server exiting
+	// by itself before it answered initialize, in one line; "" once a
+	// start succeeds. The same failure twice makes it unavailable.
+	startFailed string
+	changes     map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
+	uses        uint64                          // counts record calls: change.used orders the open documents by last use
+	stopping    bool
+	probing     bool     // a ping of the client is under way
+	side        *sidecar // the server's sidecar, while the server runs
 	// loadWaited: a wait for the server's project load ran out of time;
 	// until it is seen idle, questions are answered at once with a note
 	// instead of each waiting again (a huge index, or a progress token a
@@ -564,6 +568,7 @@ func (s *session) supervise() {
 		if err == nil {
 			// After a restart the reason says what the last one was for.
 			s.client, s.state, s.reason = c, api.StatusActive, strings.Replace(s.reason, "restarting after: ", "restarted after: ", 1)
+			s.startFailed = ""
 			s.side = s.startSidecar() // after the server, never before
 			for _, root := range s.roots {
 				// Taken since sendFolders, while not active: given now,
@@ -587,8 +592,42 @@ func (s *session) supervise() {
 			s.ready = make(chan struct{})
 		} else {
 			reason = err.Error()
+			if se := (*client.StartError)(nil); errors.As(err, &se) {
+				reason = se.Summary() // the whole story, stderr and all, is logged at debug
+				o.log.Debug("server failed to start", "server", s.spec.ID, "root", s.root, "err", err)
+			}
 			close(s.ready)
 			s.ready = make(chan struct{})
+			why, ok := cannotStart(err)
+			switch {
+			case !ok:
+			case s.startFailed != "" && sameFailure(why, s.startFailed):
+				// The same failure at start twice: the server cannot
+				// start here; no restarts with backoff.
+				s.state, s.reason = api.StatusUnavailable, s.unstartable(err, why)
+				close(s.ready)
+				s.updatedLocked()
+				s.mu.Unlock()
+				o.log.Error("server cannot start", "server", s.spec.ID, "root", s.root, "reason", s.reason)
+				o.bump()
+				return
+			case s.startFailed != "" || o.cfg.Restart.MaxRestarts == 0:
+				// Failed at start again, another way (or restarts are
+				// off): the restart policy decides.
+				s.startFailed = why
+			default:
+				// Tried again at once: a start that failed for a passing
+				// reason does not wait, one that cannot succeed is said
+				// after the second.
+				s.startFailed = why
+				s.restarts++
+				s.state, s.reason = api.StatusStarting, "restarting after: "+why
+				s.updatedLocked()
+				s.mu.Unlock()
+				o.log.Warn("server failed to start; trying again", "server", s.spec.ID, "root", s.root, "reason", why)
+				o.bump()
+				continue
+			}
 		}
 		// A crash: the client's documents and diagnostics go with it.
 		s.client = nil
@@ -638,6 +677,49 @@ func (s *session) supervise() {
 	}
 }
 
+// cannotStart says, for a failed start, whether the server exited by
+// itself before it answered initialize — a server that cannot start, not
+// one stopped for taking too long — and how, in one line.
+func cannotStart(err error) (string, bool) {
+	var se *client.StartError
+	if !errors.As(err, &se) || !se.Exited {
+		return "", false
+	}
+	return se.Summary(), true
+}
+
+// sameFailure reports whether two start failures are the same one: equal
+// but for their numbers (a process id, a time, a port).
+func sameFailure(a, b string) bool {
+	digits := func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '#'
+		}
+		return r
+	}
+	return strings.Map(digits, a) == strings.Map(digits, b)
+}
+
+// unstartable is the reason a server that cannot start is unavailable:
+// what it said, and the fix where lspkit knows it (a rustup proxy without
+// its component, a pyenv shim of another Python, …).
+func (s *session) unstartable(err error, why string) string {
+	var se *client.StartError
+	errors.As(err, &se)
+	reason := fmt.Sprintf("it cannot start (%s)", why)
+	if se.Path == "" || se.Exit == nil {
+		return reason
+	}
+	d := registry.Diagnose(se.Path, se.Exit.Lines())
+	switch {
+	case d.Missing && d.Fix != "":
+		return fmt.Sprintf("not installed (its command is %s's proxy: %s); fix: %s", d.Proxy, strings.TrimPrefix(why, "exit status 1: "), d.Fix)
+	case d.Proxy != "":
+		return fmt.Sprintf("%s; its command is %s's proxy", reason, d.Proxy)
+	}
+	return reason
+}
+
 // start resolves the server's binary (installing it if allowed) and starts
 // a client. A missing binary leaves the session unavailable.
 func (s *session) start() (*client.Client, error) {
@@ -657,7 +739,6 @@ func (s *session) start() (*client.Client, error) {
 	defer cancel()
 	c, err := client.Start(ctx, o.clientConfig(s.spec, path, s.root, s.folders()[1:]...))
 	if err != nil {
-		o.log.Error("server failed to start", "server", s.spec.ID, "err", err)
 		return nil, err
 	}
 	if len(s.folders()) > 1 && !c.SupportsFolders() {

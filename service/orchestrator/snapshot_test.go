@@ -13,6 +13,7 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/transport"
@@ -32,7 +33,7 @@ func checkAtOnce(n int, file string, text func(int) string, check func(api.Check
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			results[i] = check(api.CheckParams{FilePath: file, Text: new(text(i)), TimeoutMs: 30000})
+			results[i] = check(api.CheckParams{FilePath: file, Text: new(text(i)), TimeoutMs: int(servertest.Scale(90 * time.Second).Milliseconds())})
 		})
 	}
 	wg.Wait()

@@ -311,3 +311,57 @@ func TestPerOSNames(t *testing.T) {
 		t.Error("system paths where there are none")
 	}
 }
+
+// TestDiagnose: what the toolchain managers' stand-ins print when the real
+// program is not there for the version in force, as they print it, maps
+// to the command that fixes it; a stand-in's other failures and real
+// binaries are not diagnosed.
+func TestDiagnose(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rustup := write("cargo/bin/rustup", "\x7fELF not a script", 0o755)
+	proxy := filepath.Join(filepath.Dir(rustup), "rust-analyzer")
+	if err := os.Symlink("rustup", proxy); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	// pyenv's shim as pyenv writes it (pyenv rehash).
+	pyenv := write("pyenv/shims/pylsp", "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n\nprogram=\"${0##*/}\"\n\nexport PYENV_ROOT=\"/home/u/.pyenv\"\nexec \"/home/u/.pyenv/libexec/pyenv\" exec \"$program\" \"$@\"\n", 0o755)
+	asdf := write("asdf/shims/lua-language-server", "#!/usr/bin/env bash\n# asdf-plugin: lua-language-server 3.7.4\nexec asdf exec \"lua-language-server\" \"$@\" # asdf_allow: ' asdf '\n", 0o755)
+	mise := write("mise/shims/zls", "\x7fELF", 0o755)
+	plain := write("bin/gopls", "\x7fELF", 0o755)
+	for _, tc := range []struct {
+		name, path string
+		stderr     []string
+		want       Diagnosis
+	}{
+		{"rustup without the component", proxy, []string{"error: Unknown binary 'rust-analyzer' in official toolchain 'stable-x86_64-unknown-linux-gnu'.", "", "Stack backtrace:", "   0: anyhow::kind::Adhoc::new"},
+			Diagnosis{Proxy: "rustup", Missing: true, Fix: "rustup component add rust-analyzer"}},
+		{"rustup, older words", proxy, []string{"error: 'rust-analyzer' is not installed for the toolchain '1.70-x86_64-unknown-linux-gnu'"},
+			Diagnosis{Proxy: "rustup", Missing: true, Fix: "rustup component add rust-analyzer --toolchain 1.70-x86_64-unknown-linux-gnu"}},
+		{"rustup, a toolchain not installed", proxy, []string{"error: toolchain 'nightly-x86_64-unknown-linux-gnu' is not installed"},
+			Diagnosis{Proxy: "rustup", Missing: true, Fix: "rustup toolchain install nightly-x86_64-unknown-linux-gnu"}},
+		{"rustup, another failure", proxy, []string{"thread 'main' panicked"}, Diagnosis{Proxy: "rustup"}},
+		{"pyenv, in another version", pyenv, []string{"pyenv: pylsp: command not found", "", "The `pylsp' command exists in these Python versions:", "  3.10.13", "", "Note: See 'pyenv help global' for tips on allowing multiple", "      Python versions to be found at the same time."},
+			Diagnosis{Proxy: "pyenv", Missing: true, Fix: "pip install it into the active Python, or select one that has it: pyenv global 3.10.13"}},
+		{"pyenv, in none", pyenv, []string{"pyenv: pylsp: command not found"},
+			Diagnosis{Proxy: "pyenv", Missing: true, Fix: "pip install pylsp into the active Python (pyenv version names it)"}},
+		{"asdf, no version", asdf, []string{"No version is set for command lua-language-server", "Consider adding one of the following versions in your config file at /home/u/.tool-versions"},
+			Diagnosis{Proxy: "asdf", Missing: true, Fix: "asdf set <plugin> <version> in the project (asdf list all <plugin> names them)"}},
+		{"mise, no version", mise, []string{"mise ERROR No version is set for shim: zls"},
+			Diagnosis{Proxy: "mise", Missing: true, Fix: "mise use <tool>@<version> in the project (mise ls-remote <tool> names them)"}},
+		{"a real binary", plain, []string{"error: Unknown binary 'gopls' in official toolchain 'x'"}, Diagnosis{}},
+	} {
+		if got := Diagnose(tc.path, tc.stderr); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

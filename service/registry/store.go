@@ -324,7 +324,9 @@ func (s *Store) run(ctx context.Context, server string, g *InstallGroup) error {
 		if err := os.RemoveAll(prefix); err != nil {
 			return err
 		}
-		args := append([]string{"install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error"}, g.Packages...)
+		// A registry connection reset mid-install (seen here on a busy
+		// day) is retried by npm itself, more than its default twice.
+		args := append([]string{"install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", "--fetch-retries=5", "--fetch-retry-mintimeout=2000"}, g.Packages...)
 		cmd = exec.CommandContext(ctx, npm, args...)
 	case "apt":
 		s.apt.Lock()

@@ -1,4 +1,4 @@
-package transport_test
+package protocol_test
 
 import (
 	"context"
