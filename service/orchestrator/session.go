@@ -620,12 +620,7 @@ func (s *session) supervise() {
 				// reason does not wait, one that cannot succeed is said
 				// after the second.
 				s.startFailed = why
-				s.restarts++
-				s.state, s.reason = api.StatusStarting, "restarting after: "+why
-				s.updatedLocked()
-				s.mu.Unlock()
-				o.log.Warn("server failed to start; trying again", "server", s.spec.ID, "root", s.root, "reason", why)
-				o.bump()
+				s.restartAtOnce(why, "server failed to start; trying again")
 				continue
 			}
 		}
@@ -637,12 +632,7 @@ func (s *session) supervise() {
 			// Stopped on purpose: started again at once, not counted
 			// against the restart policy.
 			s.recycled = ""
-			s.restarts++
-			s.state, s.reason = api.StatusStarting, "restarting after: "+why
-			s.updatedLocked()
-			s.mu.Unlock()
-			o.log.Warn("server restarted", "server", s.spec.ID, "root", s.root, "reason", why)
-			o.bump()
+			s.restartAtOnce(why, "server restarted")
 			continue
 		}
 		var backoff time.Duration
@@ -675,6 +665,18 @@ func (s *session) supervise() {
 			return
 		}
 	}
+}
+
+// restartAtOnce marks the session starting again after why, without the
+// crash policy's wait, and says so in the log (msg). It is called with
+// s.mu held and releases it.
+func (s *session) restartAtOnce(why, msg string) {
+	s.restarts++
+	s.state, s.reason = api.StatusStarting, "restarting after: "+why
+	s.updatedLocked()
+	s.mu.Unlock()
+	s.o.log.Warn(msg, "server", s.spec.ID, "root", s.root, "reason", why)
+	s.o.bump()
 }
 
 // cannotStart says, for a failed start, whether the server exited by
