@@ -36,9 +36,9 @@ type cure struct {
 var proxies = []proxy{
 	{
 		name: "rustup",
-		is: func(_, target string, _ []byte) bool {
+		is: func(path, target string, _ []byte) bool {
 			b := strings.TrimSuffix(filepath.Base(target), ".exe")
-			return b == "rustup" || b == "rustup-init"
+			return b == "rustup" || b == "rustup-init" || sameAsSibling(path, "rustup")
 		},
 		cures: []cure{
 			{regexp.MustCompile(`^error: Unknown binary '([^']+?)(?:\.exe)?' in official toolchain '([^']+)'`),
@@ -112,6 +112,22 @@ var proxies = []proxy{
 				}},
 		},
 	},
+}
+
+// sameAsSibling reports whether path is the program name (or name.exe)
+// beside it under another name: rustup's proxies are hard links to rustup
+// on Windows, symbolic links elsewhere, and os.SameFile sees both.
+func sameAsSibling(path, name string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	for _, n := range []string{name, name + ".exe"} {
+		if si, err := os.Stat(filepath.Join(filepath.Dir(path), n)); err == nil && os.SameFile(fi, si) {
+			return true
+		}
+	}
+	return false
 }
 
 // Diagnosis is what lspkit knows of a server that exited before it

@@ -329,9 +329,17 @@ func TestDiagnose(t *testing.T) {
 		return p
 	}
 	rustup := write("cargo/bin/rustup", "\x7fELF not a script", 0o755)
+	// rustup's proxies are symbolic links to rustup, hard links on
+	// Windows (where both cases are hard links).
+	hard := filepath.Join(filepath.Dir(rustup), "rust-analyzer-hard")
+	if err := os.Link(rustup, hard); err != nil {
+		t.Fatal(err)
+	}
 	proxy := filepath.Join(filepath.Dir(rustup), "rust-analyzer")
-	if err := os.Symlink("rustup", proxy); err != nil {
-		t.Skip("no symlinks here:", err)
+	if runtime.GOOS == "windows" {
+		proxy = hard
+	} else if err := os.Symlink("rustup", proxy); err != nil {
+		t.Fatal(err)
 	}
 	// pyenv's shim as pyenv writes it (pyenv rehash).
 	pyenv := write("pyenv/shims/pylsp", "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n\nprogram=\"${0##*/}\"\n\nexport PYENV_ROOT=\"/home/u/.pyenv\"\nexec \"/home/u/.pyenv/libexec/pyenv\" exec \"$program\" \"$@\"\n", 0o755)
@@ -349,6 +357,8 @@ func TestDiagnose(t *testing.T) {
 			Diagnosis{Proxy: "rustup", Missing: true, Fix: "rustup component add rust-analyzer --toolchain 1.70-x86_64-unknown-linux-gnu"}},
 		{"rustup, a toolchain not installed", proxy, []string{"error: toolchain 'nightly-x86_64-unknown-linux-gnu' is not installed"},
 			Diagnosis{Proxy: "rustup", Missing: true, Fix: "rustup toolchain install nightly-x86_64-unknown-linux-gnu"}},
+		{"rustup's hard link without the component", hard, []string{"error: Unknown binary 'rust-analyzer.exe' in official toolchain 'stable-x86_64-pc-windows-msvc'."},
+			Diagnosis{Proxy: "rustup", Missing: true, Fix: "rustup component add rust-analyzer"}},
 		{"rustup, another failure", proxy, []string{"thread 'main' panicked"}, Diagnosis{Proxy: "rustup"}},
 		{"pyenv, in another version", pyenv, []string{"pyenv: pylsp: command not found", "", "The `pylsp' command exists in these Python versions:", "  3.10.13", "", "Note: See 'pyenv help global' for tips on allowing multiple", "      Python versions to be found at the same time."},
 			Diagnosis{Proxy: "pyenv", Missing: true, Fix: "pip install it into the active Python, or select one that has it: pyenv global 3.10.13"}},
