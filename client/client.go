@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/client/filewatch"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -55,9 +56,9 @@ type Config struct {
 	// client adds the server's registered patterns to it instead of
 	// running a watcher of its own, and its owner passes the changes to
 	// FilesChanged.
-	Watcher *Watcher
+	Watcher *filewatch.Watcher
 	// WatchBudget is how many directories the file watcher watches at
-	// most (default DefaultWatchBudget); beyond it, or when the system's
+	// most (default filewatch.DefaultBudget); beyond it, or when the system's
 	// watch limit is hit, the rest is polled and status says watching is
 	// degraded.
 	WatchBudget int
@@ -106,9 +107,9 @@ type Client struct {
 	regMu  sync.Mutex // serializes (un)registrations, which may restart the watcher
 
 	watchMu      sync.Mutex
-	watcher      *fileWatcher   // nil until the server registers watched files (and without a shared Watcher)
-	patterns     []watchPattern // the server's registered patterns, with a shared Watcher
-	watchClosing sync.WaitGroup // watchers being closed after an unregistration
+	watcher      *filewatch.Watcher  // nil until the server registers watched files (and without a shared Watcher)
+	patterns     []filewatch.Pattern // the server's registered patterns, with a shared Watcher
+	watchClosing sync.WaitGroup      // watchers being closed after an unregistration
 }
 
 // Start starts the server, initializes it (within ctx) and returns an active
@@ -496,11 +497,11 @@ func (c *Client) stopProcess() ExitStatus {
 	c.pulls.endLife()
 	c.watchMu.Lock()
 	if c.watcher != nil {
-		c.watcher.close()
+		c.watcher.Close()
 		c.watcher = nil
 	}
 	if c.cfg.Watcher != nil && c.patterns != nil {
-		c.cfg.Watcher.w.setOwnerPatterns(c, nil)
+		c.cfg.Watcher.SetPatterns(c, nil)
 		c.patterns = nil
 	}
 	c.watchMu.Unlock()

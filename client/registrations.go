@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -181,11 +182,14 @@ func globMatches(g protocol.GlobPattern, path string) bool {
 		base, _ = rel.BaseURI.AsURI()
 	}
 	dir, err := base.Path()
-	if err != nil || !within(dir, path) {
+	if err != nil {
 		return false
 	}
 	r, err := filepath.Rel(dir, path)
-	return err == nil && doublestar.MatchUnvalidated(string(rel.Pattern), filepath.ToSlash(r))
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return false // not below the base
+	}
+	return doublestar.MatchUnvalidated(string(rel.Pattern), filepath.ToSlash(r))
 }
 
 // Supports reports whether the server answers method for the document at

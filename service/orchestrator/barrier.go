@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/client/filewatch"
 	"github.com/lspkit/lspkit/protocol"
 )
 
 // Read your writes: every answer reflects every change to a file under the
 // root whose system call returned before the request arrived, whoever made
-// it. The workspace's one file watcher (client.Watcher) sees the changes;
+// it. The workspace's one file watcher (filewatch.Watcher) sees the changes;
 // each request begins with the barrier, which has the watcher read what
 // the kernel has queued and pass it on at once (filesChanged):
 // workspace/didChangeWatchedFiles to the servers whose registrations want
@@ -43,7 +44,7 @@ const maxBrought = 20
 // Without it (a one-shot check, or the watcher could not start) answers
 // stat the documents servers hold instead.
 func (o *Orchestrator) startWatcher() {
-	w, err := client.NewWatcher(o.root, o.log, client.WatcherOptions{Budget: o.cfg.WatchBudget}, o.filesChanged)
+	w, err := filewatch.NewTree(o.root, o.log, filewatch.Options{Budget: o.cfg.WatchBudget}, o.filesChanged)
 	if err != nil {
 		o.log.Warn("file watcher: cannot start; documents are compared with the disk before each answer instead", "err", err)
 		o.watchErr = err

@@ -30,6 +30,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/client/filewatch"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/impact"
@@ -111,8 +112,8 @@ type Orchestrator struct {
 
 	memoryEvery time.Duration // how often servers' memory is compared with the limit (memoryCheckEvery when 0; tests set it)
 
-	watcher  *client.Watcher // the workspace's file watcher; nil for one-shot uses or when it could not start
-	watchErr error           // why it could not start
+	watcher  *filewatch.Watcher // the workspace's file watcher; nil for one-shot uses or when it could not start
+	watchErr error              // why it could not start
 }
 
 // New returns an orchestrator for opts.Root. It starts no server.
