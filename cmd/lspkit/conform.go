@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -191,4 +193,23 @@ func conform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	return print(card)
+}
+
+// conformOptions are lspkit conform's flags.
+type conformOptions struct {
+	common
+	file       string
+	json       bool
+	timeout    time.Duration
+	transcript string
+	record     string
+}
+
+func (o *conformOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.StringVar(&o.file, "file", "", "the document to aim the requests at, `PATH` relative to --root (with --root)")
+	fs.BoolVar(&o.json, "json", false, "print the card as JSON")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "the time `D` each request must be answered in")
+	fs.StringVar(&o.transcript, "transcript", "", "score this recorded transcript `FILE` (JSON Lines) instead of a live server")
+	fs.StringVar(&o.record, "record", "", "also write the live session's transcript to this `FILE`")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -416,4 +417,15 @@ func (r *doctorReport) write(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "something needs attention: the lines marked !")
 	}
+}
+
+// doctorOptions are lspkit doctor's flags.
+type doctorOptions struct {
+	common
+	json bool
+}
+
+func (o *doctorOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.json, "json", false, "print the findings as JSON")
 }

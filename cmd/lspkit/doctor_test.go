@@ -8,13 +8,14 @@ import (
 
 	"bytes"
 	"errors"
-	"github.com/lspkit/lspkit/internal/servertest"
-	"github.com/lspkit/lspkit/service/registry"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service/registry"
 
 	"github.com/go-json-experiment/json"
 )

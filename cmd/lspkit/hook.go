@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -166,4 +167,15 @@ func relTo(root, file string) string {
 		return filepath.ToSlash(r)
 	}
 	return file
+}
+
+// hookOptions are lspkit hook's flags.
+type hookOptions struct {
+	common
+	shared bool
+}
+
+func (o *hookOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.shared, "shared", false, "check through the workspace's shared daemon, starting it if none runs")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -109,4 +110,18 @@ func joinOr(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// initOptions are lspkit init's flags.
+type initOptions struct {
+	host, root            string
+	shared, force, dryRun bool
+}
+
+func (o *initOptions) define(fs *flag.FlagSet) {
+	fs.StringVar(&o.host, "host", "", "the agent host `NAME`: "+strings.Join(hostconfig.Hosts(), ", "))
+	fs.StringVar(&o.root, "root", "", "the project's root `DIR` (default: the working directory)")
+	fs.BoolVar(&o.shared, "shared", false, "have every session of the host attach to the root's shared daemon")
+	fs.BoolVar(&o.force, "force", false, "replace an lspkit entry that differs from the one init writes")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would be written; write nothing")
 }

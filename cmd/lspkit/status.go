@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -82,4 +83,15 @@ func status(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	return 0
+}
+
+// statusOptions are lspkit status's flags.
+type statusOptions struct {
+	common
+	json bool
+}
+
+func (o *statusOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.json, "json", false, "print every server's status as JSON")
 }

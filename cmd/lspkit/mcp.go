@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/lspkit/lspkit/service/mcpserver"
+	"github.com/lspkit/lspkit/service/shared"
+)
+
+// mcpOptions are lspkit mcp's flags.
+type mcpOptions struct {
+	common
+	shared, readOnly bool
+}
+
+func (o *mcpOptions) define(fs *flag.FlagSet) {
+	o.common.define(fs)
+	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
+	fs.BoolVar(&o.readOnly, "read-only", false, "offer only the tools that write nothing: for a host that runs MCP tools without asking (opencode, by default)")
+}
+
+// mcpCommand serves MCP on stdin/stdout until the client hangs up.
+func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr, flush := unblocked(stderr)
+	defer flush()
+	var opts mcpOptions
+	fs := newFlags("mcp", opts.define)
+	c, sharedFlag := &opts.common, &opts.shared
+	if code, ok := parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	surface := shared.SurfaceMCP
+	if opts.readOnly {
+		surface = shared.SurfaceMCPReadOnly
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lspkit mcp: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+		return exitUsage
+	}
+	cfg, bootCfg, err := c.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer exiting(stop)
+	if wantShared(*sharedFlag, cfg) {
+		if err := c.relay(ctx, surface, bootCfg, os.Stdin, os.Stdout, log); err != nil {
+			fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	o, err := c.orchestratorWith(cfg, log, nil, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+		return exitUsage
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpserver.New(o, mcpserver.Options{Version: version(), ReadOnly: opts.readOnly}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
+	}()
+	select {
+	case err := <-done:
+		log.Debug("mcp session ended", "err", err) // the client hung up
+	case <-ctx.Done():
+		// A blocked read of stdin cannot be interrupted: stop without it.
+	}
+	o.Shutdown(context.Background())
+	return 0
+}
