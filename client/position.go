@@ -96,3 +96,13 @@ func (m Mapper) Offset(text string, pos protocol.Position) int {
 	}
 	return len(text)
 }
+
+// Place turns a position in a document whose lines are given into the
+// contract's 1-based line and code-point column.
+func (m Mapper) Place(lines []string, p protocol.Position) (line, char int) {
+	text := ""
+	if int(p.Line) < len(lines) {
+		text = lines[p.Line]
+	}
+	return int(p.Line) + 1, m.CodePoints(text, p.Character) + 1
+}

@@ -6,6 +6,7 @@
 package api
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -73,6 +74,37 @@ const (
 // Errorf returns the contract's error with code and a formatted message.
 func Errorf(code int64, format string, args ...any) *transport.Error {
 	return transport.Errorf(code, format, args...)
+}
+
+// InvalidParams is the error for a parameter that is missing or out of
+// range: a sentence naming the parameter as the contract names it.
+func InvalidParams(format string, args ...any) *transport.Error {
+	return transport.Errorf(transport.CodeInvalidParams, format, args...)
+}
+
+// NoServer is the error when no server can answer for a file.
+func NoServer(format string, args ...any) *transport.Error {
+	return Errorf(CodeNoServer, format, args...)
+}
+
+// NotFound is the error for a file that does not exist.
+func NotFound(file string, err error) *transport.Error {
+	return transport.WrapError(CodeNotFound, fmt.Sprintf("no such file: %s", file), err)
+}
+
+// JoinNotes joins an answer's notes into one, "; " between them, leaving
+// out empty ones and repeats of the note so far.
+func JoinNotes(a string, more ...string) string {
+	for _, b := range more {
+		switch {
+		case b == "" || b == a:
+		case a == "":
+			a = b
+		default:
+			a += "; " + b
+		}
+	}
+	return a
 }
 
 // Severity names of the contract, in decreasing order.

@@ -97,10 +97,10 @@ func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams)
 		}
 	}
 	if p.Line < 1 {
-		return out, invalidParams("line must be ≥ 1")
+		return out, api.InvalidParams("line must be ≥ 1")
 	}
 	if p.EndLine != 0 && p.EndLine < p.Line {
-		return out, invalidParams("endLine %d is before line %d", p.EndLine, p.Line)
+		return out, api.InvalidParams("endLine %d is before line %d", p.EndLine, p.Line)
 	}
 	ops, err := o.openServers(ctx, p.File, protocol.CodeActionRequest.Method(), true)
 	if err != nil {
@@ -135,12 +135,12 @@ func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams)
 			out.Actions = append(out.Actions, a)
 		}
 	}
-	out.Note = joinNotes(out.Note, notes...)
+	out.Note = api.JoinNotes(out.Note, notes...)
 	if len(out.Actions) == 0 {
-		out.Note = joinNotes(out.Note, "no server offers an action there")
+		out.Note = api.JoinNotes(out.Note, "no server offers an action there")
 	}
 	if disabled > 0 {
-		out.Note = joinNotes(out.Note, fmt.Sprintf("%d more offered but not applicable here are left out (ask for their kinds to see them and why)", disabled))
+		out.Note = api.JoinNotes(out.Note, fmt.Sprintf("%d more offered but not applicable here are left out (ask for their kinds to see them and why)", disabled))
 	}
 	return out, nil
 }
@@ -195,7 +195,7 @@ func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActio
 			return nil, note, nil
 		}
 		if len(diags) == 0 {
-			return nil, joinNotes(note, fmt.Sprintf("%s has no such finding now (the file may have changed since): check the file again", server)), nil
+			return nil, api.JoinNotes(note, fmt.Sprintf("%s has no such finding now (the file may have changed since): check the file again", server)), nil
 		}
 		rng = diags[0].Range
 	}
@@ -317,12 +317,12 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 	var out api.RenameResult
 	x, ok := o.actions.get(p.ID)
 	if !ok {
-		return out, invalidParams("no code action %q: list the actions (lsp/codeActions) and use an id from the answer", p.ID)
+		return out, api.InvalidParams("no code action %q: list the actions (lsp/codeActions) and use an id from the answer", p.ID)
 	}
 	out.Note = o.barrier(ctx)
 	s, c := x.s, x.c
 	if s == nil || s.current() != c {
-		return out, invalidParams("code action %s is stale: %s has restarted since it was listed; list the actions again", p.ID, c.Name())
+		return out, api.InvalidParams("code action %s is stale: %s has restarted since it was listed; list the actions again", p.ID, c.Name())
 	}
 	release, err := s.hold(ctx, false)
 	if err != nil {
@@ -333,14 +333,14 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 	s.refresh(ctx, c, "")
 	path, _ := x.uri.Path()
 	if _, now, open := c.DocumentVersion(x.uri); !open || now != x.version {
-		return out, invalidParams("code action %s is stale: %s changed since it was listed; list the actions again", p.ID, o.rel(path))
+		return out, api.InvalidParams("code action %s is stale: %s changed since it was listed; list the actions again", p.ID, o.rel(path))
 	}
 	if changed := o.staleBase(x); changed != "" {
-		return out, invalidParams("code action %s is stale: %s, which it edits, changed since it was listed; list the actions again", p.ID, changed)
+		return out, api.InvalidParams("code action %s is stale: %s, which it edits, changed since it was listed; list the actions again", p.ID, changed)
 	}
 	a := x.action
 	if a.Disabled != nil {
-		return out, invalidParams("%s offers %q but not here: %s", c.Name(), a.Title, a.Disabled.Reason)
+		return out, api.InvalidParams("%s offers %q but not here: %s", c.Name(), a.Title, a.Disabled.Reason)
 	}
 	if a.Edit == nil && a.Command == nil && c.ResolvesCodeActions() {
 		if a, err = c.ResolveCodeAction(ctx, a); err != nil {
@@ -357,9 +357,9 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 	if !p.Apply {
 		out.Diff, out.Files, out.Edits = diffOf(files)
 		if command {
-			out.Note = joinNotes(out.Note, fmt.Sprintf("the action runs %s's command %s, whose edits come only when it runs: apply it to run it (nothing was run)", c.Name(), a.Command.Command))
+			out.Note = api.JoinNotes(out.Note, fmt.Sprintf("the action runs %s's command %s, whose edits come only when it runs: apply it to run it (nothing was run)", c.Name(), a.Command.Command))
 		} else if len(files) == 0 {
-			out.Note = joinNotes(out.Note, "the action changes nothing")
+			out.Note = api.JoinNotes(out.Note, "the action changes nothing")
 		}
 		return out, nil
 	}
@@ -395,7 +395,7 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 	if len(files) > 0 {
 		out.Diagnostics, out.Note = o.checkTouched(ctx, files, out.Note)
 	} else {
-		out.Note = joinNotes(out.Note, "the action changed no file")
+		out.Note = api.JoinNotes(out.Note, "the action changed no file")
 	}
 	return out, nil
 }

@@ -33,10 +33,10 @@ func (o *Orchestrator) address(ctx context.Context, p api.PositionParams) (api.P
 		return p, "", nil
 	}
 	if p.Character != 0 {
-		return p, "", invalidParams("character is given without a line: give line too, or the symbol alone")
+		return p, "", api.InvalidParams("character is given without a line: give line too, or the symbol alone")
 	}
 	if len(address.Segments(p.Symbol)) == 0 {
-		return p, "", invalidParams("symbol %q names nothing", p.Symbol)
+		return p, "", api.InvalidParams("symbol %q names nothing", p.Symbol)
 	}
 	var (
 		syms  []address.Symbol
@@ -101,7 +101,7 @@ func (o *Orchestrator) address(ctx context.Context, p api.PositionParams) (api.P
 	}
 	m := matches[0]
 	p.File, p.Line, p.Character, p.Symbol, p.Occurrence = m.File, m.Line, m.Character, "", 0
-	return p, joinNotes(fmt.Sprintf("%s resolved to %s %s at %s:%d:%d", quoteName(m.Name()), m.Kind, m.Dotted(), m.File, m.Line, m.Character), note), nil
+	return p, api.JoinNotes(fmt.Sprintf("%s resolved to %s %s at %s:%d:%d", quoteName(m.Name()), m.Kind, m.Dotted(), m.File, m.Line, m.Character), note), nil
 }
 
 func quoteName(s string) string { return "`" + s + "`" }
@@ -134,7 +134,7 @@ func (o *Orchestrator) fileSymbols(ctx context.Context, file string) ([]address.
 		for _, s := range in {
 			path := append(append([]string{}, containers...), address.Segments(s.Container)...)
 			path = append(path, address.Segments(s.Name)...)
-			line, col := position(op.lines, s.SelectionRange.Start, m)
+			line, col := m.Place(op.lines, s.SelectionRange.Start)
 			if len(path) > len(containers) {
 				out = append(out, address.Symbol{Path: path, Kind: kindName(s.Kind), File: op.file, Line: line, Character: col})
 			}
@@ -293,7 +293,7 @@ func (op opened) nearLine(p api.PositionParams) (int, string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return 0, "", invalidParams("symbol %q does not occur on line %d of %s (%q) nor within %d lines of it", p.Symbol, p.Line, op.file, text, nearLines)
+		return 0, "", api.InvalidParams("symbol %q does not occur on line %d of %s (%q) nor within %d lines of it", p.Symbol, p.Line, op.file, text, nearLines)
 	case 2:
 		return 0, "", unresolved(fmt.Sprintf("symbol %q is not on line %d of %s but on lines %d and %d, as near: pass the line", p.Symbol, p.Line, op.file, found[0], found[1]),
 			api.Unresolved{Candidates: []api.Candidate{{File: op.file, Line: found[0]}, {File: op.file, Line: found[1]}}})

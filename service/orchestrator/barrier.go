@@ -12,6 +12,7 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/client/filewatch"
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
 )
 
 // Read your writes: every answer reflects every change to a file under the
@@ -98,7 +99,7 @@ func (o *Orchestrator) barrier(ctx context.Context) string {
 	}
 	if why := o.watcher.Degraded(); why != "" {
 		o.statAll()
-		note = joinNotes(note, fmt.Sprintf("file watching is degraded (%s): files that are not open in a server may be behind by up to %s", why, o.watcher.PollEvery()))
+		note = api.JoinNotes(note, fmt.Sprintf("file watching is degraded (%s): files that are not open in a server may be behind by up to %s", why, o.watcher.PollEvery()))
 	}
 	return note
 }
@@ -264,13 +265,13 @@ func (s *session) refresh(ctx context.Context, c *client.Client, except string) 
 	}
 	slices.Sort(bring)
 	slices.Sort(created)
-	note := joinNotes("", stale...)
+	note := api.JoinNotes("", stale...)
 	if len(bring) > maxBrought {
-		note = joinNotes(note, fmt.Sprintf("%d files changed at once; %s does not watch files and was sent %d of them: answers about the others come from its own reading of the disk", len(bring), s.spec.ID, maxBrought))
+		note = api.JoinNotes(note, fmt.Sprintf("%d files changed at once; %s does not watch files and was sent %d of them: answers about the others come from its own reading of the disk", len(bring), s.spec.ID, maxBrought))
 		bring = bring[:maxBrought]
 	}
 	if room := maxBrought - len(bring); len(created) > room {
-		note = joinNotes(note, fmt.Sprintf("%d files were created at once; %s was told of them and sent %d as documents: it may see the others only after its own scan of the tree", len(created), s.spec.ID, room))
+		note = api.JoinNotes(note, fmt.Sprintf("%d files were created at once; %s was told of them and sent %d as documents: it may see the others only after its own scan of the tree", len(created), s.spec.ID, room))
 		created = created[:room]
 	}
 	if len(bring)+len(created) > 0 && resent == 0 {

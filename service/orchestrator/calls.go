@@ -22,7 +22,7 @@ func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyPar
 func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
 	out := api.CallHierarchyResult{Calls: []api.Call{}}
 	if p.Direction != api.DirectionIncoming && p.Direction != api.DirectionOutgoing {
-		return out, invalidParams("direction must be %q or %q, not %q", api.DirectionIncoming, api.DirectionOutgoing, p.Direction)
+		return out, api.InvalidParams("direction must be %q or %q, not %q", api.DirectionIncoming, api.DirectionOutgoing, p.Direction)
 	}
 	op, pos, note, err := o.at(ctx, p.PositionParams, protocol.CallHierarchyPrepareRequest.Method())
 	if err != nil {
@@ -35,8 +35,8 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 		return out, err
 	}
 	if len(items) == 0 {
-		line, col := position(op.lines, pos, op.c.Mapper())
-		out.Note = joinNotes(out.Note, fmt.Sprintf("no function or method at %s:%d:%d", op.file, line, col))
+		line, col := op.c.Mapper().Place(op.lines, pos)
+		out.Note = api.JoinNotes(out.Note, fmt.Sprintf("no function or method at %s:%d:%d", op.file, line, col))
 		return out, nil
 	}
 	names := make([]string, len(items))
@@ -61,7 +61,7 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 			return
 		}
 		ls := lines(uri)
-		line, char := position(ls, at, m)
+		line, char := m.Place(ls, at)
 		call := api.Call{Name: item.Name, Kind: kindName(item.Kind), Detail: deref(item.Detail), File: o.rel(path), Line: line, Character: char, Source: sourceLine(ls, line)}
 		if !seen[call] {
 			seen[call] = true
@@ -102,19 +102,4 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 		return a.Character - b.Character
 	})
 	return out, nil
-}
-
-// joinNotes joins notes into one list, "; " between them, leaving out
-// empty ones and repeats of the list so far.
-func joinNotes(a string, more ...string) string {
-	for _, b := range more {
-		switch {
-		case b == "" || b == a:
-		case a == "":
-			a = b
-		default:
-			a += "; " + b
-		}
-	}
-	return a
 }

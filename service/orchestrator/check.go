@@ -51,11 +51,11 @@ func (o *Orchestrator) fileKey(path string) string {
 func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
 	res := api.CheckResult{Diagnostics: []api.Diagnostic{}, Servers: []api.ServerResult{}}
 	if p.TimeoutMs < 0 {
-		return res, invalidParams("timeoutMs must be ≥ 1")
+		return res, api.InvalidParams("timeoutMs must be ≥ 1")
 	}
 	for _, s := range p.Severities {
 		if !api.ValidSeverity(s) {
-			return res, invalidParams("severities: unknown severity %q (expected error, warning, info or hint)", s)
+			return res, api.InvalidParams("severities: unknown severity %q (expected error, warning, info or hint)", s)
 		}
 	}
 	if len(p.Files) > 0 {
@@ -145,7 +145,7 @@ func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, group
 	var impacts []*impactPart
 	for _, part := range parts {
 		res.Servers = append(res.Servers, part.res)
-		res.Note = joinNotes(res.Note, part.note)
+		res.Note = api.JoinNotes(res.Note, part.note)
 		diags = append(diags, part.diags...)
 		if part.impact == nil && want == impactAlways && part.res.Verdict != api.VerdictSettled {
 			part.impact = &impactPart{incomplete: []string{part.res.ID + ": the changed file was not checked, so neither were the files that depend on it"}}
@@ -500,8 +500,8 @@ func (o *Orchestrator) convert(server string, c *client.Client, uri protocol.Doc
 	file := o.rel(path)
 	out := make([]api.Diagnostic, 0, len(diags))
 	for _, d := range diags {
-		l, ch := position(lines, d.Range.Start, m)
-		el, ech := position(lines, d.Range.End, m)
+		l, ch := m.Place(lines, d.Range.Start)
+		el, ech := m.Place(lines, d.Range.End)
 		out = append(out, api.Diagnostic{
 			File: file, Line: l, Character: ch, EndLine: el, EndCharacter: ech,
 			Severity: severityName(d.Severity),
@@ -512,16 +512,6 @@ func (o *Orchestrator) convert(server string, c *client.Client, uri protocol.Doc
 		})
 	}
 	return out
-}
-
-// position turns an LSP position into a 1-based line and code-point
-// column, given the file's lines.
-func position(lines []string, p protocol.Position, m client.Mapper) (int, int) {
-	line := ""
-	if int(p.Line) < len(lines) {
-		line = lines[p.Line]
-	}
-	return int(p.Line) + 1, m.CodePoints(line, p.Character) + 1
 }
 
 // severityName is the contract's name for an LSP severity; a diagnostic

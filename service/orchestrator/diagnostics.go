@@ -53,7 +53,7 @@ func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAf
 	wait := defaultWait
 	if p.WaitMs != nil {
 		if *p.WaitMs < 0 {
-			return nil, invalidParams("waitMs must be ≥ 0")
+			return nil, api.InvalidParams("waitMs must be ≥ 0")
 		}
 		wait = time.Duration(*p.WaitMs) * time.Millisecond
 	}

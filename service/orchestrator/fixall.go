@@ -28,7 +28,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 		return out, err
 	}
 	if !first.Checked {
-		return out, invalidParams("%s was not checked: %s", p.File, first.Reason)
+		return out, api.InvalidParams("%s was not checked: %s", p.File, first.Reason)
 	}
 	ops, err := o.openServers(ctx, p.File, protocol.CodeActionRequest.Method(), true)
 	if err != nil {
@@ -130,9 +130,9 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 		}
 	}
 	out.Diff, out.Files, out.Edits = diffOf(planned)
-	out.Note = joinNotes("", notes...)
+	out.Note = api.JoinNotes("", notes...)
 	if len(planned) == 0 {
-		out.Note = joinNotes(out.Note, "no server offers a fix that can be applied here")
+		out.Note = api.JoinNotes(out.Note, "no server offers a fix that can be applied here")
 		out.Remaining, out.Checked = first.Diagnostics, true
 		return out, nil
 	}
@@ -140,7 +140,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	if taken == 1 {
 		word = "fix"
 	}
-	out.Note = joinNotes(out.Note, fmt.Sprintf("%d %s combined", taken, word))
+	out.Note = api.JoinNotes(out.Note, fmt.Sprintf("%d %s combined", taken, word))
 	if !p.Apply {
 		out.Remaining, out.Checked = first.Diagnostics, true // until applied
 		return out, nil
@@ -156,10 +156,10 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	after, err := o.Check(ctx, api.CheckParams{FilePath: p.File})
 	switch {
 	case err != nil:
-		out.Note = joinNotes(out.Note, fmt.Sprintf("the file could not be checked after the fixes: %v", err))
+		out.Note = api.JoinNotes(out.Note, fmt.Sprintf("the file could not be checked after the fixes: %v", err))
 	case !after.Checked:
 		out.Remaining = after.Diagnostics
-		out.Note = joinNotes(out.Note, "the file was not fully checked after the fixes: "+after.Reason)
+		out.Note = api.JoinNotes(out.Note, "the file was not fully checked after the fixes: "+after.Reason)
 	default:
 		out.Remaining, out.Checked = after.Diagnostics, true
 	}

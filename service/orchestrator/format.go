@@ -24,7 +24,7 @@ func (o *Orchestrator) Format(ctx context.Context, p api.FormatParams) (api.Rena
 	var out api.RenameResult
 	ranged := p.StartLine > 0 || p.EndLine > 0
 	if ranged && (p.StartLine < 1 || p.EndLine < p.StartLine) {
-		return out, invalidParams("startLine and endLine: give both, 1-based, startLine ≤ endLine")
+		return out, api.InvalidParams("startLine and endLine: give both, 1-based, startLine ≤ endLine")
 	}
 	method := protocol.DocumentFormattingRequest.Method()
 	if ranged {
@@ -54,7 +54,7 @@ func (o *Orchestrator) Format(ctx context.Context, p api.FormatParams) (api.Rena
 	}
 	out.Diff, out.Files, out.Edits = diffOf(files)
 	if len(files) == 0 {
-		out.Note = joinNotes(out.Note, op.file+" is formatted already")
+		out.Note = api.JoinNotes(out.Note, op.file+" is formatted already")
 		return out, nil
 	}
 	if !p.Apply {

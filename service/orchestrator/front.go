@@ -10,6 +10,7 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/registry"
 )
 
@@ -147,7 +148,7 @@ func (c *callbacks[T]) tell(v T) {
 func (o *Orchestrator) HoldServer(ctx context.Context, id string) (Held, error) {
 	spec, ok := o.specs[id]
 	if !ok || !spec.Enabled {
-		return Held{}, noServer("no server %s runs", id)
+		return Held{}, api.NoServer("no server %s runs", id)
 	}
 	root, _ := o.frontRoot(spec)
 	s, err := o.session(target{spec: spec, root: root})
@@ -158,7 +159,7 @@ func (o *Orchestrator) HoldServer(ctx context.Context, id string) (Held, error) 
 	defer cancel()
 	c, release, verdict, why := s.awaitHeld(wctx, false)
 	if c == nil {
-		return Held{}, noServer("%s is %s: %s", id, verdict, why)
+		return Held{}, api.NoServer("%s is %s: %s", id, verdict, why)
 	}
 	op := opened{c: c, server: id, release: sync.OnceFunc(release)}
 	return Held{Server: id, Client: c, op: op}, nil

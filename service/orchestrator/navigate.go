@@ -80,18 +80,18 @@ func (o *Orchestrator) openText(ctx context.Context, file string, given *string,
 	switch {
 	case given != nil && errors.Is(err, fs.ErrNotExist):
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, notFound(o.rel(abs), err)
+		return nil, api.NotFound(o.rel(abs), err)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", o.rel(abs), err)
 	case info.IsDir():
-		return nil, invalidParams("%s is a directory", o.rel(abs))
+		return nil, api.InvalidParams("%s is a directory", o.rel(abs))
 	}
 	if given != nil && int64(len(*given)) > o.maxFileBytes() {
-		return nil, invalidParams("%s: the text given is %d bytes, over the limit of %d", o.rel(abs), len(*given), o.maxFileBytes())
+		return nil, api.InvalidParams("%s: the text given is %d bytes, over the limit of %d", o.rel(abs), len(*given), o.maxFileBytes())
 	}
 	targets := o.serversFor(abs)
 	if len(targets) == 0 {
-		return nil, noServer("%s", o.noServerReason(abs))
+		return nil, api.NoServer("%s", o.noServerReason(abs))
 	}
 	barrierNote := o.barrier(ctx)
 	var reasons []string
@@ -175,7 +175,7 @@ func (o *Orchestrator) openText(ctx context.Context, file string, given *string,
 		if deadline, ok := lctx.Deadline(); ok {
 			left = time.Until(deadline)
 		}
-		note := joinNotes(barrierNote, refreshNote, s.loaded(ctx, c, left))
+		note := api.JoinNotes(barrierNote, refreshNote, s.loaded(ctx, c, left))
 		s.used() // the question follows at once
 		out = append(out, opened{c: c, server: t.spec.ID, uri: uri, file: o.rel(abs), lines: strings.Split(text, "\n"), note: note, answer: answer, release: release})
 		if !all {
@@ -185,11 +185,11 @@ func (o *Orchestrator) openText(ctx context.Context, file string, given *string,
 	if len(out) > 0 {
 		// A server that could not answer is said, not left out silently.
 		if len(reasons) > 0 {
-			out[0].note = joinNotes(out[0].note, strings.Join(reasons, "; "))
+			out[0].note = api.JoinNotes(out[0].note, strings.Join(reasons, "; "))
 		}
 		return out, nil
 	}
-	return nil, noServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
+	return nil, api.NoServer("%s: %s", o.rel(abs), strings.Join(reasons, "; "))
 }
 
 // position converts an agent's position into the server's position in the
@@ -201,10 +201,10 @@ func (op opened) position(p api.PositionParams) (protocol.Position, string, erro
 		lines-- // the text ends with a newline
 	}
 	if p.Line < 1 {
-		return protocol.Position{}, "", invalidParams("line must be ≥ 1")
+		return protocol.Position{}, "", api.InvalidParams("line must be ≥ 1")
 	}
 	if p.Line > max(lines, 1) {
-		return protocol.Position{}, "", invalidParams("line %d is past the end of %s (%d lines)", p.Line, op.file, lines)
+		return protocol.Position{}, "", api.InvalidParams("line %d is past the end of %s (%d lines)", p.Line, op.file, lines)
 	}
 	text := ""
 	if p.Line-1 < len(op.lines) {
@@ -218,28 +218,28 @@ func (op opened) position(p api.PositionParams) (protocol.Position, string, erro
 			if err != nil {
 				return protocol.Position{}, "", err
 			}
-			p.Line, text, note = l, op.lines[l-1], joinNotes(note, near)
+			p.Line, text, note = l, op.lines[l-1], api.JoinNotes(note, near)
 			at = symbolOffsets(text, p.Symbol)
 		}
 		switch {
 		case p.Occurrence > len(at):
-			return protocol.Position{}, "", invalidParams("occurrence %d: %q appears %d times on line %d of %s", p.Occurrence, p.Symbol, len(at), p.Line, op.file)
+			return protocol.Position{}, "", api.InvalidParams("occurrence %d: %q appears %d times on line %d of %s", p.Occurrence, p.Symbol, len(at), p.Line, op.file)
 		case p.Occurrence < 0:
-			return protocol.Position{}, "", invalidParams("occurrence must be ≥ 1")
+			return protocol.Position{}, "", api.InvalidParams("occurrence must be ≥ 1")
 		}
 		i := at[0]
 		if p.Occurrence > 0 {
 			i = at[p.Occurrence-1]
 		} else if len(at) > 1 {
-			note = joinNotes(note, fmt.Sprintf("%q appears %d times on line %d; used the first; pass occurrence", p.Symbol, len(at), p.Line))
+			note = api.JoinNotes(note, fmt.Sprintf("%q appears %d times on line %d; used the first; pass occurrence", p.Symbol, len(at), p.Line))
 		}
 		col = utf8.RuneCountInString(text[:i])
 	}
 	if col < 0 {
-		return protocol.Position{}, "", invalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
+		return protocol.Position{}, "", api.InvalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
 	}
 	if n := utf8.RuneCountInString(text); col > n {
-		return protocol.Position{}, "", invalidParams("character %d is past the end of line %d (%d characters)", p.Character, p.Line, n)
+		return protocol.Position{}, "", api.InvalidParams("character %d is past the end of line %d (%d characters)", p.Character, p.Line, n)
 	}
 	return protocol.Position{Line: uint32(p.Line - 1), Character: op.c.Mapper().Column(text, col)}, note, nil
 }
@@ -277,11 +277,11 @@ func isIdent(r rune) bool {
 func checkPosition(p api.PositionParams) error {
 	switch {
 	case p.Line < 1:
-		return invalidParams("line must be ≥ 1 (or give the symbol alone, without a line)")
+		return api.InvalidParams("line must be ≥ 1 (or give the symbol alone, without a line)")
 	case p.Character < 0:
-		return invalidParams("character must be ≥ 1")
+		return api.InvalidParams("character must be ≥ 1")
 	case p.Character == 0 && p.Symbol == "":
-		return invalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
+		return api.InvalidParams("character is required: give a character (1-based column) or a symbol on line %d", p.Line)
 	}
 	return nil
 }
@@ -307,7 +307,7 @@ func (o *Orchestrator) at(ctx context.Context, p api.PositionParams, method stri
 	if err != nil {
 		op.done()
 	}
-	return op, pos, joinNotes(resolved, note), err
+	return op, pos, api.JoinNotes(resolved, note), err
 }
 
 // locate runs a definition-like request at a position and converts its
@@ -344,12 +344,12 @@ func (o *Orchestrator) locate(ctx context.Context, p api.PositionParams, method 
 			}
 			continue
 		}
-		sl, sc := position(lines, l.Range.Start, m)
-		el, ec := position(lines, l.Range.End, m)
+		sl, sc := m.Place(lines, l.Range.Start)
+		el, ec := m.Place(lines, l.Range.End)
 		out = append(out, api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(lines, sl)})
 	}
 	if len(gone) > 0 {
-		note = joinNotes(note, fmt.Sprintf("left out locations in %s: no longer on disk", strings.Join(gone, ", ")))
+		note = api.JoinNotes(note, fmt.Sprintf("left out locations in %s: no longer on disk", strings.Join(gone, ", ")))
 	}
 	return api.LocationsResult{Locations: out, Note: note}, nil
 }
@@ -480,7 +480,7 @@ func (o *Orchestrator) workspaceSymbolsPlaced(ctx context.Context, p api.QueryPa
 	if o.cfg.Disabled {
 		return out, nil
 	}
-	out.Note = joinNotes(o.barrier(ctx), o.warmWorkspace(ctx))
+	out.Note = api.JoinNotes(o.barrier(ctx), o.warmWorkspace(ctx))
 	sessions := o.liveSessions()
 	answers := make([][]api.WorkspaceSymbol, len(sessions))
 	errs := make([]error, len(sessions))
@@ -498,7 +498,7 @@ func (o *Orchestrator) workspaceSymbolsPlaced(ctx context.Context, p api.QueryPa
 				return
 			}
 			defer release()
-			notes[i] = joinNotes(s.refresh(ctx, c, ""), s.loaded(ctx, c, o.cfg.FirstTouchTimeout))
+			notes[i] = api.JoinNotes(s.refresh(ctx, c, ""), s.loaded(ctx, c, o.cfg.FirstTouchTimeout))
 			syms, err := c.WorkspaceSymbols(ctx, p.Query)
 			if err != nil {
 				errs[i] = err
@@ -531,7 +531,7 @@ func (o *Orchestrator) workspaceSymbolsPlaced(ctx context.Context, p api.QueryPa
 	}
 	for i := range sessions {
 		out.Symbols = append(out.Symbols, answers[i]...)
-		out.Note = joinNotes(out.Note, notes[i])
+		out.Note = api.JoinNotes(out.Note, notes[i])
 	}
 	if len(out.Symbols) == 0 && errors.Join(errs...) != nil {
 		return out, errors.Join(errs...)
@@ -540,8 +540,8 @@ func (o *Orchestrator) workspaceSymbolsPlaced(ctx context.Context, p api.QueryPa
 }
 
 func toRange(lines []string, r protocol.Range, m client.Mapper) api.Range {
-	sl, sc := position(lines, r.Start, m)
-	el, ec := position(lines, r.End, m)
+	sl, sc := m.Place(lines, r.Start)
+	el, ec := m.Place(lines, r.End)
 	return api.Range{StartLine: sl, StartChar: sc, EndLine: el, EndChar: ec}
 }
 

@@ -26,7 +26,7 @@ import (
 func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.RenameResult, error) {
 	var out api.RenameResult
 	if strings.TrimSpace(p.NewName) == "" {
-		return out, invalidParams("newName is required")
+		return out, api.InvalidParams("newName is required")
 	}
 	op, pos, note, err := o.at(ctx, p.PositionParams, protocol.RenameRequest.Method())
 	if err != nil {
@@ -43,7 +43,7 @@ func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.Rena
 		return out, err
 	}
 	if !ok || len(files) == 0 {
-		return out, invalidParams("%s has nothing to rename at %s:%d:%d", op.c.Name(), op.file, p.Line, int(pos.Character)+1)
+		return out, api.InvalidParams("%s has nothing to rename at %s:%d:%d", op.c.Name(), op.file, p.Line, int(pos.Character)+1)
 	}
 	var diff strings.Builder
 	for _, f := range files {
@@ -323,14 +323,14 @@ func (o *Orchestrator) checkTouched(ctx context.Context, files []fileEdit, note 
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
 		o.log.Error("rename: check: panic", "panic", panicked.String())
-		note = joinNotes(note, fmt.Sprintf("checking the changed files failed: internal error: %v", panicked.Value))
+		note = api.JoinNotes(note, fmt.Sprintf("checking the changed files failed: internal error: %v", panicked.Value))
 	}
 	for i, res := range results {
 		if len(res.Diagnostics) > 0 {
 			diags[files[i].rel] = res.Diagnostics
 		}
 		if !res.Checked {
-			note = joinNotes(note, fmt.Sprintf("%s was not fully checked after the rename: %s", files[i].rel, res.Reason))
+			note = api.JoinNotes(note, fmt.Sprintf("%s was not fully checked after the rename: %s", files[i].rel, res.Reason))
 		}
 	}
 	return diags, note

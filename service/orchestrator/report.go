@@ -21,7 +21,7 @@ const maxReportLines = 50
 // may be behind the tree (the check's note) says that.
 func (o *Orchestrator) Report(ctx context.Context, p api.ReportParams) (api.ReportResult, error) {
 	if p.Mode != "edit" && p.Mode != "write" {
-		return api.ReportResult{}, invalidParams("mode must be \"edit\" or \"write\", not %q", p.Mode)
+		return api.ReportResult{}, api.InvalidParams("mode must be \"edit\" or \"write\", not %q", p.Mode)
 	}
 	before := o.Epoch()
 	res, err := o.check(ctx, api.CheckParams{FilePath: p.FilePath, Text: p.Text, Impact: p.Mode == "write"})

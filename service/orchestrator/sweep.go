@@ -48,7 +48,7 @@ func (o *Orchestrator) DiagnosticsOf(ctx context.Context, p api.DiagnosticsParam
 		return o.Sweep(ctx, p)
 	}
 	if len(p.Severities) > 0 {
-		return nil, invalidParams("severities: only for a sweep")
+		return nil, api.InvalidParams("severities: only for a sweep")
 	}
 	return o.CurrentDiagnostics(ctx)
 }
@@ -63,7 +63,7 @@ func (o *Orchestrator) DiagnosticsOf(ctx context.Context, p api.DiagnosticsParam
 func (o *Orchestrator) Sweep(ctx context.Context, p api.DiagnosticsParams) (api.SweepResult, error) {
 	for _, s := range p.Severities {
 		if !api.ValidSeverity(s) {
-			return api.SweepResult{}, invalidParams("severities: unknown severity %q (expected error, warning, info or hint)", s)
+			return api.SweepResult{}, api.InvalidParams("severities: unknown severity %q (expected error, warning, info or hint)", s)
 		}
 	}
 	res := api.SweepResult{Diagnostics: api.FileDiagnostics{}, Complete: true}

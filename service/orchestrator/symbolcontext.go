@@ -115,7 +115,7 @@ func (o *Orchestrator) SymbolContext(ctx context.Context, p api.PositionParams) 
 		if len(missing) > 0 {
 			out.Missing = missing
 		}
-		out.Note = joinNotes(out.Note, def.Note, hover.Note, refs.Note, calls.Note)
+		out.Note = api.JoinNotes(out.Note, def.Note, hover.Note, refs.Note, calls.Note)
 		if len(def.Locations) > 0 {
 			d := def.Locations[0]
 			out.Definition, out.Source, out.Truncated, out.Kind = &d, source, truncated, kind

@@ -54,8 +54,8 @@ func (o *Orchestrator) DocumentHighlights(ctx context.Context, p api.PositionPar
 
 // location is a range of op's file as a Location with its source line.
 func (op opened) location(r protocol.Range, m client.Mapper) api.Location {
-	sl, sc := position(op.lines, r.Start, m)
-	el, ec := position(op.lines, r.End, m)
+	sl, sc := m.Place(op.lines, r.Start)
+	el, ec := m.Place(op.lines, r.End)
 	return api.Location{File: op.file, Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(op.lines, sl)}
 }
 
@@ -73,7 +73,7 @@ func (o *Orchestrator) SignatureHelp(ctx context.Context, p api.PositionParams) 
 		h, ok, err := op.c.SignatureHelp(ctx, op.uri, pos)
 		if err != nil || !ok {
 			if err == nil {
-				out.Note = joinNotes(out.Note, "the position is in no call the server knows")
+				out.Note = api.JoinNotes(out.Note, "the position is in no call the server knows")
 			}
 			return out, err
 		}
@@ -147,7 +147,7 @@ func (o *Orchestrator) InlayHints(ctx context.Context, p api.InlayHintsParams) (
 	return bounded(o, ctx, api.MethodInlayHints, func(ctx context.Context) (api.InlayHintsResult, error) {
 		out := api.InlayHintsResult{Hints: []api.InlayHint{}}
 		if p.StartLine < 0 || p.EndLine < 0 || (p.EndLine != 0 && p.EndLine < max(p.StartLine, 1)) {
-			return out, invalidParams("lines %d to %d: give 1-based lines, startLine ≤ endLine", p.StartLine, p.EndLine)
+			return out, api.InvalidParams("lines %d to %d: give 1-based lines, startLine ≤ endLine", p.StartLine, p.EndLine)
 		}
 		op, err := o.open(ctx, p.File, protocol.InlayHintRequest.Method())
 		if err != nil {
@@ -164,11 +164,11 @@ func (o *Orchestrator) InlayHints(ctx context.Context, p api.InlayHintsParams) (
 			end = n
 		}
 		if start > n {
-			return out, invalidParams("line %d is past the end of %s (%d lines)", start, op.file, n)
+			return out, api.InvalidParams("line %d is past the end of %s (%d lines)", start, op.file, n)
 		}
 		if end-start+1 > maxHintLines {
 			end = start + maxHintLines - 1
-			out.Note = joinNotes(out.Note, fmt.Sprintf("lines %d to %d only (at most %d lines per answer)", start, end, maxHintLines))
+			out.Note = api.JoinNotes(out.Note, fmt.Sprintf("lines %d to %d only (at most %d lines per answer)", start, end, maxHintLines))
 		}
 		m := op.c.Mapper()
 		rng := protocol.Range{Start: protocol.Position{Line: uint32(start - 1)}, End: op.lineEnd(end)}
@@ -178,7 +178,7 @@ func (o *Orchestrator) InlayHints(ctx context.Context, p api.InlayHintsParams) (
 		}
 		byLine := map[int][]api.InlayHint{}
 		for _, h := range hs {
-			line, col := position(op.lines, h.Position, m)
+			line, col := m.Place(op.lines, h.Position)
 			if line < start || line > end {
 				continue
 			}
@@ -207,7 +207,7 @@ func (o *Orchestrator) InlayHints(ctx context.Context, p api.InlayHintsParams) (
 		}
 		out.Text = b.String()
 		if len(out.Hints) == 0 {
-			out.Note = joinNotes(out.Note, "the server gave no hints for these lines")
+			out.Note = api.JoinNotes(out.Note, "the server gave no hints for these lines")
 		}
 		return out, nil
 	})
@@ -252,7 +252,7 @@ func (o *Orchestrator) TypeHierarchy(ctx context.Context, p api.TypeHierarchyPar
 	return bounded(o, ctx, api.MethodTypeHierarchy, func(ctx context.Context) (api.TypeHierarchyResult, error) {
 		out := api.TypeHierarchyResult{Types: []api.TypeLocation{}}
 		if p.Direction != api.DirectionSupertypes && p.Direction != api.DirectionSubtypes {
-			return out, invalidParams("direction must be %q or %q, not %q", api.DirectionSupertypes, api.DirectionSubtypes, p.Direction)
+			return out, api.InvalidParams("direction must be %q or %q, not %q", api.DirectionSupertypes, api.DirectionSubtypes, p.Direction)
 		}
 		op, pos, note, err := o.at(ctx, p.PositionParams, protocol.TypeHierarchyPrepareRequest.Method())
 		if err != nil {
@@ -265,8 +265,8 @@ func (o *Orchestrator) TypeHierarchy(ctx context.Context, p api.TypeHierarchyPar
 			return out, err
 		}
 		if len(items) == 0 {
-			line, col := position(op.lines, pos, op.c.Mapper())
-			out.Note = joinNotes(out.Note, fmt.Sprintf("no type at %s:%d:%d", op.file, line, col))
+			line, col := op.c.Mapper().Place(op.lines, pos)
+			out.Note = api.JoinNotes(out.Note, fmt.Sprintf("no type at %s:%d:%d", op.file, line, col))
 			return out, nil
 		}
 		var names []string
@@ -288,8 +288,8 @@ func (o *Orchestrator) TypeHierarchy(ctx context.Context, p api.TypeHierarchyPar
 					continue
 				}
 				lines := o.linesOf(op.c, r.URI)
-				sl, sc := position(lines, r.SelectionRange.Start, mp)
-				el, ec := position(lines, r.SelectionRange.End, mp)
+				sl, sc := mp.Place(lines, r.SelectionRange.Start)
+				el, ec := mp.Place(lines, r.SelectionRange.End)
 				loc := api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(lines, sl)}
 				if seen[loc] {
 					continue
@@ -324,7 +324,7 @@ func (o *Orchestrator) Completion(ctx context.Context, p api.CompletionParams) (
 		limit := p.Limit
 		switch {
 		case limit < 0 || limit > maxCompletions:
-			return out, invalidParams("limit must be 1 to %d", maxCompletions)
+			return out, api.InvalidParams("limit must be 1 to %d", maxCompletions)
 		case limit == 0:
 			limit = defaultCompletions
 		}

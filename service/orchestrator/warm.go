@@ -48,7 +48,7 @@ func (o *Orchestrator) warmWorkspace(ctx context.Context) string {
 	}
 	note := ""
 	for _, n := range notes {
-		note = joinNotes(note, n)
+		note = api.JoinNotes(note, n)
 	}
 	return note
 }

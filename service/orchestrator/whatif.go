@@ -45,7 +45,7 @@ func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.Ch
 			return res, o.outsideRoot(name)
 		}
 		if other, dup := seen[abs]; dup {
-			return res, invalidParams("files: %q and %q are the same file", other, name)
+			return res, api.InvalidParams("files: %q and %q are the same file", other, name)
 		}
 		seen[abs] = name
 		text := texts[name]
@@ -54,13 +54,13 @@ func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.Ch
 			var err error
 			if src, err = readSource(abs, o.maxFileBytes()); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					return res, notFound(name, err)
+					return res, api.NotFound(name, err)
 				}
-				return res, invalidParams("filePath: %s %v", o.rel(abs), err)
+				return res, api.InvalidParams("filePath: %s %v", o.rel(abs), err)
 			}
 		} else {
 			if n := int64(len(*text)); n > o.maxFileBytes() {
-				return res, invalidParams("files: the text of %s %s", o.rel(abs), (&tooBigError{n, o.maxFileBytes()}).Error())
+				return res, api.InvalidParams("files: the text of %s %s", o.rel(abs), (&tooBigError{n, o.maxFileBytes()}).Error())
 			}
 			src.text = *text
 		}
