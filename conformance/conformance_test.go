@@ -27,6 +27,7 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/transport"
@@ -145,6 +146,7 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	feat := features.New(o)
 	ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(5*time.Minute))
 	defer cancel()
 	start := time.Now()
@@ -174,7 +176,7 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	if sc.def.Line > 0 {
 		def := sc.def
 		def.File = sc.file
-		res, err := o.Definition(ctx, def)
+		res, err := feat.Definition(ctx, def)
 		if err != nil {
 			fatal("definition: %v", err)
 		}
@@ -183,7 +185,7 @@ func run(t *testing.T, sc scenario, root string, command string, args []string, 
 	if sc.hov.Line > 0 {
 		hov := sc.hov
 		hov.File = sc.file
-		res, err := o.Hover(ctx, hov)
+		res, err := feat.Hover(ctx, hov)
 		if err != nil {
 			fatal("hover: %v", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/mcpserver"
 	"github.com/lspkit/lspkit/service/shared"
 )
@@ -70,7 +71,7 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserver.New(o, mcpserver.Options{Version: version(), ReadOnly: opts.readOnly}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
+		done <- mcpserver.New(features.NewService(o), mcpserver.Options{Version: version(), ReadOnly: opts.readOnly}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
 	}()
 	select {
 	case err := <-done:

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/mcpserver"
 	"github.com/lspkit/lspkit/service/mcpserver/fdpair"
 	"github.com/lspkit/lspkit/service/rpc"
@@ -94,15 +95,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
 		return exitUsage
 	}
+	svc := features.NewService(o)
 	if mcp != nil {
-		server := mcpserver.New(o, mcpserver.Options{Version: version(), ReadOnly: !cfg.FDWriteTools})
+		server := mcpserver.New(svc, mcpserver.Options{Version: version(), ReadOnly: !cfg.FDWriteTools})
 		go func() {
 			if err := server.Run(ctx, mcpserver.StdioTransport(mcp, mcp)); err != nil && ctx.Err() == nil {
 				log.Debug("mcp session ended", "err", err) // the host closed its side
 			}
 		}()
 	}
-	if err := rpc.Serve(ctx, o, stdio{stdin, stdout}, rpc.Options{Version: version(), Logger: log}); err != nil {
+	if err := rpc.Serve(ctx, svc, stdio{stdin, stdout}, rpc.Options{Version: version(), Logger: log}); err != nil {
 		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
 		return 1
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/shared"
 )
 
@@ -123,7 +124,7 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	log.Info("shared daemon: serving", "root", o.Root(), "socket", e.Socket(), "pid", os.Getpid(), "idleExit", cfg.IdleExit)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := shared.Serve(ctx, o, l, shared.ServeOptions{Version: version(), Logger: log, IdleExit: cfg.IdleExit, Env: env}); err != nil {
+	if err := shared.Serve(ctx, features.NewService(o), l, shared.ServeOptions{Version: version(), Logger: log, IdleExit: cfg.IdleExit, Env: env}); err != nil {
 		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
 		return 1
 	}

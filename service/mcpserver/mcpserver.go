@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspkit/lspkit/service/api"
-	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/service/features"
 )
 
 // Caps on what one MCP tool result carries; the rest is counted in Omitted.
@@ -41,7 +41,7 @@ type Options struct {
 // status and navigation tools. navigationTools: false leaves the navigation
 // tools out; lsp: false leaves only lsp_status, which says so;
 // opts.ReadOnly leaves out the tools that write.
-func New(o *orchestrator.Orchestrator, opts Options) *mcp.Server {
+func New(o *features.Service, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "lspkit", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Language-server diagnostics and code navigation for the files of " + o.Root() +
 			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters.",

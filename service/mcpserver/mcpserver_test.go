@@ -21,6 +21,7 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/mcpserver/jsonl"
 	"github.com/lspkit/lspkit/service/orchestrator"
 )
@@ -81,7 +82,7 @@ func connectOpts(t *testing.T, files map[string]string, doc string, launch clien
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	serverT, clientT := mcp.NewInMemoryTransports()
-	ss, err := New(o, opts).Connect(ctx, serverT, nil)
+	ss, err := New(features.NewService(o), opts).Connect(ctx, serverT, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +391,7 @@ func TestAnswersBeforeEOF(t *testing.T) {
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := New(o, Options{Version: "test"}).Run(ctx, StdioTransport(in, &out)); err != nil && !strings.Contains(err.Error(), "EOF") {
+	if err := New(features.NewService(o), Options{Version: "test"}).Run(ctx, StdioTransport(in, &out)); err != nil && !strings.Contains(err.Error(), "EOF") {
 		t.Fatal(err)
 	}
 	var answered bool
@@ -445,7 +446,7 @@ func TestHostileLines(t *testing.T) {
 			var out strings.Builder
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			New(o, Options{Version: "test"}).Run(ctx, StdioTransport(in, &out))
+			New(features.NewService(o), Options{Version: "test"}).Run(ctx, StdioTransport(in, &out))
 			var answered, replied bool
 			for line := range strings.Lines(out.String()) {
 				if !json.Valid([]byte(line)) {

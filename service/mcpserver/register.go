@@ -7,6 +7,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -59,7 +60,7 @@ func add[In, Out any](ts toolSet, name, title, description string, readOnly bool
 	})
 }
 
-type mcpTools struct{ o *orchestrator.Orchestrator }
+type mcpTools struct{ o *features.Service }
 
 // tool wraps a handler so that its errors reach the model as tool errors
 // with the message alone: the orchestrator's *transport.Error carries the

@@ -21,7 +21,7 @@ import (
 // command), and the checks see their own text.
 func TestGivenTextIsThatChecksAlone(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"main.fk": "disk line\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
+	f := newFake(t, map[string]string{"main.fk": "disk line\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")),
 		map[string]lsptest.Behavior{"fake": {Delay: time.Millisecond}})
 	a, detachA := f.Attach(t.Context())
 	defer detachA()
@@ -37,7 +37,7 @@ func TestGivenTextIsThatChecksAlone(t *testing.T) {
 			}
 		})
 		wg.Go(func() {
-			res, err := f.Hover(b, api.PositionParams{File: "main.fk", Line: 1, Character: 1})
+			res, err := hover(b, f.Orchestrator, api.PositionParams{File: "main.fk", Line: 1, Character: 1})
 			if err != nil || res.Content == nil || !strings.Contains(*res.Content, "disk line") {
 				t.Errorf("round %d: another caller's hover was answered from %v (err %v), not the disk", i, res.Content, err)
 			}
@@ -54,7 +54,7 @@ func TestGivenTextIsThatChecksAlone(t *testing.T) {
 // same file; a detached caller's record is forgotten.
 func TestDeltaPerCaller(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"main.fk": "ERROR one\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
+	f := newFake(t, map[string]string{"main.fk": "ERROR one\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")),
 		map[string]lsptest.Behavior{"fake": {}})
 	a, detachA := f.Attach(t.Context())
 	b, detachB := f.Attach(t.Context())
@@ -90,14 +90,14 @@ func TestDeltaPerCaller(t *testing.T) {
 // TestDetachCancels: a caller's requests end when it detaches.
 func TestDetachCancels(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"main.fk": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
+	f := newFake(t, map[string]string{"main.fk": "x\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")),
 		map[string]lsptest.Behavior{"fake": {HangOn: "textDocument/hover"}})
 	caller, detach := f.Attach(t.Context())
 	ctx, cancel := Join(context.Background(), caller)
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
-		_, err := f.Hover(ctx, api.PositionParams{File: "main.fk", Line: 1, Character: 1})
+		_, err := hover(ctx, f.Orchestrator, api.PositionParams{File: "main.fk", Line: 1, Character: 1})
 		errc <- err
 	}()
 	// The hover is in flight once the server holds the document.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/service/compiledb"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/registry"
 )
@@ -34,7 +36,7 @@ func TestCompileCommands(t *testing.T) {
 		return o
 	}
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	lsptest.WriteFiles(t, root, map[string]string{
 		"compile_flags.txt":  "-std=c89\n-Wall\n\n",
 		"a.c":                "int a;\n",
 		"lib/b.cpp":          "int b;\n",
@@ -53,15 +55,15 @@ func TestCompileCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cmds []compileCommand
+	var cmds []compiledb.Entry
 	if err := json.Unmarshal(data, &cmds); err != nil {
 		t.Fatal(err)
 	}
-	want := []compileCommand{
+	want := []compiledb.Entry{
 		{Directory: root, File: filepath.Join(root, "a.c"), Arguments: []string{"clang", "-std=c89", "-Wall", "-c", filepath.Join(root, "a.c")}},
 		{Directory: root, File: filepath.Join(root, "lib", "b.cpp"), Arguments: []string{"clang++", "-std=c89", "-Wall", "-c", filepath.Join(root, "lib", "b.cpp")}},
 	}
-	if !slices.EqualFunc(cmds, want, func(a, b compileCommand) bool {
+	if !slices.EqualFunc(cmds, want, func(a, b compiledb.Entry) bool {
 		return a.Directory == b.Directory && a.File == b.File && slices.Equal(a.Arguments, b.Arguments)
 	}) {
 		t.Fatalf("compile_commands.json:\n%s", data)
@@ -73,7 +75,7 @@ func TestCompileCommands(t *testing.T) {
 	if got := off.compileCommandsArgs(off.specs["clangd"], root); got != nil {
 		t.Errorf("index off: %q", got)
 	}
-	writeFiles(t, root, map[string]string{"build/compile_commands.json": "[]"})
+	lsptest.WriteFiles(t, root, map[string]string{"build/compile_commands.json": "[]"})
 	if got := o.compileCommandsArgs(o.specs["clangd"], root); got != nil {
 		t.Errorf("with build/compile_commands.json: %q", got)
 	}

@@ -57,32 +57,6 @@ func Example() {
 	// checked: true
 }
 
-// Navigation takes 1-based lines and columns in characters, or a symbol
-// name on the line instead of the column.
-func ExampleOrchestrator_Definition() {
-	root := project(map[string]string{
-		"go.mod": "module example.com/demo\n\ngo 1.22\n",
-		"lib.go": "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n",
-		"use.go": "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n",
-	})
-	defer os.RemoveAll(root)
-	o, err := orchestrator.New(orchestrator.Options{Root: root})
-	if err != nil {
-		panic(err)
-	}
-	defer o.Shutdown(context.Background())
-
-	res, err := o.Definition(context.Background(), api.PositionParams{File: "use.go", Line: 3, Symbol: "Greeting"})
-	if err != nil {
-		panic(err)
-	}
-	for _, l := range res.Locations {
-		fmt.Printf("%s:%d:%d\n", l.File, l.Line, l.Character)
-	}
-	// Output:
-	// lib.go:4:6
-}
-
 // A file no server checks is never "clean": Checked is false and Reason
 // says why.
 func ExampleOrchestrator_Check_notChecked() {

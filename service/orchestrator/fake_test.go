@@ -24,23 +24,12 @@ type fake struct {
 	launcher *lsptest.Launcher
 }
 
-// fakeServer is a configuration entry for a fake server with a behavior
-// serving extensions.
-func fakeServer(behavior string, extensions ...string) string {
-	exe, _ := os.Executable() // any existing file: the launcher ignores it
-	exts := `".fk"`
-	if len(extensions) > 0 {
-		exts = `"` + strings.Join(extensions, `","`) + `"`
-	}
-	return fmt.Sprintf(`{"command": %q, "args": [%q], "extensions": [%s], "impact": "self"}`, exe, behavior, exts)
-}
-
 // newFake writes files into a new root and starts an orchestrator over it
 // with the configuration doc, whose servers run behaviors in-process.
 func newFake(t *testing.T, files map[string]string, doc string, behaviors map[string]lsptest.Behavior) *fake {
 	t.Helper()
 	root := t.TempDir()
-	writeFiles(t, root, files)
+	lsptest.WriteFiles(t, root, files)
 	cfg, err := config.Parse([]byte(doc), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -57,19 +46,6 @@ func newFake(t *testing.T, files map[string]string, doc string, behaviors map[st
 		}
 	})
 	return &fake{Orchestrator: o, root: o.Root(), launcher: l}
-}
-
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func (f *fake) check(t *testing.T, p api.CheckParams) api.CheckResult {
@@ -93,16 +69,12 @@ func (f *fake) status(id string) api.ServerStatus {
 	return last
 }
 
-func lspConfig(extra string, servers ...string) string {
-	return `{"lsp":{"autoInstall":false` + extra + `,"servers":{` + strings.Join(servers, ",") + `}}}`
-}
-
 // TestCheckSettles: a check waits for the server's diagnostics for the text
 // it sent; the text given is authoritative over the disk's; columns are
 // code points.
 func TestCheckSettles(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "fine\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, map[string]string{"a.fk": "fine\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 0 || len(res.Servers) != 1 || res.Servers[0].Verdict != api.VerdictSettled {
 		t.Fatalf("clean file: %+v", res)
@@ -127,7 +99,7 @@ func TestCheckSettles(t *testing.T) {
 // first check and on a re-check of the same text.
 func TestWavesComplete(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\ny ERROR\n"}, lspConfig("", `"waves": `+fakeServer("waves")),
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\ny ERROR\n"}, lsptest.Config("", `"waves": `+lsptest.ServerEntry("waves")),
 		map[string]lsptest.Behavior{"waves": {Waves: 2, WaveGap: 30 * time.Millisecond}})
 	for round := range 2 {
 		res := f.check(t, api.CheckParams{FilePath: "a.fk"})
@@ -142,7 +114,7 @@ func TestWavesComplete(t *testing.T) {
 func TestColdChecksAtOnce(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "x ERROR\n", "b.fk": "y ERROR\n"},
-		lspConfig(`,"diagnosticTimeout":100,"firstTouchTimeout":20000`, `"slow": `+fakeServer("slow")),
+		lsptest.Config(`,"diagnosticTimeout":100,"firstTouchTimeout":20000`, `"slow": `+lsptest.ServerEntry("slow")),
 		map[string]lsptest.Behavior{"slow": {Delay: 300 * time.Millisecond}})
 	results := make([]api.CheckResult, 2)
 	var wg sync.WaitGroup
@@ -164,7 +136,7 @@ func TestColdChecksAtOnce(t *testing.T) {
 // TestPullServer: a server that answers pulls and publishes nothing.
 func TestPullServer(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig("", `"pull": `+fakeServer("pull")), map[string]lsptest.Behavior{"pull": {Pull: true}})
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Config("", `"pull": `+lsptest.ServerEntry("pull")), map[string]lsptest.Behavior{"pull": {Pull: true}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 1 || res.Servers[0].Verdict != api.VerdictSettled {
 		t.Fatalf("pull: %+v", res)
@@ -175,7 +147,7 @@ func TestPullServer(t *testing.T) {
 // after its quiet window.
 func TestUnversionedServer(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig("", `"nov": `+fakeServer("nov")), map[string]lsptest.Behavior{"nov": {Unversioned: true}})
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Config("", `"nov": `+lsptest.ServerEntry("nov")), map[string]lsptest.Behavior{"nov": {Unversioned: true}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 1 {
 		t.Fatalf("unversioned: %+v", res)
@@ -189,13 +161,13 @@ func TestBoundary(t *testing.T) {
 	parent := t.TempDir()
 	root := filepath.Join(parent, "ws")
 	sibling := filepath.Join(parent, "ws2")
-	writeFiles(t, sibling, map[string]string{"b.fk": "ERROR\n"})
-	writeFiles(t, parent, map[string]string{"out.fk": "ERROR\n"})
-	writeFiles(t, root, map[string]string{"bin.fk": "x\x00\x01", "notes.unknownext": "x\n"})
+	lsptest.WriteFiles(t, sibling, map[string]string{"b.fk": "ERROR\n"})
+	lsptest.WriteFiles(t, parent, map[string]string{"out.fk": "ERROR\n"})
+	lsptest.WriteFiles(t, root, map[string]string{"bin.fk": "x\x00\x01", "notes.unknownext": "x\n"})
 	if err := os.Symlink(filepath.Join(sibling, "b.fk"), filepath.Join(root, "link.fk")); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := config.Parse([]byte(lspConfig("", `"fake": `+fakeServer("ok"))), "test")
+	cfg, _ := config.Parse([]byte(lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok"))), "test")
 	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"ok": {}}}
 	o, err := New(Options{Root: root, Config: cfg, Launch: l.Launch})
 	if err != nil {
@@ -241,12 +213,12 @@ func TestDisabled(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, doc, reason, status string }{
 		{"lsp false", `{"lsp": false}`, "LSP is disabled", "LSP disabled by configuration"},
-		{"server disabled", lspConfig("", `"fake": {"enabled": false}`), "no language server handles .fk files", "disabled by configuration"},
+		{"server disabled", lsptest.Config("", `"fake": {"enabled": false}`), "no language server handles .fk files", "disabled by configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := tc.doc
 			if tc.name == "server disabled" {
-				doc = lspConfig("", `"fake": `+strings.TrimSuffix(fakeServer("ok"), "}")+`, "enabled": false}`)
+				doc = lsptest.Config("", `"fake": `+strings.TrimSuffix(lsptest.ServerEntry("ok"), "}")+`, "enabled": false}`)
 			}
 			f := newFake(t, map[string]string{"a.fk": "ERROR\n"}, doc, map[string]lsptest.Behavior{"ok": {}})
 			res := f.check(t, api.CheckParams{FilePath: "a.fk"})
@@ -267,7 +239,7 @@ func TestDisabled(t *testing.T) {
 // within the policy, then broken with its reason; checks keep answering.
 func TestServerCrashes(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"restart":{"maxRestarts":2,"windowMs":60000}`, `"crashy": `+fakeServer("crash")),
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config(`,"restart":{"maxRestarts":2,"windowMs":60000}`, `"crashy": `+lsptest.ServerEntry("crash")),
 		map[string]lsptest.Behavior{"crash": {CrashOn: "textDocument/didOpen"}})
 	var verdicts []api.Verdict
 	for range 8 {
@@ -292,7 +264,7 @@ func TestServerCrashes(t *testing.T) {
 // TestNoRestarts: maxRestarts 0 makes the first crash final.
 func TestNoRestarts(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"restart":{"maxRestarts":0}`, `"crashy": `+fakeServer("crash")),
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config(`,"restart":{"maxRestarts":0}`, `"crashy": `+lsptest.ServerEntry("crash")),
 		map[string]lsptest.Behavior{"crash": {CrashOn: "textDocument/didOpen"}})
 	for range 3 {
 		res := f.check(t, api.CheckParams{FilePath: "a.fk", TimeoutMs: 5000})
@@ -309,7 +281,7 @@ func TestNoRestarts(t *testing.T) {
 // its first-touch timeout, no more, and stays "starting".
 func TestInitializeHang(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"firstTouchTimeout":300`, `"hangs": `+fakeServer("hang")),
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config(`,"firstTouchTimeout":300`, `"hangs": `+lsptest.ServerEntry("hang")),
 		map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if res.Checked || res.Servers[0].Verdict != api.VerdictTimedOut || !strings.Contains(res.Reason, "still starting") {
@@ -324,7 +296,7 @@ func TestInitializeHang(t *testing.T) {
 // no frame is broken with the framing error as its reason.
 func TestGarbageServer(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"restart":{"maxRestarts":0}`, `"garbage": `+fakeServer("garbage")),
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config(`,"restart":{"maxRestarts":0}`, `"garbage": `+lsptest.ServerEntry("garbage")),
 		map[string]lsptest.Behavior{"garbage": {RawOn: "initialize", Raw: "this is not a header\r\n\r\n{}"}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk", TimeoutMs: 5000})
 	if res.Checked || res.Servers[0].Verdict != api.VerdictBroken {
@@ -337,7 +309,7 @@ func TestGarbageServer(t *testing.T) {
 // time, the check ends at the slow one's deadline.
 func TestSlowServerDoesNotDelay(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "ERROR\n"}, lspConfig(`,"firstTouchTimeout":1500`, `"good": `+fakeServer("ok"), `"hangs": `+fakeServer("hang")),
+	f := newFake(t, map[string]string{"a.fk": "ERROR\n"}, lsptest.Config(`,"firstTouchTimeout":1500`, `"good": `+lsptest.ServerEntry("ok"), `"hangs": `+lsptest.ServerEntry("hang")),
 		map[string]lsptest.Behavior{"ok": {}, "hang": {HangOn: "initialize"}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	verdicts := map[string]api.ServerResult{}
@@ -360,7 +332,7 @@ func TestSingleFlight(t *testing.T) {
 	for i := range 8 {
 		files[fmt.Sprintf("f%d.fk", i)] = "ERROR\n"
 	}
-	f := newFake(t, files, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {Delay: 20 * time.Millisecond}})
+	f := newFake(t, files, lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok")), map[string]lsptest.Behavior{"ok": {Delay: 20 * time.Millisecond}})
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := range 8 {
@@ -388,7 +360,7 @@ func TestSingleFlight(t *testing.T) {
 func TestRootsPerMarker(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, map[string]string{"a/mark": "", "a/x.fk": "ERROR\n", "b/mark": "", "b/y.fk": "ERROR\n"},
-		lspConfig("", `"fake": `+strings.TrimSuffix(fakeServer("ok"), "}")+`, "rootMarkers": ["mark"]}`), map[string]lsptest.Behavior{"ok": {}})
+		lsptest.Config("", `"fake": `+strings.TrimSuffix(lsptest.ServerEntry("ok"), "}")+`, "rootMarkers": ["mark"]}`), map[string]lsptest.Behavior{"ok": {}})
 	f.check(t, api.CheckParams{FilePath: "a/x.fk"})
 	f.check(t, api.CheckParams{FilePath: "b/y.fk"})
 	var roots []string
@@ -405,7 +377,7 @@ func TestRootsPerMarker(t *testing.T) {
 // TestStatusIdle: servers not started anywhere are idle, without a pid.
 func TestStatusIdle(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
 	if st := f.status("fake"); st.Status != api.StatusIdle || st.ServerPID != 0 || st.Root != "" {
 		t.Fatalf("before any check: %+v", st)
 	}
@@ -419,7 +391,7 @@ func TestStatusIdle(t *testing.T) {
 // servers reported on.
 func TestReportWrite(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "ERROR a\n", "b.fk": "ERROR b\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, map[string]string{"a.fk": "ERROR a\n", "b.fk": "ERROR b\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
 	f.check(t, api.CheckParams{FilePath: "b.fk"})
 	rep, err := f.Report(context.Background(), api.ReportParams{FilePath: "a.fk", Mode: "write"})
 	if err != nil {
@@ -435,73 +407,12 @@ func TestReportWrite(t *testing.T) {
 	}
 }
 
-// TestNavigationErrors: the orchestrator's errors say what is wrong, with
-// the contract's codes.
-func TestNavigationErrors(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "one\ntwo\nidle(id, x.id) + é\n", "dir/x": "", "notes.xyz": "x\n"}, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
-	ctx := context.Background()
-	for _, tc := range []struct {
-		p    api.PositionParams
-		code int64
-		want string
-	}{
-		{api.PositionParams{File: "a.fk", Line: 0, Character: 1}, transport.CodeInvalidParams, "line must be ≥ 1"},
-		{api.PositionParams{File: "a.fk", Line: 9, Character: 1}, transport.CodeInvalidParams, "line 9 is past the end of a.fk (3 lines)"},
-		{api.PositionParams{File: "a.fk", Line: 2, Character: 80}, transport.CodeInvalidParams, "character 80 is past the end of line 2 (3 characters)"},
-		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "dle"}, transport.CodeInvalidParams, `symbol "dle" does not occur on line 3`},
-		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "id", Occurrence: 3}, transport.CodeInvalidParams, `occurrence 3: "id" appears 2 times on line 3 of a.fk`},
-		{api.PositionParams{File: "a.fk", Line: 1}, transport.CodeInvalidParams, "character is required"},
-		{api.PositionParams{File: "a.fk", Line: 2, Symbol: "nope"}, transport.CodeInvalidParams, `symbol "nope" does not occur on line 2`},
-		{api.PositionParams{File: "", Line: 1, Character: 1}, transport.CodeInvalidParams, "file is required"},
-		{api.PositionParams{File: "../x.fk", Line: 1, Character: 1}, api.CodeOutsideRoot, "outside the workspace root"},
-		{api.PositionParams{File: "missing.fk", Line: 1, Character: 1}, api.CodeNotFound, "no such file: missing.fk"},
-		{api.PositionParams{File: "dir", Line: 1, Character: 1}, transport.CodeInvalidParams, "dir is a directory"},
-		{api.PositionParams{File: "notes.xyz", Line: 1, Character: 1}, api.CodeNoServer, "no language server handles .xyz files"},
-	} {
-		_, err := f.Definition(ctx, tc.p)
-		if !isCode(err, tc.code) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want code %d with %q", tc.p, err, tc.code, tc.want)
-		}
-	}
-	res, err := f.Definition(ctx, api.PositionParams{File: "a.fk", Line: 2, Symbol: "two"})
-	if err != nil || len(res.Locations) != 1 || res.Locations[0].File != "a.fk" || res.Locations[0].Line != 2 || res.Note != "" || res.Locations[0].Source != "two" {
-		t.Fatalf("definition: %+v %v", res, err)
-	}
-	// Whole identifiers: "id" is not the one inside "idle"; several on the
-	// line are chosen among with occurrence, and the answer says when none
-	// was given. (The fake's definition is the position asked about.)
-	for _, tc := range []struct {
-		p    api.PositionParams
-		col  int
-		note string
-	}{
-		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "id"}, 6, `"id" appears 2 times on line 3; used the first; pass occurrence`},
-		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "id", Occurrence: 2}, 12, ""},
-		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "idle"}, 1, ""},
-		{api.PositionParams{File: "a.fk", Line: 3, Symbol: "+"}, 16, ""},
-		{api.PositionParams{File: "a.fk", Line: 3, Character: 19}, 19, ""}, // the end of the line, after é
-	} {
-		res, err := f.Definition(ctx, tc.p)
-		if err != nil || len(res.Locations) != 1 || res.Locations[0].Character != tc.col || res.Note != tc.note {
-			t.Errorf("%+v: %+v %v, want column %d, note %q", tc.p, res, err, tc.col, tc.note)
-		}
-	}
-	hov, err := f.Hover(ctx, api.PositionParams{File: "a.fk", Line: 1, Character: 1})
-	if err != nil || hov.Content == nil || *hov.Content != "line 1: one" {
-		t.Fatalf("hover: %+v %v", hov, err)
-	}
-	if _, err := f.References(ctx, api.PositionParams{File: "a.fk", Line: 1, Character: 1}); !isCode(err, api.CodeNoServer) || !strings.Contains(err.Error(), "fake does not offer textDocument/references") {
-		t.Fatalf("references from a server without them: %v", err)
-	}
-}
-
 // TestCannotStartSaidAtOnce: a server that exits at start the same way
 // twice is unavailable with the line it wrote as the reason — tried twice,
 // not restarted with backoff under the crash policy.
 func TestCannotStartSaidAtOnce(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(``, `"dead": `+fakeServer("dead")),
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config(``, `"dead": `+lsptest.ServerEntry("dead")),
 		map[string]lsptest.Behavior{"dead": {CrashOn: "initialize"}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk", TimeoutMs: 60000})
 	if res.Checked || res.Servers[0].Verdict != api.VerdictUnavailable || !strings.Contains(res.Reason, "cannot start (exit status 3: fake: crashing on initialize)") {

@@ -15,7 +15,7 @@ import (
 // writer came); the check says why at once.
 func TestFIFORefused(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, nil, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, nil, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	if err := syscall.Mkfifo(filepath.Join(f.root, "pipe.fk"), 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}

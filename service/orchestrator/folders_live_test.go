@@ -67,14 +67,14 @@ func TestRootsLive(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
 				for _, p := range c.nav {
-					def, err := o.Definition(ctx, p)
+					def, err := definition(ctx, o, p)
 					if err != nil || len(def.Locations) == 0 {
 						t.Errorf("definition %+v: %+v %v", p, def, err)
 					}
 					for _, l := range def.Locations {
 						fmt.Fprintf(&b, "definition %s:%d:%d\n", l.File, l.Line, l.Character)
 					}
-					hover, err := o.Hover(ctx, p)
+					hover, err := hover(ctx, o, p)
 					if err != nil || hover.Content == nil {
 						t.Errorf("hover %+v: %+v %v", p, hover, err)
 						continue

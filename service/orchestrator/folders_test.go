@@ -12,7 +12,7 @@ import (
 // foldersConfig is a fake server whose roots are the directories holding
 // a "mark" file, served as roots says.
 func foldersConfig(roots string) string {
-	return lspConfig("", `"fake": `+strings.TrimSuffix(fakeServer("fake"), "}")+`, "rootMarkers": ["mark"], "roots": "`+roots+`"}`)
+	return lsptest.Config("", `"fake": `+strings.TrimSuffix(lsptest.ServerEntry("fake"), "}")+`, "rootMarkers": ["mark"], "roots": "`+roots+`"}`)
 }
 
 // TestRootsAsFolders: a server that takes workspace folder changes serves
@@ -31,7 +31,7 @@ func TestRootsAsFolders(t *testing.T) {
 	if n := f.launcher.Launched("fake"); n != 1 {
 		t.Fatalf("%d processes for two roots; want 1", n)
 	}
-	res, err := f.Hover(t.Context(), api.PositionParams{File: "b/y.fk", Line: 1, Character: 1})
+	res, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "b/y.fk", Line: 1, Character: 1})
 	if err != nil || res.Content == nil || !strings.HasSuffix(*res.Content, "folders: a,b") {
 		t.Fatalf("hover: %v, %v", res.Content, err)
 	}

@@ -10,58 +10,8 @@ import (
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
-	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/registry"
 )
-
-// A Held is one server of a file, held for the requests a front end
-// passes through to it (lspkit lsp): the server has the file's text as
-// the front end asked, and nothing else is sent to it until Release.
-type Held struct {
-	Server string // the server's id
-	Client *client.Client
-	URI    protocol.DocumentURI
-	// Answer is the server's findings for the file's text when this hold
-	// sent it (a text given, or the file new to the server), settled or
-	// as far as they came; nil when the server had that text already.
-	Answer *client.Answer
-	// Note says why an answer from it may be incomplete (its project
-	// still loading, another server of the file unavailable).
-	Note string
-	op   opened
-}
-
-// Release lets the server go; it may be called more than once.
-func (h Held) Release() { h.op.done() }
-
-// Hold returns the servers of file (relative to the root, or absolute
-// within it) that offer method ("": every server of the file) — every
-// one (all), or the first — each
-// holding text for the file (nil: the disk's) with its findings for it
-// settled, after the read-your-writes barrier. Errors are the contract's:
-// outside the root, no such file (without a text), no server, none
-// available (with each one's reason).
-func (o *Orchestrator) Hold(ctx context.Context, file string, text *string, method string, all bool) ([]Held, error) {
-	return held(o.openText(ctx, file, text, method, all, false))
-}
-
-// Recheck is Hold of every server of file with its text (nil: the disk's)
-// checked again now, even by a server that has it already: something it
-// depends on may have changed. Each Held's Answer is that check's.
-func (o *Orchestrator) Recheck(ctx context.Context, file string, text *string) ([]Held, error) {
-	return held(o.openText(ctx, file, text, "", true, true))
-}
-
-func held(ops []opened, err error) ([]Held, error) {
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Held, len(ops))
-	for i, op := range ops {
-		out[i] = Held{Server: op.server, Client: op.c, URI: op.uri, Answer: op.answer, Note: op.note, op: op}
-	}
-	return out, nil
-}
 
 // OnFilesChanged calls fn with the paths of each batch of changes the
 // workspace's file watcher sees, once the servers have been told of them;
@@ -139,30 +89,6 @@ func (c *callbacks[T]) tell(v T) {
 	for _, fn := range fns {
 		fn(v)
 	}
-}
-
-// HoldServer holds the session of the server id at the root (the one
-// StartServers starts) for a request that names no document
-// (workspace/executeCommand): the server running, nothing else asked of
-// it until Release.
-func (o *Orchestrator) HoldServer(ctx context.Context, id string) (Held, error) {
-	spec, ok := o.specs[id]
-	if !ok || !spec.Enabled {
-		return Held{}, api.NoServer("no server %s runs", id)
-	}
-	root, _ := o.frontRoot(spec)
-	s, err := o.session(target{spec: spec, root: root})
-	if err != nil {
-		return Held{}, err
-	}
-	wctx, cancel := context.WithTimeout(ctx, o.cfg.FirstTouchTimeout)
-	defer cancel()
-	c, release, verdict, why := s.awaitHeld(wctx, false)
-	if c == nil {
-		return Held{}, api.NoServer("%s is %s: %s", id, verdict, why)
-	}
-	op := opened{c: c, server: id, release: sync.OnceFunc(release)}
-	return Held{Server: id, Client: c, op: op}, nil
 }
 
 // frontRoot is the root a front end's server runs in — its root for a

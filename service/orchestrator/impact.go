@@ -346,7 +346,7 @@ func (s *session) closeDocument(c *client.Client, uri protocol.DocumentURI, path
 	ctx, cancel := context.WithTimeout(s.o.life, 5*time.Second)
 	defer cancel()
 	if err := c.CloseDocument(ctx, path); err != nil && ctx.Err() == nil {
-		s.o.log.Warn("close a file an impact opened", "server", s.spec.ID, "file", s.o.rel(path), "err", err)
+		s.o.log.Warn("close a file an impact Held", "server", s.spec.ID, "file", s.o.rel(path), "err", err)
 	}
 }
 

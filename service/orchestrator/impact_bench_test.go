@@ -9,6 +9,7 @@ import (
 
 	"github.com/sourcegraph/conc"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
@@ -33,11 +34,11 @@ func BenchmarkImpactLive(b *testing.B) {
 		b.Run(server, func(b *testing.B) {
 			servertest.Binary(b, impactBinaries[server])
 			root := b.TempDir()
-			writeFiles(b, root, p.files)
+			lsptest.WriteFiles(b, root, p.files)
 			o := liveIn(b, root, "")
 			original := p.files[p.file]
 			broken := strings.Replace(original, p.edits[0].old, p.edits[0].new, 1)
-			writeFiles(b, root, map[string]string{p.file: broken})
+			lsptest.WriteFiles(b, root, map[string]string{p.file: broken})
 			res := mustCheck(b, o, api.CheckParams{FilePath: p.file, Impact: true}) // warm it
 			var deps []string
 			for _, f := range res.Impact.Files {
@@ -53,9 +54,9 @@ func BenchmarkImpactLive(b *testing.B) {
 				// Each measured check is of the edit: the file as it was,
 				// checked, then broken again.
 				closeAll(o)
-				writeFiles(b, root, map[string]string{p.file: original})
+				lsptest.WriteFiles(b, root, map[string]string{p.file: original})
 				mustCheck(b, o, cp)
-				writeFiles(b, root, map[string]string{p.file: broken})
+				lsptest.WriteFiles(b, root, map[string]string{p.file: broken})
 				return timeOf(cp)
 			}
 			// afterEdit is the check of a dependent right after the edit,
@@ -94,7 +95,7 @@ func BenchmarkSweepLive(b *testing.B) {
 			servertest.Binary(b, impactBinaries[server])
 			files := sweepProject(p)
 			root := b.TempDir()
-			writeFiles(b, root, files)
+			lsptest.WriteFiles(b, root, files)
 			o := liveIn(b, root, "")
 			// The files all at once on a daemon of their own: one whose
 			// servers hold every file open is another case.

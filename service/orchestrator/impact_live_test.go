@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/registry"
@@ -343,7 +344,7 @@ func TestImpactLive(t *testing.T) {
 			t.Parallel()
 			servertest.Binary(t, map[string]string{"gopls": "gopls", "typescript": "typescript-language-server", "pyright": "pyright-langserver", "clangd": "clangd"}[p.server])
 			root := t.TempDir()
-			writeFiles(t, root, p.files)
+			lsptest.WriteFiles(t, root, p.files)
 			o := liveIn(t, root, "")
 			original := p.files[p.file]
 			var recalled, expected int
@@ -357,7 +358,7 @@ func TestImpactLive(t *testing.T) {
 					when = "cold"
 				}
 				// Written to disk, only the edited file checked.
-				writeFiles(t, root, map[string]string{p.file: broken})
+				lsptest.WriteFiles(t, root, map[string]string{p.file: broken})
 				want := others(p.oracle(t, root), p.file)
 				if files := filesOf(want); len(files) < 5 || i == 0 && len(want) < 10 {
 					t.Fatalf("%s: the compiler reports %d errors in %d other files, want ≥ 10 in ≥ 5 for the signature change, ≥ 5 files for the others: %v", e.name, len(want), len(files), want)
@@ -378,7 +379,7 @@ func TestImpactLive(t *testing.T) {
 					t.Errorf("%s (written): false errors %v", e.name, extra)
 				}
 				// Fixed on disk: all clear.
-				writeFiles(t, root, map[string]string{p.file: original})
+				lsptest.WriteFiles(t, root, map[string]string{p.file: original})
 				res = mustCheck(t, o, api.CheckParams{FilePath: p.file, Impact: true})
 				if got := impactPositions(res.Impact); len(got) > 0 || !res.Impact.Complete {
 					t.Errorf("%s fixed: impact %v (complete %v: %s), want all clear", e.name, got, res.Impact.Complete, res.Impact.Reason)

@@ -17,7 +17,7 @@ import (
 // importing is a fake server's config whose dependents lspkit finds by
 // reading Python-style imports in its .fk files.
 func importing(behavior string) string {
-	return strings.Replace(fakeServer(behavior), `"impact": "self"`, `"impact": "pythonImports"`, 1)
+	return strings.Replace(lsptest.ServerEntry(behavior), `"impact": "self"`, `"impact": "pythonImports"`, 1)
 }
 
 // dependents is a project of lib.fk and n files that import it, each with
@@ -54,7 +54,7 @@ func openOnce(t *testing.T, f *fake, n int) []protocol.DocumentURI {
 // and that this is all of them.
 func TestImpactFake(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, dependents(3, true), lspConfig("", `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, dependents(3, true), lsptest.Config("", `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
 	res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true})
 	imp := res.Impact
 	if imp == nil || !imp.Complete || imp.Checked != 3 || len(imp.Files) != 3 || imp.Files[0].File != "a.fk" || imp.Files[0].Diagnostics[0].Line != 2 {
@@ -82,7 +82,7 @@ func TestImpactBounds(t *testing.T) {
 	t.Parallel()
 	t.Run("maxFiles", func(t *testing.T) {
 		t.Parallel()
-		f := newFake(t, dependents(4, true), lspConfig(`,"impactMaxFiles":2`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
+		f := newFake(t, dependents(4, true), lsptest.Config(`,"impactMaxFiles":2`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
 		imp := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true}).Impact
 		if imp == nil || imp.Complete || imp.Checked != 2 || !strings.Contains(imp.Reason, "4 files depend on the change") || !strings.Contains(imp.Reason, "impactMaxFiles") {
 			t.Fatalf("impact: %+v", imp)
@@ -93,7 +93,7 @@ func TestImpactBounds(t *testing.T) {
 		slow := lsptest.Behavior{SilentOn: func(text string) bool { return strings.Contains(text, "never") }}
 		files := dependents(2, false)
 		files["c.fk"] = "import lib\nnever settles\n"
-		f := newFake(t, files, lspConfig(`,"diagnosticTimeout":300`, `"fake": `+importing("slow")), map[string]lsptest.Behavior{"slow": slow})
+		f := newFake(t, files, lsptest.Config(`,"diagnosticTimeout":300`, `"fake": `+importing("slow")), map[string]lsptest.Behavior{"slow": slow})
 		res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true})
 		imp := res.Impact
 		if !res.Checked || imp == nil || imp.Complete || imp.Checked != 2 || !strings.Contains(imp.Reason, "1 of 3 files that depend on the change were not checked") || !strings.Contains(imp.Reason, "c.fk") {
@@ -102,8 +102,8 @@ func TestImpactBounds(t *testing.T) {
 	})
 	t.Run("no way", func(t *testing.T) {
 		t.Parallel()
-		unknown := strings.Replace(fakeServer("ok"), `, "impact": "self"`, "", 1)
-		f := newFake(t, dependents(1, true), lspConfig("", `"fake": `+unknown), map[string]lsptest.Behavior{"ok": {}})
+		unknown := strings.Replace(lsptest.ServerEntry("ok"), `, "impact": "self"`, "", 1)
+		f := newFake(t, dependents(1, true), lsptest.Config("", `"fake": `+unknown), map[string]lsptest.Behavior{"ok": {}})
 		res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true})
 		if imp := res.Impact; imp == nil || imp.Complete || !strings.Contains(imp.Reason, "knows no way to find the files that depend") {
 			t.Fatalf("impact: %+v", imp)
@@ -115,7 +115,7 @@ func TestImpactBounds(t *testing.T) {
 	})
 	t.Run("server down", func(t *testing.T) {
 		t.Parallel()
-		f := newFake(t, dependents(1, true), lspConfig(`,"restart":{"maxRestarts":0}`, `"fake": `+importing("hang")), map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
+		f := newFake(t, dependents(1, true), lsptest.Config(`,"restart":{"maxRestarts":0}`, `"fake": `+importing("hang")), map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
 		res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true, TimeoutMs: 200})
 		if imp := res.Impact; res.Checked || imp == nil || imp.Complete || !strings.Contains(imp.Reason, "was not checked") {
 			t.Fatalf("impact: %+v (%s)", imp, res.Reason)
@@ -129,7 +129,7 @@ func TestImpactBounds(t *testing.T) {
 // afterwards.
 func TestWhatIfFiles(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, dependents(2, false), lspConfig(`,"maxFileBytes":1000`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, dependents(2, false), lsptest.Config(`,"maxFileBytes":1000`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
 	res := f.check(t, api.CheckParams{Files: map[string]string{
 		"lib.fk":     "ERROR in lib\n",
 		"new/mod.fk": "import lib\nERROR in the new file\n",
@@ -180,7 +180,7 @@ func TestSweep(t *testing.T) {
 	files["vendor/skip.fk"] = "ERROR excluded\n"
 	files["node_modules/dep/x.fk"] = "ERROR installed\n"
 	files["notes.txt"] = "ERROR no server\n"
-	f := newFake(t, files, lspConfig(`,"exclude":["vendor/**"]`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, files, lsptest.Config(`,"exclude":["vendor/**"]`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
 	var last [2]int
 	ctx := WithProgress(context.Background(), func(done, total int, _ string) { last = [2]int{done, total} })
 	res, err := f.Sweep(ctx, api.DiagnosticsParams{Sweep: true})

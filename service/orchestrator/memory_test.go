@@ -81,10 +81,10 @@ func BenchmarkManyFiles(b *testing.B) {
 		contents[fmt.Sprintf("d%02d/f%04d.fk", i%50, i)] = fmt.Sprintf("// file %d\n%s\n", i, strings.Repeat("x", 512))
 	}
 	root := b.TempDir()
-	writeFiles(b, root, contents)
+	lsptest.WriteFiles(b, root, contents)
 	for _, bc := range []struct{ name, options string }{{"lru200", ""}, {"unbounded", `,"maxOpenDocuments":1000000`}} {
 		b.Run(bc.name, func(b *testing.B) {
-			cfg, err := config.Parse([]byte(lspConfig(bc.options, `"fake": `+fakeServer("fake"))), "bench")
+			cfg, err := config.Parse([]byte(lsptest.Config(bc.options, `"fake": `+lsptest.ServerEntry("fake"))), "bench")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -107,7 +107,6 @@ type Orchestrator struct {
 	bg        conc.WaitGroup // supervisors
 	shown     shownFindings  // what the last checks and reports showed each caller, for delta answers
 	callers   callers        // numbers the clients of a shared orchestrator
-	actions   actionStore    // the code actions listed, by id
 	scanner   impact.Scanner // what each file imports or includes, for impact where the server cannot say
 
 	memoryEvery time.Duration // how often servers' memory is compared with the limit (memoryCheckEvery when 0; tests set it)

@@ -29,7 +29,7 @@ func TestPrewarm(t *testing.T) {
 	servers := []string{`"warm": ` + markedServer("warm", "proj.marker"), `"cold": ` + markedServer("cold", "other.mk2")}
 	behaviors := map[string]lsptest.Behavior{"warm": {}, "cold": {}}
 
-	f := newFake(t, files, lspConfig(`,"prewarm":true`, servers...), behaviors)
+	f := newFake(t, files, lsptest.Config(`,"prewarm":true`, servers...), behaviors)
 	deadline := time.After(10 * time.Second)
 	for {
 		if open, _ := f.launcher.Documents(); f.launcher.Launched("warm") == 1 && open == 1 {
@@ -49,7 +49,7 @@ func TestPrewarm(t *testing.T) {
 		t.Fatalf("status after prewarm: %+v", st)
 	}
 
-	off := newFake(t, files, lspConfig("", servers...), behaviors)
+	off := newFake(t, files, lsptest.Config("", servers...), behaviors)
 	if n := off.launcher.Launched("warm"); n != 0 {
 		t.Fatalf("without prewarm a server started unasked (%d)", n)
 	}
@@ -97,7 +97,7 @@ func TestPrewarmLive(t *testing.T) {
 // (status idle, saying why; its process gone) and started again by the
 // next check, which is answered as before.
 func TestIdleServerStopped(t *testing.T) {
-	f := newFake(t, map[string]string{"a.fk": "ERROR here\n"}, lspConfig(`,"serverIdleStopMs":500`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, map[string]string{"a.fk": "ERROR here\n"}, lsptest.Config(`,"serverIdleStopMs":500`, `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked || len(res.Diagnostics) != 1 {
 		t.Fatalf("first check: %+v", res)
 	}

@@ -133,7 +133,7 @@ func TestFileDiagnosticsOrder(t *testing.T) {
 // again; the same holds for a delta check.
 func TestDeltaReport(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	report := func(text string) api.ReportResult {
 		t.Helper()
 		res, err := f.Report(t.Context(), api.ReportParams{FilePath: "a.fk", Text: &text, Mode: "edit", Delta: true})
@@ -183,7 +183,7 @@ func TestDeltaReport(t *testing.T) {
 // (never the empty text that means no findings).
 func TestReportUnchecked(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"notes.xyz": "x\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, map[string]string{"notes.xyz": "x\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	res, err := f.Report(t.Context(), api.ReportParams{FilePath: "notes.xyz", Mode: "edit"})
 	if err != nil || res.Checked || !strings.HasPrefix(res.Text, "LSP could not fully check notes.xyz: no language server handles .xyz files") {
 		t.Fatalf("%+v %v", res, err)

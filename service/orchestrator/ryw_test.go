@@ -20,11 +20,11 @@ import (
 // command).
 func TestRequestNeverOvertakesChanges(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"main.fk": "hello\n", "dep.fk": "v0\n"}, lspConfig("", `"fake": `+fakeServer("fake")),
+	f := newFake(t, map[string]string{"main.fk": "hello\n", "dep.fk": "v0\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")),
 		map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}, Remember: true}})
 	hover := func() string {
 		t.Helper()
-		res, err := f.Hover(t.Context(), api.PositionParams{File: "main.fk", Line: 1, Character: 1})
+		res, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "main.fk", Line: 1, Character: 1})
 		if err != nil || res.Content == nil {
 			t.Fatalf("hover: %+v, %v", res, err)
 		}
@@ -65,7 +65,7 @@ func TestDegradedWatchingSaysSo(t *testing.T) {
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
 	}
-	f := newFake(t, files, lspConfig(`,"watchBudget":3`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, files, lsptest.Config(`,"watchBudget":3`, `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 0 || !strings.Contains(res.Note, "file watching is degraded") || !strings.Contains(res.Note, "may be behind by up to") {
 		t.Fatalf("check in a degraded tree: %+v", res)
@@ -75,7 +75,7 @@ func TestDegradedWatchingSaysSo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.root, "a.fk"), []byte("now ERROR\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := f.Hover(t.Context(), api.PositionParams{File: "a.fk", Line: 1, Character: 1})
+	h, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "a.fk", Line: 1, Character: 1})
 	if err != nil || h.Content == nil || !strings.Contains(*h.Content, "now ERROR") || !strings.Contains(h.Note, "file watching is degraded") {
 		t.Fatalf("hover after a.fk changed on disk: %+v, %v", h, err)
 	}
@@ -89,7 +89,7 @@ func TestReportCarriesNote(t *testing.T) {
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
 	}
-	f := newFake(t, files, lspConfig(`,"watchBudget":3`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, files, lsptest.Config(`,"watchBudget":3`, `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	res, err := f.Report(t.Context(), api.ReportParams{FilePath: "a.fk", Mode: "edit"})
 	if err != nil || !res.Checked || !strings.Contains(res.Note, "file watching is degraded") || !strings.HasPrefix(res.Text, "LSP note: file watching is degraded") {
 		t.Fatalf("report: %+v, %v", res, err)
@@ -105,8 +105,8 @@ func TestBurstIsOneBatch(t *testing.T) {
 	for i := range 1000 {
 		files[fmt.Sprintf("d%d/f%d.fk", i%10, i)] = "v0\n"
 	}
-	f := newFake(t, files, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}}})
-	if _, err := f.Hover(t.Context(), api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil {
+	f := newFake(t, files, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}}})
+	if _, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil {
 		t.Fatal(err)
 	}
 	f.awaitWatching(t)
@@ -117,7 +117,7 @@ func TestBurstIsOneBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.Hover(t.Context(), api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil {
+	if _, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil {
 		t.Fatal(err)
 	}
 	writing := time.Since(start)
@@ -176,7 +176,7 @@ func (f *fake) awaitWatching(t *testing.T) {
 // the server has its previous text, instead of answering from it silently.
 func TestUnreadableChangeSaysSo(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "fine\n", "b.fk": "fine\n"}, lspConfig(`,"maxFileBytes":100`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, map[string]string{"a.fk": "fine\n", "b.fk": "fine\n"}, lsptest.Config(`,"maxFileBytes":100`, `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if err := os.WriteFile(filepath.Join(f.root, "a.fk"), []byte(strings.Repeat("ERROR\n", 40)), 0o644); err != nil {
 		t.Fatal(err)

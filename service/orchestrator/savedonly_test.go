@@ -16,7 +16,7 @@ import (
 func TestSavedOnlyServer(t *testing.T) {
 	exe, _ := os.Executable()
 	f := newFake(t, map[string]string{"main.f90": "x ERROR\n"},
-		lspConfig("", fmt.Sprintf(`"fortls": {"command": %q, "args": ["ok"]}`, exe)), map[string]lsptest.Behavior{"ok": {}})
+		lsptest.Config("", fmt.Sprintf(`"fortls": {"command": %q, "args": ["ok"]}`, exe)), map[string]lsptest.Behavior{"ok": {}})
 	text := "fine\n"
 	res := f.check(t, api.CheckParams{FilePath: "main.f90", Text: &text})
 	if res.Checked || len(res.Servers) != 1 || res.Servers[0].Verdict != api.VerdictUnavailable || !strings.Contains(res.Servers[0].Reason, "analyses saved files only") {

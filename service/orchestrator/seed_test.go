@@ -22,7 +22,7 @@ func waitOpen(t *testing.T, f *fake, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("fewer than %d documents opened", n)
+			t.Fatalf("fewer than %d documents Held", n)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -34,7 +34,7 @@ func waitOpen(t *testing.T, f *fake, n int) {
 // cancelled, and stops waiting.
 func TestCancelledCheck(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig(`,"diagnosticTimeout":600000,"firstTouchTimeout":600000`, `"fake": `+fakeServer("silent")),
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Config(`,"diagnosticTimeout":600000,"firstTouchTimeout":600000`, `"fake": `+lsptest.ServerEntry("silent")),
 		map[string]lsptest.Behavior{"silent": {Silent: true}})
 	ctx, cancel := context.WithCancel(context.Background())
 	type answer struct {
@@ -67,7 +67,7 @@ func TestCancelledCheck(t *testing.T) {
 func TestFirstTouchOncePerProcess(t *testing.T) {
 	t.Parallel()
 	const firstTouch = 1500
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig(`,"diagnosticTimeout":50,"firstTouchTimeout":1500,"restart":{"maxRestarts":5,"windowMs":60000}`, `"fake": `+fakeServer("silent")),
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Config(`,"diagnosticTimeout":50,"firstTouchTimeout":1500,"restart":{"maxRestarts":5,"windowMs":60000}`, `"fake": `+lsptest.ServerEntry("silent")),
 		map[string]lsptest.Behavior{"silent": {Silent: true, CrashOn: "textDocument/hover"}})
 	ms := func() int64 {
 		t.Helper()
@@ -85,7 +85,7 @@ func TestFirstTouchOncePerProcess(t *testing.T) {
 			t.Fatalf("a later check waited %d ms: the first touch again", got)
 		}
 	}
-	if _, err := f.Hover(context.Background(), api.PositionParams{File: "a.fk", Line: 1, Character: 1}); err == nil {
+	if _, err := hover(context.Background(), f.Orchestrator, api.PositionParams{File: "a.fk", Line: 1, Character: 1}); err == nil {
 		t.Fatal("hover of a crashing server answered")
 	}
 	if got := ms(); got < firstTouch {
@@ -108,7 +108,7 @@ func TestWriteReportCountsTheRest(t *testing.T) {
 	for i := range 8 {
 		files[fmt.Sprintf("imp%d.fk", i)] = "x ERROR\n"
 	}
-	f := newFake(t, files, lspConfig("", `"fake": `+fakeServer("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, files, lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
 	for i := range 8 {
 		f.check(t, api.CheckParams{FilePath: fmt.Sprintf("imp%d.fk", i)})
 	}
@@ -132,7 +132,7 @@ func TestWriteReportCountsTheRest(t *testing.T) {
 func TestFeedbackCutsMessages(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("é", 150) + strings.Repeat("x", 100)
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig("", `"fake": `+fakeServer("long")),
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("long")),
 		map[string]lsptest.Behavior{"long": {Diagnose: func(text string) []protocol.Diagnostic {
 			ds := lsptest.ErrorLines(text)
 			for i := range ds {
@@ -166,7 +166,7 @@ func TestMergedFindings(t *testing.T) {
 	second := func(string) []protocol.Diagnostic {
 		return []protocol.Diagnostic{at(2, 4, protocol.DiagnosticSeverityError, "shared"), at(0, 1, protocol.DiagnosticSeverityError, "early")}
 	}
-	f := newFake(t, map[string]string{"a.fk": "0123456789\n\n0123456789\n"}, lspConfig("", `"zz-lint": `+fakeServer("second"), `"aa-types": `+fakeServer("both")),
+	f := newFake(t, map[string]string{"a.fk": "0123456789\n\n0123456789\n"}, lsptest.Config("", `"zz-lint": `+lsptest.ServerEntry("second"), `"aa-types": `+lsptest.ServerEntry("both")),
 		map[string]lsptest.Behavior{"both": {Diagnose: both}, "second": {Diagnose: second}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	var got []string
@@ -189,37 +189,12 @@ func TestMergedFindings(t *testing.T) {
 	}
 }
 
-// TestTimeoutBounds: a server that never answers a navigation request
-// fails it with the contract's timeout code, naming the bound it hit —
-// navigationTimeout for the question as a whole, requestTimeout for the
-// one request — instead of holding the question until its caller gives up.
-func TestTimeoutBounds(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ options, want string }{
-		{`,"navigationTimeout":300`, "lsp/hover: no answer within navigationTimeout (300 ms)"},
-		{`,"requestTimeout":300`, "no answer to textDocument/hover within 300 ms (requestTimeout)"},
-	} {
-		f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(tc.options, `"fake": `+fakeServer("mute")),
-			map[string]lsptest.Behavior{"mute": {HangOn: "textDocument/hover"}})
-		f.check(t, api.CheckParams{FilePath: "a.fk"}) // started, the file open
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := f.Hover(ctx, api.PositionParams{File: "a.fk", Line: 1, Character: 1})
-		cancel()
-		if !isCode(err, api.CodeTimeout) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want code %d saying %q", tc.options, err, api.CodeTimeout, tc.want)
-		}
-		if _, err := f.Definition(context.Background(), api.PositionParams{File: "a.fk", Line: 1, Character: 1}); err != nil {
-			t.Errorf("%s: a request the server answers: %v", tc.options, err)
-		}
-	}
-}
-
 // TestPullRetriggered: a pull server that answers ServerCancelled asking
 // for the pull again (busy loading) is pulled again, and the check settles
 // with its findings instead of waiting out its timeout.
 func TestPullRetriggered(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lspConfig(`,"firstTouchTimeout":600000`, `"fake": `+fakeServer("busy")),
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Config(`,"firstTouchTimeout":600000`, `"fake": `+lsptest.ServerEntry("busy")),
 		map[string]lsptest.Behavior{"busy": {Pull: true, PullCancels: 3}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 1 || res.Servers[0].Verdict != api.VerdictSettled {

@@ -18,6 +18,7 @@ import (
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/registry"
+	"github.com/lspkit/lspkit/service/sidecar"
 )
 
 // initializeTimeout bounds a server's start (spawn + initialize), whatever
@@ -50,8 +51,8 @@ type session struct {
 	changes     map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
 	uses        uint64                          // counts record calls: change.used orders the open documents by last use
 	stopping    bool
-	probing     bool     // a ping of the client is under way
-	side        *sidecar // the server's sidecar, while the server runs
+	probing     bool             // a ping of the client is under way
+	side        *sidecar.Sidecar // the server's sidecar, while the server runs
 	// loadWaited: a wait for the server's project load ran out of time;
 	// until it is seen idle, questions are answered at once with a note
 	// instead of each waiting again (a huge index, or a progress token a
@@ -584,7 +585,7 @@ func (s *session) supervise() {
 			s.mu.Unlock()
 			o.log.Info("server started", "server", s.spec.ID, "root", s.root, "pid", c.Status().PID)
 			reason = s.watch(c)
-			side.close() // it goes with its server, and comes back with the next
+			side.Close() // it goes with its server, and comes back with the next
 			if reason == "" {
 				return // stopped
 			}
@@ -942,7 +943,7 @@ func (s *session) kill() {
 	s.stopping = true
 	c, side := s.client, s.side
 	s.mu.Unlock()
-	side.kill()
+	side.Kill()
 	if c != nil {
 		c.Kill()
 	}
@@ -959,7 +960,7 @@ func (s *session) stop(ctx context.Context) {
 			s.o.log.Info("server shutdown", "server", s.spec.ID, "err", err)
 		}
 	}
-	side.close()
+	side.Close()
 }
 
 // loaded waits, within timeout, until c has no work-done progress running
@@ -988,4 +989,15 @@ func (s *session) loaded(ctx context.Context, c *client.Client, timeout time.Dur
 		s.mu.Unlock()
 	}
 	return fmt.Sprintf("%s is still loading the project (%s); the answer may be incomplete", s.spec.ID, c.Loading())
+}
+
+// startSidecar starts the sidecar of the session's server, if it has one,
+// and returns it (nil without one).
+func (s *session) startSidecar() *sidecar.Sidecar {
+	if s.spec.Sidecar == nil {
+		return nil
+	}
+	o := s.o
+	return sidecar.Start(sidecar.Options{Server: s.spec.ID, Root: s.root, Config: *s.spec.Sidecar,
+		Guard: o.guard, Grace: o.grace, Log: o.log, Crashed: o.crashed, Window: o.cfg.Restart.Window})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
@@ -153,20 +154,20 @@ func TestDependentsFresh(t *testing.T) {
 			wantB("before", 0)
 			wantB("again, nothing changed", 0) // settled, not timed out: clangd publishes nothing for the same text
 			// a changes and is checked (the server is sent its text).
-			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
+			lsptest.WriteFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
 			mustCheck(t, o, api.CheckParams{FilePath: tc.a})
 			wantB("a broken and checked", 1)
-			writeFiles(t, o.Root(), map[string]string{tc.a: tc.fixed})
+			lsptest.WriteFiles(t, o.Root(), map[string]string{tc.a: tc.fixed})
 			mustCheck(t, o, api.CheckParams{FilePath: tc.a})
 			wantB("a mended and checked", 0)
 			// a changes on disk only.
-			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
+			lsptest.WriteFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
 			wantB("a broken on disk", 1)
 			// diagnosticsAfter a change to a includes what it broke in b.
-			writeFiles(t, o.Root(), map[string]string{tc.a: tc.fixed})
+			lsptest.WriteFiles(t, o.Root(), map[string]string{tc.a: tc.fixed})
 			wantB("a mended on disk", 0)
 			epoch := o.Epoch()
-			writeFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
+			lsptest.WriteFiles(t, o.Root(), map[string]string{tc.a: tc.broken})
 			mustCheck(t, o, api.CheckParams{FilePath: tc.a})
 			wait := 20000
 			after, err := o.DiagnosticsAfter(context.Background(), api.DiagnosticsAfterParams{AfterEpoch: epoch, WaitMs: &wait})
@@ -208,7 +209,7 @@ func TestAwkwardRoot(t *testing.T) {
 			for k, v := range tc.extra {
 				files[k] = v
 			}
-			writeFiles(t, root, files)
+			lsptest.WriteFiles(t, root, files)
 			o := liveIn(t, root, `,"diagnosticTimeout":20000`)
 			res := mustCheck(t, o, api.CheckParams{FilePath: tc.file})
 			line := strings.Count(tc.text, "\n") // the error is on the last line
@@ -235,7 +236,7 @@ func BenchmarkTypeScriptEdits(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			root := b.TempDir()
-			writeFiles(b, root, map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true}}`, "a.ts": clean})
+			lsptest.WriteFiles(b, root, map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true}}`, "a.ts": clean})
 			o := liveIn(b, root, "")
 			mustCheck(b, o, api.CheckParams{FilePath: "a.ts"}) // warm
 			var times []time.Duration

@@ -41,7 +41,7 @@ func TestSidecar(t *testing.T) {
 	t.Parallel()
 	sh := func(script string) string { return fmt.Sprintf(`{"command":["sh","-c",%q]}`, script) }
 	f := newFake(t, map[string]string{"a.fk": "ERROR\n", "b.fk2": "ERROR\n", "c.fk3": "ERROR\n"},
-		lspConfig(`,"restart":{"maxRestarts":1,"windowMs":60000}`,
+		lsptest.Config(`,"restart":{"maxRestarts":1,"windowMs":60000}`,
 			`"ok": {"command": `+fmt.Sprintf("%q", os.Args[0])+`, "args": ["fake"], "extensions": [".fk"], "sidecar": `+sh("pwd > where; exec sleep 600")+`}`,
 			`"dies": {"command": `+fmt.Sprintf("%q", os.Args[0])+`, "args": ["fake"], "extensions": [".fk2"], "sidecar": `+sh("echo dying >&2; exit 3")+`}`,
 			`"missing": {"command": `+fmt.Sprintf("%q", os.Args[0])+`, "args": ["fake"], "extensions": [".fk3"], "sidecar": {"command": ["lspkit-no-such-sidecar"]}}`),
@@ -89,7 +89,7 @@ func TestRojoSidecar(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	f := newFake(t, map[string]string{"default.project.json": "{}", "a.luau": "ERROR\n"},
-		lspConfig("", `"luau": {"command": `+fmt.Sprintf("%q", os.Args[0])+`, "args": ["fake"], "initializationOptions": {"luau-lsp": {"sourcemap": {"autogenerate": true, "rojoProjectFile": "default.project.json"}}}}`),
+		lsptest.Config("", `"luau": {"command": `+fmt.Sprintf("%q", os.Args[0])+`, "args": ["fake"], "initializationOptions": {"luau-lsp": {"sourcemap": {"autogenerate": true, "rojoProjectFile": "default.project.json"}}}}`),
 		map[string]lsptest.Behavior{"fake": {}})
 	if res := f.check(t, api.CheckParams{FilePath: "a.luau"}); !res.Checked {
 		t.Fatalf("%+v", res)

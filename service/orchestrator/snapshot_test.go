@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +61,7 @@ func TestConcurrentChecksOwnText(t *testing.T) {
 	}
 	for name := range behaviors {
 		t.Run(name, func(t *testing.T) {
-			f := newFake(t, map[string]string{"a.fk": "check -1\n"}, lspConfig("", `"`+name+`": `+fakeServer(name)), behaviors)
+			f := newFake(t, map[string]string{"a.fk": "check -1\n"}, lsptest.Config("", `"`+name+`": `+lsptest.ServerEntry(name)), behaviors)
 			results := checkAtOnce(24, "a.fk", snapshotText, func(p api.CheckParams) api.CheckResult { return f.check(t, p) })
 			for i, res := range results {
 				want := []api.Diagnostic{{File: "a.fk", Line: 2, Character: i + 1, EndLine: 2, EndCharacter: i + 6, Severity: "error", Message: fmt.Sprintf("check %d", i), Source: "fake", Server: name}}
@@ -78,7 +77,7 @@ func TestConcurrentChecksOwnText(t *testing.T) {
 // check of the same file says so, and does not wait past its timeout.
 func TestBusyDocumentTimesOut(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig("", `"slow": `+fakeServer("slow")),
+	f := newFake(t, map[string]string{"a.fk": "x\n"}, lsptest.Config("", `"slow": `+lsptest.ServerEntry("slow")),
 		map[string]lsptest.Behavior{"slow": {Delay: 700 * time.Millisecond}})
 	first := "ERROR one\n"
 	second := "ERROR two\n"
@@ -165,7 +164,7 @@ func TestPushAndPull(t *testing.T) {
 		}
 		return out
 	}
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\nWARN\n"}, lspConfig("", `"both": `+fakeServer("both")),
+	f := newFake(t, map[string]string{"a.fk": "x ERROR\nWARN\n"}, lsptest.Config("", `"both": `+lsptest.ServerEntry("both")),
 		map[string]lsptest.Behavior{"both": {Pull: true, Push: pushed}})
 	res := f.check(t, api.CheckParams{FilePath: "a.fk"})
 	if !res.Checked || len(res.Diagnostics) != 2 || res.Diagnostics[0].Message != "error on line 1" || res.Diagnostics[1].Message != "pushed" {
@@ -183,7 +182,7 @@ func TestExclusionsAndLimits(t *testing.T) {
 	f := newFake(t, map[string]string{
 		"node_modules/m/a.fk": "ERROR\n", ".git/b.fk": "ERROR\n", "gen/c.fk": "ERROR\n",
 		"big.fk": strings.Repeat("x", 100) + "\n", "ok.fk": "ERROR\n",
-	}, lspConfig(`,"exclude":["**/node_modules/**","**/.git/**","gen/**"],"maxFileBytes":64`, `"fake": `+fakeServer("fake")),
+	}, lsptest.Config(`,"exclude":["**/node_modules/**","**/.git/**","gen/**"],"maxFileBytes":64`, `"fake": `+lsptest.ServerEntry("fake")),
 		map[string]lsptest.Behavior{"fake": {}})
 	for file, want := range map[string]string{
 		"node_modules/m/a.fk": `node_modules/m/a.fk is excluded by "**/node_modules/**" (config exclude)`,
@@ -216,7 +215,7 @@ func TestSaveAndClose(t *testing.T) {
 	for i := range 10 {
 		files[fmt.Sprintf("f%d.fk", i)] = "ERROR\n"
 	}
-	f := newFake(t, files, lspConfig(`,"maxOpenDocuments":3`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, files, lsptest.Config(`,"maxOpenDocuments":3`, `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	for i := range 10 {
 		if res := f.check(t, api.CheckParams{FilePath: fmt.Sprintf("f%d.fk", i)}); !res.Checked || len(res.Diagnostics) != 1 {
 			t.Fatalf("f%d.fk: %+v", i, res)
@@ -228,7 +227,7 @@ func TestSaveAndClose(t *testing.T) {
 	}
 	// Notifications are in order on the wire: a hover on f9 is answered
 	// after the server took every close and save before it.
-	if _, err := f.Hover(t.Context(), api.PositionParams{File: "f9.fk", Line: 1, Character: 1}); err != nil {
+	if _, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "f9.fk", Line: 1, Character: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if open, saves := f.launcher.Documents(); open != 3 || saves != 10 {
@@ -247,7 +246,7 @@ func TestWatchingInStatus(t *testing.T) {
 	for i := range 5 {
 		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
 	}
-	f := newFake(t, files, lspConfig(`,"watchBudget":3`, `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}}})
+	f := newFake(t, files, lsptest.Config(`,"watchBudget":3`, `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}}})
 	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked {
 		t.Fatalf("%+v", res)
 	}
@@ -269,7 +268,7 @@ func TestWatchingInStatus(t *testing.T) {
 // no longer lists it, and its document is closed.
 func TestDeletedFileDropped(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "ERROR\n", "b.fk": "ERROR\n"}, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, map[string]string{"a.fk": "ERROR\n", "b.fk": "ERROR\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	for _, file := range []string{"a.fk", "b.fk"} {
 		if res := f.check(t, api.CheckParams{FilePath: file}); !res.Checked || len(res.Diagnostics) != 1 {
 			t.Fatalf("%s: %+v", file, res)
@@ -292,39 +291,15 @@ func TestDeletedFileDropped(t *testing.T) {
 // refused without being echoed.
 func TestLongPathRefused(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, nil, lspConfig("", `"fake": `+fakeServer("fake")), map[string]lsptest.Behavior{"fake": {}})
+	f := newFake(t, nil, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
 	long := strings.Repeat("a", 10<<20)
 	_, err := f.Check(t.Context(), api.CheckParams{FilePath: long})
 	if !isCode(err, transport.CodeInvalidParams) || !strings.HasSuffix(err.Error(), "filePath is 10485760 bytes long; a path is at most 4096") {
 		t.Errorf("check: %v", err)
 	}
-	_, err = f.Hover(t.Context(), api.PositionParams{File: long, Line: 1, Character: 1})
+	_, err = hover(t.Context(), f.Orchestrator, api.PositionParams{File: long, Line: 1, Character: 1})
 	if !isCode(err, transport.CodeInvalidParams) || len(err.Error()) > 100 {
 		t.Errorf("hover: %.200v", err)
-	}
-}
-
-// TestSidecarLog: a sidecar's output reaches the log a line at a time,
-// tagged with its server, whatever the writes' boundaries.
-func TestSidecarLog(t *testing.T) {
-	t.Parallel()
-	var buf strings.Builder
-	l := &logLines{log: slog.New(slog.NewTextHandler(&buf, nil)), server: "luau", stream: "stderr"}
-	for _, w := range []string{"first li", "ne\nsecond line\nthi", "rd\n"} {
-		l.Write([]byte(w))
-	}
-	var got []string
-	for line := range strings.Lines(buf.String()) {
-		_, rest, _ := strings.Cut(line, "msg=")
-		got = append(got, strings.TrimSpace(rest))
-	}
-	want := []string{
-		`"sidecar output" server=luau stream=stderr line="first line"`,
-		`"sidecar output" server=luau stream=stderr line="second line"`,
-		`"sidecar output" server=luau stream=stderr line=third`,
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("log:\n%s", strings.Join(got, "\n"))
 	}
 }
 
@@ -356,30 +331,17 @@ func TestWithin(t *testing.T) {
 	}
 }
 
-// TestSourceLine: a location's source is its line, trimmed, at most 200
-// characters (not bytes).
-func TestSourceLine(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("é", 250)
-	lines := []string{"\tfunc F() {  ", long}
-	for line, want := range map[int]string{1: "func F() {", 2: strings.Repeat("é", 200), 0: "", 3: ""} {
-		if got := sourceLine(lines, line); got != want {
-			t.Errorf("line %d: %q", line, got)
-		}
-	}
-}
-
 // TestStillLoading: a server whose project load never ends is waited for
 // once, up to the first-touch timeout; that answer and the next (which does
 // not wait again) say the server is still loading, never passing a partial
 // answer off as complete.
 func TestStillLoading(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "one ERROR\n"}, lspConfig(`,"firstTouchTimeout":300`, `"slow": `+fakeServer("slow")),
+	f := newFake(t, map[string]string{"a.fk": "one ERROR\n"}, lsptest.Config(`,"firstTouchTimeout":300`, `"slow": `+lsptest.ServerEntry("slow")),
 		map[string]lsptest.Behavior{"slow": {Loading: "indexing"}})
 	ctx := context.Background()
 	for i := range 2 {
-		res, err := f.Definition(ctx, api.PositionParams{File: "a.fk", Line: 1, Symbol: "ERROR"})
+		res, err := definition(ctx, f.Orchestrator, api.PositionParams{File: "a.fk", Line: 1, Symbol: "ERROR"})
 		if err != nil || !strings.Contains(res.Note, "slow is still loading the project (indexing); the answer may be incomplete") {
 			t.Fatalf("answer %d: %+v %v", i+1, res, err)
 		}
@@ -395,16 +357,16 @@ func TestStillLoading(t *testing.T) {
 }
 
 // TestWorkspaceSymbolsSayMissing: a server whose marker is at the root but
-// that does not start in time is named in the answer, not left out of an
-// empty list.
+// that does not start in time is named in the note of a workspace-wide
+// question (workspace symbols), not left out of an empty list.
 func TestWorkspaceSymbolsSayMissing(t *testing.T) {
 	t.Parallel()
 	exe, _ := os.Executable()
-	f := newFake(t, map[string]string{"a.fk": "x\n", "fake.marker": ""}, lspConfig(`,"firstTouchTimeout":300`,
+	f := newFake(t, map[string]string{"a.fk": "x\n", "fake.marker": ""}, lsptest.Config(`,"firstTouchTimeout":300`,
 		fmt.Sprintf(`"slow": {"command": %q, "args": ["hang"], "extensions": [".fk"], "rootMarkers": ["fake.marker"]}`, exe)),
 		map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
-	res, err := f.WorkspaceSymbols(context.Background(), api.QueryParams{Query: "x"})
-	if err != nil || len(res.Symbols) != 0 || !strings.Contains(res.Note, "slow is still starting; its symbols are missing") {
-		t.Fatalf("workspace symbols: %+v %v", res, err)
+	held, note, err := f.HoldRunning(context.Background(), protocol.WorkspaceSymbolRequest.Method())
+	if err != nil || len(held) != 0 || !strings.Contains(note, "slow is still starting; its symbols are missing") {
+		t.Fatalf("running servers for workspace symbols: %+v %q %v", held, note, err)
 	}
 }

@@ -43,7 +43,7 @@ func (o *Orchestrator) status(notes []string) []api.ServerStatus {
 				st.MemoryMB = int((b + 1<<20 - 1) >> 20)
 			}
 		}
-		st.Sidecar = s.side.status()
+		st.Sidecar = s.side.Status()
 		s.mu.Unlock()
 		running[s.spec.ID] = append(running[s.spec.ID], st)
 	}

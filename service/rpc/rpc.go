@@ -21,6 +21,7 @@ import (
 
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/batch"
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -48,7 +49,7 @@ type Options struct {
 // lsp/ready first. It does not wait for a read blocked on rwc to return (a
 // blocking stdin cannot be interrupted by closing it): the caller exits, or
 // closes the stream's other end.
-func Serve(ctx context.Context, o *orchestrator.Orchestrator, rwc io.ReadWriteCloser, opts Options) error {
+func Serve(ctx context.Context, o *features.Service, rwc io.ReadWriteCloser, opts Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -124,7 +125,7 @@ func noParams[R any](fn func(context.Context) (R, error)) func(context.Context, 
 
 // Routes is the contract's method table over o. lsp/shutdown is answered
 // by Serve's handler, which also closes the connection.
-func Routes(o *orchestrator.Orchestrator) map[string]Route {
+func Routes(o *features.Service) map[string]Route {
 	routes := map[string]Route{
 		api.MethodCheckFile:          route(o.CheckFile, "filePath"),
 		api.MethodCheck:              route(o.Check),
@@ -167,7 +168,7 @@ func Routes(o *orchestrator.Orchestrator) map[string]Route {
 }
 
 type handler struct {
-	o        *orchestrator.Orchestrator
+	o        *features.Service
 	routes   map[string]Route
 	quit     chan struct{} // closed when the client said exit, or shutdown was answered
 	once     sync.Once

@@ -17,6 +17,7 @@ import (
 	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -60,7 +61,7 @@ func serveRaw(t *testing.T, files map[string]string, behavior lsptest.Behavior, 
 	agent, daemon := net.Pipe()
 	if raw {
 		done := make(chan error, 1)
-		go func() { done <- Serve(context.Background(), o, daemon, Options{Version: "test"}) }()
+		go func() { done <- Serve(context.Background(), features.NewService(o), daemon, Options{Version: "test"}) }()
 		t.Cleanup(func() {
 			agent.Close()
 			if err := <-done; err != nil {
@@ -84,7 +85,7 @@ func serveRaw(t *testing.T, files map[string]string, behavior lsptest.Behavior, 
 		return nil, nil
 	})})
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), o, daemon, Options{Version: "test"}) }()
+	go func() { done <- Serve(context.Background(), features.NewService(o), daemon, Options{Version: "test"}) }()
 	t.Cleanup(func() {
 		conn.Close()
 		if err := <-done; err != nil {
@@ -214,7 +215,7 @@ func TestAnswersBeforeEOF(t *testing.T) {
 	}
 	body := `{"jsonrpc":"2.0","id":7,"method":"lsp/checkFile","params":{"filePath":"a.fk"}}`
 	stream := &halfClosed{in: strings.NewReader("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)}
-	if err := Serve(context.Background(), o, stream, Options{Version: "test"}); err != nil {
+	if err := Serve(context.Background(), features.NewService(o), stream, Options{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if out := stream.out.String(); !strings.Contains(out, `"id":7,"result":[{`) || !strings.Contains(out, "error on line 1") {

@@ -18,9 +18,9 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/lspserver"
 	"github.com/lspkit/lspkit/service/mcpserver"
-	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/rpc"
 )
 
@@ -45,7 +45,7 @@ type ServeOptions struct {
 // attached for opts.IdleExit or ctx ends. Then it stops listening (the
 // socket removed, the lock let go), ends the connections still open, shuts
 // o's servers down and returns.
-func Serve(ctx context.Context, o *orchestrator.Orchestrator, l *Listener, opts ServeOptions) error {
+func Serve(ctx context.Context, o *features.Service, l *Listener, opts ServeOptions) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -89,7 +89,7 @@ func Serve(ctx context.Context, o *orchestrator.Orchestrator, l *Listener, opts 
 
 // server is Serve's state.
 type server struct {
-	o    *orchestrator.Orchestrator
+	o    *features.Service
 	opts ServeOptions
 	ctx  context.Context
 

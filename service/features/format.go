@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 // The formatting options come from .editorconfig where it has them
 // (indent_style, indent_size or tab_width, insert_final_newline,
 // trim_trailing_whitespace), else 4 spaces.
-func (o *Orchestrator) Format(ctx context.Context, p api.FormatParams) (api.RenameResult, error) {
+func (f *Features) Format(ctx context.Context, p api.FormatParams) (api.RenameResult, error) {
 	var out api.RenameResult
 	ranged := p.StartLine > 0 || p.EndLine > 0
 	if ranged && (p.StartLine < 1 || p.EndLine < p.StartLine) {
@@ -30,54 +30,54 @@ func (o *Orchestrator) Format(ctx context.Context, p api.FormatParams) (api.Rena
 	if ranged {
 		method = protocol.DocumentRangeFormattingRequest.Method()
 	}
-	op, err := o.open(ctx, p.File, method)
+	op, err := f.open(ctx, p.File, method)
 	if err != nil {
 		return out, err
 	}
-	defer op.done()
-	out.Note = op.note
+	defer op.Release()
+	out.Note = op.Note
 	var rng *protocol.Range
 	if ranged {
-		if _, _, err := op.position(api.PositionParams{File: p.File, Line: p.EndLine, Character: 1}); err != nil {
+		if _, _, err := position(op, api.PositionParams{File: p.File, Line: p.EndLine, Character: 1}); err != nil {
 			return out, err
 		}
-		rng = &protocol.Range{Start: protocol.Position{Line: uint32(p.StartLine - 1)}, End: op.lineEnd(p.EndLine)}
+		rng = &protocol.Range{Start: protocol.Position{Line: uint32(p.StartLine - 1)}, End: lineEnd(op, p.EndLine)}
 	}
-	path, _ := op.uri.Path()
-	edits, err := op.c.Format(ctx, op.uri, rng, o.formattingOptions(path))
+	path, _ := op.URI.Path()
+	edits, err := op.Client.Format(ctx, op.URI, rng, f.formattingOptions(path))
 	if err != nil {
 		return out, err
 	}
-	files, err := o.planEdit(op.c, protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{op.uri: edits}}, "the formatting")
+	files, err := f.planEdit(op.Client, protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{op.URI: edits}}, "the formatting")
 	if err != nil {
 		return out, err
 	}
 	out.Diff, out.Files, out.Edits = diffOf(files)
 	if len(files) == 0 {
-		out.Note = api.JoinNotes(out.Note, op.file+" is formatted already")
+		out.Note = api.JoinNotes(out.Note, op.File+" is formatted already")
 		return out, nil
 	}
 	if !p.Apply {
 		return out, nil
 	}
-	op.done() // the check after the write takes a hold of its own
-	if err := o.write(files, "the formatting"); err != nil {
+	op.Release() // the check after the write takes a hold of its own
+	if err := f.write(files, "the formatting"); err != nil {
 		return out, err
 	}
 	out.Applied = true
-	out.Diagnostics, out.Note = o.checkTouched(ctx, files, out.Note)
+	out.Diagnostics, out.Note = f.checkTouched(ctx, files, out.Note)
 	return out, nil
 }
 
 // formattingOptions reads the options for path from the .editorconfig
 // files from the workspace root (or the nearest with root = true) down to
 // path's directory, nearer ones winning; without any, 4 spaces.
-func (o *Orchestrator) formattingOptions(path string) protocol.FormattingOptions {
+func (f *Features) formattingOptions(path string) protocol.FormattingOptions {
 	props := map[string]string{}
 	var dirs []string
-	for dir := filepath.Dir(path); within(o.root, dir); dir = filepath.Dir(dir) {
+	for dir := filepath.Dir(path); f.inRoot(dir); dir = filepath.Dir(dir) {
 		dirs = append(dirs, dir)
-		if dir == o.root || filepath.Dir(dir) == dir {
+		if dir == f.root || filepath.Dir(dir) == dir {
 			break
 		}
 	}

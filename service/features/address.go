@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -28,7 +28,7 @@ const (
 // api.PositionParams) into the file, line and column of the symbol's
 // name, with a note saying where it resolved. Any other position is
 // returned as it is.
-func (o *Orchestrator) address(ctx context.Context, p api.PositionParams) (api.PositionParams, string, error) {
+func (f *Features) address(ctx context.Context, p api.PositionParams) (api.PositionParams, string, error) {
 	if p.Line != 0 || p.Symbol == "" {
 		return p, "", nil
 	}
@@ -45,10 +45,10 @@ func (o *Orchestrator) address(ctx context.Context, p api.PositionParams) (api.P
 		where string
 	)
 	if p.File != "" {
-		syms, note, err = o.fileSymbols(ctx, p.File)
+		syms, note, err = f.fileSymbols(ctx, p.File)
 		where = p.File
 	} else {
-		syms, note, err = o.workspaceMatches(ctx, p.Symbol)
+		syms, note, err = f.workspaceMatches(ctx, p.Symbol)
 		where = "the workspace"
 	}
 	if err != nil {
@@ -66,7 +66,7 @@ func (o *Orchestrator) address(ctx context.Context, p api.PositionParams) (api.P
 			// The servers matched the name as typed: for the names
 			// near it, ask for those that start as it does.
 			name := []rune(last[len(last)-1])
-			if more, _, err := o.workspaceMatches(ctx, string(name[:max(2, len(name)/2)])); err == nil {
+			if more, _, err := f.workspaceMatches(ctx, string(name[:max(2, len(name)/2)])); err == nil {
 				syms = append(syms, more...)
 			}
 		}
@@ -80,7 +80,7 @@ func (o *Orchestrator) address(ctx context.Context, p api.PositionParams) (api.P
 			msg += "; nearest names: " + strings.Join(near, ", ")
 		}
 		if p.File != "" {
-			if lines := o.occurrences(p.File, last[len(last)-1]); lines != "" {
+			if lines := f.occurrences(p.File, last[len(last)-1]); lines != "" {
 				msg += "; it occurs on " + lines + ": pass line"
 			}
 		}
@@ -117,43 +117,43 @@ func unresolved(msg string, data api.Unresolved) error {
 
 // fileSymbols returns the symbols a file declares, each with its
 // containers' path, from its servers' document symbols.
-func (o *Orchestrator) fileSymbols(ctx context.Context, file string) ([]address.Symbol, string, error) {
-	op, err := o.open(ctx, file, protocol.DocumentSymbolRequest.Method())
+func (f *Features) fileSymbols(ctx context.Context, file string) ([]address.Symbol, string, error) {
+	op, err := f.open(ctx, file, protocol.DocumentSymbolRequest.Method())
 	if err != nil {
 		return nil, "", err
 	}
-	defer op.done()
-	syms, err := op.c.DocumentSymbols(ctx, op.uri)
+	defer op.Release()
+	syms, err := op.Client.DocumentSymbols(ctx, op.URI)
 	if err != nil {
 		return nil, "", err
 	}
-	m := op.c.Mapper()
+	m := op.Client.Mapper()
 	var out []address.Symbol
 	var walk func([]client.Symbol, []string)
 	walk = func(in []client.Symbol, containers []string) {
 		for _, s := range in {
 			path := append(append([]string{}, containers...), address.Segments(s.Container)...)
 			path = append(path, address.Segments(s.Name)...)
-			line, col := m.Place(op.lines, s.SelectionRange.Start)
+			line, col := m.Place(op.Lines, s.SelectionRange.Start)
 			if len(path) > len(containers) {
-				out = append(out, address.Symbol{Path: path, Kind: kindName(s.Kind), File: op.file, Line: line, Character: col})
+				out = append(out, address.Symbol{Path: path, Kind: kindName(s.Kind), File: op.File, Line: line, Character: col})
 			}
 			walk(s.Children, path)
 		}
 	}
 	walk(syms, nil)
-	return out, op.note, nil
+	return out, op.Note, nil
 }
 
 // workspaceMatches returns the workspace's symbols named as symbol's last
 // segment says, each with its container's path, at its name.
-func (o *Orchestrator) workspaceMatches(ctx context.Context, symbol string) ([]address.Symbol, string, error) {
+func (f *Features) workspaceMatches(ctx context.Context, symbol string) ([]address.Symbol, string, error) {
 	segs := address.Segments(symbol)
 	named := func(name string) bool {
 		n := address.Segments(name)
 		return len(n) > 0 && strings.EqualFold(n[len(n)-1], segs[len(segs)-1])
 	}
-	res, err := o.workspaceSymbolsPlaced(ctx, api.QueryParams{Query: segs[len(segs)-1]}, named)
+	res, err := f.workspaceSymbolsPlaced(ctx, api.QueryParams{Query: segs[len(segs)-1]}, named)
 	if err != nil {
 		return nil, "", err
 	}
@@ -171,7 +171,7 @@ func (o *Orchestrator) workspaceMatches(ctx context.Context, symbol string) ([]a
 		if strings.EqualFold(path[len(path)-1], segs[len(segs)-1]) {
 			lines, ok := texts[ws.File]
 			if !ok {
-				lines = o.fileLines(ws.File)
+				lines = f.fileLines(ws.File)
 				texts[ws.File] = lines
 			}
 			sym.Line, sym.Character = nameAt(lines, path[len(path)-1], ws.Range)
@@ -187,8 +187,8 @@ func (o *Orchestrator) workspaceMatches(ctx context.Context, symbol string) ([]a
 	// package path) or not at all (pyright).
 	if len(segs) > 1 && len(files) <= maxDottedFiles && len(address.Match(symbol, "", out)) == 0 {
 		var nested []address.Symbol
-		for _, f := range files {
-			syms, _, err := o.fileSymbols(ctx, f)
+		for _, file := range files {
+			syms, _, err := f.fileSymbols(ctx, file)
 			if err != nil {
 				return out, res.Note, nil
 			}
@@ -205,16 +205,12 @@ const maxDottedFiles = 10
 
 // fileLines returns the lines of a file of the root (nil when it cannot
 // be read).
-func (o *Orchestrator) fileLines(file string) []string {
-	abs, ok := o.resolve(file)
-	if !ok {
-		return nil
-	}
-	src, err := readSource(abs, o.maxFileBytes())
+func (f *Features) fileLines(file string) []string {
+	text, err := f.core.ReadFile(file)
 	if err != nil {
 		return nil
 	}
-	return strings.Split(src.text, "\n")
+	return strings.Split(text, "\n")
 }
 
 // nameAt returns where name occurs as an identifier in lines at or after
@@ -252,8 +248,8 @@ func runeOffset(s string, n int) int {
 
 // occurrences lists the lines of file where name occurs as an identifier
 // ("lines 12, 40"), at most five, or "".
-func (o *Orchestrator) occurrences(file, name string) string {
-	lines := o.fileLines(file)
+func (f *Features) occurrences(file, name string) string {
+	lines := f.fileLines(file)
 	var at []string
 	n := 0
 	for i, line := range lines {
@@ -278,25 +274,25 @@ func (o *Orchestrator) occurrences(file, name string) string {
 // nearLine returns the line within nearLines of line where symbol occurs,
 // nearest first, and a note; an error naming both when two are as near,
 // or when none is.
-func (op opened) nearLine(p api.PositionParams) (int, string, error) {
+func nearLine(op Held, p api.PositionParams) (int, string, error) {
 	var found []int
 	for d := 1; d <= nearLines && len(found) == 0; d++ {
 		for _, l := range []int{p.Line - d, p.Line + d} {
-			if l >= 1 && l <= len(op.lines) && len(symbolOffsets(op.lines[l-1], p.Symbol)) > 0 {
+			if l >= 1 && l <= len(op.Lines) && len(symbolOffsets(op.Lines[l-1], p.Symbol)) > 0 {
 				found = append(found, l)
 			}
 		}
 	}
 	text := ""
-	if p.Line <= len(op.lines) {
-		text = strings.TrimSpace(op.lines[p.Line-1])
+	if p.Line <= len(op.Lines) {
+		text = strings.TrimSpace(op.Lines[p.Line-1])
 	}
 	switch len(found) {
 	case 0:
-		return 0, "", api.InvalidParams("symbol %q does not occur on line %d of %s (%q) nor within %d lines of it", p.Symbol, p.Line, op.file, text, nearLines)
+		return 0, "", api.InvalidParams("symbol %q does not occur on line %d of %s (%q) nor within %d lines of it", p.Symbol, p.Line, op.File, text, nearLines)
 	case 2:
-		return 0, "", unresolved(fmt.Sprintf("symbol %q is not on line %d of %s but on lines %d and %d, as near: pass the line", p.Symbol, p.Line, op.file, found[0], found[1]),
-			api.Unresolved{Candidates: []api.Candidate{{File: op.file, Line: found[0]}, {File: op.file, Line: found[1]}}})
+		return 0, "", unresolved(fmt.Sprintf("symbol %q is not on line %d of %s but on lines %d and %d, as near: pass the line", p.Symbol, p.Line, op.File, found[0], found[1]),
+			api.Unresolved{Candidates: []api.Candidate{{File: op.File, Line: found[0]}, {File: op.File, Line: found[1]}}})
 	}
 	l := found[0]
 	dir := "below"

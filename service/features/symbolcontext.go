@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"cmp"
@@ -27,12 +27,12 @@ const (
 // references grouped by file (the tests' files last) and its callers —
 // asked of the servers at once. A part that could not be had is named in
 // Missing with the reason; the answer is bounded (see the fields).
-func (o *Orchestrator) SymbolContext(ctx context.Context, p api.PositionParams) (api.SymbolContextResult, error) {
-	return bounded(o, ctx, api.MethodSymbolContext, func(ctx context.Context) (api.SymbolContextResult, error) {
+func (f *Features) SymbolContext(ctx context.Context, p api.PositionParams) (api.SymbolContextResult, error) {
+	return bounded(f, ctx, api.MethodSymbolContext, func(ctx context.Context) (api.SymbolContextResult, error) {
 		out := api.SymbolContextResult{References: []api.FileReferences{}}
-		ctx = o.pastBarrier(ctx) // once for all its questions
+		ctx = f.core.PastBarrier(ctx) // once for all its questions
 		byName := p.Line == 0
-		p, note, err := o.address(ctx, p)
+		p, note, err := f.address(ctx, p)
 		if err != nil {
 			return out, err
 		}
@@ -42,7 +42,7 @@ func (o *Orchestrator) SymbolContext(ctx context.Context, p api.PositionParams) 
 		out.Note = note
 		out.Symbol = p.Symbol
 		if out.Symbol == "" {
-			out.Symbol = o.identifierAt(p.File, p.Line, p.Character)
+			out.Symbol = f.identifierAt(p.File, p.Line, p.Character)
 		}
 		var (
 			def, refs api.LocationsResult
@@ -61,10 +61,10 @@ func (o *Orchestrator) SymbolContext(ctx context.Context, p api.PositionParams) 
 		var hereOK bool
 		wg.Go(func() {
 			defer close(here)
-			hereOutline, hereOK = o.outlineOf(ctx, p.File)
+			hereOutline, hereOK = f.outlineOf(ctx, p.File)
 		})
 		wg.Go(func() {
-			def, errs[0] = o.locate(ctx, p, protocol.DefinitionRequest.Method(), (*client.Client).Definition)
+			def, errs[0] = f.locate(ctx, p, protocol.DefinitionRequest.Method(), (*client.Client).Definition)
 			if errs[0] != nil || len(def.Locations) == 0 {
 				return
 			}
@@ -72,34 +72,34 @@ func (o *Orchestrator) SymbolContext(ctx context.Context, p api.PositionParams) 
 			<-here
 			ol, ok := hereOutline, hereOK
 			if d.File != p.File {
-				ol, ok = o.outlineOf(ctx, d.File)
+				ol, ok = f.outlineOf(ctx, d.File)
 			}
 			var lines int
-			source, truncated, kind, lines = o.definitionSource(d, ol, ok)
+			source, truncated, kind, lines = f.definitionSource(d, ol, ok)
 			// A server may answer a definition's definition with its
 			// declaration (clangd: the prototype in the header); the
 			// place the name resolved to, when it has more lines (a
 			// body), is the definition.
 			if byName && (d.File != p.File || d.Line != p.Line) {
 				at := api.Location{File: p.File, Line: p.Line, Character: p.Character, EndLine: p.Line, EndCharacter: p.Character}
-				if src, tr, k, n := o.definitionSource(at, hereOutline, hereOK); n > lines {
+				if src, tr, k, n := f.definitionSource(at, hereOutline, hereOK); n > lines {
 					at.Source = sourceLine(strings.Split(src, "\n"), 1)
 					def.Locations = append([]api.Location{at}, def.Locations...)
 					source, truncated, kind = src, tr, k
 				}
 			}
 		})
-		wg.Go(func() { hover, errs[1] = o.hover(ctx, p) })
+		wg.Go(func() { hover, errs[1] = f.hover(ctx, p) })
 		wg.Go(func() {
-			refs, errs[2] = o.locate(ctx, p, protocol.ReferencesRequest.Method(), func(c *client.Client, ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
+			refs, errs[2] = f.locate(ctx, p, protocol.ReferencesRequest.Method(), func(c *client.Client, ctx context.Context, uri protocol.DocumentURI, pos protocol.Position) ([]protocol.Location, error) {
 				return c.References(ctx, uri, pos, true)
 			})
 		})
 		wg.Go(func() {
-			calls, errs[3] = o.callHierarchy(ctx, api.CallHierarchyParams{PositionParams: p, Direction: api.DirectionIncoming})
+			calls, errs[3] = f.callHierarchy(ctx, api.CallHierarchyParams{PositionParams: p, Direction: api.DirectionIncoming})
 		})
 		if panicked := wg.WaitAndRecover(); panicked != nil {
-			o.log.Error("symbol context: panic", "panic", panicked.String())
+			f.log.Error("symbol context: panic", "panic", panicked.String())
 			return out, transport.Errorf(transport.CodeInternalError, "symbol context: internal error: %v", panicked.Value)
 		}
 		missing := map[string]string{}
@@ -135,8 +135,8 @@ func (o *Orchestrator) SymbolContext(ctx context.Context, p api.PositionParams) 
 
 // identifierAt is the identifier at a 1-based line and column of file
 // ("" when there is none).
-func (o *Orchestrator) identifierAt(file string, line, col int) string {
-	lines := o.fileLines(file)
+func (f *Features) identifierAt(file string, line, col int) string {
+	lines := f.fileLines(file)
 	if line < 1 || line > len(lines) {
 		return ""
 	}
@@ -164,17 +164,17 @@ type outline struct {
 }
 
 // outlineOf returns file's outline, or false when its server gives none.
-func (o *Orchestrator) outlineOf(ctx context.Context, file string) (outline, bool) {
-	op, err := o.open(ctx, file, protocol.DocumentSymbolRequest.Method())
+func (f *Features) outlineOf(ctx context.Context, file string) (outline, bool) {
+	op, err := f.open(ctx, file, protocol.DocumentSymbolRequest.Method())
 	if err != nil {
 		return outline{}, false
 	}
-	defer op.done()
-	syms, err := op.c.DocumentSymbols(ctx, op.uri)
+	defer op.Release()
+	syms, err := op.Client.DocumentSymbols(ctx, op.URI)
 	if err != nil {
 		return outline{}, false
 	}
-	return outline{syms: syms, lines: op.lines, m: op.c.Mapper()}, true
+	return outline{syms: syms, lines: op.Lines, m: op.Client.Mapper()}, true
 }
 
 // enclosing returns the range and kind of the innermost symbol whose
@@ -201,8 +201,8 @@ func (ol outline) enclosing(loc api.Location) (api.Range, string, bool) {
 // smallest symbol of the file's outline whose name is there), at most
 // maxContextSource, whether there were more, the symbol's kind and its
 // number of lines.
-func (o *Orchestrator) definitionSource(loc api.Location, ol outline, ok bool) (string, bool, string, int) {
-	lines := o.fileLines(loc.File)
+func (f *Features) definitionSource(loc api.Location, ol outline, ok bool) (string, bool, string, int) {
+	lines := f.fileLines(loc.File)
 	start, end, kind := loc.Line, loc.Line, ""
 	if ok {
 		if r, k, found := ol.enclosing(loc); found {

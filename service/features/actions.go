@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/textedit"
 )
 
@@ -25,7 +26,6 @@ const maxStoredActions = 2000
 
 // storedAction is a code action as listed, for lsp/applyCodeAction.
 type storedAction struct {
-	s       *session
 	c       *client.Client
 	action  protocol.CodeAction
 	uri     protocol.DocumentURI
@@ -74,15 +74,15 @@ func (a *actionStore) get(id string) (*storedAction, bool) {
 // line (Line alone), of the kinds asked for, or those for one finding
 // (Diagnostic, as lspkit returned it). Each has an id for
 // ApplyCodeAction.
-func (o *Orchestrator) CodeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
-	return bounded(o, ctx, api.MethodCodeActions, func(ctx context.Context) (api.CodeActionsResult, error) { return o.codeActions(ctx, p) })
+func (f *Features) CodeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
+	return bounded(f, ctx, api.MethodCodeActions, func(ctx context.Context) (api.CodeActionsResult, error) { return f.codeActions(ctx, p) })
 }
 
 // codeActions is CodeActions without its bound.
-func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
+func (f *Features) codeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {
 	out := api.CodeActionsResult{Actions: []api.CodeAction{}}
 	if p.Diagnostic == nil {
-		pp, note, err := o.address(ctx, p.PositionParams)
+		pp, note, err := f.address(ctx, p.PositionParams)
 		if err != nil {
 			return out, err
 		}
@@ -102,7 +102,7 @@ func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams)
 	if p.EndLine != 0 && p.EndLine < p.Line {
 		return out, api.InvalidParams("endLine %d is before line %d", p.EndLine, p.Line)
 	}
-	ops, err := o.openServers(ctx, p.File, protocol.CodeActionRequest.Method(), true)
+	ops, err := f.openServers(ctx, p.File, protocol.CodeActionRequest.Method(), true)
 	if err != nil {
 		return out, err
 	}
@@ -113,8 +113,8 @@ func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams)
 	var wg conc.WaitGroup
 	for i, op := range ops {
 		wg.Go(func() {
-			defer op.done()
-			answers[i], notes[i], errs[i] = o.actionsOn(ctx, op, p)
+			defer op.Release()
+			answers[i], notes[i], errs[i] = f.actionsOn(ctx, op, p)
 		})
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
@@ -146,18 +146,18 @@ func (o *Orchestrator) codeActions(ctx context.Context, p api.CodeActionsParams)
 }
 
 // actionsOn lists one server's actions (see CodeActions).
-func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActionsParams) ([]api.CodeAction, string, error) {
-	note := op.note
+func (f *Features) actionsOn(ctx context.Context, op Held, p api.CodeActionsParams) ([]api.CodeAction, string, error) {
+	note := op.Note
 	var rng protocol.Range
 	switch {
 	case p.Character == 0 && p.Symbol == "":
-		if _, _, err := op.position(api.PositionParams{File: p.File, Line: p.Line, Character: 1}); err != nil {
+		if _, _, err := position(op, api.PositionParams{File: p.File, Line: p.Line, Character: 1}); err != nil {
 			return nil, "", err
 		}
 		rng.Start = protocol.Position{Line: uint32(p.Line - 1)}
-		rng.End = op.lineEnd(p.Line)
+		rng.End = lineEnd(op, p.Line)
 	default:
-		start, n, err := op.position(p.PositionParams)
+		start, n, err := position(op, p.PositionParams)
 		if err != nil {
 			return nil, "", err
 		}
@@ -165,9 +165,9 @@ func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActio
 		rng = protocol.Range{Start: start, End: start}
 	}
 	if p.EndLine > 0 {
-		rng.End = op.lineEnd(p.EndLine)
+		rng.End = lineEnd(op, p.EndLine)
 		if p.EndCharacter > 0 {
-			end, _, err := op.position(api.PositionParams{File: p.File, Line: p.EndLine, Character: p.EndCharacter})
+			end, _, err := position(op, api.PositionParams{File: p.File, Line: p.EndLine, Character: p.EndCharacter})
 			if err != nil {
 				return nil, "", err
 			}
@@ -176,11 +176,11 @@ func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActio
 	}
 	// The findings there (the server's own, with their data), or the one
 	// asked about.
-	server := op.c.Name()
+	server := op.Client.Name()
 	var diags []protocol.Diagnostic
-	for _, d := range op.c.Diagnostics(op.uri) {
+	for _, d := range op.Client.Diagnostics(op.URI) {
 		if p.Diagnostic != nil {
-			conv := o.convert(server, op.c, op.uri, []protocol.Diagnostic{d}, "")
+			conv := f.core.Findings(server, op.Client, op.URI, []protocol.Diagnostic{d})
 			if len(conv) == 1 && sameFinding(conv[0], *p.Diagnostic) {
 				diags = append(diags, d)
 			}
@@ -203,12 +203,11 @@ func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActio
 	for _, k := range p.Kinds {
 		only = append(only, protocol.CodeActionKind(k))
 	}
-	actions, err := op.c.CodeActions(ctx, op.uri, rng, diags, only)
+	actions, err := op.Client.CodeActions(ctx, op.URI, rng, diags, only)
 	if err != nil {
 		return nil, note, err
 	}
-	_, version, _ := op.c.DocumentVersion(op.uri)
-	s := o.sessionOf(op.c)
+	_, version, _ := op.Client.DocumentVersion(op.URI)
 	var out []api.CodeAction
 	for _, a := range actions {
 		if len(only) > 0 && a.Kind != nil && !slices.ContainsFunc(only, func(k protocol.CodeActionKind) bool { return kindWithin(*a.Kind, k) }) {
@@ -227,12 +226,12 @@ func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActio
 		if a.Command != nil && a.Edit == nil {
 			item.Command = a.Command.Command
 		}
-		item.Diagnostics = o.convert(server, op.c, op.uri, a.Diagnostics, "")
-		stored := &storedAction{s: s, c: op.c, action: a, uri: op.uri, version: version}
+		item.Diagnostics = f.core.Findings(server, op.Client, op.URI, a.Diagnostics)
+		stored := &storedAction{c: op.Client, action: a, uri: op.URI, version: version}
 		if a.Edit != nil {
-			stored.bases = o.editBases(op.c, *a.Edit)
+			stored.bases = f.editBases(op.Client, *a.Edit)
 		}
-		item.ID = o.actions.put(stored)
+		item.ID = f.actions.put(stored)
 		out = append(out, item)
 	}
 	return out, note, nil
@@ -241,14 +240,14 @@ func (o *Orchestrator) actionsOn(ctx context.Context, op opened, p api.CodeActio
 // editBases digests the texts a workspace edit was made for (see
 // storedAction.bases); a file it cannot read has no digest, and the apply
 // then says why.
-func (o *Orchestrator) editBases(c *client.Client, edit protocol.WorkspaceEdit) map[protocol.DocumentURI][sha256.Size]byte {
-	order, _, err := o.editsOf(c, edit, "the action")
+func (f *Features) editBases(c *client.Client, edit protocol.WorkspaceEdit) map[protocol.DocumentURI][sha256.Size]byte {
+	order, _, err := f.editsOf(c, edit, "the action")
 	if err != nil {
 		return nil
 	}
 	bases := make(map[protocol.DocumentURI][sha256.Size]byte, len(order))
 	for _, uri := range order {
-		if text, err := o.baseText(c, uri, "the action"); err == nil {
+		if text, err := f.baseText(c, uri, "the action"); err == nil {
 			bases[uri] = sha256.Sum256([]byte(text))
 		}
 	}
@@ -257,34 +256,24 @@ func (o *Orchestrator) editBases(c *client.Client, edit protocol.WorkspaceEdit) 
 
 // staleBase names a document of the action's edit whose text changed
 // since the action was listed, or is "".
-func (o *Orchestrator) staleBase(x *storedAction) string {
+func (f *Features) staleBase(x *storedAction) string {
 	for uri, was := range x.bases {
-		text, err := o.baseText(x.c, uri, "the action")
+		text, err := f.baseText(x.c, uri, "the action")
 		if err != nil || sha256.Sum256([]byte(text)) != was {
 			path, _ := uri.Path()
-			return o.rel(path)
+			return f.core.Rel(path)
 		}
 	}
 	return ""
 }
 
-// sessionOf returns the session whose current client is c.
-func (o *Orchestrator) sessionOf(c *client.Client) *session {
-	for _, s := range o.liveSessions() {
-		if s.current() == c {
-			return s
-		}
-	}
-	return nil
-}
-
 // lineEnd is the position after the last character of line (1-based).
-func (op opened) lineEnd(line int) protocol.Position {
+func lineEnd(op Held, line int) protocol.Position {
 	text := ""
-	if line-1 < len(op.lines) {
-		text = op.lines[line-1]
+	if line-1 < len(op.Lines) {
+		text = op.Lines[line-1]
 	}
-	return protocol.Position{Line: uint32(line - 1), Character: op.c.Mapper().Column(text, utf8.RuneCountInString(text))}
+	return protocol.Position{Line: uint32(line - 1), Character: op.Client.Mapper().Column(text, utf8.RuneCountInString(text))}
 }
 
 // overlaps reports whether a and b share a position (touching counts).
@@ -313,29 +302,28 @@ func kindWithin(kind, k protocol.CodeActionKind) bool {
 // An action from before a change to its file is refused as stale. An
 // action that runs a server command is run only when applied, its edits
 // (sent back with workspace/applyEdit) collected into the same apply.
-func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActionParams) (api.RenameResult, error) {
+func (f *Features) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActionParams) (api.RenameResult, error) {
 	var out api.RenameResult
-	x, ok := o.actions.get(p.ID)
+	x, ok := f.actions.get(p.ID)
 	if !ok {
 		return out, api.InvalidParams("no code action %q: list the actions (lsp/codeActions) and use an id from the answer", p.ID)
 	}
-	out.Note = o.barrier(ctx)
-	s, c := x.s, x.c
-	if s == nil || s.current() != c {
+	out.Note = f.core.Barrier(ctx)
+	c := x.c
+	h, err := f.core.HoldAgain(ctx, c)
+	if errors.Is(err, orchestrator.ErrRestarted) {
 		return out, api.InvalidParams("code action %s is stale: %s has restarted since it was listed; list the actions again", p.ID, c.Name())
 	}
-	release, err := s.hold(ctx, false)
 	if err != nil {
 		return out, err
 	}
-	held := sync.OnceFunc(release)
+	held := h.Release
 	defer held()
-	s.refresh(ctx, c, "")
 	path, _ := x.uri.Path()
 	if _, now, open := c.DocumentVersion(x.uri); !open || now != x.version {
-		return out, api.InvalidParams("code action %s is stale: %s changed since it was listed; list the actions again", p.ID, o.rel(path))
+		return out, api.InvalidParams("code action %s is stale: %s changed since it was listed; list the actions again", p.ID, f.core.Rel(path))
 	}
-	if changed := o.staleBase(x); changed != "" {
+	if changed := f.staleBase(x); changed != "" {
 		return out, api.InvalidParams("code action %s is stale: %s, which it edits, changed since it was listed; list the actions again", p.ID, changed)
 	}
 	a := x.action
@@ -349,7 +337,7 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 	}
 	var files []fileEdit
 	if a.Edit != nil {
-		if files, err = o.planEdit(c, *a.Edit, "the action"); err != nil {
+		if files, err = f.planEdit(c, *a.Edit, "the action"); err != nil {
 			return out, err
 		}
 	}
@@ -365,12 +353,11 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 	}
 	held() // the checks after the writes take holds of their own
 	if len(files) > 0 {
-		if err := o.write(files, "the action"); err != nil {
+		if err := f.write(files, "the action"); err != nil {
 			return out, err
 		}
 		out.Applied = true
-		o.barrier(ctx)
-		s.refresh(ctx, c, "")
+		f.core.Refresh(ctx)
 	}
 	if command {
 		var collected []protocol.WorkspaceEdit
@@ -378,22 +365,21 @@ func (o *Orchestrator) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActio
 			return out, err
 		}
 		for _, e := range collected {
-			more, err := o.planEdit(c, e, "the action's command")
+			more, err := f.planEdit(c, e, "the action's command")
 			if err != nil {
 				return out, err
 			}
-			if err := o.write(more, "the action's command"); err != nil {
+			if err := f.write(more, "the action's command"); err != nil {
 				return out, err
 			}
 			files = append(files, more...)
 			out.Applied = true
-			o.barrier(ctx)
-			s.refresh(ctx, c, "")
+			f.core.Refresh(ctx)
 		}
 	}
 	out.Diff, out.Files, out.Edits = diffOf(files)
 	if len(files) > 0 {
-		out.Diagnostics, out.Note = o.checkTouched(ctx, files, out.Note)
+		out.Diagnostics, out.Note = f.checkTouched(ctx, files, out.Note)
 	} else {
 		out.Note = api.JoinNotes(out.Note, "the action changed no file")
 	}

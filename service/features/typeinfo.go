@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -16,34 +16,34 @@ import (
 
 // Declaration returns where the symbol at a position is declared (a C
 // prototype in its header, a Python stub).
-func (o *Orchestrator) Declaration(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
-	return bounded(o, ctx, api.MethodDeclaration, func(ctx context.Context) (api.LocationsResult, error) {
-		return o.locate(ctx, p, protocol.DeclarationRequest.Method(), (*client.Client).Declaration)
+func (f *Features) Declaration(ctx context.Context, p api.PositionParams) (api.LocationsResult, error) {
+	return bounded(f, ctx, api.MethodDeclaration, func(ctx context.Context) (api.LocationsResult, error) {
+		return f.locate(ctx, p, protocol.DeclarationRequest.Method(), (*client.Client).Declaration)
 	})
 }
 
 // DocumentHighlights returns where the symbol at a position occurs in its
 // file, each read, written or named.
-func (o *Orchestrator) DocumentHighlights(ctx context.Context, p api.PositionParams) (api.HighlightsResult, error) {
-	return bounded(o, ctx, api.MethodDocumentHighlights, func(ctx context.Context) (api.HighlightsResult, error) {
+func (f *Features) DocumentHighlights(ctx context.Context, p api.PositionParams) (api.HighlightsResult, error) {
+	return bounded(f, ctx, api.MethodDocumentHighlights, func(ctx context.Context) (api.HighlightsResult, error) {
 		out := api.HighlightsResult{Highlights: []api.Highlight{}}
-		op, pos, note, err := o.at(ctx, p, protocol.DocumentHighlightRequest.Method())
+		op, pos, note, err := f.at(ctx, p, protocol.DocumentHighlightRequest.Method())
 		if err != nil {
 			return out, err
 		}
-		defer op.done()
+		defer op.Release()
 		out.Note = note
-		hs, err := op.c.DocumentHighlights(ctx, op.uri, pos)
+		hs, err := op.Client.DocumentHighlights(ctx, op.URI, pos)
 		if err != nil {
 			return out, err
 		}
-		m := op.c.Mapper()
+		m := op.Client.Mapper()
 		for _, h := range hs {
 			kind := ""
 			if h.Kind != nil {
 				kind = strings.ToLower(h.Kind.String())
 			}
-			out.Highlights = append(out.Highlights, api.Highlight{Location: op.location(h.Range, m), Kind: kind})
+			out.Highlights = append(out.Highlights, api.Highlight{Location: location(op, h.Range, m), Kind: kind})
 		}
 		slices.SortStableFunc(out.Highlights, func(a, b api.Highlight) int {
 			return (a.Line-b.Line)*1_000_000 + a.Character - b.Character
@@ -53,24 +53,24 @@ func (o *Orchestrator) DocumentHighlights(ctx context.Context, p api.PositionPar
 }
 
 // location is a range of op's file as a Location with its source line.
-func (op opened) location(r protocol.Range, m client.Mapper) api.Location {
-	sl, sc := m.Place(op.lines, r.Start)
-	el, ec := m.Place(op.lines, r.End)
-	return api.Location{File: op.file, Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(op.lines, sl)}
+func location(op Held, r protocol.Range, m client.Mapper) api.Location {
+	sl, sc := m.Place(op.Lines, r.Start)
+	el, ec := m.Place(op.Lines, r.End)
+	return api.Location{File: op.File, Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(op.Lines, sl)}
 }
 
 // SignatureHelp returns the signatures of the call around a position, the
 // one the server takes to be active first, with the parameter there.
-func (o *Orchestrator) SignatureHelp(ctx context.Context, p api.PositionParams) (api.SignatureHelpResult, error) {
-	return bounded(o, ctx, api.MethodSignatureHelp, func(ctx context.Context) (api.SignatureHelpResult, error) {
+func (f *Features) SignatureHelp(ctx context.Context, p api.PositionParams) (api.SignatureHelpResult, error) {
+	return bounded(f, ctx, api.MethodSignatureHelp, func(ctx context.Context) (api.SignatureHelpResult, error) {
 		out := api.SignatureHelpResult{Signatures: []api.Signature{}}
-		op, pos, note, err := o.at(ctx, p, protocol.SignatureHelpRequest.Method())
+		op, pos, note, err := f.at(ctx, p, protocol.SignatureHelpRequest.Method())
 		if err != nil {
 			return out, err
 		}
-		defer op.done()
+		defer op.Release()
 		out.Note = note
-		h, ok, err := op.c.SignatureHelp(ctx, op.uri, pos)
+		h, ok, err := op.Client.SignatureHelp(ctx, op.URI, pos)
 		if err != nil || !ok {
 			if err == nil {
 				out.Note = api.JoinNotes(out.Note, "the position is in no call the server knows")
@@ -86,7 +86,7 @@ func (o *Orchestrator) SignatureHelp(ctx context.Context, p api.PositionParams) 
 			si := h.Signatures[i]
 			sig := api.Signature{Label: si.Label, Documentation: markup(si.Documentation)}
 			for _, pi := range si.Parameters {
-				sig.Parameters = append(sig.Parameters, parameterLabel(si.Label, pi.Label, op.c.Mapper()))
+				sig.Parameters = append(sig.Parameters, parameterLabel(si.Label, pi.Label, op.Client.Mapper()))
 			}
 			param := si.ActiveParameter
 			if param == nil && i == active {
@@ -143,20 +143,20 @@ const maxHintLines = 300
 
 // InlayHints returns a file's inlay hints between two lines — inferred
 // types, parameter names — and those lines with the hints written in.
-func (o *Orchestrator) InlayHints(ctx context.Context, p api.InlayHintsParams) (api.InlayHintsResult, error) {
-	return bounded(o, ctx, api.MethodInlayHints, func(ctx context.Context) (api.InlayHintsResult, error) {
+func (f *Features) InlayHints(ctx context.Context, p api.InlayHintsParams) (api.InlayHintsResult, error) {
+	return bounded(f, ctx, api.MethodInlayHints, func(ctx context.Context) (api.InlayHintsResult, error) {
 		out := api.InlayHintsResult{Hints: []api.InlayHint{}}
 		if p.StartLine < 0 || p.EndLine < 0 || (p.EndLine != 0 && p.EndLine < max(p.StartLine, 1)) {
 			return out, api.InvalidParams("lines %d to %d: give 1-based lines, startLine ≤ endLine", p.StartLine, p.EndLine)
 		}
-		op, err := o.open(ctx, p.File, protocol.InlayHintRequest.Method())
+		op, err := f.open(ctx, p.File, protocol.InlayHintRequest.Method())
 		if err != nil {
 			return out, err
 		}
-		defer op.done()
-		out.Note = op.note
-		n := len(op.lines)
-		if n > 0 && op.lines[n-1] == "" {
+		defer op.Release()
+		out.Note = op.Note
+		n := len(op.Lines)
+		if n > 0 && op.Lines[n-1] == "" {
 			n--
 		}
 		start, end := max(p.StartLine, 1), p.EndLine
@@ -164,21 +164,21 @@ func (o *Orchestrator) InlayHints(ctx context.Context, p api.InlayHintsParams) (
 			end = n
 		}
 		if start > n {
-			return out, api.InvalidParams("line %d is past the end of %s (%d lines)", start, op.file, n)
+			return out, api.InvalidParams("line %d is past the end of %s (%d lines)", start, op.File, n)
 		}
 		if end-start+1 > maxHintLines {
 			end = start + maxHintLines - 1
 			out.Note = api.JoinNotes(out.Note, fmt.Sprintf("lines %d to %d only (at most %d lines per answer)", start, end, maxHintLines))
 		}
-		m := op.c.Mapper()
-		rng := protocol.Range{Start: protocol.Position{Line: uint32(start - 1)}, End: op.lineEnd(end)}
-		hs, err := op.c.InlayHints(ctx, op.uri, rng)
+		m := op.Client.Mapper()
+		rng := protocol.Range{Start: protocol.Position{Line: uint32(start - 1)}, End: lineEnd(op, end)}
+		hs, err := op.Client.InlayHints(ctx, op.URI, rng)
 		if err != nil {
 			return out, err
 		}
 		byLine := map[int][]api.InlayHint{}
 		for _, h := range hs {
-			line, col := m.Place(op.lines, h.Position)
+			line, col := m.Place(op.Lines, h.Position)
 			if line < start || line > end {
 				continue
 			}
@@ -203,7 +203,7 @@ func (o *Orchestrator) InlayHints(ctx context.Context, p api.InlayHintsParams) (
 		slices.SortStableFunc(out.Hints, func(a, b api.InlayHint) int { return (a.Line-b.Line)*1_000_000 + a.Character - b.Character })
 		var b strings.Builder
 		for l := start; l <= end; l++ {
-			fmt.Fprintf(&b, "%d| %s\n", l, annotate(op.lines[l-1], byLine[l]))
+			fmt.Fprintf(&b, "%d| %s\n", l, annotate(op.Lines[l-1], byLine[l]))
 		}
 		out.Text = b.String()
 		if len(out.Hints) == 0 {
@@ -248,37 +248,37 @@ func annotate(line string, hints []api.InlayHint) string {
 
 // TypeHierarchy returns the supertypes or subtypes of the type at a
 // position.
-func (o *Orchestrator) TypeHierarchy(ctx context.Context, p api.TypeHierarchyParams) (api.TypeHierarchyResult, error) {
-	return bounded(o, ctx, api.MethodTypeHierarchy, func(ctx context.Context) (api.TypeHierarchyResult, error) {
+func (f *Features) TypeHierarchy(ctx context.Context, p api.TypeHierarchyParams) (api.TypeHierarchyResult, error) {
+	return bounded(f, ctx, api.MethodTypeHierarchy, func(ctx context.Context) (api.TypeHierarchyResult, error) {
 		out := api.TypeHierarchyResult{Types: []api.TypeLocation{}}
 		if p.Direction != api.DirectionSupertypes && p.Direction != api.DirectionSubtypes {
 			return out, api.InvalidParams("direction must be %q or %q, not %q", api.DirectionSupertypes, api.DirectionSubtypes, p.Direction)
 		}
-		op, pos, note, err := o.at(ctx, p.PositionParams, protocol.TypeHierarchyPrepareRequest.Method())
+		op, pos, note, err := f.at(ctx, p.PositionParams, protocol.TypeHierarchyPrepareRequest.Method())
 		if err != nil {
 			return out, err
 		}
-		defer op.done()
+		defer op.Release()
 		out.Note = note
-		items, err := op.c.PrepareTypeHierarchy(ctx, op.uri, pos)
+		items, err := op.Client.PrepareTypeHierarchy(ctx, op.URI, pos)
 		if err != nil {
 			return out, err
 		}
 		if len(items) == 0 {
-			line, col := op.c.Mapper().Place(op.lines, pos)
-			out.Note = api.JoinNotes(out.Note, fmt.Sprintf("no type at %s:%d:%d", op.file, line, col))
+			line, col := op.Client.Mapper().Place(op.Lines, pos)
+			out.Note = api.JoinNotes(out.Note, fmt.Sprintf("no type at %s:%d:%d", op.File, line, col))
 			return out, nil
 		}
 		var names []string
 		seen := map[api.Location]bool{}
-		mp := op.c.Mapper()
+		mp := op.Client.Mapper()
 		for _, it := range items {
 			names = append(names, it.Name)
 			next := (*client.Client).Supertypes
 			if p.Direction == api.DirectionSubtypes {
 				next = (*client.Client).Subtypes
 			}
-			related, err := next(op.c, ctx, it)
+			related, err := next(op.Client, ctx, it)
 			if err != nil {
 				return out, err
 			}
@@ -287,10 +287,10 @@ func (o *Orchestrator) TypeHierarchy(ctx context.Context, p api.TypeHierarchyPar
 				if err != nil {
 					continue
 				}
-				lines := o.linesOf(op.c, r.URI)
+				lines := f.linesOf(op.Client, r.URI)
 				sl, sc := mp.Place(lines, r.SelectionRange.Start)
 				el, ec := mp.Place(lines, r.SelectionRange.End)
-				loc := api.Location{File: o.rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(lines, sl)}
+				loc := api.Location{File: f.core.Rel(path), Line: sl, Character: sc, EndLine: el, EndCharacter: ec, Source: sourceLine(lines, sl)}
 				if seen[loc] {
 					continue
 				}
@@ -318,8 +318,8 @@ const (
 // Completion returns the completions at a position in the server's order,
 // those whose label starts with the prefix (case aside) when one is given,
 // at most Limit, with their documentation when Resolve asks for it.
-func (o *Orchestrator) Completion(ctx context.Context, p api.CompletionParams) (api.CompletionResult, error) {
-	return bounded(o, ctx, api.MethodCompletion, func(ctx context.Context) (api.CompletionResult, error) {
+func (f *Features) Completion(ctx context.Context, p api.CompletionParams) (api.CompletionResult, error) {
+	return bounded(f, ctx, api.MethodCompletion, func(ctx context.Context) (api.CompletionResult, error) {
 		out := api.CompletionResult{Items: []api.CompletionItem{}}
 		limit := p.Limit
 		switch {
@@ -328,13 +328,13 @@ func (o *Orchestrator) Completion(ctx context.Context, p api.CompletionParams) (
 		case limit == 0:
 			limit = defaultCompletions
 		}
-		op, pos, note, err := o.at(ctx, p.PositionParams, protocol.CompletionRequest.Method())
+		op, pos, note, err := f.at(ctx, p.PositionParams, protocol.CompletionRequest.Method())
 		if err != nil {
 			return out, err
 		}
-		defer op.done()
+		defer op.Release()
 		out.Note = note
-		items, incomplete, err := op.c.Completion(ctx, op.uri, pos)
+		items, incomplete, err := op.Client.Completion(ctx, op.URI, pos)
 		if err != nil {
 			return out, err
 		}
@@ -363,7 +363,7 @@ func (o *Orchestrator) Completion(ctx context.Context, p api.CompletionParams) (
 			pl := pool.New().WithMaxGoroutines(resolveParallel)
 			for i := range kept {
 				pl.Go(func() {
-					if r, err := op.c.ResolveCompletion(ctx, kept[i]); err == nil {
+					if r, err := op.Client.ResolveCompletion(ctx, kept[i]); err == nil {
 						kept[i] = r
 					}
 				})

@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestAddressFake(t *testing.T) {
 	f := newFake(t, map[string]string{
 		"a.fk": "class Router\n  def Handle\n  def Mount\ndef Handle\ndef URLParam\n",
 		"b.fk": "class Mux\n  def Handle\ndef helper\nx Handle\n\n\n\n\n\nlast\n",
-	}, lspConfig("", `"fake": `+fakeServer("symbols")), map[string]lsptest.Behavior{"symbols": {Symbols: true}})
+	}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("symbols")), map[string]lsptest.Behavior{"symbols": {Symbols: true}})
 	f.check(t, api.CheckParams{FilePath: "a.fk"}) // the server runs
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // actionsFake is a fake whose server offers the fixes of
 // lsptest.Behavior.Actions for .fk files.
 func actionsFake(t *testing.T, files map[string]string) *fake {
-	return newFake(t, files, lspConfig("", `"fake": `+fakeServer("actions")), map[string]lsptest.Behavior{"actions": {Actions: true}})
+	return newFake(t, files, lsptest.Config("", `"fake": `+lsptest.ServerEntry("actions")), map[string]lsptest.Behavior{"actions": {Actions: true}})
 }
 
 func (f *fake) read(t *testing.T, name string) string {
@@ -141,24 +141,5 @@ func TestFixAllFake(t *testing.T) {
 	}
 	if a, o := f.read(t, "a.fk"), f.read(t, "other.fk"); a != "x FIXED\ny FIXED\n" || o != "" {
 		t.Fatalf("after fix-all: a.fk %q, other.fk %q", a, o)
-	}
-}
-
-// TestUnreadablePublishSaidAtOnce: a server whose publish of diagnostics
-// cannot be read (a diagnostic without its required message) does not
-// leave the check waiting out its timeout: the check says at once that
-// the file was not checked, naming the server, the method and the member.
-func TestUnreadablePublishSaidAtOnce(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "x\n"}, lspConfig(`,"diagnosticTimeout":600000`, `"liar": `+fakeServer("bad")),
-		map[string]lsptest.Behavior{"bad": {BadPublish: true}})
-	res := f.check(t, api.CheckParams{FilePath: "a.fk"}) // fails the test if it waits 30 s
-	if res.Checked || len(res.Servers) != 1 || res.Servers[0].Verdict != api.VerdictBroken {
-		t.Fatalf("want not checked, broken: %+v", res)
-	}
-	for _, want := range []string{"liar sent textDocument/publishDiagnostics that lspkit could not read", "Diagnostic.message: missing required property"} {
-		if !strings.Contains(res.Reason, want) || !strings.Contains(res.Servers[0].Reason, want) {
-			t.Errorf("the reason lacks %q: %+v", want, res)
-		}
 	}
 }

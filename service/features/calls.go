@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -14,29 +14,29 @@ import (
 // the function or method at a position. Incoming calls are listed one per
 // call site, at the call; outgoing calls one per callee, at its
 // declaration.
-func (o *Orchestrator) CallHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
-	return bounded(o, ctx, api.MethodCallHierarchy, func(ctx context.Context) (api.CallHierarchyResult, error) { return o.callHierarchy(ctx, p) })
+func (f *Features) CallHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
+	return bounded(f, ctx, api.MethodCallHierarchy, func(ctx context.Context) (api.CallHierarchyResult, error) { return f.callHierarchy(ctx, p) })
 }
 
 // callHierarchy is CallHierarchy without its bound.
-func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
+func (f *Features) callHierarchy(ctx context.Context, p api.CallHierarchyParams) (api.CallHierarchyResult, error) {
 	out := api.CallHierarchyResult{Calls: []api.Call{}}
 	if p.Direction != api.DirectionIncoming && p.Direction != api.DirectionOutgoing {
 		return out, api.InvalidParams("direction must be %q or %q, not %q", api.DirectionIncoming, api.DirectionOutgoing, p.Direction)
 	}
-	op, pos, note, err := o.at(ctx, p.PositionParams, protocol.CallHierarchyPrepareRequest.Method())
+	op, pos, note, err := f.at(ctx, p.PositionParams, protocol.CallHierarchyPrepareRequest.Method())
 	if err != nil {
 		return out, err
 	}
-	defer op.done()
+	defer op.Release()
 	out.Note = note
-	items, err := op.c.PrepareCallHierarchy(ctx, op.uri, pos)
+	items, err := op.Client.PrepareCallHierarchy(ctx, op.URI, pos)
 	if err != nil {
 		return out, err
 	}
 	if len(items) == 0 {
-		line, col := op.c.Mapper().Place(op.lines, pos)
-		out.Note = api.JoinNotes(out.Note, fmt.Sprintf("no function or method at %s:%d:%d", op.file, line, col))
+		line, col := op.Client.Mapper().Place(op.Lines, pos)
+		out.Note = api.JoinNotes(out.Note, fmt.Sprintf("no function or method at %s:%d:%d", op.File, line, col))
 		return out, nil
 	}
 	names := make([]string, len(items))
@@ -48,12 +48,12 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 	lines := func(uri protocol.DocumentURI) []string {
 		l, ok := texts[uri]
 		if !ok {
-			l = o.linesOf(op.c, uri)
+			l = f.linesOf(op.Client, uri)
 			texts[uri] = l
 		}
 		return l
 	}
-	m := op.c.Mapper()
+	m := op.Client.Mapper()
 	seen := map[api.Call]bool{}
 	add := func(item protocol.CallHierarchyItem, uri protocol.DocumentURI, at protocol.Position) {
 		path, err := uri.Path()
@@ -62,7 +62,7 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 		}
 		ls := lines(uri)
 		line, char := m.Place(ls, at)
-		call := api.Call{Name: item.Name, Kind: kindName(item.Kind), Detail: deref(item.Detail), File: o.rel(path), Line: line, Character: char, Source: sourceLine(ls, line)}
+		call := api.Call{Name: item.Name, Kind: kindName(item.Kind), Detail: deref(item.Detail), File: f.core.Rel(path), Line: line, Character: char, Source: sourceLine(ls, line)}
 		if !seen[call] {
 			seen[call] = true
 			out.Calls = append(out.Calls, call)
@@ -70,7 +70,7 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 	}
 	for _, item := range items {
 		if p.Direction == api.DirectionIncoming {
-			calls, err := op.c.IncomingCalls(ctx, item)
+			calls, err := op.Client.IncomingCalls(ctx, item)
 			if err != nil {
 				return out, err
 			}
@@ -84,7 +84,7 @@ func (o *Orchestrator) callHierarchy(ctx context.Context, p api.CallHierarchyPar
 			}
 			continue
 		}
-		calls, err := op.c.OutgoingCalls(ctx, item)
+		calls, err := op.Client.OutgoingCalls(ctx, item)
 		if err != nil {
 			return out, err
 		}

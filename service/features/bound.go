@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -16,8 +16,8 @@ var errNavigationTimeout = errors.New("navigationTimeout")
 // Config.NavigationTimeout, when one is set. A question the bound ends,
 // or whose request to a server ran past Config.RequestTimeout, fails with
 // api.CodeTimeout saying which bound it hit.
-func bounded[R any](o *Orchestrator, ctx context.Context, what string, ask func(context.Context) (R, error)) (R, error) {
-	if d := o.cfg.NavigationTimeout; d > 0 {
+func bounded[R any](f *Features, ctx context.Context, what string, ask func(context.Context) (R, error)) (R, error) {
+	if d := f.cfg.NavigationTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, d, errNavigationTimeout)
 		defer cancel()
@@ -27,7 +27,7 @@ func bounded[R any](o *Orchestrator, ctx context.Context, what string, ask func(
 		return res, nil
 	}
 	if errors.Is(context.Cause(ctx), errNavigationTimeout) {
-		return res, api.Errorf(api.CodeTimeout, "%s: no answer within navigationTimeout (%d ms): %v", what, o.cfg.NavigationTimeout.Milliseconds(), err)
+		return res, api.Errorf(api.CodeTimeout, "%s: no answer within navigationTimeout (%d ms): %v", what, f.cfg.NavigationTimeout.Milliseconds(), err)
 	}
 	if _, ok := errors.AsType[*transport.CallTimeoutError](err); ok {
 		return res, api.Errorf(api.CodeTimeout, "%s: %v (requestTimeout)", what, err)

@@ -1,7 +1,9 @@
-package orchestrator
+package features
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
@@ -121,7 +124,12 @@ func TestClangdWholeProject(t *testing.T) {
 	// A loaded machine may index for longer than the default first-touch
 	// wait; the answer must then be complete, not noted as partial.
 	o := liveIn(t, root, `,"firstTouchTimeout":45000`)
-	t.Cleanup(func() { os.RemoveAll(o.compileCommandsDir(root)) })
+	// The database lspkit synthesized and clangd's index: in lspkit's
+	// cache beside the server store (orchestrator's compileCommandsDir).
+	sum := sha256.Sum256([]byte(root))
+	t.Cleanup(func() {
+		os.RemoveAll(filepath.Join(filepath.Dir(o.Store().Dir()), "clangd", hex.EncodeToString(sum[:8])))
+	})
 	// Two first touches (cJSON_Utils.c, then cJSON.c), each of which may
 	// wait out firstTouchTimeout: a minute was too short under the burner.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -155,14 +163,14 @@ func TestClangdWholeProject(t *testing.T) {
 // liveProject starts an orchestrator over a new root holding files, with
 // "${ROOT}" in their text replaced by the root (compilation databases
 // name it).
-func liveProject(t *testing.T, files map[string]string) (*Orchestrator, string) {
+func liveProject(t *testing.T, files map[string]string) (*Service, string) {
 	t.Helper()
 	root := t.TempDir()
 	expanded := map[string]string{}
 	for name, text := range files {
 		expanded[name] = strings.ReplaceAll(text, "${ROOT}", filepath.ToSlash(root))
 	}
-	writeFiles(t, root, expanded)
+	lsptest.WriteFiles(t, root, expanded)
 	// A loaded machine may load or index a project for longer than the
 	// default first-touch wait: the first answer must be complete all the
 	// same, not noted as partial.

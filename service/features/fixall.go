@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -21,22 +21,22 @@ import (
 // left out and named (they cannot be combined). Applied, the files are
 // written atomically and checked; Remaining lists the file's findings
 // left after.
-func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixAllResult, error) {
+func (f *Features) FixAll(ctx context.Context, p api.FixAllParams) (api.FixAllResult, error) {
 	out := api.FixAllResult{Remaining: []api.Diagnostic{}}
-	first, err := o.Check(ctx, api.CheckParams{FilePath: p.File})
+	first, err := f.core.Check(ctx, api.CheckParams{FilePath: p.File})
 	if err != nil {
 		return out, err
 	}
 	if !first.Checked {
 		return out, api.InvalidParams("%s was not checked: %s", p.File, first.Reason)
 	}
-	ops, err := o.openServers(ctx, p.File, protocol.CodeActionRequest.Method(), true)
+	ops, err := f.openServers(ctx, p.File, protocol.CodeActionRequest.Method(), true)
 	if err != nil {
 		return out, err
 	}
 	defer func() {
 		for _, op := range ops {
-			op.done()
+			op.Release()
 		}
 	}()
 	files := map[protocol.DocumentURI]*pendingFile{}
@@ -49,7 +49,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 	errs := make([]error, len(ops))
 	var wg conc.WaitGroup
 	for i, op := range ops {
-		wg.Go(func() { candidates[i], errs[i] = o.fixCandidates(ctx, op) })
+		wg.Go(func() { candidates[i], errs[i] = f.fixCandidates(ctx, op) })
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
 		return out, fmt.Errorf("fix-all: internal error: %v", panicked.Value)
@@ -58,8 +58,8 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 		return out, err
 	}
 	for i, op := range ops {
-		c := op.c
-		notes = append(notes, op.note) // a server that could not answer, a project still loading
+		c := op.Client
+		notes = append(notes, op.Note) // a server that could not answer, a project still loading
 		for _, a := range candidates[i] {
 			if a.Disabled != nil {
 				continue
@@ -75,7 +75,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 				}
 				continue
 			}
-			aorder, byURI, err := o.editsOf(c, *a.Edit, "the fix")
+			aorder, byURI, err := f.editsOf(c, *a.Edit, "the fix")
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("%s's %q: %v", c.Name(), a.Title, err))
 				continue
@@ -85,7 +85,7 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 			next := map[protocol.DocumentURI]*pendingFile{}
 			conflict := ""
 			for _, uri := range aorder {
-				f, err := o.byteEdits(c, uri, byURI[uri], "the fix")
+				f, err := f.byteEdits(c, uri, byURI[uri], "the fix")
 				if err != nil {
 					conflict = err.Error()
 					break
@@ -146,14 +146,14 @@ func (o *Orchestrator) FixAll(ctx context.Context, p api.FixAllParams) (api.FixA
 		return out, nil
 	}
 	for _, op := range ops {
-		op.done() // the checks after the writes take holds of their own
+		op.Release() // the checks after the writes take holds of their own
 	}
-	if err := o.write(planned, "the fixes"); err != nil {
+	if err := f.write(planned, "the fixes"); err != nil {
 		return out, err
 	}
 	out.Applied = true
-	out.Diagnostics, out.Note = o.checkTouched(ctx, planned, out.Note)
-	after, err := o.Check(ctx, api.CheckParams{FilePath: p.File})
+	out.Diagnostics, out.Note = f.checkTouched(ctx, planned, out.Note)
+	after, err := f.core.Check(ctx, api.CheckParams{FilePath: p.File})
 	switch {
 	case err != nil:
 		out.Note = api.JoinNotes(out.Note, fmt.Sprintf("the file could not be checked after the fixes: %v", err))
@@ -175,16 +175,16 @@ const fixRequests = 8
 // preferred quick fix: the requests at once (the server answers them in
 // its own order), the candidates in a fixed order — source actions, then
 // the findings' fixes in the findings' order.
-func (o *Orchestrator) fixCandidates(ctx context.Context, op opened) ([]protocol.CodeAction, error) {
-	c := op.c
-	diags := c.Diagnostics(op.uri)
+func (f *Features) fixCandidates(ctx context.Context, op Held) ([]protocol.CodeAction, error) {
+	c := op.Client
+	diags := c.Diagnostics(op.URI)
 	found := make([][]protocol.CodeAction, 1+len(diags))
 	errs := make([]error, 1+len(diags))
 	slots := make(chan struct{}, fixRequests)
 	var wg conc.WaitGroup
 	wg.Go(func() {
-		whole := protocol.Range{End: op.lineEnd(len(op.lines))}
-		source, err := c.CodeActions(ctx, op.uri, whole, diags, []protocol.CodeActionKind{protocol.CodeActionKindSourceFixAll, protocol.CodeActionKindSourceOrganizeImports})
+		whole := protocol.Range{End: lineEnd(op, len(op.Lines))}
+		source, err := c.CodeActions(ctx, op.URI, whole, diags, []protocol.CodeActionKind{protocol.CodeActionKindSourceFixAll, protocol.CodeActionKindSourceOrganizeImports})
 		for _, a := range source {
 			if a.Kind != nil && (kindWithin(*a.Kind, protocol.CodeActionKindSourceFixAll) || kindWithin(*a.Kind, protocol.CodeActionKindSourceOrganizeImports)) {
 				found[0] = append(found[0], a)
@@ -196,7 +196,7 @@ func (o *Orchestrator) fixCandidates(ctx context.Context, op opened) ([]protocol
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			fixes, err := c.CodeActions(ctx, op.uri, d.Range, []protocol.Diagnostic{d}, []protocol.CodeActionKind{protocol.CodeActionKindQuickFix})
+			fixes, err := c.CodeActions(ctx, op.URI, d.Range, []protocol.Diagnostic{d}, []protocol.CodeActionKind{protocol.CodeActionKindQuickFix})
 			for _, a := range fixes {
 				if a.IsPreferred != nil && *a.IsPreferred {
 					found[1+i] = []protocol.CodeAction{a}

@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -23,27 +23,27 @@ import (
 // written unless p.Apply; then every file is written atomically (all are
 // prepared before any is replaced), every server is re-synced and the
 // touched files are checked: their diagnostics are in the answer.
-func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.RenameResult, error) {
+func (f *Features) Rename(ctx context.Context, p api.RenameParams) (api.RenameResult, error) {
 	var out api.RenameResult
 	if strings.TrimSpace(p.NewName) == "" {
 		return out, api.InvalidParams("newName is required")
 	}
-	op, pos, note, err := o.at(ctx, p.PositionParams, protocol.RenameRequest.Method())
+	op, pos, note, err := f.at(ctx, p.PositionParams, protocol.RenameRequest.Method())
 	if err != nil {
 		return out, err
 	}
-	defer op.done()
+	defer op.Release()
 	out.Note = note
-	edit, ok, err := op.c.Rename(ctx, op.uri, pos, p.NewName)
+	edit, ok, err := op.Client.Rename(ctx, op.URI, pos, p.NewName)
 	if err != nil {
 		return out, err
 	}
-	files, err := o.planEdit(op.c, edit, "the rename")
+	files, err := f.planEdit(op.Client, edit, "the rename")
 	if err != nil {
 		return out, err
 	}
 	if !ok || len(files) == 0 {
-		return out, api.InvalidParams("%s has nothing to rename at %s:%d:%d", op.c.Name(), op.file, p.Line, int(pos.Character)+1)
+		return out, api.InvalidParams("%s has nothing to rename at %s:%d:%d", op.Client.Name(), op.File, p.Line, int(pos.Character)+1)
 	}
 	var diff strings.Builder
 	for _, f := range files {
@@ -54,12 +54,12 @@ func (o *Orchestrator) Rename(ctx context.Context, p api.RenameParams) (api.Rena
 	if !p.Apply {
 		return out, nil
 	}
-	op.done() // the check of the written files takes holds of its own
-	if err := o.write(files, "the rename"); err != nil {
+	op.Release() // the check of the written files takes holds of its own
+	if err := f.write(files, "the rename"); err != nil {
 		return out, err
 	}
 	out.Applied = true
-	out.Diagnostics, out.Note = o.checkTouched(ctx, files, out.Note)
+	out.Diagnostics, out.Note = f.checkTouched(ctx, files, out.Note)
 	return out, nil
 }
 
@@ -75,14 +75,14 @@ type fileEdit struct {
 // refuses what it cannot apply faithfully: file creations, renames and
 // deletions, edits for a version the server no longer has, edits outside
 // the root, and overlapping edits.
-func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit, what string) ([]fileEdit, error) {
-	order, byURI, err := o.editsOf(c, edit, what)
+func (f *Features) planEdit(c *client.Client, edit protocol.WorkspaceEdit, what string) ([]fileEdit, error) {
+	order, byURI, err := f.editsOf(c, edit, what)
 	if err != nil {
 		return nil, err
 	}
 	var files []fileEdit
 	for _, uri := range order {
-		f, err := o.byteEdits(c, uri, byURI[uri], what)
+		f, err := f.byteEdits(c, uri, byURI[uri], what)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func (o *Orchestrator) planEdit(c *client.Client, edit protocol.WorkspaceEdit, w
 
 // editsOf lists a workspace edit's text edits by document, in the order
 // the edit names them, refusing what lspkit does not apply (see planEdit).
-func (o *Orchestrator) editsOf(c *client.Client, edit protocol.WorkspaceEdit, what string) ([]protocol.DocumentURI, map[protocol.DocumentURI][]protocol.TextEdit, error) {
+func (f *Features) editsOf(c *client.Client, edit protocol.WorkspaceEdit, what string) ([]protocol.DocumentURI, map[protocol.DocumentURI][]protocol.TextEdit, error) {
 	byURI := map[protocol.DocumentURI][]protocol.TextEdit{}
 	var order []protocol.DocumentURI
 	add := func(uri protocol.DocumentURI, edits ...protocol.TextEdit) {
@@ -145,15 +145,15 @@ type pendingFile struct {
 
 // byteEdits turns the text edits of uri into byte ranges of the text the
 // server has (the open document, else the file on disk).
-func (o *Orchestrator) byteEdits(c *client.Client, uri protocol.DocumentURI, tes []protocol.TextEdit, what string) (pendingFile, error) {
+func (f *Features) byteEdits(c *client.Client, uri protocol.DocumentURI, tes []protocol.TextEdit, what string) (pendingFile, error) {
 	path, err := uri.Path()
 	if err != nil {
 		return pendingFile{}, fmt.Errorf("%s: %s edits %s: %w", c.Name(), what, uri, err)
 	}
-	if !within(o.root, path) {
-		return pendingFile{}, fmt.Errorf("%s: %s edits %s, outside the workspace root %s; not applied", c.Name(), what, path, o.root)
+	if !f.inRoot(path) {
+		return pendingFile{}, fmt.Errorf("%s: %s edits %s, outside the workspace root %s; not applied", c.Name(), what, path, f.root)
 	}
-	old, err := o.baseText(c, uri, what)
+	old, err := f.baseText(c, uri, what)
 	if err != nil {
 		return pendingFile{}, err
 	}
@@ -163,12 +163,12 @@ func (o *Orchestrator) byteEdits(c *client.Client, uri protocol.DocumentURI, tes
 	for _, te := range tes {
 		edits = append(edits, textedit.Edit{Start: byteOffset(old, starts, te.Range.Start, m), End: byteOffset(old, starts, te.Range.End, m), New: te.NewText})
 	}
-	return pendingFile{path: path, rel: o.rel(path), old: old, edits: edits}, nil
+	return pendingFile{path: path, rel: f.core.Rel(path), old: old, edits: edits}, nil
 }
 
 // baseText is the text a server's edit of uri is made for: the open
 // document's, else the file's on disk.
-func (o *Orchestrator) baseText(c *client.Client, uri protocol.DocumentURI, what string) (string, error) {
+func (f *Features) baseText(c *client.Client, uri protocol.DocumentURI, what string) (string, error) {
 	if text, open := c.DocumentText(uri); open {
 		return text, nil
 	}
@@ -178,7 +178,7 @@ func (o *Orchestrator) baseText(c *client.Client, uri protocol.DocumentURI, what
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("%s: read %s: %w", what, o.rel(path), err)
+		return "", fmt.Errorf("%s: read %s: %w", what, f.core.Rel(path), err)
 	}
 	return string(data), nil
 }
@@ -218,7 +218,7 @@ func byteOffset(text string, starts []int, p protocol.Position, m client.Mapper)
 
 // write replaces each file's content with its new text atomically (see
 // replaceFiles).
-func (o *Orchestrator) write(files []fileEdit, what string) error {
+func (f *Features) write(files []fileEdit, what string) error {
 	return replaceFiles(files, what, os.Rename)
 }
 
@@ -295,26 +295,21 @@ const checkConcurrency = 8
 // server that has it open, and the others see the write through their
 // file watchers) and returns their diagnostics, with a note naming the
 // files not fully checked.
-func (o *Orchestrator) checkTouched(ctx context.Context, files []fileEdit, note string) (api.FileDiagnostics, string) {
+func (f *Features) checkTouched(ctx context.Context, files []fileEdit, note string) (api.FileDiagnostics, string) {
 	diags := api.FileDiagnostics{}
 	// Every server first gets the new text of each written file it has
 	// open (a header before the files that include it are checked): the
 	// barrier has the watcher pass the writes on, and each refresh re-sends
 	// them.
-	o.barrier(ctx)
-	for _, s := range o.liveSessions() {
-		if c := s.current(); c != nil {
-			s.refresh(ctx, c, "")
-		}
-	}
+	f.core.Refresh(ctx)
 	results := make([]api.CheckResult, len(files))
 	var wg conc.WaitGroup
 	slots := make(chan struct{}, checkConcurrency)
-	for i, f := range files {
+	for i, file := range files {
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			res, err := o.Check(ctx, api.CheckParams{FilePath: f.path})
+			res, err := f.core.Check(ctx, api.CheckParams{FilePath: file.path})
 			if err != nil {
 				res.Reason = err.Error()
 			}
@@ -322,7 +317,7 @@ func (o *Orchestrator) checkTouched(ctx context.Context, files []fileEdit, note 
 		})
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
-		o.log.Error("rename: check: panic", "panic", panicked.String())
+		f.log.Error("rename: check: panic", "panic", panicked.String())
 		note = api.JoinNotes(note, fmt.Sprintf("checking the changed files failed: internal error: %v", panicked.Value))
 	}
 	for i, res := range results {

@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 
 // chiLive copies bench/accuracy's chi into a new root and starts an
 // orchestrator on it.
-func chiLive(b *testing.B) *Orchestrator { return accuracyLive(b, "chi", "gopls") }
+func chiLive(b *testing.B) *Service { return accuracyLive(b, "chi", "gopls") }
 
 // accuracyLive copies a project of bench/accuracy into a new root and
 // starts an orchestrator on it.
-func accuracyLive(b *testing.B, project, binary string) *Orchestrator {
+func accuracyLive(b *testing.B, project, binary string) *Service {
 	servertest.Binary(b, binary)
 	root := filepath.Join(b.TempDir(), project)
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))); err != nil {
@@ -158,19 +158,19 @@ func measureOverhead(b *testing.B, tasks []overheadTask) {
 	b.ReportMetric(worst, "overhead-ms")
 }
 
-// positionIn is the client lspkit holds for file (opened) and the
+// positionIn is the client lspkit holds for file (Held) and the
 // position of sub (plus off) on its 1-based line.
-func positionIn(b *testing.B, o *Orchestrator, file string, line int, sub string, off int) (*client.Client, protocol.DocumentURI, protocol.Position) {
+func positionIn(b *testing.B, o *Service, file string, line int, sub string, off int) (*client.Client, protocol.DocumentURI, protocol.Position) {
 	op, err := o.open(context.Background(), file, protocol.HoverRequest.Method())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer op.done()
-	col := strings.Index(op.lines[line-1], sub)
+	defer op.Release()
+	col := strings.Index(op.Lines[line-1], sub)
 	if col < 0 {
 		b.Fatalf("%q not on %s:%d", sub, file, line)
 	}
-	return op.c, op.uri, protocol.Position{Line: uint32(line - 1), Character: uint32(col + off)}
+	return op.Client, op.URI, protocol.Position{Line: uint32(line - 1), Character: uint32(col + off)}
 }
 
 func benchTypeInfoKy(b *testing.B) {

@@ -1,4 +1,4 @@
-package orchestrator
+package features
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
@@ -107,13 +108,8 @@ func TestCodeActionsGoLive(t *testing.T) {
 	}
 }
 
-// loadedWait is the first-touch wait of the live tests here: a loaded
-// machine may start a server for longer than the default, and the answers
-// must then be complete all the same (scaled: servertest.Scale).
-var loadedWait = fmt.Sprintf(`,"firstTouchTimeout":%d`, servertest.Scale(90*time.Second).Milliseconds())
-
 // readIn returns the text of the file name under o's root.
-func readIn(t testing.TB, o *Orchestrator, name string) string {
+func readIn(t testing.TB, o *Service, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(o.Root(), name))
 	if err != nil {
@@ -315,7 +311,7 @@ func TestFixAllLive(t *testing.T) {
 
 // applyTitled lists the actions on line of file (of kinds, when given) and
 // applies the first whose title contains title; it returns the answer.
-func applyTitled(t *testing.T, o *Orchestrator, file string, line int, kinds []string, title string) api.RenameResult {
+func applyTitled(t *testing.T, o *Service, file string, line int, kinds []string, title string) api.RenameResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -378,7 +374,7 @@ func TestCodeActionsGoRefactorsLive(t *testing.T) {
 	if len(r.Diagnostics["a.go"]) != 0 {
 		t.Fatalf("after the fixes: %+v", r.Diagnostics)
 	}
-	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go", Severities: everySeverity}); !res.Checked || len(res.Diagnostics) != 0 {
+	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go", Severities: api.Severities}); !res.Checked || len(res.Diagnostics) != 0 {
 		t.Fatalf("a.go after the fixes: %+v\n%s", res, read())
 	}
 }
@@ -507,7 +503,7 @@ func BenchmarkFixAll(b *testing.B) {
 	}
 	broken := src.String()
 	root := b.TempDir()
-	writeFiles(b, root, map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true,"noUnusedLocals":true}}`, "a.ts": broken})
+	lsptest.WriteFiles(b, root, map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true,"noUnusedLocals":true}}`, "a.ts": broken})
 	o := liveIn(b, root, "")
 	ctx := context.Background()
 	// Each round's text is new to the server (a comment counts the
@@ -555,7 +551,7 @@ func BenchmarkFixAll(b *testing.B) {
 			b.Fatal(err)
 		}
 		server = append(server, time.Since(start))
-		ops[0].done()
+		ops[0].Release()
 	}
 	median := func(ds []time.Duration) float64 {
 		ds = slices.Clone(ds)

@@ -1,0 +1,103 @@
+// Package features answers the lspkit service contract's questions about
+// code — navigation, type information, symbol context, addressing by
+// name, code actions, renames, formatting and fix-all — over the
+// orchestrator's core, which owns the server processes and their
+// freshness. A feature reaches the core only through Core, the contract
+// docs/architecture.md writes down (TestOnlyTheCore enforces it), as
+// gopls's features (internal/golang) reach its state only through a
+// snapshot.
+package features
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/orchestrator"
+)
+
+// Core is what features ask of the orchestrator's core (see
+// orchestrator's contract.go): a file's servers held fresh, every running
+// server, a server again; checks; the read-your-writes barrier; paths and
+// files of the root; findings in the contract's shape; the configuration
+// and the log.
+type Core interface {
+	Hold(ctx context.Context, file string, text *string, method string, all bool) ([]orchestrator.Held, error)
+	HoldRunning(ctx context.Context, method string) ([]orchestrator.Held, string, error)
+	HoldAgain(ctx context.Context, c *client.Client) (orchestrator.Held, error)
+	Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error)
+	Refresh(ctx context.Context) string
+	Barrier(ctx context.Context) string
+	PastBarrier(ctx context.Context) context.Context
+	Root() string
+	Rel(path string) string
+	Resolve(file string) (string, error)
+	ReadFile(file string) (string, error)
+	Findings(server string, c *client.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic) []api.Diagnostic
+	Config() config.Config
+	Logger() *slog.Logger
+}
+
+var _ Core = (*orchestrator.Orchestrator)(nil)
+
+// Features answers the contract's questions about code over one
+// workspace's core.
+type Features struct {
+	core    Core
+	cfg     config.Config // the core's, read once
+	root    string
+	log     *slog.Logger
+	actions actionStore // the code actions listed, by id
+}
+
+// New returns the features over core.
+func New(core Core) *Features {
+	return &Features{core: core, cfg: core.Config(), root: core.Root(), log: core.Logger()}
+}
+
+// A Service is what the adapters (rpc, mcpserver, lspserver) serve: a
+// workspace's core, with its own answers (checks, diagnostics, reports,
+// status, lifecycle), and the features over it.
+type Service struct {
+	*orchestrator.Orchestrator
+	*Features
+}
+
+// NewService returns the service of o: o and the features over it.
+func NewService(o *orchestrator.Orchestrator) *Service {
+	return &Service{Orchestrator: o, Features: New(o)}
+}
+
+// Held is the core's hold of one server of a file.
+type Held = orchestrator.Held
+
+// open holds the first server of file that offers method (see Core.Hold).
+func (f *Features) open(ctx context.Context, file, method string) (Held, error) {
+	hs, err := f.core.Hold(ctx, file, nil, method, false)
+	if err != nil {
+		return Held{}, err
+	}
+	return hs[0], nil
+}
+
+// openServers holds every server of file that offers method (all), or
+// the first.
+func (f *Features) openServers(ctx context.Context, file, method string, all bool) ([]Held, error) {
+	return f.core.Hold(ctx, file, nil, method, all)
+}
+
+// inRoot reports whether path (absolute) is the root or inside it.
+func (f *Features) inRoot(path string) bool {
+	_, err := f.core.Resolve(path)
+	return err == nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,85 @@
+package orchestrator
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// The core's contract: what features (package features) and front ends
+// (lspkit lsp) ask of the orchestrator, beside its answers of its own
+// (checks, diagnostics, reports, status). docs/architecture.md lists it;
+// features hold it as an interface (features.Core) and reach nothing else.
+//
+//   - a file's servers, fresh, for a method: Hold, Recheck; a server by
+//     id: HoldServer; every running server: HoldRunning; one again:
+//     HoldAgain;
+//   - checks: Check, after writes Refresh;
+//   - read-your-writes: Barrier, PastBarrier;
+//   - paths and files: Root, Rel, Resolve, ReadFile;
+//   - a server's findings in the contract's shape: Findings;
+//   - the configuration and the log: Config, Logger.
+
+// Barrier returns once every change made on disk before it was called has
+// reached the servers (the workspace's file watcher flushed, see
+// barrier), with a note when it could not promise that.
+func (o *Orchestrator) Barrier(ctx context.Context) string { return o.barrier(ctx) }
+
+// PastBarrier is ctx marked as past the barrier: a question whose first
+// step (a lookup) passed it does not wait for it again.
+func (o *Orchestrator) PastBarrier(ctx context.Context) context.Context { return o.pastBarrier(ctx) }
+
+// Refresh passes the barrier and re-syncs every running server with the
+// disk: after a feature's own writes, before the files written are
+// checked. It returns the barrier's note.
+func (o *Orchestrator) Refresh(ctx context.Context) string {
+	note := o.barrier(ctx)
+	for _, s := range o.liveSessions() {
+		if c := s.current(); c != nil {
+			s.refresh(ctx, c, "")
+		}
+	}
+	return note
+}
+
+// Rel is path (absolute) relative to the root, slash-separated; a path
+// outside the root is returned as it is.
+func (o *Orchestrator) Rel(path string) string { return o.rel(path) }
+
+// Resolve is the absolute path of file (relative to the root, or absolute
+// within it), or the contract's error: no path, one too long, one outside
+// the root.
+func (o *Orchestrator) Resolve(file string) (string, error) {
+	if err := validPath("file", file); err != nil {
+		return "", err
+	}
+	abs, ok := o.resolve(file)
+	if !ok {
+		return "", o.outsideRoot(file)
+	}
+	return abs, nil
+}
+
+// ReadFile returns the text of a file of the root (see Resolve), within
+// the configured size limit.
+func (o *Orchestrator) ReadFile(file string) (string, error) {
+	abs, err := o.Resolve(file)
+	if err != nil {
+		return "", err
+	}
+	src, err := readSource(abs, o.maxFileBytes())
+	return src.text, err
+}
+
+// Findings turns a server's diagnostics for uri into the contract's
+// shape, as checks answer them; files outside the root or excluded have
+// none.
+func (o *Orchestrator) Findings(server string, c *client.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic) []api.Diagnostic {
+	return o.convert(server, c, uri, diags, "")
+}
+
+// Logger is the orchestrator's log.
+func (o *Orchestrator) Logger() *slog.Logger { return o.log }
