@@ -87,6 +87,11 @@ type Behavior struct {
 	// Loading, after initialized, begins work-done progress with this
 	// title and never ends it (a project load that never finishes).
 	Loading string
+	// Reanalyze, on the first workspace/didChangeWatchedFiles, begins
+	// work-done progress with this title and never ends it, as pyright
+	// leaves "1 file to analyze" open after a file it tracks is deleted,
+	// until the next change.
+	Reanalyze string
 	// Remember makes the server learn files only from
 	// workspace/didChangeWatchedFiles, as servers that read the disk do:
 	// handling an event, it reads each file the event names (a deleted
@@ -368,7 +373,17 @@ func (s *server) WorkspaceDidChangeWatchedFiles(_ context.Context, p *protocol.D
 	s.mu.Lock()
 	s.watchNotes++
 	s.watchEvents += len(p.Changes)
+	first := s.watchNotes == 1
 	s.mu.Unlock()
+	if first && s.b.Reanalyze != "" {
+		token := protocol.NewProgressTokenString("reanalyze")
+		begin, _ := json.Marshal(map[string]any{"kind": "begin", "title": s.b.Reanalyze})
+		go func() { // the client answers create while this notification's handler waits
+			if _, err := protocol.WorkDoneProgressCreateRequest.Call(context.Background(), s.conn, protocol.WorkDoneProgressCreateParams{Token: token}); err == nil {
+				protocol.ProgressNotification.Notify(context.Background(), s.conn, protocol.ProgressParams{Token: token, Value: begin})
+			}
+		}()
+	}
 	if !s.b.Remember {
 		return nil
 	}

@@ -58,6 +58,9 @@ type session struct {
 	// instead of each waiting again (a huge index, or a progress token a
 	// server never ends).
 	loadWaited bool
+	// loadedClient is the client last seen with no work-done progress
+	// running: its project has loaded once (see loaded).
+	loadedClient *client.Client
 	// pending: changes the watcher saw under the root that refresh has not
 	// acted on yet; statAll: compare every held document with the disk at
 	// the next refresh (the watcher missed or could not see changes).
@@ -965,23 +968,36 @@ func (s *session) stop(ctx context.Context) {
 
 // loaded waits, within timeout, until c has no work-done progress running
 // (its project loaded, its index built), and returns "" or a note saying
-// the answer may be incomplete. After one wait ran out, the next questions
+// the answer may be incomplete. Once c has been seen idle, later work
+// (re-analysis after a change) is waited for at most reloadWait: servers
+// answer from their current state meanwhile, and some leave such progress
+// open until their next change (pyright's "1 file to analyze" after a
+// file it tracked was deleted). After one wait ran out, the next questions
 // do not wait until the server is seen idle again.
 func (s *session) loaded(ctx context.Context, c *client.Client, timeout time.Duration) string {
 	if !c.Busy() {
 		s.mu.Lock()
-		s.loadWaited = false
+		s.loadWaited, s.loadedClient = false, c
 		s.mu.Unlock()
 		return ""
 	}
 	s.mu.Lock()
-	waited := s.loadWaited
+	waited, again := s.loadWaited, s.loadedClient == c
 	s.mu.Unlock()
+	if again {
+		timeout = min(timeout, reloadWait)
+	}
 	if !waited {
 		wctx, cancel := context.WithTimeout(ctx, timeout)
 		err := c.WaitIdle(wctx)
 		cancel()
-		if err == nil || ctx.Err() != nil {
+		if err == nil {
+			s.mu.Lock()
+			s.loadedClient = c
+			s.mu.Unlock()
+			return ""
+		}
+		if ctx.Err() != nil {
 			return ""
 		}
 		s.mu.Lock()
@@ -990,6 +1006,10 @@ func (s *session) loaded(ctx context.Context, c *client.Client, timeout time.Dur
 	}
 	return fmt.Sprintf("%s is still loading the project (%s); the answer may be incomplete", s.spec.ID, c.Loading())
 }
+
+// reloadWait bounds the wait for a server's work-done progress once its
+// project has loaded (see loaded).
+const reloadWait = 2 * time.Second
 
 // startSidecar starts the sidecar of the session's server, if it has one,
 // and returns it (nil without one).

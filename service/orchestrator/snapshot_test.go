@@ -370,3 +370,37 @@ func TestWorkspaceSymbolsSayMissing(t *testing.T) {
 		t.Fatalf("running servers for workspace symbols: %+v %q %v", held, note, err)
 	}
 }
+
+// TestReanalysisNotWaitedOut: once a server has loaded its project, work
+// it begins after a change (re-analysis) is waited for briefly, not for
+// the first touch's wait: a server that leaves such progress open (pyright
+// after a deletion) gets the question at once, with a note saying so.
+func TestReanalysisNotWaitedOut(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, map[string]string{"main.fk": "hello\n"}, lsptest.Config(`,"firstTouchTimeout":600000`, `"fake": `+lsptest.ServerEntry("fake")),
+		map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}, Reanalyze: "1 file to analyze"}})
+	begun := make(chan struct{}, 1)
+	stop := f.OnServerEvent(func(_ string, e client.Event) {
+		if e.Progress != nil {
+			select {
+			case begun <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer stop()
+	at := api.PositionParams{File: "main.fk", Line: 1, Character: 1}
+	if res, err := hover(t.Context(), f.Orchestrator, at); err != nil || res.Note != "" {
+		t.Fatalf("first hover: %+v %v", res, err)
+	}
+	f.awaitWatching(t)
+	lsptest.WriteFiles(t, f.root, map[string]string{"dep.fk": "new\n"})
+	<-begun
+	// Generous: the first touch's wait would be ten minutes.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res, err := hover(ctx, f.Orchestrator, at)
+	if err != nil || !strings.Contains(res.Note, "fake is still loading the project (1 file to analyze); the answer may be incomplete") {
+		t.Fatalf("hover during re-analysis: %+v %v", res, err)
+	}
+}
