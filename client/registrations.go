@@ -11,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-json-experiment/json"
 
+	"github.com/lspkit/lspkit/client/filewatch"
 	"github.com/lspkit/lspkit/protocol"
 )
 
@@ -175,13 +176,7 @@ func globMatches(g protocol.GlobPattern, path string) bool {
 		return !filepath.IsAbs(glob) && doublestar.MatchUnvalidated("**/"+glob, name)
 	}
 	rel, _ := g.AsRelativePattern()
-	var base protocol.URI
-	if f, ok := rel.BaseURI.AsWorkspaceFolder(); ok {
-		base = f.URI
-	} else {
-		base, _ = rel.BaseURI.AsURI()
-	}
-	dir, err := base.Path()
+	dir, err := filewatch.BaseURI(rel).Path()
 	if err != nil {
 		return false
 	}

@@ -71,12 +71,7 @@ func Patterns(root string, regs []protocol.Registration) ([]Pattern, []error) {
 				}
 			} else if rel, ok := w.GlobPattern.AsRelativePattern(); ok {
 				p.glob = string(rel.Pattern)
-				var uri protocol.URI
-				if f, ok := rel.BaseURI.AsWorkspaceFolder(); ok {
-					uri = f.URI
-				} else {
-					uri, _ = rel.BaseURI.AsURI()
-				}
+				uri := BaseURI(rel)
 				base, err := uri.Path()
 				if err != nil {
 					errs = append(errs, fmt.Errorf("registration %s: base %q: %w", r.ID, uri, err))
@@ -139,4 +134,14 @@ func scopeOf(p Pattern) watchScope {
 		depth = -1
 	}
 	return watchScope{base: base, depth: depth}
+}
+
+// BaseURI is the directory a relative pattern is relative to: its
+// workspace folder's, or its URI.
+func BaseURI(rel protocol.RelativePattern) protocol.URI {
+	if f, ok := rel.BaseURI.AsWorkspaceFolder(); ok {
+		return f.URI
+	}
+	uri, _ := rel.BaseURI.AsURI()
+	return uri
 }

@@ -269,3 +269,18 @@ func printable(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// setUp is what a serving command does first: its log (--log-level, else
+// def) and its configuration with the host's bootstrap; a failure is said
+// on stderr as the command's, and ok is false.
+func (c *common) setUp(command string, def slog.Level, stderr io.Writer) (log *slog.Logger, cfg config.Config, bootCfg jsontext.Value, ok bool) {
+	log, err := logger(c.logLevel, def, stderr)
+	if err == nil {
+		cfg, bootCfg, err = c.load()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", command, err)
+		return nil, config.Config{}, nil, false
+	}
+	return log, cfg, bootCfg, true
+}

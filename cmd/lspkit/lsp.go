@@ -47,14 +47,8 @@ func lspCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	c := &opts.common
-	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
-		return exitUsage
-	}
-	cfg, bootCfg, err := c.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit lsp: %v\n", err)
+	log, cfg, bootCfg, ok := c.setUp("lspkit lsp", slog.LevelWarn, stderr)
+	if !ok {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)

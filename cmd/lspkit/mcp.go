@@ -45,14 +45,8 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "lspkit mcp: unexpected argument %q (see lspkit --help)\n", fs.Arg(0))
 		return exitUsage
 	}
-	log, err := logger(c.logLevel, slog.LevelWarn, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
-		return exitUsage
-	}
-	cfg, bootCfg, err := c.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+	log, cfg, bootCfg, ok := c.setUp("lspkit mcp", slog.LevelWarn, stderr)
+	if !ok {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)

@@ -51,14 +51,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return exitUsage
 		}
 	}
-	log, err := logger(c.logLevel, slog.LevelInfo, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
-		return exitUsage
-	}
-	cfg, bootCfg, err := c.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "lspkit serve: %v\n", err)
+	log, cfg, bootCfg, ok := c.setUp("lspkit serve", slog.LevelInfo, stderr)
+	if !ok {
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)

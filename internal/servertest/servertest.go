@@ -144,3 +144,24 @@ func Gone(t testing.TB, pid int) {
 		time.Sleep(10 * time.Millisecond) // polling the process table: there is no event for another process's death
 	}
 }
+
+// LoadedWait is the lsp options' first-touch wait of a live test: a loaded
+// machine may start a server for longer than the default, and the answers
+// must then be complete all the same (scaled: Scale).
+var LoadedWait = fmt.Sprintf(`,"firstTouchTimeout":%d`, Scale(90*time.Second).Milliseconds())
+
+// LiveConfig is a live test's configuration document: autoInstall off, the
+// lsp options given (",key":value…), and unless they say otherwise the
+// waits a loaded machine needs (LoadedWait; a minute, scaled, for a
+// server's findings: pyright took over 3 s to answer for a workspace
+// folder added to it while a fresh clone's tests compiled beside it). A
+// live test asserts what the server answers, not how fast.
+func LiveConfig(options string) string {
+	if !strings.Contains(options, `"firstTouchTimeout"`) {
+		options = LoadedWait + options
+	}
+	if !strings.Contains(options, `"diagnosticTimeout"`) {
+		options = fmt.Sprintf(`,"diagnosticTimeout":%d`, Scale(60*time.Second).Milliseconds()) + options
+	}
+	return `{"lsp":{"autoInstall":false` + options + `}}`
+}

@@ -30,7 +30,7 @@ func TestCodeActionsGoLive(t *testing.T) {
 		"a.go":   "package demo\n\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
 		"b.go":   "package demo\n\nimport \"os\"\n\nfunc B() {}\n",
 		"c.go":   "package demo\nfunc  C( ) int {return 1}\n",
-	}, loadedWait)
+	}, servertest.LoadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	read := func(name string) string { return readIn(t, o, name) }
@@ -141,7 +141,7 @@ func TestCodeActionsTypeScriptESLintLive(t *testing.T) {
 		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"prefer-const\": \"error\" } }];\n",
 		"lib.ts":            "export function greeting(name: string): string {\n  return \"hello, \" + name;\n}\n",
 		"a.ts":              "let s = greeting(\"x\");\nexport { s };\n",
-	}, loadedWait)
+	}, servertest.LoadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	read := func() string { return readIn(t, o, "a.ts") }
@@ -232,7 +232,7 @@ func TestCodeActionsPyrightClangdLive(t *testing.T) {
 			if c.binary == "clangd" {
 				files["compile_flags.txt"] = "-xc\n-std=c11\n"
 			}
-			o := live(t, files, loadedWait+`,"includeSeverities":["error","warning"]`)
+			o := live(t, files, servertest.LoadedWait+`,"includeSeverities":["error","warning"]`)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			res := mustCheck(t, o, api.CheckParams{FilePath: c.file})
@@ -277,7 +277,7 @@ func TestFixAllLive(t *testing.T) {
 		"tsconfig.json":     `{"compilerOptions":{"strict":true}}`,
 		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"prefer-const\": \"error\" } }];\n",
 		"b.ts":              "let a = 1;\nlet b = 2;\nexport { a, b };\n",
-	}, loadedWait)
+	}, servertest.LoadedWait)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, f := range []struct {

@@ -3,8 +3,6 @@ package features
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -82,25 +80,12 @@ func live(t testing.TB, files map[string]string, options string) *Service {
 	return liveIn(t, root, options)
 }
 
-// liveIn starts a service over root with the configuration's lsp options
-// (autoInstall off), and unless they say otherwise the waits a loaded
-// machine needs (see loadedWait): a live test asserts what the server
-// answers, not how fast.
+// liveIn starts a service over root with a live test's configuration
+// (servertest.LiveConfig) and the lsp options given.
 func liveIn(t testing.TB, root, options string) *Service {
 	t.Helper()
-	if !strings.Contains(options, `"firstTouchTimeout"`) {
-		options = loadedWait + options
-	}
-	if !strings.Contains(options, `"diagnosticTimeout"`) {
-		options = fmt.Sprintf(`,"diagnosticTimeout":%d`, servertest.Scale(60*time.Second).Milliseconds()) + options
-	}
-	return start(t, root, `{"lsp":{"autoInstall":false`+options+`}}`, orchestrator.Options{})
+	return start(t, root, servertest.LiveConfig(options), orchestrator.Options{})
 }
-
-// loadedWait is the first-touch wait of the live tests here: a loaded
-// machine may start a server for longer than the default, and the answers
-// must then be complete all the same (scaled: servertest.Scale).
-var loadedWait = fmt.Sprintf(`,"firstTouchTimeout":%d`, servertest.Scale(90*time.Second).Milliseconds())
 
 func mustCheck(t testing.TB, o *Service, p api.CheckParams) api.CheckResult {
 	t.Helper()

@@ -48,29 +48,14 @@ func (h Held) Release() {
 	}
 }
 
-// open finds the first server for file that supports method for it, makes
-// sure it has the file (the open text, else the disk's) and returns it.
-func (o *Orchestrator) open(ctx context.Context, file, method string) (Held, error) {
-	ops, err := o.openServers(ctx, file, method, false)
-	if err != nil {
-		return Held{}, err
-	}
-	return ops[0], nil
-}
-
-// openServers is open for every server of file that supports method (all),
-// or the first: each returned holds its session until done.
-func (o *Orchestrator) openServers(ctx context.Context, file, method string, all bool) ([]Held, error) {
-	return o.openText(ctx, file, nil, method, all, false)
-}
-
-// openText is openServers with the file's text given (nil: the disk's)
-// and method "" for every server of the file:
-// each server returned holds that text for the file, its findings for it
-// settled, and the session held alone (as a check of given text) until
-// done. A given text needs no file on disk. recheck has the text checked
-// again even when the server has it already (something it depends on
-// changed).
+// openText finds the servers of file that support method for it ("":
+// every server of the file) — every one (all), or the first — and makes
+// sure each has the file's text given (nil: the open text, else the
+// disk's): each returned holds that text for the file, its findings for
+// it settled, and the session held (alone, for a given text, as a check
+// of given text) until released. A given text needs no file on disk.
+// recheck has the text checked again even when the server has it already
+// (something it depends on changed).
 func (o *Orchestrator) openText(ctx context.Context, file string, given *string, method string, all, recheck bool) ([]Held, error) {
 	if err := validPath("file", file); err != nil {
 		return nil, err

@@ -27,24 +27,11 @@ func live(t testing.TB, files map[string]string, options string) *Orchestrator {
 	return liveIn(t, root, options)
 }
 
-// liveIn starts an orchestrator over root with the configuration's lsp
-// options (autoInstall off). Unless the options say otherwise, the first
-// touch of a server and its answers may take as long as they do on a
-// loaded CI machine (a server starting beside a dozen others on two cores
-// took over 10 s): a live test asserts what the server answers, not how
-// fast.
+// liveIn starts an orchestrator over root with a live test's
+// configuration (servertest.LiveConfig) and the lsp options given.
 func liveIn(t testing.TB, root, options string) *Orchestrator {
 	t.Helper()
-	if !strings.Contains(options, `"firstTouchTimeout"`) {
-		options = loadedWait + options
-	}
-	if !strings.Contains(options, `"diagnosticTimeout"`) {
-		// Likewise a server's answer on a loaded machine: pyright took
-		// over 3 s to answer for a workspace folder added to it while a
-		// fresh clone's tests compiled beside it.
-		options = fmt.Sprintf(`,"diagnosticTimeout":%d`, servertest.Scale(60*time.Second).Milliseconds()) + options
-	}
-	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false`+options+`}}`), "test")
+	cfg, err := config.Parse([]byte(servertest.LiveConfig(options)), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +42,6 @@ func liveIn(t testing.TB, root, options string) *Orchestrator {
 	t.Cleanup(func() { o.Shutdown(context.Background()) })
 	return o
 }
-
-// loadedWait is the first-touch wait of the live tests here: a loaded
-// machine may start a server for longer than the default, and the answers
-// must then be complete all the same (scaled: servertest.Scale).
-var loadedWait = fmt.Sprintf(`,"firstTouchTimeout":%d`, servertest.Scale(90*time.Second).Milliseconds())
 
 func mustCheck(t testing.TB, o *Orchestrator, p api.CheckParams) api.CheckResult {
 	t.Helper()
