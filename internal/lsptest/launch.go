@@ -95,6 +95,20 @@ func (l *Launcher) Open() []protocol.DocumentURI {
 	return out
 }
 
+// OpenOnce returns the documents the fake servers hold once they have
+// read the closes sent to them (notifications, taken in their own time):
+// when n are open, or after 10 s.
+func (l *Launcher) OpenOnce(n int) []protocol.DocumentURI {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		uris := l.Open()
+		if len(uris) == n || time.Now().After(deadline) {
+			return uris
+		}
+		<-time.After(10 * time.Millisecond)
+	}
+}
+
 // eachServer calls fn for each fake server launched, under the launcher's
 // lock and the server's.
 func (l *Launcher) eachServer(fn func(p *Proc)) {

@@ -40,3 +40,24 @@ func ServerEntry(behavior string, extensions ...string) string {
 func Config(extra string, servers ...string) string {
 	return `{"lsp":{"autoInstall":false` + extra + `,"servers":{` + strings.Join(servers, ",") + `}}}`
 }
+
+// ImportingEntry is ServerEntry for a server whose dependents lspkit
+// finds by reading Python-style imports in its .fk files.
+func ImportingEntry(behavior string) string {
+	return strings.Replace(ServerEntry(behavior), `"impact": "self"`, `"impact": "pythonImports"`, 1)
+}
+
+// Dependents is a project of lib.fk, alone.fk (an error, no import) and n
+// files a.fk, b.fk, … that import lib, each with an error line when
+// broken.
+func Dependents(n int, broken bool) map[string]string {
+	files := map[string]string{"lib.fk": "fine\n", "alone.fk": "ERROR not a dependent\n"}
+	for i := range n {
+		text := "import lib\nfine\n"
+		if broken {
+			text = "import lib\nERROR broken by lib\n"
+		}
+		files[string(rune('a'+i))+".fk"] = text
+	}
+	return files
+}

@@ -92,6 +92,14 @@ func NotFound(file string, err error) *transport.Error {
 	return transport.WrapError(CodeNotFound, fmt.Sprintf("no such file: %s", file), err)
 }
 
+// Plural picks one for n == 1 and many otherwise, for answers' text.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // JoinNotes joins an answer's notes into one, "; " between them, leaving
 // out empty ones and repeats of the note so far.
 func JoinNotes(a string, more ...string) string {

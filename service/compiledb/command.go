@@ -1,7 +1,9 @@
 package compiledb
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -121,4 +123,44 @@ func Overlay(dir string, headers map[string]string) (string, error) {
 	}
 	path := filepath.Join(dir, "overlay.yaml")
 	return path, os.WriteFile(path, yaml, 0o600)
+}
+
+// A Server takes compile commands for files (client.Client, of clangd).
+type Server interface {
+	SetCompileCommands(ctx context.Context, commands map[string]client.CompileCommand) error
+}
+
+// OverlayHeaders gives each of files, on server, its command from db with
+// -ivfsoverlay: a virtual file system, written into a new temporary
+// directory, that puts headers' texts (by absolute path) where the
+// headers are. It returns restore, which gives the files their commands
+// back and removes the directory, and the files db has no command for
+// (left as they were).
+func OverlayHeaders(ctx context.Context, server Server, db []Entry, headers map[string]string, files []string) (restore func(ctx context.Context) error, without []string, err error) {
+	dir, err := os.MkdirTemp("", "lspkit-whatif-")
+	if err != nil {
+		return nil, nil, err
+	}
+	vfs, err := Overlay(dir, headers)
+	if err != nil {
+		return nil, nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	original, overlaid := map[string]client.CompileCommand{}, map[string]client.CompileCommand{}
+	for _, f := range files {
+		cmd, ok := CommandFor(db, f)
+		if !ok {
+			without = append(without, f)
+			continue
+		}
+		original[f] = cmd
+		over := cmd
+		over.CompilationCommand = slices.Insert(slices.Clone(cmd.CompilationCommand), 1, "-ivfsoverlay", vfs)
+		overlaid[f] = over
+	}
+	if err := server.SetCompileCommands(ctx, overlaid); err != nil {
+		return nil, nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	return func(ctx context.Context) error {
+		return errors.Join(server.SetCompileCommands(ctx, original), os.RemoveAll(dir))
+	}, without, nil
 }

@@ -1,6 +1,7 @@
 // Package features answers the lspkit service contract's questions about
 // code — navigation, type information, symbol context, addressing by
-// name, code actions, renames, formatting and fix-all — over the
+// name, code actions, renames, formatting and fix-all — and its reports
+// and sweeps of findings, over the
 // orchestrator's core, which owns the server processes and their
 // freshness. A feature reaches the core only through Core, the contract
 // docs/architecture.md writes down (TestOnlyTheCore enforces it), as
@@ -11,6 +12,7 @@ package features
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
@@ -21,21 +23,31 @@ import (
 
 // Core is what features ask of the orchestrator's core (see
 // orchestrator's contract.go): a file's servers held fresh, every running
-// server, a server again; checks; the read-your-writes barrier; paths and
-// files of the root; findings in the contract's shape; the configuration
-// and the log.
+// server, a server again; checks, of a file or of files as on disk; the
+// read-your-writes barrier; the servers' findings, merged, and what a
+// caller was shown; paths and files of the root; the configuration and
+// the log.
 type Core interface {
 	Hold(ctx context.Context, file string, text *string, method string, all bool) ([]orchestrator.Held, error)
 	HoldRunning(ctx context.Context, method string) ([]orchestrator.Held, string, error)
 	HoldAgain(ctx context.Context, c *client.Client) (orchestrator.Held, error)
 	Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error)
 	Refresh(ctx context.Context) string
+	ServersOf(path string) []orchestrator.Serving
+	CheckOnDisk(ctx context.Context, sv orchestrator.Serving, files []string, advance func(n int)) ([]api.Diagnostic, []string, string)
 	Barrier(ctx context.Context) string
 	PastBarrier(ctx context.Context) context.Context
+	Epoch() uint64
+	SettleAfter(ctx context.Context, epoch uint64, wait time.Duration)
+	Diagnostics() api.FileDiagnostics
+	CurrentDiagnostics(ctx context.Context) (api.FileDiagnostics, error)
+	Merge(in []api.Diagnostic, severities []string) []api.Diagnostic
+	ShowFindings(ctx context.Context, file string, current []api.Diagnostic, delta bool) ([]api.Diagnostic, int)
 	Root() string
 	Rel(path string) string
 	Resolve(file string) (string, error)
 	ReadFile(file string) (string, error)
+	Skipped(path string, dir bool) bool
 	Findings(server string, c *client.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic) []api.Diagnostic
 	Config() config.Config
 	Logger() *slog.Logger

@@ -1,8 +1,9 @@
-// Package impact finds the files a change to other files may break, where
-// the language server cannot say: the Python modules that import a
-// changed module, the C and C++ files that include a changed header. It
-// is the named last resort of lspkit's impact (see docs/impact.md); Go and
-// TypeScript dependents come from the servers themselves.
+// Package impact finds the files a change to other files may break: as
+// the server knows them (gopls's references to a package clause,
+// tsserver's importers of a file), or, where the server cannot say, by
+// the named last resort of reading source — the Python modules that
+// import a changed module, the C and C++ files that include a changed
+// header (see docs/impact.md). The core checks what it finds.
 //
 // A Scanner reads the files it is given and keeps what it found by file,
 // modification time and size, so a scan of an unchanged tree reads

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lspkit/lspkit/service/api"
-	"github.com/lspkit/lspkit/service/orchestrator"
+	"github.com/lspkit/lspkit/service/features"
 )
 
 // The checking tools: lsp_check_file (with a change's impact),
@@ -57,7 +57,7 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 		b.WriteString(res.Note + "\n")
 	}
 	if res.Repeated > 0 {
-		fmt.Fprintf(&b, "(%d %s shown before %s still there)\n", res.Repeated, plural(res.Repeated, "finding", "findings"), plural(res.Repeated, "is", "are"))
+		fmt.Fprintf(&b, "(%d %s shown before %s still there)\n", res.Repeated, api.Plural(res.Repeated, "finding", "findings"), api.Plural(res.Repeated, "is", "are"))
 	}
 	for _, s := range res.Servers {
 		fmt.Fprintf(&b, "[%s: %s in %d ms%s]\n", s.ID, s.Verdict, s.MS, prefixed(s.Reason))
@@ -85,15 +85,15 @@ func renderImpact(b *strings.Builder, imp *api.Impact) {
 			renderDiagnostics(b, f.Diagnostics)
 			continue
 		}
-		fmt.Fprintf(b, "%s: %d %s, the first at line %d: %s\n", f.File, len(f.Diagnostics), plural(len(f.Diagnostics), "finding", "findings"), f.Diagnostics[0].Line, api.FeedbackMessage(f.Diagnostics[0].Message))
+		fmt.Fprintf(b, "%s: %d %s, the first at line %d: %s\n", f.File, len(f.Diagnostics), api.Plural(len(f.Diagnostics), "finding", "findings"), f.Diagnostics[0].Line, api.FeedbackMessage(f.Diagnostics[0].Message))
 	}
 	switch {
 	case !imp.Complete:
 		fmt.Fprintf(b, "not every file that depends on the change was checked (%d checked): %s\n", imp.Checked, imp.Reason)
 	case len(imp.Files) == 0:
-		fmt.Fprintf(b, "%d %s that %s on the change checked: none has findings\n", imp.Checked, plural(imp.Checked, "file", "files"), plural(imp.Checked, "depends", "depend"))
+		fmt.Fprintf(b, "%d %s that %s on the change checked: none has findings\n", imp.Checked, api.Plural(imp.Checked, "file", "files"), api.Plural(imp.Checked, "depends", "depend"))
 	default:
-		fmt.Fprintf(b, "(%d %s that %s on the change checked)\n", imp.Checked, plural(imp.Checked, "file", "files"), plural(imp.Checked, "depends", "depend"))
+		fmt.Fprintf(b, "(%d %s that %s on the change checked)\n", imp.Checked, api.Plural(imp.Checked, "file", "files"), api.Plural(imp.Checked, "depends", "depend"))
 	}
 }
 
@@ -160,7 +160,7 @@ type WorkspaceDiagnosticsInput struct {
 
 func (m *mcpTools) workspaceDiagnostics(ctx context.Context, req *mcp.CallToolRequest, in WorkspaceDiagnosticsInput) (*mcp.CallToolResult, api.SweepResult, error) {
 	if token := req.Params.GetProgressToken(); token != nil {
-		ctx = orchestrator.WithProgress(ctx, func(done, total int, message string) {
+		ctx = features.WithProgress(ctx, func(done, total int, message string) {
 			// Progress is a courtesy: a client that cannot take it
 			// still gets the answer.
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(done), Total: float64(total), Message: message})

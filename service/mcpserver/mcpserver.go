@@ -313,7 +313,7 @@ func (m *mcpTools) editText(res api.RenameResult) string {
 	if res.Applied {
 		state = "applied"
 	}
-	fmt.Fprintf(&b, "%d %s in %d %s, %s\n", res.Edits, plural(res.Edits, "edit", "edits"), res.Files, plural(res.Files, "file", "files"), state)
+	fmt.Fprintf(&b, "%d %s in %d %s, %s\n", res.Edits, api.Plural(res.Edits, "edit", "edits"), res.Files, api.Plural(res.Files, "file", "files"), state)
 	lines := strings.SplitAfter(res.Diff, "\n")
 	if len(lines) > maxDiffLines {
 		b.WriteString(strings.Join(lines[:maxDiffLines], ""))
@@ -484,14 +484,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// plural picks the singular for n == 1.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func pidPart(pid int) string {

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync/atomic"
 )
 
@@ -33,7 +32,7 @@ func (o *Orchestrator) Attach(ctx context.Context, notes ...string) (callerCtx c
 	c := &caller{id: id, ctx: ctx, notes: notes}
 	return context.WithValue(ctx, callerKey{}, c), func() {
 		cancel()
-		o.shown.forget(id + "\x00")
+		o.shown.Forget(id + "\x00")
 	}
 }
 
@@ -64,15 +63,4 @@ func callerOf(ctx context.Context) string {
 // shownKey is the record of what file's checks showed ctx's caller.
 func shownKey(ctx context.Context, file string) string {
 	return callerOf(ctx) + "\x00" + file
-}
-
-// forget drops the records whose key starts with prefix.
-func (s *shownFindings) forget(prefix string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k := range s.files {
-		if strings.HasPrefix(k, prefix) {
-			delete(s.files, k)
-		}
-	}
 }

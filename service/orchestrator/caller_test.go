@@ -82,7 +82,7 @@ func TestDeltaPerCaller(t *testing.T) {
 	if res := check(a2); len(res.Diagnostics) != 1 {
 		t.Fatalf("a new caller's first check: %+v", res)
 	}
-	if n := len(f.shown.files); n != 2 {
+	if n := f.shown.Len(); n != 2 {
 		t.Errorf("%d records kept; want 2 (b's and the new caller's; the detached one's forgotten)", n)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/findings"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -33,7 +33,7 @@ import (
 func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
 	res, err := o.check(ctx, p)
 	if err == nil && res.Checked {
-		res.Diagnostics, res.Repeated = o.shown.update(shownKey(ctx, o.fileKey(p.FilePath)), res.Diagnostics, p.Delta)
+		res.Diagnostics, res.Repeated = o.shown.Update(shownKey(ctx, o.fileKey(p.FilePath)), res.Diagnostics, p.Delta)
 	}
 	return res, err
 }
@@ -152,7 +152,7 @@ func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, group
 		}
 		impacts = append(impacts, part.impact)
 	}
-	res.Diagnostics = o.merge(diags, p.Severities)
+	res.Diagnostics = o.Merge(diags, p.Severities)
 	res.Checked, res.Reason = verdictOf(res.Servers)
 	res.Impact = o.joinImpact(impacts, p.Severities)
 	if res.Impact == nil && want == impactAlways {
@@ -440,41 +440,14 @@ func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Cl
 	return &part
 }
 
-// merge keeps the severities asked for (none: the configured ones), drops
-// duplicates (file, range and message) and sorts by file, line and column.
-func (o *Orchestrator) merge(in []api.Diagnostic, severities []string) []api.Diagnostic {
+// Merge keeps the severities asked for (none: the configured ones), drops
+// duplicates (file, range and message) and sorts by file, line and column
+// (findings.Merge).
+func (o *Orchestrator) Merge(in []api.Diagnostic, severities []string) []api.Diagnostic {
 	if len(severities) == 0 {
 		severities = o.cfg.IncludeSeverities
 	}
-	type key struct {
-		file         string
-		l, c, el, ec int
-		message      string
-	}
-	seen := map[key]bool{}
-	out := []api.Diagnostic{}
-	for _, d := range in {
-		if !slices.Contains(severities, d.Severity) {
-			continue
-		}
-		k := key{d.File, d.Line, d.Character, d.EndLine, d.EndCharacter, d.Message}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, d)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Character < b.Character
-	})
-	return out
+	return findings.Merge(in, severities)
 }
 
 // convert turns a client's diagnostics for uri into the contract's shape.
@@ -495,57 +468,7 @@ func (o *Orchestrator) convert(server string, c *client.Client, uri protocol.Doc
 			text = string(data)
 		}
 	}
-	lines := strings.Split(text, "\n")
-	m := c.Mapper()
-	file := o.rel(path)
-	out := make([]api.Diagnostic, 0, len(diags))
-	for _, d := range diags {
-		l, ch := m.Place(lines, d.Range.Start)
-		el, ech := m.Place(lines, d.Range.End)
-		out = append(out, api.Diagnostic{
-			File: file, Line: l, Character: ch, EndLine: el, EndCharacter: ech,
-			Severity: severityName(d.Severity),
-			Message:  client.MessageText(d),
-			Code:     code(d.Code),
-			Source:   deref(d.Source),
-			Server:   server,
-		})
-	}
-	return out
-}
-
-// severityName is the contract's name for an LSP severity; a diagnostic
-// without one counts as an error.
-func severityName(s *protocol.DiagnosticSeverity) string {
-	if s == nil {
-		return "error"
-	}
-	switch *s {
-	case protocol.DiagnosticSeverityWarning:
-		return "warning"
-	case protocol.DiagnosticSeverityInformation:
-		return "info"
-	case protocol.DiagnosticSeverityHint:
-		return "hint"
-	}
-	return "error"
-}
-
-func code(c protocol.IntegerOrString) any {
-	if n, ok := c.AsInteger(); ok {
-		return n
-	}
-	if s, ok := c.AsString(); ok {
-		return s
-	}
-	return nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
+	return findings.Convert(server, c.Mapper(), o.rel(path), text, diags)
 }
 
 // projectErrors returns the error findings c holds for the project files

@@ -18,7 +18,7 @@ func (o *Orchestrator) compileCommandsArgs(spec *registry.Spec, root string) []s
 		return nil
 	}
 	dir := o.compileCommandsDir(root)
-	if err := compiledb.Synthesize(root, dir, o.skipped); err != nil {
+	if err := compiledb.Synthesize(root, dir, o.Skipped); err != nil {
 		o.log.Warn("synthesize a compilation database", "root", root, "err", err)
 		return nil
 	}

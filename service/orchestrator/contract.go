@@ -17,10 +17,13 @@ import (
 //   - a file's servers, fresh, for a method: Hold, Recheck; a server by
 //     id: HoldServer; every running server: HoldRunning; one again:
 //     HoldAgain;
-//   - checks: Check, after writes Refresh;
+//   - checks: Check, after writes Refresh; files as on disk on one
+//     server: ServersOf, CheckOnDisk;
 //   - read-your-writes: Barrier, PastBarrier;
-//   - paths and files: Root, Rel, Resolve, ReadFile;
-//   - a server's findings in the contract's shape: Findings;
+//   - the servers' findings: Epoch, SettleAfter, Diagnostics,
+//     CurrentDiagnostics; one server's in the contract's shape: Findings;
+//     findings merged: Merge; what a caller was shown: ShowFindings;
+//   - paths and files: Root, Rel, Resolve, ReadFile, Skipped;
 //   - the configuration and the log: Config, Logger.
 
 // Barrier returns once every change made on disk before it was called has
@@ -79,6 +82,21 @@ func (o *Orchestrator) ReadFile(file string) (string, error) {
 // none.
 func (o *Orchestrator) Findings(server string, c *client.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic) []api.Diagnostic {
 	return o.convert(server, c, uri, diags, "")
+}
+
+// ShowFindings records that ctx's caller is shown file's findings now
+// (file relative to the root), and returns those to show: with delta,
+// only those the previous check or report of the file did not show, with
+// the number left out.
+func (o *Orchestrator) ShowFindings(ctx context.Context, file string, current []api.Diagnostic, delta bool) ([]api.Diagnostic, int) {
+	return o.shown.Update(shownKey(ctx, file), current, delta)
+}
+
+// Skipped reports whether the configuration excludes path (a walk's
+// skip, see impact.Walk).
+func (o *Orchestrator) Skipped(path string, _ bool) bool {
+	_, excluded := o.excluded(path)
+	return excluded
 }
 
 // Logger is the orchestrator's log.

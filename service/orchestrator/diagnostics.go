@@ -36,7 +36,7 @@ func (o *Orchestrator) Diagnostics() api.FileDiagnostics {
 		}
 	}
 	out := api.FileDiagnostics{}
-	for _, d := range o.merge(all, nil) {
+	for _, d := range o.Merge(all, nil) {
 		out[d.File] = append(out[d.File], d)
 	}
 	return out
@@ -59,10 +59,10 @@ func (o *Orchestrator) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAf
 	}
 	o.waitHolds(ctx)
 	o.barrier(ctx)
-	o.settleAfter(ctx, p.AfterEpoch, wait)
+	o.SettleAfter(ctx, p.AfterEpoch, wait)
 	out := o.Diagnostics()
 	for _, f := range o.impactSince(ctx, p.AfterEpoch).Files {
-		out[f.File] = o.merge(append(out[f.File], f.Diagnostics...), nil)
+		out[f.File] = o.Merge(append(out[f.File], f.Diagnostics...), nil)
 	}
 	return out, nil
 }
@@ -125,13 +125,13 @@ func (o *Orchestrator) impactSince(ctx context.Context, epoch uint64) api.Impact
 func (o *Orchestrator) CurrentDiagnostics(ctx context.Context) (api.FileDiagnostics, error) {
 	before := o.Epoch()
 	o.RefreshFromDisk(ctx)
-	o.settleAfter(ctx, before, o.cfg.DiagnosticTimeout)
+	o.SettleAfter(ctx, before, o.cfg.DiagnosticTimeout)
 	return o.Diagnostics(), nil
 }
 
-// settleAfter waits, at most wait, until every session sent a change after
+// SettleAfter waits, at most wait, until every session sent a change after
 // epoch has settled.
-func (o *Orchestrator) settleAfter(ctx context.Context, epoch uint64, wait time.Duration) {
+func (o *Orchestrator) SettleAfter(ctx context.Context, epoch uint64, wait time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var wg conc.WaitGroup

@@ -387,26 +387,6 @@ func TestStatusIdle(t *testing.T) {
 	}
 }
 
-// TestReportWrite: a write report lists the file and the other files the
-// servers reported on.
-func TestReportWrite(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, map[string]string{"a.fk": "ERROR a\n", "b.fk": "ERROR b\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
-	f.check(t, api.CheckParams{FilePath: "b.fk"})
-	rep, err := f.Report(context.Background(), api.ReportParams{FilePath: "a.fk", Mode: "write"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "LSP errors detected in this file, please fix:\n<diagnostics file=\"a.fk\">\nERROR [1:1] error on line 1\n</diagnostics>\n\n" +
-		"LSP errors detected in other files:\n<diagnostics file=\"b.fk\">\nERROR [1:1] error on line 1\n</diagnostics>\n"
-	if rep.Text != want {
-		t.Fatalf("report:\n%s\nwant:\n%s", rep.Text, want)
-	}
-	if _, err := f.Report(context.Background(), api.ReportParams{FilePath: "a.fk", Mode: "both"}); !isCode(err, transport.CodeInvalidParams) || !strings.Contains(err.Error(), "mode") {
-		t.Fatalf("bad mode: %v", err)
-	}
-}
-
 // TestCannotStartSaidAtOnce: a server that exits at start the same way
 // twice is unavailable with the line it wrote as the reason — tried twice,
 // not restarted with backoff under the crash policy.

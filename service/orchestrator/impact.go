@@ -2,12 +2,7 @@ package orchestrator
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -77,7 +72,7 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 			for _, w := range without {
 				names = append(names, s.o.rel(w))
 			}
-			part.incomplete = append(part.incomplete, fmt.Sprintf("%s: no compile command to give the what-if's headers to %s, so %s not checked", s.spec.ID, listSome(names, 5), plural(len(names), "it was", "they were")))
+			part.incomplete = append(part.incomplete, fmt.Sprintf("%s: no compile command to give the what-if's headers to %s, so %s not checked", s.spec.ID, listSome(names, 5), api.Plural(len(names), "it was", "they were")))
 			deps = slices.DeleteFunc(deps, func(d string) bool { return slices.Contains(without, d) })
 		}
 	}
@@ -132,222 +127,18 @@ func listSome(names []string, n int) string {
 }
 
 // dependents returns the files under the root that depend on files, as
-// s's server knows them (or, the named last resort, as lspkit reads them),
-// in ascending order, each one s's server serves, none of files, and how
-// they were found.
+// s's server knows them (see impact.Scanner.DependentsOf), and how they
+// were found.
 func (s *session) dependents(ctx context.Context, c *client.Client, files []checkFile) ([]string, string, error) {
-	changed := map[string]bool{}
-	var paths []string
+	q := impact.Query{Spec: s.spec, Server: c, RootOf: s.rootOf, Skip: s.o.Skipped, Rel: s.o.rel,
+		Keep: func(p string) bool {
+			_, excluded := s.o.excluded(p)
+			return within(s.o.root, p) && !excluded
+		}}
 	for _, f := range files {
-		changed[f.abs] = true
-		paths = append(paths, f.abs)
+		q.Changes = append(q.Changes, impact.Change{Path: f.abs, Text: f.src.text})
 	}
-	var found []string
-	var how string
-	switch s.spec.Impact {
-	case registry.ImpactSelf:
-		return nil, "", nil
-	case registry.ImpactPackageReferences:
-		how = "references to the package clause"
-		for _, f := range files {
-			uri, err := protocol.FileURI(f.abs)
-			if err != nil {
-				return nil, how, err
-			}
-			deps, err := c.PackageDependents(ctx, uri, f.src.text)
-			if err != nil {
-				return nil, how, fmt.Errorf("the files that depend on %s could not be found: %w", s.o.rel(f.abs), err)
-			}
-			found = append(found, deps...)
-			// The other files of its package: a Go package is a
-			// directory (gopls answers with the importers' files).
-			dir := filepath.Dir(f.abs)
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if strings.HasSuffix(e.Name(), ".go") {
-					found = append(found, filepath.Join(dir, e.Name()))
-				}
-			}
-		}
-	case registry.ImpactFileReferences:
-		how = "tsserver's fileReferences"
-		var err error
-		if found, err = s.fileDependents(ctx, c, paths); err != nil {
-			return nil, how, err
-		}
-	case registry.ImpactPythonImports, registry.ImpactIncludes:
-		how = "lspkit's reading of " + map[string]string{registry.ImpactPythonImports: "import statements", registry.ImpactIncludes: "#include directives"}[s.spec.Impact]
-		// Each root of the server's that holds a changed file (one
-		// process may serve several as workspace folders).
-		roots := map[string][]string{}
-		for _, p := range paths {
-			r := s.rootOf(p)
-			roots[r] = append(roots[r], p)
-		}
-		for _, root := range slices.Sorted(maps.Keys(roots)) {
-			var all []string
-			complete := impact.Walk(root, maxWalkEntries, s.o.skipped, func(path string) bool {
-				if s.spec.Serves(path) {
-					all = append(all, path)
-				}
-				return true
-			})
-			if !complete {
-				return nil, how, fmt.Errorf("the tree under %s has more than %d entries: its dependents were not looked for", s.o.rel(root), maxWalkEntries)
-			}
-			found = append(found, s.o.scanner.Dependents(impact.Kind(s.spec.Impact), root, all, roots[root])...)
-		}
-	default:
-		return nil, "", errors.New("lspkit knows no way to find the files that depend on a file for this server, so files a change breaks elsewhere are not reported")
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range found {
-		if seen[p] || changed[p] || !within(s.o.root, p) || !s.spec.Serves(p) {
-			continue
-		}
-		seen[p] = true
-		if _, excluded := s.o.excluded(p); excluded {
-			continue
-		}
-		if info, err := os.Stat(p); err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out, how, nil
-}
-
-// maxWalkEntries bounds the entries looked at to find a tree's files.
-const maxWalkEntries = 200000
-
-// skipped reports whether the configuration excludes path.
-func (o *Orchestrator) skipped(path string, _ bool) bool {
-	_, excluded := o.excluded(path)
-	return excluded
-}
-
-// reExport finds an export … from '…' statement: a file that has one passes
-// what it imports on to its own importers.
-var reExport = regexp.MustCompile(`(?m)^\s*export\s+(?:\*|type\s+\{|\{)[^;]*?\bfrom\s+['"]`)
-
-// fileDependents asks tsserver for the importers of paths, and of the
-// importers that re-export (a barrel index.ts), until no new file turns
-// up.
-func (s *session) fileDependents(ctx context.Context, c *client.Client, paths []string) ([]string, error) {
-	seen := map[string]bool{}
-	for _, p := range paths {
-		seen[p] = true
-	}
-	var out []string
-	for frontier := paths; len(frontier) > 0; {
-		var next []string
-		for _, p := range frontier {
-			deps, err := c.FileDependents(ctx, p)
-			if err != nil {
-				return nil, err
-			}
-			for _, d := range deps {
-				if seen[d] {
-					continue
-				}
-				seen[d] = true
-				out = append(out, d)
-				if data, err := os.ReadFile(d); err == nil && reExport.Match(data) {
-					next = append(next, d)
-				}
-			}
-		}
-		frontier = next
-	}
-	return out, nil
-}
-
-// checkDependent brings path to c as it is on disk, waits for its
-// findings within ctx and closes it again unless it was open before; it
-// returns the findings, and why the server did not settle on them ("" when
-// it did; errLate when it ran out of time).
-func (s *session) checkDependent(ctx context.Context, c *client.Client, path string) ([]api.Diagnostic, error) {
-	uri, err := protocol.FileURI(path)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	_, wasOpen := s.changes[uri]
-	s.mu.Unlock()
-	src, err := readSource(path, s.o.maxFileBytes())
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s %w", s.o.rel(path), err)
-	case binary([]byte(src.text)):
-		return nil, fmt.Errorf("%s is a binary file", s.o.rel(path))
-	}
-	a, err := s.diagnose(ctx, c, path, s.spec.LanguageID(path), src)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, client.ErrDocumentBusy) {
-			return nil, errLate
-		}
-		return nil, fmt.Errorf("%s: %w", s.o.rel(path), err)
-	}
-	diags := s.o.convert(s.spec.ID, c, a.URI, a.Diagnostics, src.text)
-	if !wasOpen {
-		s.closeDocument(c, uri, path)
-	}
-	switch a.Settle {
-	case client.Settled:
-		return diags, nil
-	case client.TimedOut:
-		return diags, errLate
-	case client.ServerGone:
-		return diags, fmt.Errorf("%s: the server is gone: %s", s.o.rel(path), c.Status().Reason)
-	}
-	return diags, fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
-}
-
-// errLate says a file was not checked in the time there was.
-var errLate = errors.New("not checked in time")
-
-// lateOrFailed sorts the files a batch did not check into those out of
-// time (late, by name) and the others (failed, by reason).
-type lateOrFailed struct {
-	late, failed []string
-}
-
-func (l *lateOrFailed) add(rel string, err error) {
-	if errors.Is(err, errLate) {
-		l.late = append(l.late, rel)
-	} else {
-		l.failed = append(l.failed, err.Error())
-	}
-}
-
-// reasons says, in clauses, which files were not checked and why, of
-// total, after ms milliseconds.
-func (l *lateOrFailed) reasons(id string, total int, ms int64, what string) []string {
-	var out []string
-	if len(l.late) > 0 {
-		slices.Sort(l.late)
-		out = append(out, fmt.Sprintf("%s: %d of %d %s were not checked within %d ms: %s", id, len(l.late), total, what, ms, listSome(l.late, 5)))
-	}
-	if len(l.failed) > 0 {
-		slices.Sort(l.failed)
-		out = append(out, fmt.Sprintf("%s: %d of %d %s could not be checked: %s", id, len(l.failed), total, what, listSome(l.failed, 3)))
-	}
-	return out
-}
-
-// closeDocument closes a document lspkit opened for a moment (an impact's
-// dependent), unless another request took it up meanwhile.
-func (s *session) closeDocument(c *client.Client, uri protocol.DocumentURI, path string) {
-	s.mu.Lock()
-	delete(s.changes, uri)
-	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(s.o.life, 5*time.Second)
-	defer cancel()
-	if err := c.CloseDocument(ctx, path); err != nil && ctx.Err() == nil {
-		s.o.log.Warn("close a file an impact Held", "server", s.spec.ID, "file", s.o.rel(path), "err", err)
-	}
+	return s.o.scanner.DependentsOf(ctx, q)
 }
 
 // restore gives c back the disk's text of files a what-if gave a text
@@ -399,7 +190,7 @@ func (o *Orchestrator) joinImpact(parts []*impactPart, severities []string) *api
 	if !any {
 		return nil
 	}
-	for _, d := range o.merge(diags, severities) {
+	for _, d := range o.Merge(diags, severities) {
 		if n := len(out.Files); n > 0 && out.Files[n-1].File == d.File {
 			out.Files[n-1].Diagnostics = append(out.Files[n-1].Diagnostics, d)
 			continue

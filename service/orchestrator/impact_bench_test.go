@@ -1,13 +1,10 @@
 package orchestrator
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
@@ -80,63 +77,6 @@ func BenchmarkImpactLive(b *testing.B) {
 			b.ReportMetric(float64(dependent.Milliseconds())/n, "dependent-ms")
 			b.ReportMetric(float64(withImpact)/float64(2*plain+dependent), "ratio")
 			b.ReportMetric(float64(len(deps)), "files")
-		})
-	}
-}
-
-// BenchmarkSweepLive measures a sweep of a 100-file project per server
-// against checking the same files at once (every file's check in
-// parallel, as a client that opens them all would): the target is sweep ≤
-// 1.5 × that.
-func BenchmarkSweepLive(b *testing.B) {
-	for _, server := range []string{"gopls", "typescript", "pyright", "clangd"} {
-		p := impactProjects()[server]
-		b.Run(server, func(b *testing.B) {
-			servertest.Binary(b, impactBinaries[server])
-			files := sweepProject(p)
-			root := b.TempDir()
-			lsptest.WriteFiles(b, root, files)
-			o := liveIn(b, root, "")
-			// The files all at once on a daemon of their own: one whose
-			// servers hold every file open is another case.
-			raw := liveIn(b, root, "")
-			ctx := context.Background()
-			var sources []string
-			for name := range files {
-				abs, _ := o.resolve(name)
-				if len(o.serversFor(abs)) > 0 {
-					sources = append(sources, name)
-				}
-			}
-			if _, err := o.Sweep(ctx, api.DiagnosticsParams{Sweep: true}); err != nil { // warm it
-				b.Fatal(err)
-			}
-			checkAll := func() {
-				var wg conc.WaitGroup
-				for _, f := range sources {
-					wg.Go(func() { mustCheck(b, raw, api.CheckParams{FilePath: f}) })
-				}
-				wg.Wait()
-				closeAll(raw)
-			}
-			checkAll() // warm it
-			var sweep, all time.Duration
-			for b.Loop() {
-				start := time.Now()
-				res, err := o.Sweep(ctx, api.DiagnosticsParams{Sweep: true})
-				sweep += time.Since(start)
-				if err != nil || !res.Complete || res.Checked != len(sources) {
-					b.Fatalf("sweep: %d of %d checked: %s %v", res.Checked, res.Files, res.Reason, err)
-				}
-				start = time.Now()
-				checkAll()
-				all += time.Since(start)
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(sweep.Milliseconds())/n, "sweep-ms")
-			b.ReportMetric(float64(all.Milliseconds())/n, "all-at-once-ms")
-			b.ReportMetric(float64(sweep)/float64(all), "ratio")
-			b.ReportMetric(float64(len(sources)), "files")
 		})
 	}
 }

@@ -9,69 +9,28 @@ import (
 	"time"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
-	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/transport"
 )
-
-// importing is a fake server's config whose dependents lspkit finds by
-// reading Python-style imports in its .fk files.
-func importing(behavior string) string {
-	return strings.Replace(lsptest.ServerEntry(behavior), `"impact": "self"`, `"impact": "pythonImports"`, 1)
-}
-
-// dependents is a project of lib.fk and n files that import it, each with
-// an error line when broken.
-func dependents(n int, broken bool) map[string]string {
-	files := map[string]string{"lib.fk": "fine\n", "alone.fk": "ERROR not a dependent\n"}
-	for i := range n {
-		text := "import lib\nfine\n"
-		if broken {
-			text = "import lib\nERROR broken by lib\n"
-		}
-		files[string(rune('a'+i))+".fk"] = text
-	}
-	return files
-}
-
-// openOnce returns the documents the fake servers hold once they have
-// read the closes sent to them (notifications, taken in their own time):
-// when n are open, or at the deadline.
-func openOnce(t *testing.T, f *fake, n int) []protocol.DocumentURI {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		uris := f.launcher.Open()
-		if len(uris) == n || time.Now().After(deadline) {
-			return uris
-		}
-		<-time.After(10 * time.Millisecond)
-	}
-}
 
 // TestImpactFake: a check with impact reports the findings of the files
 // that import the changed one (not of the others), how many it checked,
 // and that this is all of them.
 func TestImpactFake(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, dependents(3, true), lsptest.Config("", `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, lsptest.Dependents(3, true), lsptest.Config("", `"fake": `+lsptest.ImportingEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
 	res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true})
 	imp := res.Impact
 	if imp == nil || !imp.Complete || imp.Checked != 3 || len(imp.Files) != 3 || imp.Files[0].File != "a.fk" || imp.Files[0].Diagnostics[0].Line != 2 {
 		t.Fatalf("impact: %+v", imp)
 	}
 	// Closed again: the server holds only the checked file.
-	if uris := openOnce(t, f, 1); len(uris) != 1 || !strings.HasSuffix(string(uris[0]), "/lib.fk") {
+	if uris := f.launcher.OpenOnce(1); len(uris) != 1 || !strings.HasSuffix(string(uris[0]), "/lib.fk") {
 		t.Fatalf("open after the impact: %v", uris)
 	}
 	// Without impact, none.
 	if res := f.check(t, api.CheckParams{FilePath: "lib.fk"}); res.Impact != nil {
 		t.Fatalf("impact not asked for: %+v", res.Impact)
-	}
-	// A write report shows them as other files.
-	rep, err := f.Report(context.Background(), api.ReportParams{FilePath: "lib.fk", Mode: "write"})
-	if err != nil || !strings.Contains(rep.Text, `<diagnostics file="a.fk">`) || strings.Contains(rep.Text, "could not check") {
-		t.Fatalf("write report: %v\n%s", err, rep.Text)
 	}
 }
 
@@ -82,7 +41,7 @@ func TestImpactBounds(t *testing.T) {
 	t.Parallel()
 	t.Run("maxFiles", func(t *testing.T) {
 		t.Parallel()
-		f := newFake(t, dependents(4, true), lsptest.Config(`,"impactMaxFiles":2`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
+		f := newFake(t, lsptest.Dependents(4, true), lsptest.Config(`,"impactMaxFiles":2`, `"fake": `+lsptest.ImportingEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
 		imp := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true}).Impact
 		if imp == nil || imp.Complete || imp.Checked != 2 || !strings.Contains(imp.Reason, "4 files depend on the change") || !strings.Contains(imp.Reason, "impactMaxFiles") {
 			t.Fatalf("impact: %+v", imp)
@@ -91,9 +50,9 @@ func TestImpactBounds(t *testing.T) {
 	t.Run("time", func(t *testing.T) {
 		t.Parallel()
 		slow := lsptest.Behavior{SilentOn: func(text string) bool { return strings.Contains(text, "never") }}
-		files := dependents(2, false)
+		files := lsptest.Dependents(2, false)
 		files["c.fk"] = "import lib\nnever settles\n"
-		f := newFake(t, files, lsptest.Config(`,"diagnosticTimeout":300`, `"fake": `+importing("slow")), map[string]lsptest.Behavior{"slow": slow})
+		f := newFake(t, files, lsptest.Config(`,"diagnosticTimeout":300`, `"fake": `+lsptest.ImportingEntry("slow")), map[string]lsptest.Behavior{"slow": slow})
 		res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true})
 		imp := res.Impact
 		if !res.Checked || imp == nil || imp.Complete || imp.Checked != 2 || !strings.Contains(imp.Reason, "1 of 3 files that depend on the change were not checked") || !strings.Contains(imp.Reason, "c.fk") {
@@ -103,19 +62,15 @@ func TestImpactBounds(t *testing.T) {
 	t.Run("no way", func(t *testing.T) {
 		t.Parallel()
 		unknown := strings.Replace(lsptest.ServerEntry("ok"), `, "impact": "self"`, "", 1)
-		f := newFake(t, dependents(1, true), lsptest.Config("", `"fake": `+unknown), map[string]lsptest.Behavior{"ok": {}})
+		f := newFake(t, lsptest.Dependents(1, true), lsptest.Config("", `"fake": `+unknown), map[string]lsptest.Behavior{"ok": {}})
 		res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true})
 		if imp := res.Impact; imp == nil || imp.Complete || !strings.Contains(imp.Reason, "knows no way to find the files that depend") {
 			t.Fatalf("impact: %+v", imp)
 		}
-		rep, _ := f.Report(context.Background(), api.ReportParams{FilePath: "lib.fk", Mode: "write"})
-		if !strings.Contains(rep.Text, "LSP could not check every file that depends on lib.fk") {
-			t.Fatalf("write report:\n%s", rep.Text)
-		}
 	})
 	t.Run("server down", func(t *testing.T) {
 		t.Parallel()
-		f := newFake(t, dependents(1, true), lsptest.Config(`,"restart":{"maxRestarts":0}`, `"fake": `+importing("hang")), map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
+		f := newFake(t, lsptest.Dependents(1, true), lsptest.Config(`,"restart":{"maxRestarts":0}`, `"fake": `+lsptest.ImportingEntry("hang")), map[string]lsptest.Behavior{"hang": {HangOn: "initialize"}})
 		res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true, TimeoutMs: 200})
 		if imp := res.Impact; res.Checked || imp == nil || imp.Complete || !strings.Contains(imp.Reason, "was not checked") {
 			t.Fatalf("impact: %+v (%s)", imp, res.Reason)
@@ -129,7 +84,7 @@ func TestImpactBounds(t *testing.T) {
 // afterwards.
 func TestWhatIfFiles(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, dependents(2, false), lsptest.Config(`,"maxFileBytes":1000`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
+	f := newFake(t, lsptest.Dependents(2, false), lsptest.Config(`,"maxFileBytes":1000`, `"fake": `+lsptest.ImportingEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
 	res := f.check(t, api.CheckParams{Files: map[string]string{
 		"lib.fk":     "ERROR in lib\n",
 		"new/mod.fk": "import lib\nERROR in the new file\n",
@@ -169,31 +124,5 @@ func TestWhatIfFiles(t *testing.T) {
 	_, err = f.Check(ctx, api.CheckParams{})
 	if !isCode(err, transport.CodeInvalidParams) || !strings.Contains(err.Error(), "filePath") {
 		t.Fatalf("neither filePath nor files: %v", err)
-	}
-}
-
-// TestSweep: every source file of the root is checked (excluded ones
-// not), with their findings and how many were checked; progress is told.
-func TestSweep(t *testing.T) {
-	t.Parallel()
-	files := dependents(3, true)
-	files["vendor/skip.fk"] = "ERROR excluded\n"
-	files["node_modules/dep/x.fk"] = "ERROR installed\n"
-	files["notes.txt"] = "ERROR no server\n"
-	f := newFake(t, files, lsptest.Config(`,"exclude":["vendor/**"]`, `"fake": `+importing("ok")), map[string]lsptest.Behavior{"ok": {}})
-	var last [2]int
-	ctx := WithProgress(context.Background(), func(done, total int, _ string) { last = [2]int{done, total} })
-	res, err := f.Sweep(ctx, api.DiagnosticsParams{Sweep: true})
-	if err != nil || !res.Complete || res.Files != 5 || res.Checked != 5 || len(res.Diagnostics) != 4 || res.Diagnostics["alone.fk"] == nil || res.Diagnostics["vendor/skip.fk"] != nil {
-		t.Fatalf("sweep: %+v %v", res, err)
-	}
-	if last != [2]int{5, 5} {
-		t.Fatalf("progress: last %v, want 5 of 5", last)
-	}
-	if uris := openOnce(t, f, 0); len(uris) != 0 {
-		t.Fatalf("open after the sweep: %v", uris)
-	}
-	if _, err := f.Sweep(ctx, api.DiagnosticsParams{Sweep: true, Severities: []string{"fatal"}}); !isCode(err, transport.CodeInvalidParams) {
-		t.Fatalf("bad severity: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +54,8 @@ func mustCheck(t testing.TB, o *Orchestrator, p api.CheckParams) api.CheckResult
 }
 
 // TestGoCrossFile: a write to a.go that changes a signature breaks b.go; a
-// write report and DiagnosticsAfter include b.go; unsaved text stands.
+// check with its impact and DiagnosticsAfter include b.go; unsaved text
+// stands.
 func TestGoCrossFile(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
@@ -70,13 +70,9 @@ func TestGoCrossFile(t *testing.T) {
 	epoch := o.Epoch()
 	lsptest.WriteFiles(t, o.Root(), map[string]string{"a.go": "package demo\n\n// F is used by b.go.\nfunc F() string { return \"1\" }\n"})
 	ctx := context.Background()
-	report, err := o.Report(ctx, api.ReportParams{FilePath: "a.go", Mode: "write"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "LSP errors detected in other files:\n<diagnostics file=\"b.go\">\nERROR [3:23] "
-	if !strings.HasPrefix(report.Text, want) || len(report.Diagnostics["b.go"]) != 1 || len(report.Diagnostics["a.go"]) != 0 {
-		t.Fatalf("report:\n%s\n%+v", report.Text, report.Diagnostics)
+	res := mustCheck(t, o, api.CheckParams{FilePath: "a.go", Impact: true})
+	if imp := res.Impact; len(res.Diagnostics) != 0 || imp == nil || !imp.Complete || len(imp.Files) != 1 || imp.Files[0].File != "b.go" || imp.Files[0].Diagnostics[0].Line != 3 {
+		t.Fatalf("a.go with its impact: %+v %+v", res, res.Impact)
 	}
 	wait := 5000
 	after, err := o.DiagnosticsAfter(ctx, api.DiagnosticsAfterParams{AfterEpoch: epoch, WaitMs: &wait})
@@ -85,9 +81,6 @@ func TestGoCrossFile(t *testing.T) {
 	}
 	if o.Epoch() <= epoch {
 		t.Fatalf("epoch %d did not advance past %d", o.Epoch(), epoch)
-	}
-	if report, _ = o.Report(ctx, api.ReportParams{FilePath: "a.go", Mode: "edit"}); report.Text != "" {
-		t.Fatalf("edit-mode report for a clean file: %q", report.Text)
 	}
 	fix := "package demo\n\nfunc G() string { return F() + \"1\" }\n"
 	if res := mustCheck(t, o, api.CheckParams{FilePath: "b.go", Text: &fix}); len(res.Diagnostics) != 0 {

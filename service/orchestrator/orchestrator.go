@@ -33,6 +33,7 @@ import (
 	"github.com/lspkit/lspkit/client/filewatch"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/findings"
 	"github.com/lspkit/lspkit/service/impact"
 	"github.com/lspkit/lspkit/service/registry"
 )
@@ -105,7 +106,7 @@ type Orchestrator struct {
 	life      context.Context
 	end       context.CancelFunc
 	bg        conc.WaitGroup // supervisors
-	shown     shownFindings  // what the last checks and reports showed each caller, for delta answers
+	shown     findings.Shown // what the last checks and reports showed each caller, for delta answers
 	callers   callers        // numbers the clients of a shared orchestrator
 	scanner   impact.Scanner // what each file imports or includes, for impact where the server cannot say
 

@@ -81,21 +81,6 @@ func TestDegradedWatchingSaysSo(t *testing.T) {
 	}
 }
 
-// TestReportCarriesNote: a report in a degraded tree says so in its text
-// and its note, even with nothing found.
-func TestReportCarriesNote(t *testing.T) {
-	t.Parallel()
-	files := map[string]string{"a.fk": "fine\n"}
-	for i := range 5 {
-		files[fmt.Sprintf("d%d/b.fk", i)] = "x\n"
-	}
-	f := newFake(t, files, lsptest.Config(`,"watchBudget":3`, `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
-	res, err := f.Report(t.Context(), api.ReportParams{FilePath: "a.fk", Mode: "edit"})
-	if err != nil || !res.Checked || !strings.Contains(res.Note, "file watching is degraded") || !strings.HasPrefix(res.Text, "LSP note: file watching is degraded") {
-		t.Fatalf("report: %+v, %v", res, err)
-	}
-}
-
 // TestBurstIsOneBatch: a branch switch's worth of changed files (1,000),
 // written before a request, reaches a watching server in one
 // workspace/didChangeWatchedFiles notification (or a few, when the writing

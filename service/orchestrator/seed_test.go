@@ -99,57 +99,6 @@ func TestFirstTouchOncePerProcess(t *testing.T) {
 	}
 }
 
-// TestWriteReportCountsTheRest: a write report with 8 other broken files
-// names maxProjectDiagnosticsFiles (5) of them, by path, and says how
-// many more there are.
-func TestWriteReportCountsTheRest(t *testing.T) {
-	t.Parallel()
-	files := map[string]string{"a.fk": "fine\n"}
-	for i := range 8 {
-		files[fmt.Sprintf("imp%d.fk", i)] = "x ERROR\n"
-	}
-	f := newFake(t, files, lsptest.Config("", `"fake": `+lsptest.ServerEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
-	for i := range 8 {
-		f.check(t, api.CheckParams{FilePath: fmt.Sprintf("imp%d.fk", i)})
-	}
-	rep, err := f.Report(context.Background(), api.ReportParams{FilePath: "a.fk", Mode: "write"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var named []string
-	for i := range 8 {
-		if strings.Contains(rep.Text, fmt.Sprintf(`<diagnostics file="imp%d.fk">`, i)) {
-			named = append(named, fmt.Sprint(i))
-		}
-	}
-	if strings.Join(named, ",") != "0,1,2,3,4" || !strings.HasSuffix(rep.Text, "</diagnostics>\n... and 3 more files with errors\n") {
-		t.Fatalf("report:\n%s", rep.Text)
-	}
-}
-
-// TestFeedbackCutsMessages: the model's feedback block shows a message's
-// first 200 characters and "…"; the JSON keeps it whole.
-func TestFeedbackCutsMessages(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("é", 150) + strings.Repeat("x", 100)
-	f := newFake(t, map[string]string{"a.fk": "x ERROR\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("long")),
-		map[string]lsptest.Behavior{"long": {Diagnose: func(text string) []protocol.Diagnostic {
-			ds := lsptest.ErrorLines(text)
-			for i := range ds {
-				ds[i].Message = protocol.NewStringOrMarkupContentString(long)
-			}
-			return ds
-		}}})
-	rep, err := f.Report(context.Background(), api.ReportParams{FilePath: "a.fk", Mode: "edit"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "ERROR [1:3] " + strings.Repeat("é", 150) + strings.Repeat("x", 50) + "…\n"
-	if !strings.Contains(rep.Text, want) || rep.Diagnostics["a.fk"][0].Message != long {
-		t.Fatalf("report:\n%s\njson message: %q", rep.Text, rep.Diagnostics["a.fk"][0].Message)
-	}
-}
-
 // TestMergedFindings: the same finding from two servers of a file
 // (TypeScript and ESLint both saying it) appears once; findings are
 // ordered by line, then column; lsp/diagnostics keeps the configured

@@ -74,7 +74,7 @@ func (o *Orchestrator) rootServers(consider func(id string) bool) map[string]str
 	if len(want) == 0 {
 		return found
 	}
-	impact.Walk(o.root, maxWarmScan, o.skipped, func(path string) bool {
+	impact.Walk(o.root, maxWarmScan, o.Skipped, func(path string) bool {
 		for id, spec := range want {
 			if found[id] == "" && spec.Serves(path) {
 				if root, _ := o.serverRoot(spec, path); root == o.root {

@@ -1,0 +1,197 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/lspkit/lspkit/client"
+	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/registry"
+)
+
+// This file checks files as they are on disk on a server, each opened,
+// waited on until settled and closed again unless it was open: an
+// impact's dependents, a sweep's files (CheckOnDisk).
+
+// A Serving is one server of a file and the root it runs in, as
+// ServersOf finds them: a key for grouping files by server.
+type Serving struct {
+	Server, Root string
+	spec         *registry.Spec
+}
+
+// ServersOf returns the enabled servers for the file at path (absolute,
+// inside the root), in id order; none when LSP is disabled.
+func (o *Orchestrator) ServersOf(path string) []Serving {
+	var out []Serving
+	for _, t := range o.serversFor(path) {
+		out = append(out, Serving{Server: t.spec.ID, Root: t.root, spec: t.spec})
+	}
+	return out
+}
+
+// onDiskBatch is how many files CheckOnDisk has open on one server at
+// once.
+const onDiskBatch = 16
+
+// CheckOnDisk checks files (absolute, each one sv serves) on sv's server
+// as they are on disk, onDiskBatch at a time, each batch within the
+// server's timeout: each is opened, waited on until settled and closed
+// again unless it was open. advance is told how many files each batch
+// was. It returns the findings, the files that settled, and why not all
+// did ("" when all did).
+func (o *Orchestrator) CheckOnDisk(ctx context.Context, sv Serving, files []string, advance func(n int)) ([]api.Diagnostic, []string, string) {
+	g := checkGroup{t: target{spec: sv.spec, root: sv.Root}}
+	for _, f := range files {
+		g.files = append(g.files, checkFile{abs: f})
+	}
+	s, err := o.session(g.t)
+	if err != nil {
+		advance(len(g.files))
+		return nil, nil, fmt.Sprintf("%s: %v", g.t.spec.ID, err)
+	}
+	defer s.used()
+	timeout := o.cfg.DiagnosticTimeout
+	if s.cold() {
+		timeout = o.cfg.FirstTouchTimeout
+	}
+	wait, cancel := context.WithTimeout(ctx, timeout)
+	c, release, verdict, reason := s.awaitHeld(wait, false)
+	cancel()
+	if c == nil {
+		advance(len(g.files))
+		return nil, nil, fmt.Sprintf("%s is %s: %s", g.t.spec.ID, verdict, reason)
+	}
+	defer release()
+	s.refresh(ctx, c, "")
+	var diags []api.Diagnostic
+	var settled []string
+	var missed lateOrFailed
+	var mu sync.Mutex
+	start := time.Now()
+	for batch := range slices.Chunk(g.files, onDiskBatch) {
+		bctx, cancel := context.WithTimeout(ctx, timeout)
+		p := pool.New().WithMaxGoroutines(onDiskBatch)
+		for _, f := range batch {
+			p.Go(func() {
+				ds, err := s.checkDependent(bctx, c, f.abs)
+				mu.Lock()
+				defer mu.Unlock()
+				diags = append(diags, ds...)
+				if err == nil {
+					settled = append(settled, f.abs)
+				} else {
+					missed.add(o.rel(f.abs), err)
+				}
+			})
+		}
+		p.Wait()
+		cancel()
+		advance(len(batch))
+		if timeout == o.cfg.FirstTouchTimeout {
+			s.warmed(c)
+			timeout = o.cfg.DiagnosticTimeout
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	for _, f := range g.files[len(settled)+len(missed.late)+len(missed.failed):] {
+		missed.add(o.rel(f.abs), errLate) // the caller gave up before their batch
+	}
+	return diags, settled, strings.Join(missed.reasons(g.t.spec.ID, len(g.files), time.Since(start).Milliseconds(), "files"), "; ")
+}
+
+// checkDependent brings path to c as it is on disk, waits for its
+// findings within ctx and closes it again unless it was open before; it
+// returns the findings, and why the server did not settle on them ("" when
+// it did; errLate when it ran out of time).
+func (s *session) checkDependent(ctx context.Context, c *client.Client, path string) ([]api.Diagnostic, error) {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	_, wasOpen := s.changes[uri]
+	s.mu.Unlock()
+	src, err := readSource(path, s.o.maxFileBytes())
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s %w", s.o.rel(path), err)
+	case binary([]byte(src.text)):
+		return nil, fmt.Errorf("%s is a binary file", s.o.rel(path))
+	}
+	a, err := s.diagnose(ctx, c, path, s.spec.LanguageID(path), src)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, client.ErrDocumentBusy) {
+			return nil, errLate
+		}
+		return nil, fmt.Errorf("%s: %w", s.o.rel(path), err)
+	}
+	diags := s.o.convert(s.spec.ID, c, a.URI, a.Diagnostics, src.text)
+	if !wasOpen {
+		s.closeDocument(c, uri, path)
+	}
+	switch a.Settle {
+	case client.Settled:
+		return diags, nil
+	case client.TimedOut:
+		return diags, errLate
+	case client.ServerGone:
+		return diags, fmt.Errorf("%s: the server is gone: %s", s.o.rel(path), c.Status().Reason)
+	}
+	return diags, fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
+}
+
+// errLate says a file was not checked in the time there was.
+var errLate = errors.New("not checked in time")
+
+// lateOrFailed sorts the files a batch did not check into those out of
+// time (late, by name) and the others (failed, by reason).
+type lateOrFailed struct {
+	late, failed []string
+}
+
+func (l *lateOrFailed) add(rel string, err error) {
+	if errors.Is(err, errLate) {
+		l.late = append(l.late, rel)
+	} else {
+		l.failed = append(l.failed, err.Error())
+	}
+}
+
+// reasons says, in clauses, which files were not checked and why, of
+// total, after ms milliseconds.
+func (l *lateOrFailed) reasons(id string, total int, ms int64, what string) []string {
+	var out []string
+	if len(l.late) > 0 {
+		slices.Sort(l.late)
+		out = append(out, fmt.Sprintf("%s: %d of %d %s were not checked within %d ms: %s", id, len(l.late), total, what, ms, listSome(l.late, 5)))
+	}
+	if len(l.failed) > 0 {
+		slices.Sort(l.failed)
+		out = append(out, fmt.Sprintf("%s: %d of %d %s could not be checked: %s", id, len(l.failed), total, what, listSome(l.failed, 3)))
+	}
+	return out
+}
+
+// closeDocument closes a document lspkit opened for a moment (an impact's
+// dependent), unless another request took it up meanwhile.
+func (s *session) closeDocument(c *client.Client, uri protocol.DocumentURI, path string) {
+	s.mu.Lock()
+	delete(s.changes, uri)
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(s.o.life, 5*time.Second)
+	defer cancel()
+	if err := c.CloseDocument(ctx, path); err != nil && ctx.Err() == nil {
+		s.o.log.Warn("close a file an impact Held", "server", s.spec.ID, "file", s.o.rel(path), "err", err)
+	}
+}
