@@ -165,3 +165,16 @@ func LiveConfig(options string) string {
 	}
 	return `{"lsp":{"autoInstall":false` + options + `}}`
 }
+
+// GoMod is a go.mod for the live tests' Go projects.
+const GoMod = "module example.com/demo\n\ngo 1.22\n"
+
+// GoCrossFile is a Go module whose b.go calls a.go's F, and a text of
+// a.go that changes F's signature, which breaks b.go (on its line 3).
+func GoCrossFile() (files map[string]string, breakingA string) {
+	return map[string]string{
+		"go.mod": GoMod,
+		"a.go":   "package demo\n\n// F is used by b.go.\nfunc F() int { return 1 }\n",
+		"b.go":   "package demo\n\nfunc G() int { return F() + 1 }\n",
+	}, "package demo\n\n// F is used by b.go.\nfunc F() string { return \"1\" }\n"
+}

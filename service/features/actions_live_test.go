@@ -26,7 +26,7 @@ func TestCodeActionsGoLive(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
 	o := live(t, map[string]string{
-		"go.mod": goMod,
+		"go.mod": servertest.GoMod,
 		"a.go":   "package demo\n\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
 		"b.go":   "package demo\n\nimport \"os\"\n\nfunc B() {}\n",
 		"c.go":   "package demo\nfunc  C( ) int {return 1}\n",
@@ -272,7 +272,7 @@ func TestFixAllLive(t *testing.T) {
 	servertest.Binary(t, "typescript-language-server")
 	servertest.Binary(t, "vscode-eslint-language-server")
 	o := live(t, map[string]string{
-		"go.mod":            goMod,
+		"go.mod":            servertest.GoMod,
 		"a.go":              "package demo\n\nimport \"os\"\n\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
 		"tsconfig.json":     `{"compilerOptions":{"strict":true}}`,
 		"eslint.config.mjs": "export default [{ files: [\"**/*.ts\"], rules: { \"prefer-const\": \"error\" } }];\n",
@@ -342,7 +342,7 @@ func TestCodeActionsGoRefactorsLive(t *testing.T) {
 	servertest.Binary(t, "gopls")
 	src := "package demo\n\ntype T struct {\n\tA int\n\tB string\n}\n\ntype Color int\n\nconst (\n\tRed Color = iota\n\tGreen\n)\n\n" +
 		"func F(c Color) T {\n\tx := 1\n\tswitch c {\n\t}\n\treturn T{}\n}\n"
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": src}, "")
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": src}, "")
 	read := func() string { return readIn(t, o, "a.go") }
 	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"}); len(res.Diagnostics) != 1 || !strings.Contains(res.Diagnostics[0].Message, "declared and not used: x") {
 		t.Fatalf("check: %+v", res)

@@ -37,7 +37,7 @@ var firstCallProjects = []struct {
 		"src/b.ts":      "import { helper } from './lib';\nexport const b = helper(2) + helper(3);\n",
 	}, api.PositionParams{File: "src/lib.ts", Line: 1, Symbol: "helper"}, 6},
 	{"gopls", "gopls", map[string]string{
-		"go.mod": goMod,
+		"go.mod": servertest.GoMod,
 		"lib.go": "package demo\n\nfunc helper(n int) int { return n * 2 }\n",
 		"a.go":   "package demo\n\nvar a = helper(1)\n",
 		"b.go":   "package demo\n\nvar b = helper(2) + helper(3)\n",

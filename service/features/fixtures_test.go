@@ -18,8 +18,6 @@ import (
 // fake servers (newFake), or real ones installed by lspkit install
 // --tested (live), and the features over it.
 
-const goMod = "module example.com/demo\n\ngo 1.22\n"
-
 // fake is a service whose servers are in-process fakes.
 type fake struct {
 	*Service

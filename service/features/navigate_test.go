@@ -20,7 +20,7 @@ func TestNavigation(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
 	o := live(t, map[string]string{
-		"go.mod": goMod,
+		"go.mod": servertest.GoMod,
 		"lib.go": "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n\n" +
 			"// Greeter greets.\ntype Greeter interface{ Greet() string }\n\n// English says hello.\ntype English struct{}\n\n" +
 			"// Greet greets in English.\nfunc (English) Greet() string { return \"hello\" }\n",

@@ -41,7 +41,7 @@ type rywCase struct {
 var rywCases = []rywCase{
 	{
 		name: "go", binary: "gopls", ext: ".go", useName: "use.go",
-		files: map[string]string{"go.mod": goMod},
+		files: map[string]string{"go.mod": servertest.GoMod},
 		lib: func(pad int) string {
 			return "package demo\n" + strings.Repeat("// pad\n", pad) + "\nfunc F() int { return 1 }\n"
 		},
@@ -236,7 +236,7 @@ func TestBranchSwitchLive(t *testing.T) {
 		return files
 	}
 	files := lib("F")
-	files["go.mod"] = goMod
+	files["go.mod"] = servertest.GoMod
 	files["main.go"] = "package main\n\nimport \"example.com/demo/p\"\n\nfunc main() { _ = p.F150() }\n"
 	lsptest.WriteFiles(t, root, files)
 	git("init", "-q", "-b", "a")

@@ -45,7 +45,7 @@ func typeInfoProjects() []typeInfoProject {
 		{
 			server: "gopls", binary: "gopls",
 			files: map[string]string{
-				"go.mod": goMod,
+				"go.mod": servertest.GoMod,
 				"shape.go": "package demo\n\n// Shape has an area.\ntype Shape interface {\n\tArea() int\n}\n\n// Square is a Shape.\ntype Square struct{ Side int }\n\n" +
 					"// Area is the square's area.\nfunc (s Square) Area() int { return s.Side * s.Side }\n\n// Circle is a Shape.\ntype Circle struct{ R int }\n\n" +
 					"// Area is the circle's area.\nfunc (c Circle) Area() int { return 3 * c.R * c.R }\n",

@@ -17,7 +17,7 @@ import (
 func TestIdleStopLive(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"}, `,"serverIdleStopMs":300`)
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": "package demo\n\nvar X int = \"s\"\n"}, `,"serverIdleStopMs":300`)
 	if res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"}); !res.Checked || len(res.Diagnostics) != 1 {
 		t.Fatalf("first check: %+v", res)
 	}

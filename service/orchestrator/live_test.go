@@ -15,8 +15,6 @@ import (
 // The live tests drive real servers (installed by lspkit install --tested)
 // through an in-process orchestrator: the happy path of each feature.
 
-const goMod = "module example.com/demo\n\ngo 1.22\n"
-
 // live starts an orchestrator over a new root with files and the
 // configuration's lsp options (autoInstall off).
 func live(t testing.TB, files map[string]string, options string) *Orchestrator {
@@ -59,16 +57,13 @@ func mustCheck(t testing.TB, o *Orchestrator, p api.CheckParams) api.CheckResult
 func TestGoCrossFile(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
-	o := live(t, map[string]string{
-		"go.mod": goMod,
-		"a.go":   "package demo\n\n// F is used by b.go.\nfunc F() int { return 1 }\n",
-		"b.go":   "package demo\n\nfunc G() int { return F() + 1 }\n",
-	}, "")
+	files, breaking := servertest.GoCrossFile()
+	o := live(t, files, "")
 	if res := mustCheck(t, o, api.CheckParams{FilePath: "b.go"}); !res.Checked || len(res.Diagnostics) != 0 {
 		t.Fatalf("b.go before the change: %+v", res)
 	}
 	epoch := o.Epoch()
-	lsptest.WriteFiles(t, o.Root(), map[string]string{"a.go": "package demo\n\n// F is used by b.go.\nfunc F() string { return \"1\" }\n"})
+	lsptest.WriteFiles(t, o.Root(), map[string]string{"a.go": breaking})
 	ctx := context.Background()
 	res := mustCheck(t, o, api.CheckParams{FilePath: "a.go", Impact: true})
 	if imp := res.Impact; len(res.Diagnostics) != 0 || imp == nil || !imp.Complete || len(imp.Files) != 1 || imp.Files[0].File != "b.go" || imp.Files[0].Diagnostics[0].Line != 3 {
@@ -139,7 +134,7 @@ func TestTypeScript7(t *testing.T) {
 func TestCustomServer(t *testing.T) {
 	t.Parallel()
 	gopls := servertest.Binary(t, "gopls")
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"},
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": "package demo\n\nvar X int = \"s\"\n"},
 		fmt.Sprintf(`,"servers":{"gopls":{"enabled":false},"mygo":{"command":%q,"extensions":[".go"],"rootMarkers":["go.mod"],"env":{"GOFLAGS":"-mod=mod"}}}`, gopls))
 	res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"})
 	if !res.Checked || len(res.Diagnostics) != 1 || res.Diagnostics[0].Server != "mygo" || res.Servers[0].ID != "mygo" {

@@ -13,7 +13,7 @@ import (
 func TestStatusMemoryLive(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": "package demo\n"}, "")
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": "package demo\n"}, "")
 	mustCheck(t, o, api.CheckParams{FilePath: "a.go"})
 	for _, st := range o.Status() {
 		if st.ID == "gopls" {
@@ -34,7 +34,7 @@ func TestStatusMemoryLive(t *testing.T) {
 func TestMaxServerMemoryLive(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"}, `,"maxServerMemoryMB":5,"restart":{"maxRestarts":1}`)
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": "package demo\n\nvar X int = \"s\"\n"}, `,"maxServerMemoryMB":5,"restart":{"maxRestarts":1}`)
 	o.memoryEvery = 20 * time.Millisecond
 	res := mustCheck(t, o, api.CheckParams{FilePath: "a.go"})
 	if !res.Checked || len(res.Diagnostics) != 1 {

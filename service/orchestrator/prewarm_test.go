@@ -63,7 +63,7 @@ func TestPrewarm(t *testing.T) {
 func TestPrewarmLive(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": "package demo\n\nvar X int = \"s\"\n"}, `,"prewarm":true`)
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": "package demo\n\nvar X int = \"s\"\n"}, `,"prewarm":true`)
 	uri, err := protocol.FileURI(filepath.Join(o.Root(), "a.go"))
 	if err != nil {
 		t.Fatal(err)

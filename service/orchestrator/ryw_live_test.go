@@ -57,7 +57,7 @@ func TestBrokenProjectLive(t *testing.T) {
 			name: "go", binary: "gopls",
 			files: map[string]string{"main.go": "package main\n\nfunc main() {\n\tvar x int = \"s\"\n\t_ = x\n}\n"},
 			file:  "main.go", project: "go.mod",
-			broken: "module example.com/demo\n\ngo 1.22\n\nrequire (\n", mended: goMod,
+			broken: "module example.com/demo\n\ngo 1.22\n\nrequire (\n", mended: servertest.GoMod,
 			want: "go.mod",
 		},
 		{
@@ -113,7 +113,7 @@ func TestGoCommandMissingLive(t *testing.T) {
 	servertest.Binary(t, "gopls")
 	bin := t.TempDir() // no go command in it
 	t.Setenv("PATH", bin)
-	o := live(t, map[string]string{"go.mod": goMod, "main.go": "package main\n\nfunc main() {}\n"}, `,"diagnosticTimeout":30000`)
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "main.go": "package main\n\nfunc main() {}\n"}, `,"diagnosticTimeout":30000`)
 	res := mustCheck(t, o, api.CheckParams{FilePath: "main.go"})
 	if res.Checked || len(res.Servers) != 1 || res.Servers[0].Verdict == api.VerdictSettled || !strings.Contains(res.Reason, "go command required") {
 		t.Fatalf("check without a go command: %+v; want not checked, with gopls's reason", res)

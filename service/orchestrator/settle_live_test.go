@@ -33,7 +33,7 @@ func TestGoAnalyzerFindings(t *testing.T) {
 		"\treturn\n" +
 		"\tfmt.Println()\n" + // unreachable
 		"}\n"
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": src}, "")
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": src}, "")
 	for round, text := range []*string{nil, new(src + "\n")} { // cold, then warm with an edit
 		res := mustCheck(t, o, api.CheckParams{FilePath: "a.go", Text: text, Severities: everySeverity})
 		if !res.Checked {
@@ -95,7 +95,7 @@ type dependentCase struct {
 var dependentCases = []dependentCase{
 	{
 		name: "go", binary: "gopls",
-		files: map[string]string{"go.mod": goMod, "b.go": "package demo\n\nfunc G() int { return F() + 1 }\n"},
+		files: map[string]string{"go.mod": servertest.GoMod, "b.go": "package demo\n\nfunc G() int { return F() + 1 }\n"},
 		a:     "a.go", b: "b.go",
 		fixed:  "package demo\n\nfunc F() int { return 1 }\n",
 		broken: "package demo\n\nfunc F() string { return \"1\" }\n",
@@ -196,7 +196,7 @@ func TestAwkwardRoot(t *testing.T) {
 		name, binary, file, text string
 		extra                    map[string]string
 	}{
-		{"go", "gopls", "a.go", "package demo\n\nvar X int = \"s\"\n", map[string]string{"go.mod": goMod}},
+		{"go", "gopls", "a.go", "package demo\n\nvar X int = \"s\"\n", map[string]string{"go.mod": servertest.GoMod}},
 		{"typescript", "typescript-language-server", "a.ts", "export const n: number = \"s\";\n", map[string]string{"tsconfig.json": `{"compilerOptions":{"strict":true}}`}},
 		{"python", "pyright-langserver", "a.py", "x: int = \"s\"\n", map[string]string{"pyproject.toml": "[project]\nname = \"demo\"\n"}},
 		{"c", "clangd", "a.c", "int x = \"s\";\n", map[string]string{"compile_flags.txt": "-std=c11\n"}},
@@ -266,7 +266,7 @@ func TestGoConcurrentChecksOwnText(t *testing.T) {
 	text := func(i int) string {
 		return fmt.Sprintf("package demo\n\n// %d\nvar %sX int = \"%s\"\n", i, strings.Repeat(" ", i), strings.Repeat("😀", i))
 	}
-	o := live(t, map[string]string{"go.mod": goMod, "a.go": text(0)}, "")
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": text(0)}, "")
 	mustCheck(t, o, api.CheckParams{FilePath: "a.go"}) // warm: the cold start is not what this is about
 	results := checkAtOnce(24, "a.go", text, func(p api.CheckParams) api.CheckResult { return mustCheck(t, o, p) })
 	for i, res := range results {
