@@ -184,6 +184,14 @@ func (p *publisher) round(uri protocol.DocumentURI) (settled bool) {
 	if err != nil {
 		return true
 	}
+	// current says whether the client's document is still at version:
+	// else a later round publishes.
+	current := func() bool {
+		p.s.mu.Lock()
+		defer p.s.mu.Unlock()
+		d, ok := p.s.docs[uri]
+		return ok && d.version == version
+	}
 	held, err := p.s.b.Recheck(p.ctx, path, &text)
 	if err != nil {
 		if te, ok := err.(*transport.Error); ok {
@@ -191,22 +199,17 @@ func (p *publisher) round(uri protocol.DocumentURI) (settled bool) {
 		} else {
 			p.s.logMessage(p.ctx, protocol.MessageTypeWarning, fmt.Sprintf("lspkit: %s: %v", uri, err))
 		}
+		if current() {
+			p.keep(uri, version, nil, err)
+		}
 		return true
 	}
 	diags, settled := p.s.findings(p.ctx, uri, fmt.Sprintf("version %d", version), held)
-	p.s.mu.Lock()
-	d, ok = p.s.docs[uri]
-	current := ok && d.version == version
-	p.s.mu.Unlock()
-	if !current {
-		return true // a later round publishes
+	if !current() {
+		return true
 	}
-	p.mu.Lock()
-	pull := p.pull
-	p.mu.Unlock()
-	if pull {
-		p.keep(uri, version, diags)
-		return settled
+	if p.keep(uri, version, diags, nil) {
+		return settled // pulled, not pushed
 	}
 	v := version
 	if err := protocol.PublishDiagnosticsNotification.Notify(p.ctx, p.s.conn, protocol.PublishDiagnosticsParams{URI: uri, Version: &v, Diagnostics: diags}); err != nil {

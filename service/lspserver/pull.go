@@ -2,9 +2,12 @@ package lspserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/transport"
 )
 
 // Pull diagnostics. A client that pulls diagnostics (textDocument/diagnostic)
@@ -13,9 +16,15 @@ import (
 // side by side, so one server must not send both. The rounds are the same
 // as for pushing (every server of the file awaited, merged, asked again
 // while incomplete); each round's findings are kept for the document's
-// version instead of published, a pull answers the kept findings of the
-// current version (waiting for its round), and a round no pull is waiting
-// for (a change on disk, a round asked again) tells the client to pull.
+// version, a pull answers the kept findings of the current version
+// (waiting for its round), and a round no pull is waiting for (a change on
+// disk, a round asked again) tells the client to pull.
+//
+// Every round's findings are kept, pushed or not: a client that pulls
+// without saying it can be told to pull again (Qwen Code pulls only, and
+// without refreshSupport) is pushed the findings and answered them when it
+// pulls — never an empty report for a file with findings, or before the
+// round of its text has run.
 
 // pulled is a round's findings for one version of a document.
 type pulled struct {
@@ -23,6 +32,7 @@ type pulled struct {
 	diags   []protocol.Diagnostic
 	id      string // resultId
 	seq     int    // the round's place in the rounds kept
+	err     error  // why the round has no findings (the file's servers could not be held)
 }
 
 // pulls reports whether the client pulls its diagnostics: it asks for
@@ -32,23 +42,27 @@ func pulls(c protocol.ClientCapabilities) bool {
 		c.Workspace != nil && c.Workspace.Diagnostics != nil && c.Workspace.Diagnostics.RefreshSupport != nil && *c.Workspace.Diagnostics.RefreshSupport
 }
 
-// keep stores a round's findings for a pull and wakes the pulls waiting;
-// when none waits, the client is told to pull again.
-func (p *publisher) keep(uri protocol.DocumentURI, version int32, diags []protocol.Diagnostic) {
+// keep stores a round's findings (or why it has none) for a pull and
+// wakes the pulls waiting; when none waits, a client in pull mode is told
+// to pull again. It reports whether the client is in pull mode (the
+// findings are not pushed).
+func (p *publisher) keep(uri protocol.DocumentURI, version int32, diags []protocol.Diagnostic, err error) (pull bool) {
 	p.mu.Lock()
 	p.seq++
-	p.kept[uri] = pulled{version: version, diags: diags, id: fmt.Sprintf("%d", p.seq), seq: p.seq}
+	p.kept[uri] = pulled{version: version, diags: diags, id: fmt.Sprintf("%d", p.seq), seq: p.seq, err: err}
 	waiting := p.waiting[uri] > 0
+	pull = p.pull
 	close(p.changed)
 	p.changed = make(chan struct{})
 	p.mu.Unlock()
-	if !waiting {
+	if pull && !waiting {
 		p.wg.Go(func() {
 			if _, err := protocol.DiagnosticRefreshRequest.Call(p.ctx, p.s.conn, protocol.NoParams{}); err != nil {
 				p.s.log.Debug("lsp: workspace/diagnostic/refresh", "err", err)
 			}
 		})
 	}
+	return pull
 }
 
 // TextDocumentDiagnostic answers a pull: the findings of the client's
@@ -99,6 +113,15 @@ func (s *Server) TextDocumentDiagnostic(ctx context.Context, p *protocol.Documen
 			// not complete in time) tells the client to pull again.
 			done()
 			d.mu.Unlock()
+			if r.err != nil {
+				// No server could be held for it: a file no server
+				// handles has no findings (a log message said so);
+				// a server unavailable is the pull's error.
+				if te, ok := errors.AsType[*transport.Error](r.err); ok && (te.Code == api.CodeNoServer || te.Code == api.CodeOutsideRoot) {
+					return full(pulled{id: "none"}), nil
+				}
+				return protocol.DocumentDiagnosticReport{}, passError(r.err)
+			}
 			return full(r), nil
 		case !running && scheduled:
 			// The round ran and kept nothing: no server checks the file

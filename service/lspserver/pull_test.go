@@ -73,3 +73,37 @@ func TestLSPServerPull(t *testing.T) {
 		t.Errorf("%d publishes to a pulling client, want none: %+v", n, e.diags[uri])
 	}
 }
+
+// TestLSPServerPullWithoutRefresh: a client that pulls but cannot be told
+// to pull again (Qwen Code), and one that never said it pulls, are pushed
+// the findings and answered them by pull too — the error for the text
+// they have, then none after the fix — never an empty report while the
+// servers report findings, or before the round of their text ran.
+func TestLSPServerPullWithoutRefresh(t *testing.T) {
+	for name, caps := range map[string]map[string]any{
+		"pull, no refresh": {"textDocument": map[string]any{"diagnostic": map[string]any{}}},
+		"push only":        {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e, root := start(t, map[string]string{"a.fk": "x ERROR\n"})
+			uri, _ := protocol.FileURI(filepath.Join(root, "a.fk"))
+			res, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": caps})
+			decode[protocol.InitializeResult](t, "initialize", res, err)
+			pull := func() report {
+				t.Helper()
+				res, err := e.call(t, protocol.DocumentDiagnosticRequest.Method(), map[string]any{"textDocument": map[string]any{"uri": uri}})
+				return decode[report](t, "textDocument/diagnostic", res, err)
+			}
+			e.notify(t, protocol.DidOpenTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "fk", "version": 1, "text": "x ERROR\n"}})
+			if r := pull(); r.Kind != "full" || len(r.Items) != 2 {
+				t.Fatalf("the pull of version 1: %+v, want both servers' findings", r)
+			}
+			e.notify(t, protocol.DidChangeTextDocumentNotification.Method(), map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+				"contentChanges": []any{map[string]any{"text": "x fixed\n"}}})
+			if r := pull(); r.Kind != "full" || len(r.Items) != 0 {
+				t.Fatalf("the pull after the fix: %+v, want no finding", r)
+			}
+			e.await(t, "version 1's findings pushed too", func() bool { p, ok := e.published(uri, 1); return ok && len(p.Diagnostics) == 2 })
+		})
+	}
+}

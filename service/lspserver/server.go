@@ -154,14 +154,18 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	}
 }
 
-// admit says whether method may be handled in the server's state: before
+// admit says whether method may be handled in the server's state: a
+// method no client sends a server (of the meta model) is -32601 in every
+// state, so a client trying a draft method falls back at once; before
 // initialize only initialize and exit (-32002 for requests), after
 // shutdown only exit (-32600).
 func (s *Server) admit(method string) error {
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
-	switch {
+	switch m, known := protocol.LookupMethod(method); {
+	case !known || m.Direction == protocol.ServerToClient:
+		return &transport.Error{Code: transport.CodeMethodNotFound, Message: "method not found: " + method}
 	case method == protocol.ExitNotification.Method():
 		return nil
 	case st == stateNew && method != protocol.InitializeRequest.Method():

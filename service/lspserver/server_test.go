@@ -213,6 +213,12 @@ func TestLSPServer(t *testing.T) {
 	if _, err := e.call(t, protocol.HoverRequest.Method(), hover); code(err) != -32002 {
 		t.Fatalf("hover before initialize: %v, want -32002", err)
 	}
+	// A method lspkit does not know is -32601 before initialize too: a
+	// client trying a draft method (Copilot CLI's server/discover) falls
+	// back at once.
+	if _, err := e.call(t, "server/discover", map[string]any{}); code(err) != -32601 {
+		t.Fatalf("server/discover before initialize: %v, want -32601", err)
+	}
 	res, err := e.call(t, protocol.InitializeRequest.Method(), map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
@@ -230,6 +236,9 @@ func TestLSPServer(t *testing.T) {
 		t.Errorf("serverInfo %+v, want both servers named", init.ServerInfo)
 	}
 	e.notify(t, protocol.InitializedNotification.Method(), map[string]any{})
+	if _, err := e.call(t, "server/discover", map[string]any{}); code(err) != -32601 {
+		t.Fatalf("server/discover: %v, want -32601", err)
+	}
 
 	// The client's text, not the disk's: two ERROR lines, one finding
 	// each from each server.
