@@ -235,6 +235,7 @@ func writeUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n        %s\n", c.synopsis(), c.summary)
 	}
 	fmt.Fprint(w, `  lspkit --version
+        the version, and the commit and date it was built from
 
 Run lspkit COMMAND --help for a command's flags and exit statuses.
 Logs go to stderr; --log-level or LSPKIT_LOG sets debug, info, warn or error.

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/lspkit/lspkit/client"
 )
@@ -25,12 +26,62 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// version is the module version the binary was built from.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+// The release's version, commit and date, set by the release build
+// (.goreleaser.yaml's ldflags); empty in a go install or go build.
+var releaseVersion, releaseCommit, releaseDate string
+
+// built says what the binary was built from: the release's version,
+// commit and date; else (go install, go build) the module's version and
+// the commit and time the go command stamped from version control.
+func built() (version, commit, date string) {
+	if releaseVersion != "" {
+		return strings.TrimPrefix(releaseVersion, "v"), releaseCommit, releaseDate
 	}
-	return "devel"
+	version = "devel"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version, "", ""
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		version = strings.TrimPrefix(v, "v")
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.time":
+			date = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				defer func() { commit += "+modified" }()
+			}
+		}
+	}
+	return version, commit, date
+}
+
+// version is the version the binary was built from (see built).
+func version() string {
+	v, _, _ := built()
+	return v
+}
+
+// versionLine is what lspkit --version says: the version, and the commit
+// and date it was built from where known.
+func versionLine() string {
+	v, commit, date := built()
+	line := "lspkit " + v
+	var from []string
+	if commit != "" {
+		from = append(from, "commit "+commit)
+	}
+	if date != "" {
+		from = append(from, "built "+date)
+	}
+	if len(from) > 0 {
+		line += " (" + strings.Join(from, ", ") + ")"
+	}
+	return line
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -40,7 +91,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch args[0] {
 	case "--version", "-version", "version":
-		fmt.Fprintln(stdout, "lspkit", version())
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	case "--help", "-help", "-h", "help":
 		if len(args) > 1 {
