@@ -18,6 +18,7 @@ import (
 type progressSet struct {
 	mu      sync.Mutex
 	running map[string]*progressState // token -> its state
+	ended   bool                      // some begun work has ended
 }
 
 // progressState is one token's work: begun or only created, its title, its
@@ -61,6 +62,9 @@ func (p *progressSet) report(token string, v progressValue) bool {
 		}
 		p.running[token] = st
 	case "end":
+		if st.begun {
+			p.ended = true
+		}
 		delete(p.running, token)
 	default:
 		return false
@@ -157,6 +161,16 @@ func decodeWorkspacePartial(value []byte) (protocol.WorkspaceDiagnosticReportPar
 // Busy reports whether the server has work-done progress running (begun
 // and not ended), such as indexing.
 func (c *Client) Busy() bool { return c.progress.busy() }
+
+// Worked reports whether some work-done progress of the server has run to
+// its end (its project loaded, an index built, at least once): a server
+// idle before it has begun any (clangd before it indexes the project) may
+// not have started its load yet.
+func (c *Client) Worked() bool {
+	c.progress.mu.Lock()
+	defer c.progress.mu.Unlock()
+	return c.progress.ended
+}
 
 // Loading describes the work-done progress running ("Loading packages";
 // "indexing (40%)"), "" when there is none.

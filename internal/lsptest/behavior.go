@@ -69,6 +69,10 @@ type Behavior struct {
 	// Loading, after initialized, begins work-done progress with this
 	// title and never ends it (a project load that never finishes).
 	Loading string
+	// Load, at initialized, begins and ends work-done progress with this
+	// title before the server answers anything else: a project load that
+	// finishes (pyright's first analysis).
+	Load string
 	// Reanalyze, on the first workspace/didChangeWatchedFiles, begins
 	// work-done progress with this title and never ends it, as pyright
 	// leaves "1 file to analyze" open after a file it tracks is deleted,

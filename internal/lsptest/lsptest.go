@@ -181,6 +181,18 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 			return err
 		}
 	}
+	if s.b.Load != "" {
+		token := protocol.NewProgressTokenString("loaded")
+		if _, err := protocol.WorkDoneProgressCreateRequest.Call(context.Background(), s.conn, protocol.WorkDoneProgressCreateParams{Token: token}); err != nil {
+			return err
+		}
+		for _, v := range []map[string]any{{"kind": "begin", "title": s.b.Load}, {"kind": "end"}} {
+			value, _ := json.Marshal(v)
+			if err := protocol.ProgressNotification.Notify(context.Background(), s.conn, protocol.ProgressParams{Token: token, Value: value}); err != nil {
+				return err
+			}
+		}
+	}
 	if s.b.Ask != "" {
 		go func() {
 			protocol.ShowMessageNotification.Notify(context.Background(), s.conn, protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: s.b.Ask})

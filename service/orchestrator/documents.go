@@ -253,16 +253,22 @@ func (s *session) recheckOthers(ctx context.Context, c *client.Client, changed m
 
 // loaded waits, within timeout, until c has no work-done progress running
 // (its project loaded, its index built), and returns "" or a note saying
-// the answer may be incomplete. Once c has been seen idle, later work
-// (re-analysis after a change) is waited for at most reloadWait: servers
-// answer from their current state meanwhile, and some leave such progress
-// open until their next change (pyright's "1 file to analyze" after a
-// file it tracked was deleted). After one wait ran out, the next questions
-// do not wait until the server is seen idle again.
+// the answer may be incomplete. Once c has been seen idle after some work
+// of its ended (its load), later work (re-analysis after a change) is
+// waited for at most reloadWait: servers answer from their current state
+// meanwhile, and some leave such progress open until their next change
+// (pyright's "1 file to analyze" after a file it tracked was deleted). A
+// server idle before any work (clangd before its background index begins)
+// has not loaded yet: its first work is waited for in full. After one
+// wait ran out, the next questions do not wait until the server is seen
+// idle again.
 func (s *session) loaded(ctx context.Context, c *client.Client, timeout time.Duration) string {
 	if !c.Busy() {
 		s.mu.Lock()
-		s.loadWaited, s.loadedClient = false, c
+		s.loadWaited = false
+		if c.Worked() {
+			s.loadedClient = c
+		}
 		s.mu.Unlock()
 		return ""
 	}

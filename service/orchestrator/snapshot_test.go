@@ -378,7 +378,7 @@ func TestWorkspaceSymbolsSayMissing(t *testing.T) {
 func TestReanalysisNotWaitedOut(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, map[string]string{"main.fk": "hello\n"}, lsptest.Config(`,"firstTouchTimeout":600000`, `"fake": `+lsptest.ServerEntry("fake")),
-		map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}, Reanalyze: "1 file to analyze"}})
+		map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}, Load: "Analyzing", Reanalyze: "1 file to analyze"}})
 	begun := make(chan struct{}, 1)
 	stop := f.OnServerEvent(func(_ string, e client.Event) {
 		if e.Progress != nil {
@@ -402,5 +402,27 @@ func TestReanalysisNotWaitedOut(t *testing.T) {
 	res, err := hover(ctx, f.Orchestrator, at)
 	if err != nil || !strings.Contains(res.Note, "fake is still loading the project (1 file to analyze); the answer may be incomplete") {
 		t.Fatalf("hover during re-analysis: %+v %v", res, err)
+	}
+}
+
+// TestIdleBeforeWorkIsNotLoaded: a server seen idle before any work of its
+// has run (clangd before its background index begins) has not loaded its
+// project: its first work is waited for in full, not as a re-analysis.
+// One whose load ran to its end has.
+func TestIdleBeforeWorkIsNotLoaded(t *testing.T) {
+	t.Parallel()
+	for _, load := range []string{"", "Analyzing"} {
+		f := newFake(t, map[string]string{"main.fk": "hello\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")),
+			map[string]lsptest.Behavior{"fake": {Load: load}})
+		if res, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "main.fk", Line: 1, Character: 1}); err != nil || res.Note != "" {
+			t.Fatalf("hover: %+v %v", res, err)
+		}
+		s := f.liveSessions()[0]
+		s.mu.Lock()
+		loaded := s.loadedClient != nil
+		s.mu.Unlock()
+		if loaded != (load != "") {
+			t.Errorf("Load %q: seen as loaded = %v, want %v", load, loaded, load != "")
+		}
 	}
 }
