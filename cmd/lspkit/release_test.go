@@ -5,14 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json"
 )
@@ -227,4 +231,186 @@ func TestReleaseDeb(t *testing.T) {
 	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(string(out), "main.go:") {
 		t.Fatalf("lspkit check of the example: %v\n%s", err, out)
 	}
+}
+
+// TestReleaseNPM: lspkit's npm packages from the snapshot, published to a
+// registry on 127.0.0.1 (Verdaccio, LSPKIT_VERDACCIO: its command, as
+// scripts/test-release.sh installs it; no uplink, so nothing comes from
+// anywhere else), run with npx in an empty HOME whose PATH holds node,
+// npm, npx and sh alone — no Go: npx lspkit --version names the snapshot's
+// version, cold (an empty npm cache) and warm, and npx lspkit mcp answers
+// MCP's initialize and an lsp_status call. It reports the times.
+func TestReleaseNPM(t *testing.T) {
+	dir, version := releaseDist(t)
+	verdaccio := os.Getenv("LSPKIT_VERDACCIO")
+	if verdaccio == "" {
+		t.Skip("LSPKIT_VERDACCIO (the registry's command) not set: scripts/test-release.sh runs this test")
+	}
+	tmp := t.TempDir()
+	reg := startRegistry(t, verdaccio, tmp)
+
+	// The user's side: node, npm and npx on PATH, and the shell npx runs
+	// a package's bin with; nothing else.
+	bin, home := filepath.Join(tmp, "bin"), filepath.Join(tmp, "home")
+	for _, d := range []string{bin, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"node", "npm", "npx", "sh"} {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(path, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	npmrc := filepath.Join(tmp, "npmrc")
+	host := strings.TrimPrefix(reg.url, "http:")
+	if err := os.WriteFile(npmrc, []byte("registry="+reg.url+"/\n"+host+"/:_authToken="+reg.token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "PATH=" + bin, "NPM_CONFIG_USERCONFIG=" + npmrc, "npm_config_cache=" + filepath.Join(tmp, "npm-cache"),
+		"npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false"}
+	if _, err := exec.LookPath("go"); err == nil {
+		cmd := exec.Command("sh", "-c", "command -v go")
+		cmd.Env = env
+		if out, err := cmd.Output(); err == nil {
+			t.Fatalf("go is on the user's PATH: %s", out)
+		}
+	}
+	run := func(name string, args ...string) (string, time.Duration, error) {
+		cmd := exec.Command(filepath.Join(bin, name), args...)
+		cmd.Env, cmd.Dir = env, home
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		return string(out), time.Since(start), err
+	}
+
+	tarballs, err := filepath.Glob(filepath.Join(dir, "npm", "*.tgz"))
+	if err != nil || len(tarballs) != 9 {
+		t.Fatalf("dist/npm: %v %v, want 8 platform packages and lspkit", tarballs, err)
+	}
+	// The platforms' packages first: lspkit names them.
+	lspkitTgz := filepath.Join(dir, "npm", "lspkit-"+version+".tgz")
+	tarballs = append(slices.DeleteFunc(tarballs, func(p string) bool { return p == lspkitTgz }), lspkitTgz)
+	for _, tgz := range tarballs {
+		if out, _, err := run("npm", "publish", "--tag", "snapshot", tgz); err != nil {
+			t.Fatalf("npm publish %s: %v\n%s", filepath.Base(tgz), err, out)
+		}
+	}
+
+	pkg := "lspkit@" + version
+	out, cold, err := run("npx", "--yes", pkg, "--version")
+	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
+		t.Fatalf("npx %s --version, cold: %v\n%s", pkg, err, out)
+	}
+	out, warm, err := run("npx", "--yes", pkg, "--version")
+	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
+		t.Fatalf("npx %s --version, warm: %v\n%s", pkg, err, out)
+	}
+	t.Logf("npx %s --version: %d ms cold (empty npm cache, local registry), %d ms warm", pkg, cold.Milliseconds(), warm.Milliseconds())
+
+	example, _ := filepath.Abs(filepath.Join("..", "..", "examples", "go-broken"))
+	mcp := exec.Command(filepath.Join(bin, "npx"), "--yes", pkg, "mcp", "--root", example)
+	mcp.Env, mcp.Dir = env, example
+	stdin, _ := mcp.StdinPipe()
+	stdout, _ := mcp.StdoutPipe()
+	start := time.Now()
+	if err := mcp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		if err := mcp.Wait(); err != nil {
+			t.Errorf("npx lspkit mcp after its input closed: %v", err)
+		}
+	}()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	ask := func(id int, method, params string) string {
+		t.Helper()
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), fmt.Sprintf(`"id":%d`, id)) {
+				return lines.Text()
+			}
+		}
+		t.Fatalf("npx lspkit mcp ended before answering %s: %v", method, lines.Err())
+		return ""
+	}
+	if init := ask(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"release-test","version":"0"}}`); !strings.Contains(init, `"serverInfo"`) {
+		t.Fatalf("initialize: %s", init)
+	}
+	t.Logf("npx %s mcp: initialize answered %d ms after the spawn (warm npm cache)", pkg, time.Since(start).Milliseconds())
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if status := ask(2, "tools/call", `{"name":"lsp_status","arguments":{}}`); !strings.Contains(status, `"result"`) || strings.Contains(status, `"isError":true`) || !strings.Contains(status, "gopls") {
+		t.Fatalf("lsp_status: %s", status)
+	}
+}
+
+// npmRegistry is a Verdaccio on 127.0.0.1: its URL and a publisher's token.
+type npmRegistry struct{ url, token string }
+
+// startRegistry starts Verdaccio (command verdaccio) with its storage
+// under dir, allowing anyone to read and a user it creates to publish, and
+// stops it when the test ends.
+func startRegistry(t *testing.T, verdaccio, dir string) npmRegistry {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	config := filepath.Join(dir, "verdaccio.yaml")
+	if err := os.WriteFile(config, []byte(`storage: ./storage
+auth:
+  htpasswd:
+    file: ./htpasswd
+    max_users: 1
+packages:
+  '**':
+    access: $all
+    publish: $authenticated
+log: { type: stdout, format: pretty, level: warn }
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(verdaccio, "--config", config, "--listen", addr)
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	// Verdaccio says where it listens once it does.
+	for s := bufio.NewScanner(out); ; {
+		if !s.Scan() {
+			t.Fatalf("verdaccio ended before listening: %v", s.Err())
+		}
+		if strings.Contains(s.Text(), "http address") {
+			go io.Copy(io.Discard, out)
+			break
+		}
+	}
+	url := "http://" + addr
+	req, _ := http.NewRequest(http.MethodPut, url+"/-/user/org.couchdb.user:lspkit", strings.NewReader(`{"name":"lspkit","password":"release-test"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var user struct {
+		Token string `json:"token"`
+	}
+	if err := json.UnmarshalRead(resp.Body, &user); err != nil || user.Token == "" {
+		t.Fatalf("a publisher on the registry: %s %v", resp.Status, err)
+	}
+	return npmRegistry{url: url, token: user.Token}
 }
