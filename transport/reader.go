@@ -129,8 +129,14 @@ func (r *Reader) readHeader() (int, error) {
 				return 0, &FrameError{Offset: r.offset, Msg: fmt.Sprintf("header block longer than %d bytes", r.maxHeader)}
 			}
 			if err := r.fill(); err != nil {
-				if errors.Is(err, io.EOF) && r.w == r.r {
-					return 0, io.EOF
+				if r.w == r.r {
+					// Between frames nothing is truncated: the stream
+					// ended (io.EOF), or its reader failed as it closed
+					// (a server's exit closing the pipe), as it says.
+					if errors.Is(err, io.EOF) {
+						return 0, io.EOF
+					}
+					return 0, err
 				}
 				return 0, r.truncated(err, "frame header")
 			}
