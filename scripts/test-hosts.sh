@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The agent hosts as shipped — Claude Code, Codex, Gemini CLI and opencode,
-# from npm at the versions cmd/lspkit/testdata/hosts pins (installed once
-# per lockfile into the user cache) — run lspkit as `lspkit init` sets it
-# up: cmd/lspkit's TestHosts, without the race detector; and Debian's
+# The agent hosts as shipped — Claude Code, Codex, Gemini CLI, opencode
+# and Copilot CLI, from npm at the versions cmd/lspkit/testdata/hosts pins
+# (installed once per lockfile into the user cache) — run lspkit as
+# `lspkit init` sets it up: cmd/lspkit's TestHosts, without the race
+# detector; Claude Code and Copilot CLI install the repo's plugins from
+# its marketplaces: TestPluginHosts; and Debian's
 # Neovim (apt, as root or with sudo) runs `lspkit lsp` as its language
 # server: TestLSPNeovim. Needs the servers scripts/test.sh installs.
 # .ci/run runs it after the test command.
@@ -15,6 +17,7 @@ cd "$(dirname "$0")/.."
 modules=$(node_modules cmd/lspkit/testdata/hosts hosts install)
 export LSPKIT_HOSTS=$modules/.bin LSPKIT_REQUIRE_SERVERS=1
 go_test TestHosts
+go_test TestPluginHosts
 go_test TestLSPOpencode
 
 if ! command -v nvim >/dev/null; then

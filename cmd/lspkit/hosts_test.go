@@ -53,7 +53,8 @@ func hostEnv(t *testing.T, home, hostsBin string) []string {
 		switch {
 		case k == "HOME", k == "PATH", k == "XDG_RUNTIME_DIR", k == "TMPDIR", k == "XDG_CONFIG_HOME", k == "XDG_DATA_HOME", k == "XDG_STATE_HOME",
 			strings.HasPrefix(k, "LSPKIT_"), strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "CODEX"),
-			strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "GEMINI"), strings.HasPrefix(k, "GOOGLE"), strings.HasPrefix(k, "OPENCODE"):
+			strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "GEMINI"), strings.HasPrefix(k, "GOOGLE"), strings.HasPrefix(k, "OPENCODE"),
+			strings.HasPrefix(k, "COPILOT"), k == "GH_TOKEN", k == "GITHUB_TOKEN":
 			continue
 		}
 		env = append(env, kv)
@@ -383,25 +384,7 @@ func modelSees(t *testing.T, env []string, proj, testdata string) {
 // text block, or the JSON it sent otherwise.
 func claudeShows(t *testing.T, env []string, proj, testdata, tool string, args map[string]any) string {
 	t.Helper()
-	argsJSON, _ := json.Marshal(args)
-	outFile := filepath.Join(t.TempDir(), "shown.json")
-	fake := exec.Command("node", filepath.Join(testdata, "fake-model.mjs"))
-	fake.Env = append(env, "FAKE_TOOL="+tool, "FAKE_ARGS="+string(argsJSON), "FAKE_OUT="+outFile)
-	stdout, _ := fake.StdoutPipe()
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { fake.Process.Kill(); fake.Wait() }()
-	port, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the stand-in model: %v", err)
-	}
-	out, err := host(t, append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:"+strings.TrimSpace(port), "ANTHROPIC_API_KEY=sk-ant-stand-in"), proj, "",
-		"claude", "-p", "use the tool", "--allowedTools", "mcp__lspkit__"+tool)
-	data, rerr := os.ReadFile(outFile)
-	if rerr != nil {
-		t.Fatalf("claude -p for %s sent the model no tool result: %v\n%s", tool, err, out)
-	}
+	data := claudeSends(t, env, proj, testdata, tool, args, false)
 	var blocks []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -414,4 +397,41 @@ func claudeShows(t *testing.T, env []string, proj, testdata, tool string, args m
 		return blocks[0].Text
 	}
 	return string(data)
+}
+
+// claudeSends runs `claude -p` in proj against the stand-in model
+// (testdata/hosts/fake-model.mjs) asking for tool — an MCP tool of
+// lspkit's, or one of Claude Code's own such as Write — with args, and
+// returns what Claude Code sent the model after running it: the
+// tool_result's content, or with whole the turn's every block (a hook's
+// feedback comes in a block of its own).
+func claudeSends(t *testing.T, env []string, proj, testdata, tool string, args map[string]any, whole bool) []byte {
+	t.Helper()
+	argsJSON, _ := json.Marshal(args)
+	outFile := filepath.Join(t.TempDir(), "shown.json")
+	fake := exec.Command("node", filepath.Join(testdata, "fake-model.mjs"))
+	fake.Env = append(env, "FAKE_TOOL="+tool, "FAKE_ARGS="+string(argsJSON), "FAKE_OUT="+outFile)
+	allowed := "mcp__lspkit__" + tool
+	if whole {
+		fake.Env = append(fake.Env, "FAKE_WHOLE=1")
+	}
+	if !strings.HasPrefix(tool, "lsp_") {
+		allowed = tool
+	}
+	stdout, _ := fake.StdoutPipe()
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { fake.Process.Kill(); fake.Wait() }()
+	port, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the stand-in model: %v", err)
+	}
+	out, err := host(t, append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:"+strings.TrimSpace(port), "ANTHROPIC_API_KEY=sk-ant-stand-in"), proj, "",
+		"claude", "-p", "use the tool", "--allowedTools", allowed)
+	data, rerr := os.ReadFile(outFile)
+	if rerr != nil {
+		t.Fatalf("claude -p for %s sent the model no tool result: %v\n%s", tool, err, out)
+	}
+	return data
 }

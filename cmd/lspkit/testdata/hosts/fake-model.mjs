@@ -1,9 +1,11 @@
 // A stand-in for the Anthropic Messages API, for `claude -p` in tests: the
-// first turn of a conversation that offers lspkit's tool asks for it (the
-// tool and its arguments from FAKE_TOOL and FAKE_ARGS); the turn that
-// carries its result records what Claude Code gives the model for it —
-// the tool_result's content, as sent — into FAKE_OUT, and ends the
-// conversation. Every other request gets a short text answer. Answers are
+// first turn of a conversation that offers the tool asks for it (the tool
+// and its arguments from FAKE_TOOL and FAKE_ARGS: an MCP tool by the name
+// after its server's prefix, or one of Claude Code's own by its name); the
+// turn that carries its result records what Claude Code gives the model
+// for it — the tool_result's content, as sent, or with FAKE_WHOLE the
+// turn's every block, where a hook's feedback comes — into FAKE_OUT, and
+// ends the conversation. Every other request gets a short text answer. Answers are
 // streamed (SSE) or not, as asked. Prints its port on stdout.
 import http from "node:http";
 import fs from "node:fs";
@@ -11,6 +13,7 @@ import fs from "node:fs";
 const tool = process.env.FAKE_TOOL;
 const args = JSON.parse(process.env.FAKE_ARGS || "{}");
 const out = process.env.FAKE_OUT;
+const whole = !!process.env.FAKE_WHOLE;
 
 function reply(res, stream, content, stopReason) {
   const msg = { id: "msg_fake", type: "message", role: "assistant", model: "claude-fake", content, stop_reason: stopReason, stop_sequence: null,
@@ -49,11 +52,11 @@ const server = http.createServer((req, res) => {
     }
     let r = {};
     try { r = JSON.parse(body); } catch {}
-    const name = (r.tools || []).map((t) => t.name).find((n) => n && n.endsWith("__" + tool));
+    const name = (r.tools || []).map((t) => t.name).find((n) => n && (n === tool || n.endsWith("__" + tool)));
     const last = (r.messages || []).at(-1);
     const result = Array.isArray(last?.content) ? last.content.find((b) => b.type === "tool_result") : undefined;
     if (result) {
-      fs.writeFileSync(out, JSON.stringify(result.content));
+      fs.writeFileSync(out, JSON.stringify(whole ? last.content : result.content));
       reply(res, r.stream, [{ type: "text", text: "done" }], "end_turn");
     } else if (name) {
       reply(res, r.stream, [{ type: "tool_use", id: "toolu_fake1", name, input: args }], "tool_use");

@@ -1,0 +1,93 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestPluginHosts: the repo's plugins installed by the real hosts, as a
+// user installs them, in a scratch HOME (hosts from npm, pinned; lspkit on
+// PATH as npx, a package or install.sh put it there).
+//
+// Claude Code adds the repo as a marketplace (.claude-plugin), installs
+// lspkit@lspkit (plugins/claude-code), and `claude mcp list` shows the
+// plugin's lspkit connected. Then, against the stand-in model, Claude Code
+// writes a broken Go file with its Write tool: the plugin's PostToolUse
+// hook blocks (exit 2) and the model is shown gopls's error; a file that
+// compiles draws no word from the hook.
+//
+// Copilot CLI adds the same repo as a marketplace (it reads .github/plugin
+// first: the Agent Plugins layout, plugins/agent-plugins), installs
+// lspkit@lspkit with its one skill, and lists the plugin's MCP server as
+// lspkit mcp --shared. Copilot connects to MCP servers only in an agent
+// session, which needs a GitHub sign-in or a model provider: the install
+// and its configuration are what is checked here.
+func TestPluginHosts(t *testing.T) {
+	hostsBin := os.Getenv("LSPKIT_HOSTS")
+	if hostsBin == "" {
+		t.Skip("LSPKIT_HOSTS (the hosts' node_modules/.bin) not set: scripts/test-hosts.sh runs this test")
+	}
+	serversEnv(t)
+	market, err := filepath.Abs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	proj, err := os.MkdirTemp("", "pluginproj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, _ = filepath.EvalSymlinks(proj)
+	writeFiles(t, proj, hostProject)
+	env := hostEnv(t, home, hostsBin)
+	t.Cleanup(func() {
+		for _, pid := range sharedDaemons(proj) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		noProcessesIn(t, proj)
+		os.RemoveAll(proj)
+	})
+	testdata, _ := filepath.Abs("testdata/hosts")
+	run := func(want *regexp.Regexp, args ...string) {
+		t.Helper()
+		out, err := host(t, env, proj, "", args...)
+		if err != nil || !want.MatchString(out) {
+			t.Fatalf("%s: %v\n%s\nwant %s", strings.Join(args, " "), err, out, want)
+		}
+	}
+
+	t.Run("claude-code", func(t *testing.T) {
+		run(regexp.MustCompile(`Successfully added marketplace: lspkit`), "claude", "plugin", "marketplace", "add", market)
+		run(regexp.MustCompile(`Successfully installed plugin: lspkit@lspkit`), "claude", "plugin", "install", "lspkit@lspkit")
+		writeFiles(t, home, map[string]string{".claude.json": fmt.Sprintf(`{"projects": {%q: {"hasTrustDialogAccepted": true}}}`, proj)})
+		run(regexp.MustCompile(`plugin:lspkit:lspkit: lspkit mcp --shared - . Connected`), "claude", "mcp", "list")
+
+		sent := string(claudeSends(t, env, proj, testdata, "Write", map[string]any{
+			"file_path": filepath.Join(proj, "broken.go"), "content": "package main\n\nvar broken string = 1\n",
+		}, true))
+		want := regexp.MustCompile(`PostToolUse:Write hook blocking error from command: \\"lspkit hook claude-code --shared\\".*broken\.go:3:21: error: cannot use 1 \(untyped int constant\) as string value in variable declaration`)
+		if !want.MatchString(sent) {
+			t.Errorf("Claude Code wrote broken.go; the model was sent %s\nwant the plugin's hook blocking with gopls's error", sent)
+		}
+		sent = string(claudeSends(t, env, proj, testdata, "Write", map[string]any{
+			"file_path": filepath.Join(proj, "fine.go"), "content": "package main\n\nvar fine = \"s\"\n",
+		}, true))
+		if !strings.Contains(sent, "File created successfully") || strings.Contains(sent, "hook") {
+			t.Errorf("Claude Code wrote fine.go; the model was sent %s\nwant the Write's result alone", sent)
+		}
+	})
+
+	t.Run("copilot", func(t *testing.T) {
+		run(regexp.MustCompile(`Marketplace "lspkit" added successfully`), "copilot", "plugin", "marketplace", "add", market)
+		run(regexp.MustCompile(`Plugin "lspkit" installed successfully\. Installed 1 skill\.`), "copilot", "plugin", "install", "lspkit@lspkit")
+		run(regexp.MustCompile(`"name": "lspkit",\s+"marketplace": "lspkit",(?s:.*?)"enabled": true`), "copilot", "plugin", "list", "--json")
+		run(regexp.MustCompile(`(?s)Command: lspkit mcp --shared.*Source plugin: lspkit`), "copilot", "mcp", "get", "lspkit")
+	})
+}
