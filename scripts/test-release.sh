@@ -19,6 +19,6 @@ ls -l dist/*.tar.gz dist/*.zip dist/*.deb dist/*.rpm | awk '{printf "   %8.1f MB
 
 modules=$(node_modules cmd/lspkit/testdata/registry registry)
 export LSPKIT_RELEASE_DIST=$PWD/dist LSPKIT_VERDACCIO=$modules/.bin/verdaccio LSPKIT_REQUIRE_SERVERS=1
-for test in TestReleaseArchives TestReleaseInstallScript TestReleaseDeb TestReleaseNPM TestClaudePlugin; do
+for test in TestReleaseArchives TestReleaseManifests TestReleaseInstallScript TestReleaseDeb TestReleaseNPM TestReleaseGoInstall TestClaudePlugin; do
 	go_test "$test"
 done

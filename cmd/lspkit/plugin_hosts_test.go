@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// TestPluginHosts: the repo's plugins installed by the real hosts, as a
-// user installs them, in a scratch HOME (hosts from npm, pinned; lspkit on
+// TestPluginHosts: the repo's plugins installed by the real hosts with
+// README's lines (the repo here for lspkit/lspkit), in a scratch HOME (hosts from npm, pinned; lspkit on
 // PATH as npx, a package or install.sh put it there).
 //
 // Claude Code adds the repo as a marketplace (.claude-plugin), installs
@@ -62,10 +62,21 @@ func TestPluginHosts(t *testing.T) {
 			t.Fatalf("%s: %v\n%s\nwant %s", strings.Join(args, " "), err, out, want)
 		}
 	}
+	// README's two commands for a host, the repo here for lspkit/lspkit on
+	// GitHub, each with the answer it should get.
+	install := func(how string, want ...*regexp.Regexp) {
+		t.Helper()
+		steps := strings.Split(installLine(t, how), " && ")
+		if len(steps) != len(want) {
+			t.Fatalf("README's %s line has %d commands, want %d", how, len(steps), len(want))
+		}
+		for i, step := range steps {
+			run(want[i], strings.Fields(strings.Replace(step, " lspkit/lspkit", " "+market, 1))...)
+		}
+	}
 
 	t.Run("claude-code", func(t *testing.T) {
-		run(regexp.MustCompile(`Successfully added marketplace: lspkit`), "claude", "plugin", "marketplace", "add", market)
-		run(regexp.MustCompile(`Successfully installed plugin: lspkit@lspkit`), "claude", "plugin", "install", "lspkit@lspkit")
+		install("Claude Code plugin", regexp.MustCompile(`Successfully added marketplace: lspkit`), regexp.MustCompile(`Successfully installed plugin: lspkit@lspkit`))
 		writeFiles(t, home, map[string]string{".claude.json": fmt.Sprintf(`{"projects": {%q: {"hasTrustDialogAccepted": true}}}`, proj)})
 		run(regexp.MustCompile(`plugin:lspkit:lspkit: lspkit mcp --shared - . Connected`), "claude", "mcp", "list")
 
@@ -85,8 +96,7 @@ func TestPluginHosts(t *testing.T) {
 	})
 
 	t.Run("copilot", func(t *testing.T) {
-		run(regexp.MustCompile(`Marketplace "lspkit" added successfully`), "copilot", "plugin", "marketplace", "add", market)
-		run(regexp.MustCompile(`Plugin "lspkit" installed successfully\. Installed 1 skill\.`), "copilot", "plugin", "install", "lspkit@lspkit")
+		install("Copilot CLI plugin", regexp.MustCompile(`Marketplace "lspkit" added successfully`), regexp.MustCompile(`Plugin "lspkit" installed successfully\. Installed 1 skill\.`))
 		run(regexp.MustCompile(`"name": "lspkit",\s+"marketplace": "lspkit",(?s:.*?)"enabled": true`), "copilot", "plugin", "list", "--json")
 		run(regexp.MustCompile(`(?s)Command: lspkit mcp --shared.*Source plugin: lspkit`), "copilot", "mcp", "get", "lspkit")
 	})

@@ -13,7 +13,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -122,6 +124,38 @@ func TestReleaseArchives(t *testing.T) {
 			t.Errorf("%s: %v, want the version %s in it", name, err, version)
 		}
 	}
+	// The Homebrew cask README's line installs (lspkit/tap is the
+	// lspkit/homebrew-tap repository) and the Scoop manifest: every
+	// archive they name has the SHA-256 checksums.txt gives it, and the
+	// cask lifts macOS's quarantine from the binary, which is not
+	// notarized.
+	if line := installLine(t, "Homebrew"); line != "brew install --cask lspkit/tap/lspkit" {
+		t.Errorf("README's Homebrew line is %q", line)
+	}
+	cask, _ := os.ReadFile(filepath.Join(dir, "homebrew", "Casks", "lspkit.rb"))
+	pairs := regexp.MustCompile(`url "[^"]*/lspkit_#\{version\}(_[a-z0-9_]+\.tar\.gz)"\s+sha256 "([0-9a-f]{64})"`).FindAllStringSubmatch(string(cask), -1)
+	if len(pairs) != 4 || !strings.Contains(string(cask), `"com.apple.quarantine", "#{staged_path}/lspkit"`) {
+		t.Errorf("the cask names %d archives (want darwin and linux on amd64 and arm64) or does not lift the quarantine:\n%s", len(pairs), cask)
+	}
+	var scoop struct {
+		Architecture map[string]struct {
+			URL  string `json:"url"`
+			Hash string `json:"hash"`
+		} `json:"architecture"`
+	}
+	readJSON(t, filepath.Join(dir, "scoop", "lspkit.json"), &scoop)
+	for _, a := range scoop.Architecture {
+		pairs = append(pairs, []string{"", strings.TrimPrefix(path.Base(a.URL), "lspkit_"+version), a.Hash})
+	}
+	if len(pairs) != 6 {
+		t.Errorf("the Scoop manifest names %d archives, want windows on amd64 and arm64", len(scoop.Architecture))
+	}
+	for _, p := range pairs {
+		if name := "lspkit_" + version + p[1]; sums[name] != p[2] {
+			t.Errorf("%s: the cask or Scoop manifest says SHA-256 %s, checksums.txt %s", name, p[2], sums[name])
+		}
+	}
+
 	if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
 		out, err := exec.Command(filepath.Join(dir, "lspkit_linux_amd64_v1", "lspkit"), "--version").Output()
 		head, _ := exec.Command("git", "rev-parse", "HEAD").Output()
@@ -152,16 +186,31 @@ func containsAll(list []string, want ...string) bool {
 func TestReleaseInstallScript(t *testing.T) {
 	dir, version := releaseDist(t)
 	archive := fmt.Sprintf("lspkit_%s_%s_%s.tar.gz", version, runtime.GOOS, runtime.GOARCH)
+	// README's line, with the release's address replaced by the server's
+	// (and given to the script, whose default is the release's).
+	const release = "https://github.com/lspkit/lspkit/releases/latest/download"
+	line := installLine(t, "script")
+	if !strings.HasPrefix(line, "curl -fsSL "+release+"/install.sh | sh") {
+		t.Fatalf("README's script line is %q, want curl of %s/install.sh piped to sh", line, release)
+	}
 	run := func(base string) (string, string, error) {
 		home := t.TempDir()
 		bin := filepath.Join(home, "bin")
-		cmd := exec.Command("sh", filepath.Join("..", "..", "install.sh"))
+		cmd := exec.Command("sh", "-c", strings.ReplaceAll(line, release, base))
 		cmd.Env = append(os.Environ(), "HOME="+home, "LSPKIT_BASE_URL="+base, "LSPKIT_INSTALL_DIR="+bin)
 		out, err := cmd.CombinedOutput()
 		return string(out), bin, err
 	}
+	files := http.FileServer(http.Dir(dir))
+	serve := func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/install.sh" { // a release asset beside the archives
+			http.ServeFile(w, r, filepath.Join(repo, "install.sh"))
+			return
+		}
+		files.ServeHTTP(w, r)
+	}
 
-	good := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	good := httptest.NewServer(http.HandlerFunc(serve))
 	defer good.Close()
 	out, bin, err := run(good.URL)
 	if err != nil || !strings.Contains(out, "installed lspkit "+version) {
@@ -181,7 +230,7 @@ func TestReleaseInstallScript(t *testing.T) {
 			w.Write(data)
 			return
 		}
-		http.FileServer(http.Dir(dir)).ServeHTTP(w, r)
+		serve(w, r)
 	}))
 	defer corrupt.Close()
 	out, bin, err = run(corrupt.URL)
@@ -206,8 +255,14 @@ func TestReleaseDeb(t *testing.T) {
 		t.Skip("/usr/bin/lspkit exists already: not replaced by a test")
 	}
 	serversEnv(t)
-	deb := filepath.Join(dir, fmt.Sprintf("lspkit_%s_linux_amd64.deb", version))
-	if out, err := exec.Command("dpkg", "-i", deb).CombinedOutput(); err != nil {
+	// README's line, run as root (no sudo needed) on the snapshot's file.
+	line := strings.Fields(installLine(t, "Debian"))
+	if want := []string{"sudo", "dpkg", "-i", "lspkit_VERSION_linux_amd64.deb"}; !slices.Equal(line, want) {
+		t.Fatalf("README's Debian line is %q, want %q", line, want)
+	}
+	cmd := exec.Command(line[1], line[2], strings.Replace(line[3], "VERSION", version, 1))
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dpkg -i: %v\n%s", err, out)
 	}
 	t.Cleanup(func() {
@@ -236,9 +291,11 @@ func TestReleaseDeb(t *testing.T) {
 // registry on 127.0.0.1 (Verdaccio, LSPKIT_VERDACCIO: its command, as
 // scripts/test-release.sh installs it; no uplink, so nothing comes from
 // anywhere else), run with npx in an empty HOME whose PATH holds node,
-// npm, npx and sh alone — no Go: npx lspkit --version names the snapshot's
-// version, cold (an empty npm cache) and warm, and npx lspkit mcp answers
-// MCP's initialize and an lsp_status call. It reports the times.
+// npm, npx and sh alone — no Go. README's npx line, as written: lspkit
+// --version names the snapshot's version, cold (an empty npm cache) and
+// warm; doctor names Go as what gopls needs for the example; lspkit mcp
+// answers MCP's initialize and an lsp_status call. It reports the times,
+// and what the resolver costs: the package's bin against the binary.
 func TestReleaseNPM(t *testing.T) {
 	dir, version := releaseDist(t)
 	verdaccio := os.Getenv("LSPKIT_VERDACCIO")
@@ -300,19 +357,46 @@ func TestReleaseNPM(t *testing.T) {
 		}
 	}
 
-	pkg := "lspkit@" + version
-	out, cold, err := run("npx", "--yes", pkg, "--version")
-	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
-		t.Fatalf("npx %s --version, cold: %v\n%s", pkg, err, out)
+	// A release is the latest: README's npx line, as written, runs it.
+	if out, _, err := run("npm", "dist-tag", "add", "lspkit@"+version, "latest"); err != nil {
+		t.Fatalf("npm dist-tag add lspkit@%s latest: %v\n%s", version, err, out)
 	}
-	out, warm, err := run("npx", "--yes", pkg, "--version")
-	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
-		t.Fatalf("npx %s --version, warm: %v\n%s", pkg, err, out)
+	npx := strings.Fields(installLine(t, "npm"))
+	if len(npx) != 4 || npx[0] != "npx" || npx[2] != "lspkit" || npx[3] != "mcp" {
+		t.Fatalf("README's npm line is %q, want npx, its flag, lspkit and mcp", npx)
 	}
-	t.Logf("npx %s --version: %d ms cold (empty npm cache, local registry), %d ms warm", pkg, cold.Milliseconds(), warm.Milliseconds())
+	out, cold, err := run("npx", append(npx[1:3], "--version")...)
+	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
+		t.Fatalf("%s --version, cold: %v\n%s", strings.Join(npx[:3], " "), err, out)
+	}
+	out, warm, err := run("npx", append(npx[1:3], "--version")...)
+	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
+		t.Fatalf("%s --version, warm: %v\n%s", strings.Join(npx[:3], " "), err, out)
+	}
+	t.Logf("%s --version: %d ms cold (empty npm cache, local registry), %d ms warm", strings.Join(npx[:3], " "), cold.Milliseconds(), warm.Milliseconds())
 
+	// What the resolver costs: its package's bin (node, then the binary)
+	// against the binary itself, as npx left them in its cache.
+	resolver, _ := filepath.Glob(filepath.Join(tmp, "npm-cache", "_npx", "*", "node_modules", "lspkit", "bin", "lspkit.js"))
+	platform, _ := filepath.Glob(filepath.Join(tmp, "npm-cache", "_npx", "*", "node_modules", "@lspkit", "*", "bin", "lspkit"))
+	if len(resolver) != 1 || len(platform) != 1 {
+		t.Fatalf("npx's cache holds resolvers %v and binaries %v, want one of each", resolver, platform)
+	}
+	viaNode, direct := medianRun(t, env, "node", resolver[0], "--version"), medianRun(t, env, platform[0], "--version")
+	t.Logf("lspkit --version: %.1f ms through the resolver (node bin/lspkit.js), %.1f ms the binary alone: the resolver costs %.1f ms (median of 9)",
+		ms(viaNode), ms(direct), ms(viaNode-direct))
+
+	// Without Go, doctor says that gopls needs it, for the example's files.
 	example, _ := filepath.Abs(filepath.Join("..", "..", "examples", "go-broken"))
-	mcp := exec.Command(filepath.Join(bin, "npx"), "--yes", pkg, "mcp", "--root", example)
+	out, _, err = run("npx", append(npx[1:3], "doctor", "--root", example)...)
+	if !regexp.MustCompile(`(?m)^! go +not found +needed by gopls, which this root's files use$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^! \* gopls .*install go first, then lspkit install gopls$`).MatchString(out) {
+		t.Errorf("%s doctor, without Go: %v, want go named as what gopls needs\n%s", strings.Join(npx[:3], " "), err, out)
+	}
+	for _, argv := range [][]string{{platform[0]}, {filepath.Join(bin, "node"), resolver[0]}} {
+		t.Logf("%s mcp: initialize answered %.1f ms after the spawn (median of 9)", filepath.Base(argv[len(argv)-1]), ms(medianInitialize(t, env, example, argv)))
+	}
+	mcp := exec.Command(filepath.Join(bin, "npx"), append(npx[1:], "--root", example)...)
 	mcp.Env, mcp.Dir = env, example
 	stdin, _ := mcp.StdinPipe()
 	stdout, _ := mcp.StdoutPipe()
@@ -323,7 +407,7 @@ func TestReleaseNPM(t *testing.T) {
 	defer func() {
 		stdin.Close()
 		if err := mcp.Wait(); err != nil {
-			t.Errorf("npx lspkit mcp after its input closed: %v", err)
+			t.Errorf("%s after its input closed: %v", strings.Join(npx, " "), err)
 		}
 	}()
 	lines := bufio.NewScanner(stdout)
@@ -336,13 +420,13 @@ func TestReleaseNPM(t *testing.T) {
 				return lines.Text()
 			}
 		}
-		t.Fatalf("npx lspkit mcp ended before answering %s: %v", method, lines.Err())
+		t.Fatalf("%s ended before answering %s: %v", strings.Join(npx, " "), method, lines.Err())
 		return ""
 	}
 	if init := ask(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"release-test","version":"0"}}`); !strings.Contains(init, `"serverInfo"`) {
 		t.Fatalf("initialize: %s", init)
 	}
-	t.Logf("npx %s mcp: initialize answered %d ms after the spawn (warm npm cache)", pkg, time.Since(start).Milliseconds())
+	t.Logf("%s: initialize answered %d ms after the spawn (warm npm cache; npx asks the registry for the latest version each time)", strings.Join(npx, " "), time.Since(start).Milliseconds())
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	if status := ask(2, "tools/call", `{"name":"lsp_status","arguments":{}}`); !strings.Contains(status, `"result"`) || strings.Contains(status, `"isError":true`) || !strings.Contains(status, "gopls") {
 		t.Fatalf("lsp_status: %s", status)
@@ -412,4 +496,134 @@ log: { type: stdout, format: pretty, level: warn }
 		t.Fatalf("a publisher on the registry: %s %v", resp.Status, err)
 	}
 	return npmRegistry{url: url, token: user.Token}
+}
+
+// installLine is the command README's "Install" table gives for the row
+// whose first cell starts with how, unquoted from its backticks.
+func installLine(t *testing.T, how string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(readme), "\n## Install\n")
+	table, _, _ = strings.Cut(table, "\n## ")
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(strings.ReplaceAll(line, `\|`, "\x00"), "|")
+		if len(cells) == 4 && strings.HasPrefix(strings.TrimSpace(cells[1]), how) {
+			return strings.ReplaceAll(strings.Trim(strings.TrimSpace(cells[2]), "`"), "\x00", "|")
+		}
+	}
+	t.Fatalf("README's Install table has no row for %q", how)
+	return ""
+}
+
+// medianRun runs argv with env 9 times and returns the median wall time.
+func medianRun(t *testing.T, env []string, argv ...string) time.Duration {
+	t.Helper()
+	var times []time.Duration
+	for range 9 {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	return times[len(times)/2]
+}
+
+// medianInitialize starts argv mcp --root root 9 times and returns the
+// median time from the spawn to MCP's initialize answer.
+func medianInitialize(t *testing.T, env []string, root string, argv []string) time.Duration {
+	t.Helper()
+	var times []time.Duration
+	for range 9 {
+		cmd := exec.Command(argv[0], append(argv[1:], "mcp", "--root", root)...)
+		cmd.Env, cmd.Dir = env, root
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"release-test","version":"0"}}}` + "\n")
+		stdout, _ := cmd.StdoutPipe()
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		took := time.Since(start)
+		io.Copy(io.Discard, stdout)
+		if werr := cmd.Wait(); err != nil || werr != nil || !strings.Contains(line, `"serverInfo"`) {
+			t.Fatalf("%s mcp: %q %v %v", strings.Join(argv, " "), line, err, werr)
+		}
+		times = append(times, took)
+	}
+	slices.Sort(times)
+	return times[len(times)/2]
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// TestReleaseGoInstall: README's go install line, as written, against a
+// module proxy on this machine that serves the commit as the snapshot's
+// version (lspkit's module is not on the public proxy before its first
+// tag): the module zip is the commit's tree without the directories that
+// are modules of their own, the other modules come from this machine's
+// module cache (itself a proxy; the Go proxy after it answers for the
+// checksum database), and the module cache is a new one. The
+// lspkit it installs names that version (debug.BuildInfo's).
+func TestReleaseGoInstall(t *testing.T) {
+	_, version := releaseDist(t)
+	line := strings.Fields(installLine(t, "Go"))
+	if want := []string{"go", "install", "github.com/lspkit/lspkit/cmd/lspkit@latest"}; !slices.Equal(line, want) {
+		t.Fatalf("README's Go line is %q, want %q", line, want)
+	}
+	const module = "github.com/lspkit/lspkit"
+	tmp := t.TempDir()
+	at := filepath.Join(tmp, "proxy", module, "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+	v := "v" + version
+	archive := []string{"archive", "--format=zip", "--prefix=" + module + "@" + v + "/", "-o", filepath.Join(at, v+".zip"), "HEAD", "--", "."}
+	for _, mod := range strings.Fields(git("ls-files", "*go.mod")) {
+		if dir := path.Dir(mod); dir != "." {
+			archive = append(archive, ":(exclude)"+dir)
+		}
+	}
+	git(archive...)
+	commitTime := strings.TrimSpace(git("log", "-1", "--format=%cI"))
+	writeFiles(t, at, map[string]string{
+		"list":      v + "\n",
+		v + ".info": fmt.Sprintf(`{"Version":%q,"Time":%q}`, v, commitTime),
+		v + ".mod":  git("show", "HEAD:go.mod"),
+	})
+	goEnv := func(name string) string {
+		out, _ := exec.Command("go", "env", name).Output()
+		return strings.TrimSpace(string(out))
+	}
+	gobin := filepath.Join(tmp, "bin")
+	cmd := exec.Command(line[0], line[1:]...)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOMODCACHE="+filepath.Join(tmp, "modcache"), "GOFLAGS=-modcacherw",
+		"GOPROXY=file://"+filepath.Join(tmp, "proxy")+",file://"+filepath.Join(goEnv("GOMODCACHE"), "cache", "download")+",https://proxy.golang.org",
+		"GONOSUMDB="+module, "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(line, " "), err, out)
+	}
+	out, err := exec.Command(filepath.Join(gobin, "lspkit"), "--version").Output()
+	if f := strings.Fields(string(out)); err != nil || len(f) < 2 || f[0] != "lspkit" || f[1] != version {
+		t.Fatalf("the lspkit go install built says %q (%v), want version %s", out, err, version)
+	}
+	t.Logf("%s: %s", strings.Join(line, " "), strings.TrimSpace(string(out)))
 }
