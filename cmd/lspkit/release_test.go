@@ -365,11 +365,11 @@ func TestReleaseNPM(t *testing.T) {
 	if len(npx) != 4 || npx[0] != "npx" || npx[2] != "lspkit" || npx[3] != "mcp" {
 		t.Fatalf("README's npm line is %q, want npx, its flag, lspkit and mcp", npx)
 	}
-	out, cold, err := run("npx", append(npx[1:3], "--version")...)
+	out, cold, err := run("npx", slices.Concat(npx[1:3], []string{"--version"})...)
 	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
 		t.Fatalf("%s --version, cold: %v\n%s", strings.Join(npx[:3], " "), err, out)
 	}
-	out, warm, err := run("npx", append(npx[1:3], "--version")...)
+	out, warm, err := run("npx", slices.Concat(npx[1:3], []string{"--version"})...)
 	if err != nil || !strings.HasPrefix(out, "lspkit "+version) {
 		t.Fatalf("%s --version, warm: %v\n%s", strings.Join(npx[:3], " "), err, out)
 	}
@@ -382,13 +382,15 @@ func TestReleaseNPM(t *testing.T) {
 	if len(resolver) != 1 || len(platform) != 1 {
 		t.Fatalf("npx's cache holds resolvers %v and binaries %v, want one of each", resolver, platform)
 	}
-	viaNode, direct := medianRun(t, env, "node", resolver[0], "--version"), medianRun(t, env, platform[0], "--version")
-	t.Logf("lspkit --version: %.1f ms through the resolver (node bin/lspkit.js), %.1f ms the binary alone: the resolver costs %.1f ms (median of 9)",
-		ms(viaNode), ms(direct), ms(viaNode-direct))
+	empty := filepath.Join(tmp, "empty.js")
+	writeFiles(t, tmp, map[string]string{"empty.js": ""})
+	viaNode, direct, bare := medianRun(t, env, "node", resolver[0], "--version"), medianRun(t, env, platform[0], "--version"), medianRun(t, env, "node", empty)
+	t.Logf("lspkit --version: %.1f ms through the resolver (node bin/lspkit.js), %.1f ms the binary alone: the resolver costs %.1f ms, of which node's own start (an empty script) %.1f ms (medians of 9)",
+		ms(viaNode), ms(direct), ms(viaNode-direct), ms(bare))
 
 	// Without Go, doctor says that gopls needs it, for the example's files.
 	example, _ := filepath.Abs(filepath.Join("..", "..", "examples", "go-broken"))
-	out, _, err = run("npx", append(npx[1:3], "doctor", "--root", example)...)
+	out, _, err = run("npx", slices.Concat(npx[1:3], []string{"doctor", "--root", example})...)
 	if !regexp.MustCompile(`(?m)^! go +not found +needed by gopls, which this root's files use$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^! \* gopls .*install go first, then lspkit install gopls$`).MatchString(out) {
 		t.Errorf("%s doctor, without Go: %v, want go named as what gopls needs\n%s", strings.Join(npx[:3], " "), err, out)
@@ -396,7 +398,7 @@ func TestReleaseNPM(t *testing.T) {
 	for _, argv := range [][]string{{platform[0]}, {filepath.Join(bin, "node"), resolver[0]}} {
 		t.Logf("%s mcp: initialize answered %.1f ms after the spawn (median of 9)", filepath.Base(argv[len(argv)-1]), ms(medianInitialize(t, env, example, argv)))
 	}
-	mcp := exec.Command(filepath.Join(bin, "npx"), append(npx[1:], "--root", example)...)
+	mcp := exec.Command(filepath.Join(bin, "npx"), slices.Concat(npx[1:], []string{"--root", example})...)
 	mcp.Env, mcp.Dir = env, example
 	stdin, _ := mcp.StdinPipe()
 	stdout, _ := mcp.StdoutPipe()
