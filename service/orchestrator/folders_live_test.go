@@ -93,8 +93,9 @@ func TestRootsLive(t *testing.T) {
 				return n, roots
 			}
 			// A loaded machine may start a server for longer than the
-			// default first-touch wait; the answers must then be complete.
-			const wait = `,"firstTouchTimeout":45000`
+			// default first-touch wait; the answers must then be complete
+			// (the live tests' wait, servertest.LoadedWait).
+			wait := servertest.LoadedWait
 			shared := live(t, c.files, wait)
 			got := answers(shared)
 			n, roots := processes(shared)
