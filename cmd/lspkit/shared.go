@@ -17,6 +17,7 @@ import (
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/shared"
+	"github.com/lspkit/lspkit/service/worktree"
 )
 
 // wantShared says whether a serve or mcp command attaches to the shared
@@ -26,8 +27,10 @@ func wantShared(flag bool, cfg config.Config) bool {
 }
 
 // endpoint is the shared daemon's endpoint for c's root and configuration:
-// one per lspkit version, root, configuration file named and bootstrap
-// configuration given.
+// one per lspkit version, repository (the git common directory of the
+// worktree holding the root: every worktree of a repository shares one
+// daemon, each its own root in it) or root outside any repository,
+// configuration file named and bootstrap configuration given.
 func (c *common) endpoint(bootCfg jsontext.Value) (shared.Endpoint, error) {
 	root, err := filepath.Abs(c.root)
 	if err == nil {
@@ -43,7 +46,17 @@ func (c *common) endpoint(bootCfg jsontext.Value) (shared.Endpoint, error) {
 			cfgFile = abs
 		}
 	}
-	return shared.For(version(), root, cfgFile, string(bootCfg))
+	return shared.For(version(), repositoryOf(root), cfgFile, string(bootCfg))
+}
+
+// repositoryOf is what a shared daemon serves root as part of: its git
+// repository ("git:" and the common directory), or root itself outside
+// any (or where its .git cannot be read).
+func repositoryOf(root string) string {
+	if t, ok, err := worktree.Of(root); ok && err == nil {
+		return "git:" + t.CommonDir
+	}
+	return root
 }
 
 // relay attaches to the shared daemon of c's root, starting it if none
@@ -65,7 +78,7 @@ func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Val
 	if c.logLevel != "" {
 		args = append(args, "--log-level", c.logLevel)
 	}
-	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ()), Servers: servers}
+	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ()), Servers: servers, Root: c.root}
 	r := &shared.Relay{Surface: surface, Logger: log, Attach: func(ctx context.Context) (*shared.Conn, error) {
 		conn, err := shared.Attach(ctx, e, opts)
 		if err == nil {
@@ -124,7 +137,30 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	log.Info("shared daemon: serving", "root", o.Root(), "socket", e.Socket(), "pid", os.Getpid(), "idleExit", cfg.IdleExit)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := shared.Serve(ctx, features.NewService(o), l, shared.ServeOptions{Version: version(), Logger: log, IdleExit: cfg.IdleExit, Env: env}); err != nil {
+	// Another worktree of the repository: a root of its own, with its own
+	// configuration, opened for its first client.
+	repo := repositoryOf(o.Root())
+	open := func(root string) (*features.Service, error) {
+		if info, err := os.Stat(root); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("the root %s is not a directory on disk (a worktree removed?)", root)
+		}
+		if r := repositoryOf(root); r != repo || !strings.HasPrefix(repo, "git:") {
+			return nil, fmt.Errorf("%s is not a worktree of the repository this daemon serves (%s)", root, strings.TrimPrefix(repo, "git:"))
+		}
+		other := c
+		other.root = root
+		cfg, _, err := other.load()
+		if err != nil {
+			return nil, err
+		}
+		o, err := other.orchestratorFor(cfg, log, env.Extra)
+		if err != nil {
+			return nil, err
+		}
+		log.Info("shared daemon: serving another worktree", "root", o.Root())
+		return features.NewService(o), nil
+	}
+	if err := shared.Serve(ctx, features.NewService(o), l, shared.ServeOptions{Version: version(), Logger: log, IdleExit: cfg.IdleExit, Env: env, Open: open}); err != nil {
 		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
 		return 1
 	}

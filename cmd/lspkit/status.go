@@ -51,13 +51,16 @@ func status(args []string, stdout, stderr io.Writer) int {
 		sharedLine = "shared daemon: " + err.Error()
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		info, running, err := shared.Query(ctx, e, version())
+		info, running, err := shared.Query(ctx, e, version(), c.root)
 		cancel()
 		switch {
 		case err != nil:
 			sharedLine = "shared daemon: " + err.Error()
 		case running:
 			sharedLine = fmt.Sprintf("shared daemon: pid %d since %s, %s (socket %s)", info.PID, info.Since.Local().Format(time.DateTime), clientsLine(info.Clients), e.Socket())
+			if others := slices.DeleteFunc(slices.Clone(info.Roots), func(r string) bool { return r == c.root }); len(others) > 0 {
+				sharedLine += fmt.Sprintf("; it serves %s too (other worktrees of the repository)", strings.Join(others, ", "))
+			}
 			sts = slices.DeleteFunc(info.Servers, func(s api.ServerStatus) bool { return s.ID == api.DaemonStatusID })
 			i, _ := slices.BinarySearchFunc(sts, api.DaemonStatusID, func(s api.ServerStatus, id string) int { return strings.Compare(s.ID, id) })
 			sts = slices.Insert(sts, i, api.ServerStatus{ID: api.DaemonStatusID, Status: api.StatusActive, ServerPID: info.PID, Root: info.Root, Reason: "shared daemon: " + clientsLine(info.Clients)})

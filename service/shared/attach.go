@@ -42,6 +42,9 @@ type hello struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Servers are the servers an lsp client fronts (lspkit lsp --server).
 	Servers []string `json:"servers,omitempty"`
+	// Root is the client's workspace root, when it is not the daemon's
+	// own: another worktree of the daemon's repository.
+	Root string `json:"root,omitempty"`
 }
 
 // welcome is the daemon's answer to hello.
@@ -84,6 +87,10 @@ type AttachOptions struct {
 	// Servers are the servers an lsp surface fronts (lspkit lsp
 	// --server); none: the daemon's choice (lspserver.Options).
 	Servers []string
+	// Root is the client's workspace root (absolute, symlinks resolved);
+	// empty: the daemon's own. A daemon serves the worktrees of one
+	// repository, each its own root.
+	Root string
 }
 
 // A Conn is a connection to a shared daemon, past the hello: the surface's
@@ -159,7 +166,7 @@ func Dial(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) {
 		deadline = d
 	}
 	nc.SetDeadline(deadline)
-	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: opts.Surface, Version: opts.Version, Env: opts.ClientEnv, Servers: opts.Servers})
+	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: opts.Surface, Version: opts.Version, Env: opts.ClientEnv, Servers: opts.Servers, Root: opts.Root})
 	if _, err := nc.Write(append(line, '\n')); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%w: %v", errNotServing, err)

@@ -2,6 +2,7 @@ package shared
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,25 +37,44 @@ type ServeOptions struct {
 	// IdleExit is how long the daemon lives with no client attached
 	// (counted from its start too, but never less than the hello's
 	// timeout then, so that its starter can attach); 0 exits as the last
-	// client leaves.
+	// client leaves. A root other than the daemon's own is closed after
+	// as long without a client.
 	IdleExit time.Duration
+	// Open opens the service for another root a client names — a
+	// worktree of the daemon's repository — or says why it will not; nil
+	// serves the daemon's own root alone.
+	Open func(root string) (*features.Service, error)
 }
 
 // Serve answers the clients that attach on l, each on its surface and as
-// its own caller of o (see orchestrator.Attach), until no client has been
-// attached for opts.IdleExit or ctx ends. Then it stops listening (the
-// socket removed, the lock let go), ends the connections still open, shuts
-// o's servers down and returns.
+// its own caller of the service for its root (see orchestrator.Attach): o
+// for the daemon's own root, and for each other root a client names (a
+// worktree of the same repository) the service opts.Open opens on its
+// first client, until no client has been attached for opts.IdleExit or
+// ctx ends. A root no longer on disk is dropped (its clients' connections
+// ended, its servers stopped) without disturbing the others. Then it stops
+// listening (the socket removed, the lock let go), ends the connections
+// still open, shuts every root's servers down and returns.
 func Serve(ctx context.Context, o *features.Service, l *Listener, opts ServeOptions) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &server{o: o, opts: opts, ctx: ctx, conns: map[net.Conn]bool{}, clients: map[net.Conn]ClientInfo{}, started: time.Now(), idle: make(chan struct{}, 1)}
+	open := opts.Open
+	if open == nil {
+		open = func(root string) (*features.Service, error) {
+			return nil, fmt.Errorf("this daemon serves %s alone, not %s", o.Root(), root)
+		}
+	}
+	own := &rootEntry{root: o.Root(), ready: make(chan struct{}), svc: o, conns: map[any]func(){}, own: true}
+	close(own.ready)
+	rs := &roots{open: open, idle: opts.IdleExit, log: opts.Logger, byRoot: map[string]*rootEntry{o.Root(): own}}
+	s := &server{o: o, roots: rs, opts: opts, ctx: ctx, conns: map[net.Conn]bool{}, clients: map[net.Conn]ClientInfo{}, started: time.Now(), idle: make(chan struct{}, 1)}
 	first := max(opts.IdleExit, helloTimeout)
 	s.idleUntil(time.Now().Add(first)) // no one yet: the idle clock runs from the start, long enough for its starter to attach
 	var wg conc.WaitGroup
+	wg.Go(func() { rs.watchGone(ctx) })
 	accepted := make(chan error, 1)
 	wg.Go(func() {
 		for {
@@ -83,15 +103,16 @@ func Serve(ctx context.Context, o *features.Service, l *Listener, opts ServeOpti
 	l.Close()
 	cancel()
 	wg.Wait()
-	o.Shutdown(context.Background())
+	rs.shutdown(context.Background())
 	return err
 }
 
 // server is Serve's state.
 type server struct {
-	o    *features.Service
-	opts ServeOptions
-	ctx  context.Context
+	o     *features.Service // the daemon's own root's
+	roots *roots
+	opts  ServeOptions
+	ctx   context.Context
 
 	mu      sync.Mutex
 	conns   map[net.Conn]bool // attached or saying hello
@@ -188,6 +209,14 @@ func (s *server) serve(c net.Conn) {
 	c.SetDeadline(time.Now().Add(helloTimeout))
 	h, err := s.hello(r)
 	reply := welcome{PID: os.Getpid()}
+	o := s.o
+	if err == nil && h.Surface != SurfaceStatus {
+		root := cmp.Or(h.Root, s.o.Root())
+		var release func()
+		if o, release, err = s.roots.acquire(root, c, func() { c.Close() }); err == nil {
+			defer release()
+		}
+	}
 	if err != nil {
 		reply = welcome{Error: err.Error()}
 		s.opts.Logger.Warn("shared daemon: client refused", "err", err)
@@ -199,30 +228,30 @@ func (s *server) serve(c net.Conn) {
 		return
 	}
 	if h.Surface == SurfaceStatus {
-		line, _ := json.Marshal(s.info())
+		line, _ := json.Marshal(s.info(cmp.Or(h.Root, s.o.Root())))
 		c.Write(append(line, '\n'))
 		return
 	}
 	c.SetDeadline(time.Time{})
 	s.mu.Lock()
-	s.clients[c] = ClientInfo{Surface: h.Surface, Since: time.Now().UTC().Truncate(time.Second), Notes: reply.Notes}
+	s.clients[c] = ClientInfo{Surface: h.Surface, Root: o.Root(), Since: time.Now().UTC().Truncate(time.Second), Notes: reply.Notes}
 	s.mu.Unlock()
-	s.opts.Logger.Info("shared daemon: client attached", "surface", h.Surface, "notes", len(reply.Notes))
+	s.opts.Logger.Info("shared daemon: client attached", "surface", h.Surface, "root", o.Root(), "notes", len(reply.Notes))
 	stream := &Conn{Conn: c, r: r}
 	switch h.Surface {
 	case SurfaceRPC:
-		err = rpc.Serve(s.ctx, s.o, stream, rpc.Options{Version: s.opts.Version, Logger: s.opts.Logger, Attached: true, Notes: reply.Notes})
+		err = rpc.Serve(s.ctx, o, stream, rpc.Options{Version: s.opts.Version, Logger: s.opts.Logger, Attached: true, Notes: reply.Notes})
 	case SurfaceLSP:
 		// The client's session — its open documents — is its own; the
 		// servers are everyone's.
-		lspserver.New(s.o, lspserver.Options{Servers: h.Servers, Logger: s.opts.Logger}).Serve(s.ctx, stream)
+		lspserver.New(o, lspserver.Options{Servers: h.Servers, Logger: s.opts.Logger}).Serve(s.ctx, stream)
 	case SurfaceMCP, SurfaceMCPReadOnly:
-		caller, detach := s.o.Attach(s.ctx, reply.Notes...)
+		caller, detach := o.Attach(s.ctx, reply.Notes...)
 		// The end of the client's stream is the client gone (its relay
 		// waits for every answer before it leaves): what it still has in
 		// flight is cancelled.
 		in := &onEnd{r: stream, end: detach}
-		err = mcpserver.New(s.o, mcpserver.Options{Version: s.opts.Version, ReadOnly: h.Surface == SurfaceMCPReadOnly}).Run(caller, mcpserver.StdioTransport(in, c))
+		err = mcpserver.New(o, mcpserver.Options{Version: s.opts.Version, ReadOnly: h.Surface == SurfaceMCPReadOnly}).Run(caller, mcpserver.StdioTransport(in, c))
 		detach()
 		if errors.Is(err, context.Canceled) {
 			err = nil
@@ -270,30 +299,36 @@ func (o *onEnd) Read(p []byte) (int, error) {
 
 // Info is what a running shared daemon says of itself (Query).
 type Info struct {
-	PID     int       `json:"pid"`
-	Root    string    `json:"root"`
+	PID  int    `json:"pid"`
+	Root string `json:"root"`
+	// Roots are the roots it serves now (its own, and the other worktrees
+	// of its repository clients attached for), sorted.
+	Roots   []string  `json:"roots"`
 	Version string    `json:"version"`
 	Since   time.Time `json:"since"`
 	// Clients are the clients attached, in no order.
 	Clients []ClientInfo `json:"clients"`
-	// Servers are its servers as lsp/status gives them.
+	// Servers are the asking root's servers as lsp/status gives them
+	// (every root's, when that root is not open in the daemon).
 	Servers []api.ServerStatus `json:"servers"`
 }
 
 // ClientInfo is one attached client.
 type ClientInfo struct {
 	Surface string    `json:"surface"`
+	Root    string    `json:"root"`
 	Since   time.Time `json:"since"`
 	Notes   []string  `json:"notes,omitempty"`
 }
 
-// info is the daemon's Info.
-func (s *server) info() Info {
+// info is the daemon's Info, with the servers of root (or, when root is
+// not open, of every root).
+func (s *server) info(root string) Info {
 	s.mu.Lock()
 	clients := slices.Collect(maps.Values(s.clients))
 	s.mu.Unlock()
 	slices.SortFunc(clients, func(a, b ClientInfo) int { return a.Since.Compare(b.Since) })
-	return Info{PID: os.Getpid(), Root: s.o.Root(), Version: s.opts.Version, Since: s.started.UTC().Truncate(time.Second), Clients: nonNilClients(clients), Servers: s.o.Status()}
+	return Info{PID: os.Getpid(), Root: s.o.Root(), Roots: s.roots.list(), Version: s.opts.Version, Since: s.started.UTC().Truncate(time.Second), Clients: nonNilClients(clients), Servers: s.roots.status(root)}
 }
 
 func nonNilClients(c []ClientInfo) []ClientInfo {
@@ -305,8 +340,8 @@ func nonNilClients(c []ClientInfo) []ClientInfo {
 
 // Query asks the daemon serving e, if one does, what it is and runs; ok is
 // false when none serves.
-func Query(ctx context.Context, e Endpoint, version string) (info Info, ok bool, err error) {
-	c, err := Dial(ctx, e, AttachOptions{Surface: SurfaceStatus, Version: version})
+func Query(ctx context.Context, e Endpoint, version, root string) (info Info, ok bool, err error) {
+	c, err := Dial(ctx, e, AttachOptions{Surface: SurfaceStatus, Version: version, Root: root})
 	if errors.Is(err, errNotServing) {
 		return Info{}, false, nil
 	}
