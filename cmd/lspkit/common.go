@@ -20,6 +20,7 @@ import (
 
 	"github.com/lspkit/lspkit/internal/logsink"
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/budget"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/orchestrator"
 	"github.com/lspkit/lspkit/service/registry"
@@ -112,13 +113,14 @@ func (c *common) orchestratorWith(cfg config.Config, log *slog.Logger, progress 
 	return c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Progress: progress, StopGrace: grace, OneShot: progress != nil, Guard: guard()})
 }
 
-// orchestratorFor is the shared daemon's orchestrator: its servers'
-// environment laid over its own by serverEnv.
-func (c *common) orchestratorFor(cfg config.Config, log *slog.Logger, serverEnv func() []string) (*orchestrator.Orchestrator, error) {
+// orchestratorFor is one of the shared daemon's orchestrators (one per
+// root it serves): its servers' environment laid over its own by
+// serverEnv, its servers counted in the daemon's budget b.
+func (c *common) orchestratorFor(cfg config.Config, log *slog.Logger, serverEnv func() []string, b *budget.Budget) (*orchestrator.Orchestrator, error) {
 	// UTF-16 alone: lspkit lsp's clients attach too, and pass positions
 	// through unconverted (the other surfaces convert any encoding).
 	return c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Guard: guard(), ServerEnv: serverEnv,
-		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}})
+		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}, Budget: b})
 }
 
 // newOrchestrator starts an orchestrator and logs its configuration's notes.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/service/budget"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/features"
 	"github.com/lspkit/lspkit/service/shared"
@@ -128,7 +129,10 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		f.Truncate(0) // the log is this daemon's from here
 	}
 	env := shared.NewServerEnv(os.Environ())
-	o, err := c.orchestratorFor(cfg, log, env.Extra)
+	// One budget for every worktree the daemon serves, as its own
+	// configuration sets it.
+	b := &budget.Budget{MaxServers: cfg.MaxServers, MaxMemoryMB: cfg.MaxMemoryMB, Logger: log}
+	o, err := c.orchestratorFor(cfg, log, env.Extra, b)
 	if err != nil {
 		l.Close()
 		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
@@ -137,6 +141,7 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	log.Info("shared daemon: serving", "root", o.Root(), "socket", e.Socket(), "pid", os.Getpid(), "idleExit", cfg.IdleExit)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	go b.Run(ctx)
 	// Another worktree of the repository: a root of its own, with its own
 	// configuration, opened for its first client.
 	repo := repositoryOf(o.Root())
@@ -153,7 +158,7 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return nil, err
 		}
-		o, err := other.orchestratorFor(cfg, log, env.Extra)
+		o, err := other.orchestratorFor(cfg, log, env.Extra, b)
 		if err != nil {
 			return nil, err
 		}

@@ -273,6 +273,10 @@ type ServerResult struct {
 	Verdict Verdict `json:"verdict"`
 	MS      int64   `json:"ms"`
 	Reason  string  `json:"reason,omitempty"`
+	// Cold says, on the first check of a server started again, why it had
+	// been stopped (unused, or for the daemon's budget): its time includes
+	// its start and its project's load.
+	Cold string `json:"cold,omitempty"`
 }
 
 // CheckResult is lsp/check's answer: whether the file was fully checked

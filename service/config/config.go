@@ -64,6 +64,15 @@ type Config struct {
 	// helpers) exceeds it, at a moment it has no request in flight; 0 is
 	// no limit.
 	MaxServerMemoryMB int
+	// MaxServers bounds the servers one daemon runs at once, across every
+	// root it serves (a shared daemon serves a repository's worktrees):
+	// past it the least recently used idle server is stopped; 0 is no
+	// bound.
+	MaxServers int
+	// MaxMemoryMB bounds the total resident memory of the servers one
+	// daemon runs: over it the least recently used idle servers are
+	// stopped; 0 is no bound.
+	MaxMemoryMB int
 	// Shared has `lspkit serve` and `lspkit mcp` attach to the workspace's
 	// shared daemon (as --shared does) instead of running their own.
 	Shared bool

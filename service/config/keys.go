@@ -70,6 +70,8 @@ func Keys() []Key {
 		{"lsp.watchBudget", "whole number", "10000", "20000", "directories each root's watcher watches at most; the rest is polled and answers say so"},
 		{"lsp.serverIdleStopMs", "milliseconds", "900000", "0", "a server unused this long is stopped (0: never); it starts again on next need"},
 		{"lsp.maxServerMemoryMB", "whole number", "0", "2048", "a server whose resident memory exceeds it is restarted when no request is in flight (0: no limit)"},
+		{"lsp.maxServers", "whole number", "0", "6", "servers one daemon runs at once, over all the worktrees it serves; past it the least recently used idle server stops, and starts again on its next request (0: no bound)"},
+		{"lsp.maxMemoryMB", "whole number", "0", "8192", "total resident memory of one daemon's servers; over it the least recently used idle servers stop (0: no bound)"},
 		{"lsp.prewarm", "boolean", "false", "true", "the daemon starts, in the background, the servers whose root markers are at the workspace root"},
 		{"lsp.shared", "boolean", "false", "true", "lspkit serve and lspkit mcp attach to the workspace's shared daemon, as --shared"},
 		{"lsp.idleExitMs", "milliseconds", "300000", "60000", "how long a shared daemon lives after its last client left"},

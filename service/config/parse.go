@@ -274,6 +274,10 @@ func (p *parser) member(cfg *Config, name string, v jsontext.Value, key string) 
 		p.boolean(v, key, &cfg.Shared)
 	case "maxServerMemoryMB":
 		p.count(v, key, &cfg.MaxServerMemoryMB)
+	case "maxServers":
+		p.count(v, key, &cfg.MaxServers)
+	case "maxMemoryMB":
+		p.count(v, key, &cfg.MaxMemoryMB)
 	case "idleExitMs":
 		p.millis(v, key, &cfg.IdleExit)
 	case "fdWriteTools":

@@ -60,7 +60,11 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 		fmt.Fprintf(&b, "(%d %s shown before %s still there)\n", res.Repeated, api.Plural(res.Repeated, "finding", "findings"), api.Plural(res.Repeated, "is", "are"))
 	}
 	for _, s := range res.Servers {
-		fmt.Fprintf(&b, "[%s: %s in %d ms%s]\n", s.ID, s.Verdict, s.MS, prefixed(s.Reason))
+		cold := ""
+		if s.Cold != "" {
+			cold = "; started cold: it had been " + s.Cold
+		}
+		fmt.Fprintf(&b, "[%s: %s in %d ms%s%s]\n", s.ID, s.Verdict, s.MS, prefixed(s.Reason), cold)
 	}
 	renderImpact(&b, res.Impact)
 	return text(b.String()), res, nil

@@ -275,6 +275,9 @@ func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFil
 		return done(api.VerdictBroken, err.Error())
 	}
 	first := s.cold()
+	if first {
+		res.Cold = s.coldAfter
+	}
 	if o.oneShot {
 		s.waitInstalled(ctx)
 	}

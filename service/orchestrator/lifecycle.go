@@ -134,6 +134,7 @@ func (s *session) probe(c *client.Client) {
 // or its server is unavailable.
 func (s *session) supervise() {
 	o := s.o
+	o.budget.Join(budgeted{s}) // room made first: the least recently used idle server stops
 	for {
 		c, err := s.start()
 		if c != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/client/filewatch"
 	"github.com/lspkit/lspkit/protocol"
+	"github.com/lspkit/lspkit/service/budget"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/findings"
 	"github.com/lspkit/lspkit/service/impact"
@@ -73,6 +74,10 @@ type Options struct {
 	// PositionEncodings are offered to every server (client.Config); nil
 	// offers lspkit's own preference.
 	PositionEncodings []protocol.PositionEncodingKind
+	// Budget bounds the servers of every orchestrator of one daemon (a
+	// shared daemon's worktrees share one); nil: one of the orchestrator's
+	// own, from its configuration's maxServers and maxMemoryMB.
+	Budget *budget.Budget
 }
 
 // An Orchestrator runs the language servers of one workspace.
@@ -109,6 +114,7 @@ type Orchestrator struct {
 	shown     findings.Shown // what the last checks and reports showed each caller, for delta answers
 	callers   callers        // numbers the clients of a shared orchestrator
 	scanner   impact.Scanner // what each file imports or includes, for impact where the server cannot say
+	budget    *budget.Budget // what the daemon's servers may take together
 
 	memoryEvery time.Duration // how often servers' memory is compared with the limit (memoryCheckEvery when 0; tests set it)
 
@@ -168,6 +174,11 @@ func New(opts Options) (*Orchestrator, error) {
 		o.store = registry.NewStore(registry.DefaultDir(), progress)
 	}
 	o.life, o.end = context.WithCancel(context.Background())
+	o.budget = opts.Budget
+	if o.budget == nil && (o.cfg.MaxServers > 0 || o.cfg.MaxMemoryMB > 0) {
+		o.budget = &budget.Budget{MaxServers: o.cfg.MaxServers, MaxMemoryMB: o.cfg.MaxMemoryMB, Every: o.memoryEvery, Logger: o.log}
+		o.bg.Go(func() { o.budget.Run(o.life) })
+	}
 	if !o.oneShot && !o.cfg.Disabled {
 		o.startWatcher()
 		if o.cfg.Prewarm {
@@ -410,6 +421,7 @@ func (o *Orchestrator) session(t target) (*session, error) {
 	s := newSession(o, t)
 	s.used()
 	o.sessions[key] = s
+	s.coldAfter = strings.TrimSuffix(o.unused[t.spec.ID], startsAgain)
 	delete(o.unused, t.spec.ID)
 	o.bg.Go(s.supervise)
 	if o.cfg.ServerIdleStop > 0 {
@@ -463,21 +475,35 @@ func (o *Orchestrator) retire(s *session) bool {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if time.Since(s.lastUse()) < o.cfg.ServerIdleStop {
+		return false
+	}
+	return o.drop(s, fmt.Sprintf("stopped after %s unused", idleText(o.cfg.ServerIdleStop)))
+}
+
+// drop removes s — under its root and the roots it took as folders — for
+// why, which status says until the server starts again, and reports
+// whether it did (s is still the session of its root). o.mu is held.
+func (o *Orchestrator) drop(s *session, why string) bool {
 	key := s.spec.ID + "\x00" + s.root
-	if o.closed || o.sessions[key] != s || time.Since(s.lastUse()) < o.cfg.ServerIdleStop {
+	if o.closed || o.sessions[key] != s {
 		return false
 	}
 	for k, other := range o.sessions {
-		if other == s { // its root and the roots it took as folders
+		if other == s {
 			delete(o.sessions, k)
 		}
 	}
 	if o.unused == nil {
 		o.unused = map[string]string{}
 	}
-	o.unused[s.spec.ID] = fmt.Sprintf("stopped after %s unused; starts again when a matching file is checked", idleText(o.cfg.ServerIdleStop))
+	o.unused[s.spec.ID] = why + startsAgain
 	return true
 }
+
+// startsAgain ends what status says of a server stopped for want of use
+// or for the budget.
+const startsAgain = "; starts again when a matching file is checked"
 
 // idleText says a duration as people do: "15 min", else Go's form.
 func idleText(d time.Duration) string {

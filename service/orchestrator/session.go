@@ -40,6 +40,10 @@ type session struct {
 	// by itself before it answered initialize, in one line; "" once a
 	// start succeeds. The same failure twice makes it unavailable.
 	startFailed string
+	// coldAfter says why the server was not running when this session
+	// began: it had been stopped (unused, or for the daemon's budget); its
+	// first check says it started cold for that.
+	coldAfter string
 	changes     map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
 	uses        uint64                          // counts record calls: change.used orders the open documents by last use
 	stopping    bool
