@@ -44,11 +44,11 @@ type session struct {
 	// began: it had been stopped (unused, or for the daemon's budget); its
 	// first check says it started cold for that.
 	coldAfter string
-	changes     map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
-	uses        uint64                          // counts record calls: change.used orders the open documents by last use
-	stopping    bool
-	probing     bool             // a ping of the client is under way
-	side        *sidecar.Sidecar // the server's sidecar, while the server runs
+	changes   map[protocol.DocumentURI]change // the open documents: what was sent, for refresh and diagnosticsAfter
+	uses      uint64                          // counts record calls: change.used orders the open documents by last use
+	stopping  bool
+	probing   bool             // a ping of the client is under way
+	side      *sidecar.Sidecar // the server's sidecar, while the server runs
 	// loadWaited: a wait for the server's project load ran out of time;
 	// until it is seen idle, questions are answered at once with a note
 	// instead of each waiting again (a huge index, or a progress token a
