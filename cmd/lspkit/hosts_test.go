@@ -113,22 +113,7 @@ func TestHosts(t *testing.T) {
 	if hostsBin == "" {
 		t.Skip("LSPKIT_HOSTS (the hosts' node_modules/.bin) not set: scripts/test-hosts.sh runs this test")
 	}
-	serversEnv(t)
-	home := t.TempDir()
-	proj, err := os.MkdirTemp("", "hostproj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj, _ = filepath.EvalSymlinks(proj)
-	writeFiles(t, proj, hostProject)
-	env := hostEnv(t, home, hostsBin)
-	t.Cleanup(func() {
-		for _, pid := range sharedDaemons(proj) {
-			syscall.Kill(pid, syscall.SIGTERM)
-		}
-		noProcessesIn(t, proj)
-		os.RemoveAll(proj)
-	})
+	home, proj, env := hostScratch(t, hostsBin)
 	testdata, _ := filepath.Abs("testdata/hosts")
 
 	// README's init line, the user's step, the host's own status command.
@@ -238,6 +223,30 @@ func TestHosts(t *testing.T) {
 			t.Errorf("hook %q on %s: exit %d, %q; want %d", hook, tc.file, code, out, tc.code)
 		}
 	}
+}
+
+// hostScratch is a host test's scratch: a HOME, the hosts' project
+// (hostProject; its shared daemons ended and no process left in it when
+// the test ends) and the environment the hosts run in (hostEnv), with the
+// servers the test command installed.
+func hostScratch(t *testing.T, hostsBin string) (home, proj string, env []string) {
+	t.Helper()
+	serversEnv(t)
+	home = t.TempDir()
+	proj, err := os.MkdirTemp("", "hostproj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, _ = filepath.EvalSymlinks(proj)
+	writeFiles(t, proj, hostProject)
+	t.Cleanup(func() {
+		for _, pid := range sharedDaemons(proj) {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		noProcessesIn(t, proj)
+		os.RemoveAll(proj)
+	})
+	return home, proj, hostEnv(t, home, hostsBin)
 }
 
 // stopShared ends the root's shared daemon and waits until it is gone.

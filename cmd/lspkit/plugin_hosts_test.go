@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -34,26 +33,11 @@ func TestPluginHosts(t *testing.T) {
 	if hostsBin == "" {
 		t.Skip("LSPKIT_HOSTS (the hosts' node_modules/.bin) not set: scripts/test-hosts.sh runs this test")
 	}
-	serversEnv(t)
 	market, err := filepath.Abs(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
-	proj, err := os.MkdirTemp("", "pluginproj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj, _ = filepath.EvalSymlinks(proj)
-	writeFiles(t, proj, hostProject)
-	env := hostEnv(t, home, hostsBin)
-	t.Cleanup(func() {
-		for _, pid := range sharedDaemons(proj) {
-			syscall.Kill(pid, syscall.SIGTERM)
-		}
-		noProcessesIn(t, proj)
-		os.RemoveAll(proj)
-	})
+	home, proj, env := hostScratch(t, hostsBin)
 	testdata, _ := filepath.Abs("testdata/hosts")
 	run := func(want *regexp.Regexp, args ...string) {
 		t.Helper()

@@ -17,7 +17,7 @@ import (
 )
 
 // gitIn runs git in dir, as a user with no configuration of their own.
-func gitIn(t *testing.T, dir string, args ...string) {
+func gitIn(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir

@@ -379,9 +379,11 @@ func TestReanalysisNotWaitedOut(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, map[string]string{"main.fk": "hello\n"}, lsptest.Config(`,"firstTouchTimeout":600000`, `"fake": `+lsptest.ServerEntry("fake")),
 		map[string]lsptest.Behavior{"fake": {Watch: []string{"**/*.fk"}, Load: "Analyzing", Reanalyze: "1 file to analyze"}})
+	// The re-analysis's own begin: the load's progress comes first, and
+	// its end may still be on its way when the file is written.
 	begun := make(chan struct{}, 1)
 	stop := f.OnServerEvent(func(_ string, e client.Event) {
-		if e.Progress != nil {
+		if e.Progress != nil && strings.Contains(string(e.Progress.Value), "1 file to analyze") {
 			select {
 			case begun <- struct{}{}:
 			default:
