@@ -55,10 +55,11 @@ func TestSharedWorktrees(t *testing.T) {
 	if pid != pidB {
 		t.Fatalf("two worktrees of one repository, two daemons: %d and %d", pid, pidB)
 	}
-	// The same file, broken in one and fixed in the other, from both at once.
-	var wg sync.WaitGroup
+	// The same file, broken in one and fixed in the other, from both at
+	// once, round after round.
 	errs := make(chan string, 100)
 	for round := range 50 {
+		var wg sync.WaitGroup
 		for _, c := range []struct {
 			d     *daemon
 			own   string
@@ -77,8 +78,8 @@ func TestSharedWorktrees(t *testing.T) {
 				}
 			})
 		}
+		wg.Wait()
 	}
-	wg.Wait()
 	close(errs)
 	for e := range errs {
 		t.Error(e)
