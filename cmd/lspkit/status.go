@@ -56,6 +56,10 @@ func status(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case err != nil:
 			sharedLine = "shared daemon: " + err.Error()
+		case running && !slices.Contains(info.Roots, c.root):
+			// The repository's daemon runs for other worktrees: this
+			// root's servers are not running in it.
+			sharedLine = fmt.Sprintf("shared daemon: pid %d serves %s (other worktrees of the repository), not this root (socket %s)", info.PID, strings.Join(info.Roots, ", "), e.Socket())
 		case running:
 			sharedLine = fmt.Sprintf("shared daemon: pid %d since %s, %s (socket %s)", info.PID, info.Since.Local().Format(time.DateTime), clientsLine(info.Clients), e.Socket())
 			if others := slices.DeleteFunc(slices.Clone(info.Roots), func(r string) bool { return r == c.root }); len(others) > 0 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -95,6 +96,15 @@ func TestSharedWorktrees(t *testing.T) {
 	if out := statusIn(t, second, runtime); !strings.Contains(out, fmt.Sprintf("shared daemon: pid %d since ", pid)) ||
 		!strings.Contains(out, "it serves "+repo+" too (other worktrees of the repository)") || strings.Count(out, "\nfake ") != 1 {
 		t.Fatalf("lspkit status in the second worktree:\n%s", out)
+	}
+
+	// A third worktree no client attached for: its own servers, not
+	// running, and the daemon named as serving the others.
+	third := filepath.Join(t.TempDir(), "third")
+	gitIn(t, repo, "worktree", "add", "-q", "-b", "third", third)
+	if out := statusIn(t, third, runtime); !strings.Contains(out, fmt.Sprintf("shared daemon: pid %d serves ", pid)) || !strings.Contains(out, "not this root") ||
+		!regexp.MustCompile(`(?m)^fake +\S* +idle`).MatchString(out) {
+		t.Fatalf("lspkit status in a worktree the daemon does not serve:\n%s", out)
 	}
 
 	// The second worktree removed while the first works.

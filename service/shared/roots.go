@@ -172,20 +172,15 @@ func (r *roots) list() []string {
 	return out
 }
 
-// status is root's servers as lsp/status gives them, or when root is not
-// open every open root's, by root.
+// status is root's servers as lsp/status gives them; none when root is not
+// open in the daemon.
 func (r *roots) status(root string) []api.ServerStatus {
-	out := []api.ServerStatus{}
-	opened := r.opened()
-	for _, e := range opened {
+	for _, e := range r.opened() {
 		if e.root == root {
 			return e.svc.Status()
 		}
 	}
-	for _, e := range opened {
-		out = append(out, e.svc.Status()...)
-	}
-	return out
+	return []api.ServerStatus{}
 }
 
 // shutdown closes every root: no more are opened, each service's servers

@@ -308,8 +308,8 @@ type Info struct {
 	Since   time.Time `json:"since"`
 	// Clients are the clients attached, in no order.
 	Clients []ClientInfo `json:"clients"`
-	// Servers are the asking root's servers as lsp/status gives them
-	// (every root's, when that root is not open in the daemon).
+	// Servers are the asking root's servers as lsp/status gives them;
+	// none when the daemon does not serve that root now (Roots).
 	Servers []api.ServerStatus `json:"servers"`
 }
 
@@ -321,8 +321,7 @@ type ClientInfo struct {
 	Notes   []string  `json:"notes,omitempty"`
 }
 
-// info is the daemon's Info, with the servers of root (or, when root is
-// not open, of every root).
+// info is the daemon's Info, with the servers of root.
 func (s *server) info(root string) Info {
 	s.mu.Lock()
 	clients := slices.Collect(maps.Values(s.clients))
