@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,20 +41,43 @@ func lspkit(t *testing.T, dir string, args ...string) (string, string, int) {
 }
 
 // noProcessesIn waits, up to a deadline, until no process has dir as its
-// working directory (a killed server may take a moment to leave the table).
+// working directory (a killed server may take a moment to leave the
+// table; on a loaded machine, many: the limit is generous and scales).
+// What is left is named, command line and parent, so that a leak says
+// whose it is.
 func noProcessesIn(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(servertest.Scale(30 * time.Second))
 	for {
 		left := processesIn(dir)
 		if len(left) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("processes left in %s: %v", dir, left)
+			var named []string
+			for _, pid := range left {
+				named = append(named, describeProcess(pid))
+			}
+			t.Fatalf("processes left in %s:\n%s", dir, strings.Join(named, "\n"))
 		}
 		time.Sleep(10 * time.Millisecond) // polling the process table: no event exists for another process's exit
 	}
+}
+
+// describeProcess is pid, its state, its parent and its command line.
+func describeProcess(pid string) string {
+	cmdline, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+	status, _ := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	var state, ppid string
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "State:"); ok {
+			state = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+			ppid = strings.TrimSpace(v)
+		}
+	}
+	return fmt.Sprintf("  %s (%s, parent %s): %s", pid, state, ppid, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
 }
 
 // processesIn lists the processes whose working directory is dir.
