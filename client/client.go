@@ -401,6 +401,16 @@ func (c *Client) ResidentMemory() (uint64, bool) {
 	return 0, false
 }
 
+// SharedWith returns how many other clients the server's process serves
+// (a process shared among worktrees, client/procshare); 0 for a process
+// of its own.
+func (c *Client) SharedWith() int {
+	if p, ok := c.proc.(interface{ Sharers() int }); ok {
+		return p.Sharers()
+	}
+	return 0
+}
+
 // StderrTail returns the server's last stderr lines.
 func (c *Client) StderrTail() []string { return c.proc.StderrTail() }
 

@@ -372,8 +372,17 @@ func rssMiB(tb testing.TB, pid int) float64 { return procStatusMiB(pid, "VmRSS")
 
 // procStatusMiB reads a kB field of /proc/PID/status in MiB (Linux; 0
 // elsewhere).
-func procStatusMiB(pid int, field string) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+func procStatusMiB(pid int, field string) float64 { return procFieldMiB(pid, "status", field) }
+
+// procPSSMiB is a process's proportional set size in MiB: its private
+// memory and its share of the pages it shares (the binary's, with every
+// other process of the same binary). The sum over processes is what they
+// cost together, which the sum of their VmRSS overstates.
+func procPSSMiB(pid int) float64 { return procFieldMiB(pid, "smaps_rollup", "Pss") }
+
+// procFieldMiB reads a "Field: N kB" line of /proc/PID/file, in MiB.
+func procFieldMiB(pid int, file, field string) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 	if err != nil {
 		return 0
 	}

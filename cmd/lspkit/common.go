@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/internal/logsink"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/budget"
@@ -115,12 +116,18 @@ func (c *common) orchestratorWith(cfg config.Config, log *slog.Logger, progress 
 
 // orchestratorFor is one of the shared daemon's orchestrators (one per
 // root it serves): its servers' environment laid over its own by
-// serverEnv, its servers counted in the daemon's budget b.
-func (c *common) orchestratorFor(cfg config.Config, log *slog.Logger, serverEnv func() []string, b *budget.Budget) (*orchestrator.Orchestrator, error) {
+// serverEnv, its servers counted in the daemon's budget b, and those that
+// take workspace folders started by share (the daemon's pool, which runs
+// one process of each for every worktree; nil: processes of the root's
+// own).
+func (c *common) orchestratorFor(cfg config.Config, log *slog.Logger, serverEnv func() []string, b *budget.Budget, share client.Launch) (*orchestrator.Orchestrator, error) {
+	if !cfg.ShareServers {
+		share = nil
+	}
 	// UTF-16 alone: lspkit lsp's clients attach too, and pass positions
 	// through unconverted (the other surfaces convert any encoding).
 	return c.newOrchestrator(orchestrator.Options{Root: c.root, Config: cfg, Logger: log, Guard: guard(), ServerEnv: serverEnv,
-		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}, Budget: b})
+		PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}, Budget: b, Share: share})
 }
 
 // newOrchestrator starts an orchestrator and logs its configuration's notes.

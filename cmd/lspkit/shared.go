@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/lspkit/lspkit/client/procshare"
 	"github.com/lspkit/lspkit/service/budget"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/features"
@@ -132,7 +133,10 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// One budget for every worktree the daemon serves, as its own
 	// configuration sets it.
 	b := &budget.Budget{MaxServers: cfg.MaxServers, MaxMemoryMB: cfg.MaxMemoryMB, Logger: log}
-	o, err := c.orchestratorFor(cfg, log, env.Extra, b)
+	// One process of a server that takes workspace folders for every
+	// worktree, each a folder of it.
+	pool := procshare.New(nil, log)
+	o, err := c.orchestratorFor(cfg, log, env.Extra, b, pool.Launch)
 	if err != nil {
 		l.Close()
 		fmt.Fprintf(stderr, "lspkit shared-daemon: %v\n", err)
@@ -158,7 +162,7 @@ func sharedDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return nil, err
 		}
-		o, err := other.orchestratorFor(cfg, log, env.Extra, b)
+		o, err := other.orchestratorFor(cfg, log, env.Extra, b, pool.Launch)
 		if err != nil {
 			return nil, err
 		}

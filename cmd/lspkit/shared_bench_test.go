@@ -178,6 +178,28 @@ var chiKy = workload{
 	navigate: []map[string]any{{"file": "mux.go", "line": 55, "symbol": "NewRouteContext"}, {"file": "web/source/core/Ky.ts", "line": 1, "symbol": "HTTPError"}},
 }
 
+// fourLanguages is chiKy with pallets/click under py/ and cJSON under c/
+// (copies in bench/accuracy/testdata): gopls, typescript-language-server,
+// pyright and clangd, each on a real project.
+var fourLanguages = workload{
+	repo: func(tb testing.TB) string {
+		tb.Helper()
+		root := chiKy.repo(tb)
+		src := filepath.Join("..", "..", "bench", "accuracy", "testdata")
+		for dir, from := range map[string]string{"py": "click", "c": "cjson"} {
+			if err := os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(src, from))); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		return root
+	},
+	// ky has two tsc errors of its own, click eleven pyright errors
+	// (SOURCES.md).
+	checks: map[string]int{"mux.go": 0, "web/source/core/Ky.ts": -1, "py/src/click/core.py": -1, "c/cJSON.c": 0},
+	navigate: []map[string]any{{"file": "mux.go", "line": 55, "symbol": "NewRouteContext"}, {"file": "web/source/core/Ky.ts", "line": 1, "symbol": "HTTPError"},
+		{"file": "py/src/click/core.py", "line": 2069, "symbol": "make_str"}, {"file": "c/cJSON.c", "line": 459, "symbol": "cJSON_strdup"}},
+}
+
 // run is one agent's session on w's repository.
 func (w workload) run(tb testing.TB, d *daemon) {
 	for f, n := range w.checks {

@@ -83,6 +83,9 @@ func status(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(tw, "SERVER\tLANGUAGE\tSTATUS\tDETAIL")
 	for _, s := range sts {
 		detail := s.Reason
+		if s.SharedWith > 0 {
+			detail = strings.TrimPrefix(detail+fmt.Sprintf("; pid %d serves %d other worktree%s too", s.ServerPID, s.SharedWith, plural(s.SharedWith)), "; ")
+		}
 		if sc := s.Sidecar; sc != nil {
 			detail += fmt.Sprintf("; sidecar %s: %s", sc.Status, sc.Reason)
 		}
@@ -101,4 +104,12 @@ type statusOptions struct {
 func (o *statusOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.BoolVar(&o.json, "json", false, "print every server's status as JSON")
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

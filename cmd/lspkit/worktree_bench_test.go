@@ -15,20 +15,25 @@ import (
 	"github.com/lspkit/lspkit/internal/servertest"
 )
 
-// BenchmarkWorktreeMemory: chi with ky under web/ (chiKy) as a git
-// repository with four worktrees, agents attached with --shared in each
-// (perWorktree relays per worktree, each checking a file of each language
-// and asking a definition in each, all at once), against one agent in one
-// worktree: the resident memory of the relays, the daemon and each kind
-// of server, and how many daemons serve them (one). Least of ten samples
-// 200 ms apart; medians of the rounds (-benchtime Nx).
+// BenchmarkWorktreeMemory: chi, ky, click and cJSON (fourLanguages) as a
+// git repository with four worktrees, agents attached with --shared in
+// each (perWorktree relays per worktree, each checking a file of each
+// language and asking a definition in each, all at once), against one
+// agent in one worktree: the resident memory of the relays, the daemon
+// and each server (its processes as lsp/status names them, with their
+// children, each process once however many worktrees it serves), and how
+// many daemons serve them (one). Least of ten samples 200 ms apart;
+// medians of the rounds (-benchtime Nx).
 func BenchmarkWorktreeMemory(b *testing.B) {
-	servertest.Binary(b, "gopls")
-	servertest.Binary(b, "typescript-language-server")
+	servers := []string{"gopls", "typescript", "pyright", "clangd"}
+	for _, bin := range []string{"gopls", "typescript-language-server", "pyright-langserver", "clangd"} {
+		servertest.Binary(b, bin)
+	}
 	for _, perWorktree := range []int{1, 4} {
 		b.Run(fmt.Sprintf("relays-per-worktree=%d", perWorktree), func(b *testing.B) {
+			var relaysPSS []float64
 			measure := func(worktrees int) (total, relays, daemonMiB float64, servers map[string]float64) {
-				repo := chiKy.repo(b)
+				repo := fourLanguages.repo(b)
 				gitIn(b, repo, "init", "-q")
 				gitIn(b, repo, "add", ".")
 				gitIn(b, repo, "commit", "-qm", "chi and ky")
@@ -50,7 +55,7 @@ func BenchmarkWorktreeMemory(b *testing.B) {
 					for range perWorktree {
 						wg.Go(func() {
 							d := startServe(b, root, b.TempDir(), []string{"--shared"}, "LSPKIT_RUNTIME_DIR="+runtime, "LSPKIT_LOG=error")
-							chiKy.run(b, d)
+							fourLanguages.run(b, d)
 							mu.Lock()
 							ds = append(ds, d)
 							mu.Unlock()
@@ -68,6 +73,16 @@ func BenchmarkWorktreeMemory(b *testing.B) {
 				if len(daemonPIDs) != 1 {
 					b.Fatalf("%d worktrees: daemons %v, want one", worktrees, daemonPIDs)
 				}
+				// Each server's processes, as each worktree's status names
+				// them: one shared by several worktrees counts once.
+				serverPIDs := map[string][]int{}
+				for _, d := range ds {
+					for id, st := range d.status() {
+						if st.ServerPID > 0 && !slices.Contains(serverPIDs[id], st.ServerPID) {
+							serverPIDs[id] = append(serverPIDs[id], st.ServerPID)
+						}
+					}
+				}
 				// The first relay started the daemon: the daemon's tree is
 				// under it. The relays and the daemon are each their own
 				// process's memory.
@@ -76,8 +91,12 @@ func BenchmarkWorktreeMemory(b *testing.B) {
 					for _, pid := range relayPIDs {
 						r += procStatusMiB(pid, "VmRSS")
 					}
-					all, byName := treeMiB(append(slices.Clone(relayPIDs), daemonPIDs...)...)
-					return all, r, procStatusMiB(daemonPIDs[0], "VmRSS"), byName
+					all, _ := treeMiB(append(slices.Clone(relayPIDs), daemonPIDs...)...)
+					byServer := map[string]float64{}
+					for id, pids := range serverPIDs {
+						byServer[id], _ = treeMiB(pids...)
+					}
+					return all, r, procStatusMiB(daemonPIDs[0], "VmRSS"), byServer
 				}
 				total, relays, daemonMiB, servers = sample()
 				for range 9 {
@@ -86,7 +105,14 @@ func BenchmarkWorktreeMemory(b *testing.B) {
 						total, relays, daemonMiB, servers = t, r, d, s
 					}
 				}
-				b.Logf("%d worktrees × %d agents: %.0f MiB in all: relays %.0f, daemon %.0f, by process %v", worktrees, perWorktree, total, relays, daemonMiB, servers)
+				var pss float64
+				for _, pid := range relayPIDs {
+					pss += procPSSMiB(pid)
+				}
+				if worktrees == 4 {
+					relaysPSS = append(relaysPSS, pss)
+				}
+				b.Logf("%d worktrees × %d agents: %.0f MiB in all: relays %.0f (proportional set size %.1f), daemon %.0f, by server %v (processes %v)", worktrees, perWorktree, total, relays, pss, daemonMiB, servers, serverPIDs)
 				for _, d := range ds {
 					d.proc.Stdio().Close()
 					<-d.proc.Done()
@@ -96,21 +122,26 @@ func BenchmarkWorktreeMemory(b *testing.B) {
 				}
 				return total, relays, daemonMiB, servers
 			}
-			var one, four, gopls1, gopls4, node1, node4, relays4, daemon4 []float64
+			var one, four, relays4, daemon4 []float64
+			per1, per4 := map[string][]float64{}, map[string][]float64{}
 			for b.Loop() {
 				t1, _, _, s1 := measure(1)
 				t4, r4, d4, s4 := measure(4)
 				one, four = append(one, t1), append(four, t4)
-				gopls1, gopls4 = append(gopls1, s1["gopls"]), append(gopls4, s4["gopls"])
-				node1, node4 = append(node1, s1["node"]+s1["MainThread"]), append(node4, s4["node"]+s4["MainThread"])
+				for _, id := range servers {
+					per1[id], per4[id] = append(per1[id], s1[id]), append(per4[id], s4[id])
+				}
 				relays4, daemon4 = append(relays4, r4), append(daemon4, d4)
 			}
 			b.ReportMetric(median(one), "one-MiB")
 			b.ReportMetric(median(four), "four-MiB")
 			b.ReportMetric(median(four)/median(one), "four/one")
-			b.ReportMetric(median(gopls4)/median(gopls1), "gopls-four/one")
-			b.ReportMetric(median(node4)/median(node1), "node-four/one")
+			for _, id := range servers {
+				b.ReportMetric(median(per1[id]), id+"-one-MiB")
+				b.ReportMetric(median(per4[id])/median(per1[id]), id+"-four/one")
+			}
 			b.ReportMetric(median(relays4), "relays-MiB")
+			b.ReportMetric(median(relaysPSS), "relays-PSS-MiB")
 			b.ReportMetric(median(daemon4), "daemon-MiB")
 		})
 	}

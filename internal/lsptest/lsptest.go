@@ -38,8 +38,9 @@ type server struct {
 	versions  map[protocol.DocumentURI]int32 // the versions of docs
 	lastAsked protocol.DocumentURI           // Items: the document of the last code action request
 	saves     int
-	known     map[string]string // Behavior.Remember: path -> first line
-	folders   []string          // Behavior.Folders: the workspace folders' names
+	known     map[string]string      // Behavior.Remember: path -> first line
+	folders   []string               // Behavior.Folders: the workspace folders' names
+	dirs      []protocol.DocumentURI // Behavior.Folders: the workspace folders, for workspace/symbol
 	root      protocol.DocumentURI
 
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
@@ -112,6 +113,7 @@ func (s *server) Initialize(_ context.Context, p *protocol.InitializeParams) (pr
 				s.mu.Lock()
 				for _, f := range fs {
 					s.folders = append(s.folders, f.Name)
+					s.dirs = append(s.dirs, protocol.DocumentURI(f.URI))
 				}
 				s.mu.Unlock()
 			}
@@ -509,9 +511,11 @@ func (s *server) WorkspaceDidChangeWorkspaceFolders(_ context.Context, p *protoc
 	defer s.mu.Unlock()
 	for _, f := range p.Event.Removed {
 		s.folders = slices.DeleteFunc(s.folders, func(n string) bool { return n == f.Name })
+		s.dirs = slices.DeleteFunc(s.dirs, func(u protocol.DocumentURI) bool { return u == protocol.DocumentURI(f.URI) })
 	}
 	for _, f := range p.Event.Added {
 		s.folders = append(s.folders, f.Name)
+		s.dirs = append(s.dirs, protocol.DocumentURI(f.URI))
 	}
 	return nil
 }

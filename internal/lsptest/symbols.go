@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lspkit/lspkit/protocol"
@@ -48,18 +49,26 @@ func (s *server) TextDocumentDocumentSymbol(_ context.Context, p *protocol.Docum
 	return protocol.NewNullable(protocol.NewSymbolInformationSliceOrDocumentSymbolSliceDocumentSymbolSlice(symbolsOf(text))), nil
 }
 
-// WorkspaceSymbol answers with the symbols of the root's .fk files whose
+// WorkspaceSymbol answers with the symbols of the root's .fk files (every
+// workspace folder's, with Behavior.Folders) whose
 // name contains the query (case aside), methods with their class as
 // container.
 func (s *server) WorkspaceSymbol(_ context.Context, p *protocol.WorkspaceSymbolParams) (protocol.Nullable[protocol.SymbolInformationSliceOrWorkspaceSymbolSlice], error) {
 	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
-	dir, err := root.Path()
-	if err != nil {
-		return protocol.Nullable[protocol.SymbolInformationSliceOrWorkspaceSymbolSlice]{}, err
+	roots := []protocol.DocumentURI{s.root}
+	if len(s.dirs) > 0 {
+		roots = slices.Clone(s.dirs) // every workspace folder's files
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.fk"))
+	s.mu.Unlock()
+	var files []string
+	for _, root := range roots {
+		dir, err := root.Path()
+		if err != nil {
+			return protocol.Nullable[protocol.SymbolInformationSliceOrWorkspaceSymbolSlice]{}, err
+		}
+		fs, _ := filepath.Glob(filepath.Join(dir, "*.fk"))
+		files = append(files, fs...)
+	}
 	var out []protocol.SymbolInformation
 	q := strings.ToLower(p.Query)
 	for _, f := range files {

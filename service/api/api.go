@@ -390,6 +390,11 @@ type ServerStatus struct {
 	// MemoryMB is the resident memory of the server and its helper
 	// processes, in MiB (rounded up), where it can be measured (Linux).
 	MemoryMB int `json:"memoryMB,omitzero"`
+	// SharedWith is how many other worktrees the server's process serves
+	// too: a shared daemon runs one process of a server that takes
+	// workspace folders for all the worktrees of a repository, each a
+	// folder of it. MemoryMB is then this worktree's share of it.
+	SharedWith int `json:"sharedWith,omitzero"`
 	// Watching says how the file watcher for the server's registered
 	// globs is doing: how many directories it watches, or "degraded: …"
 	// with why some of the tree is polled instead.

@@ -73,6 +73,10 @@ type Config struct {
 	// daemon runs: over it the least recently used idle servers are
 	// stopped; 0 is no bound.
 	MaxMemoryMB int
+	// ShareServers has a shared daemon run one process of a server that
+	// takes workspace folders (gopls, pyright) for every worktree it
+	// serves, each worktree a folder of it; false runs one per worktree.
+	ShareServers bool
 	// Shared has `lspkit serve` and `lspkit mcp` attach to the workspace's
 	// shared daemon (as --shared does) instead of running their own.
 	Shared bool
@@ -163,6 +167,7 @@ func Default() Config {
 		WatchBudget:                10000,
 		ServerIdleStop:             15 * time.Minute,
 		IdleExit:                   5 * time.Minute,
+		ShareServers:               true,
 		Source:                     "defaults",
 	}
 }

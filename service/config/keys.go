@@ -72,6 +72,7 @@ func Keys() []Key {
 		{"lsp.maxServerMemoryMB", "whole number", "0", "2048", "a server whose resident memory exceeds it is restarted when no request is in flight (0: no limit)"},
 		{"lsp.maxServers", "whole number", "0", "6", "servers one daemon runs at once, over all the worktrees it serves; past it the least recently used idle server stops, and starts again on its next request (0: no bound)"},
 		{"lsp.maxMemoryMB", "whole number", "0", "8192", "total resident memory of one daemon's servers; over it the least recently used idle servers stop (0: no bound)"},
+		{"lsp.shareServers", "boolean", "true", "false", "a shared daemon runs one process of a server that takes workspace folders (gopls, pyright) for all the worktrees it serves, each a folder of it; false: one per worktree"},
 		{"lsp.prewarm", "boolean", "false", "true", "the daemon starts, in the background, the servers whose root markers are at the workspace root"},
 		{"lsp.shared", "boolean", "false", "true", "lspkit serve and lspkit mcp attach to the workspace's shared daemon, as --shared"},
 		{"lsp.idleExitMs", "milliseconds", "300000", "60000", "how long a shared daemon lives after its last client left"},

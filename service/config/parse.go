@@ -278,6 +278,8 @@ func (p *parser) member(cfg *Config, name string, v jsontext.Value, key string) 
 		p.count(v, key, &cfg.MaxServers)
 	case "maxMemoryMB":
 		p.count(v, key, &cfg.MaxMemoryMB)
+	case "shareServers":
+		p.boolean(v, key, &cfg.ShareServers)
 	case "idleExitMs":
 		p.millis(v, key, &cfg.IdleExit)
 	case "fdWriteTools":

@@ -53,6 +53,12 @@ type Options struct {
 	// Launch starts a language server; nil starts real processes. Tests
 	// run in-process servers through it (internal/lsptest).
 	Launch client.Launch
+	// Share, when set, starts the servers that serve several roots as
+	// workspace folders (servers.json's roots "folders": gopls, pyright)
+	// in place of Launch: a shared daemon's pool (client/procshare),
+	// which runs one process of such a server for every worktree it
+	// serves.
+	Share client.Launch
 	// OneShot is for a command that checks and exits (lspkit check): a
 	// check waits for a server's auto-install before its timeout starts
 	// (the daemon does not, and reports the server as starting meanwhile),
@@ -89,6 +95,7 @@ type Orchestrator struct {
 	notes  []string // what was made of the configuration: keys ignored, entries read a certain way
 	store  *registry.Store
 	launch client.Launch
+	share  client.Launch
 	// encodings are the position encodings offered to servers.
 	encodings []protocol.PositionEncodingKind
 	// listeners hear of changes on disk (OnFilesChanged).
@@ -154,6 +161,7 @@ func New(opts Options) (*Orchestrator, error) {
 		specs:     specs,
 		store:     opts.Store,
 		launch:    opts.Launch,
+		share:     opts.Share,
 		encodings: opts.PositionEncodings,
 		grace:     opts.StopGrace,
 		oneShot:   opts.OneShot,
@@ -579,6 +587,10 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 	}
 	env = o.store.OnPath(env)
 	args := slices.Concat(spec.Args, o.compileCommandsArgs(spec, root))
+	launch := o.launch
+	if o.share != nil && spec.Roots == registry.RootsFolders {
+		launch = o.share
+	}
 	return client.Config{
 		Name:                  spec.ID,
 		Command:               client.Command{Path: path, Args: args, Env: env, Dir: root, Guard: o.guard},
@@ -586,7 +598,7 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 		Folders:               folders,
 		InitializationOptions: o.store.Expand(spec.InitializationOptions),
 		Settings:              o.store.Expand(spec.Settings),
-		Launch:                o.launch,
+		Launch:                launch,
 		Logger:                o.log,
 		StopGrace:             o.grace,
 		NoFileWatcher:         o.oneShot,

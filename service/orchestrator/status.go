@@ -42,6 +42,7 @@ func (o *Orchestrator) status(notes []string) []api.ServerStatus {
 			if b, ok := s.client.ResidentMemory(); ok {
 				st.MemoryMB = int((b + 1<<20 - 1) >> 20)
 			}
+			st.SharedWith = s.client.SharedWith()
 		}
 		st.Sidecar = s.side.Status()
 		s.mu.Unlock()
