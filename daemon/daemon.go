@@ -268,6 +268,12 @@ func (d *Daemon) Rename(ctx context.Context, p api.RenameParams) (api.RenameResu
 	return call[api.RenameResult](ctx, d, api.MethodRename, p)
 }
 
+// ApplyEdits is lsp/applyEdits: the edits checked as one what-if with
+// their impact, then written (every file or none) when p.When allows.
+func (d *Daemon) ApplyEdits(ctx context.Context, p api.ApplyEditsParams) (api.ApplyEditsResult, error) {
+	return call[api.ApplyEditsResult](ctx, d, api.MethodApplyEdits, p)
+}
+
 // CodeActions is lsp/codeActions: the actions the servers offer there,
 // each with an id for ApplyCodeAction.
 func (d *Daemon) CodeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {

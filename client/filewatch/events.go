@@ -78,6 +78,19 @@ func (w *Watcher) event(b *batch, ev fsnotify.Event) {
 		w.match(b, ev.Name, protocol.FileChangeTypeDeleted)
 	case ev.Has(fsnotify.Rename):
 		w.forget(ev.Name)
+		if info, err := os.Lstat(ev.Name); err == nil {
+			// Moved away, and something is there again: a swap of two
+			// names (renameat2's RENAME_EXCHANGE, as lspkit's checked
+			// writes do), whose other half (a create) came first. The
+			// file changed; it is not gone.
+			w.match(b, ev.Name, protocol.FileChangeTypeChanged)
+			if info.IsDir() && !w.skipped(ev.Name) {
+				for _, f := range w.addTree(ev.Name) {
+					w.match(b, f, protocol.FileChangeTypeCreated)
+				}
+			}
+			return
+		}
 		w.match(b, ev.Name, protocol.FileChangeTypeDeleted)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lspkit/lspkit/internal/atomicfile"
 	"github.com/lspkit/lspkit/protocol"
 )
 
@@ -260,6 +261,23 @@ func TestFileWatcher(t *testing.T) {
 	expect("rename", event(t, filepath.Join(moved, "keep.go"), protocol.FileChangeTypeCreated))
 	modify(t, filepath.Join(moved, "keep.go"), "package old // moved\n")
 	expect("change after rename", event(t, filepath.Join(moved, "keep.go"), protocol.FileChangeTypeChanged))
+
+	// A file replaced by a swap of two names (lspkit's checked writes, on
+	// Linux): the name moves away just after the new file arrives under
+	// it; it is not gone.
+	swapped := filepath.Join(moved, "keep.go")
+	tmp, err := atomicfile.WriteTemp(swapped, []byte("package old // swapped\n"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, err := os.ReadFile(swapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.ReplaceIf(tmp, swapped, was); err != nil {
+		t.Fatal(err)
+	}
+	expect("swap", event(t, swapped, protocol.FileChangeTypeCreated))
 
 	// A pattern naming node_modules makes it watched.
 	w.SetPatterns(nil, []Pattern{

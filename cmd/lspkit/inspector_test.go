@@ -97,7 +97,8 @@ func TestInspector(t *testing.T) {
 		"lsp_apply_code_action":     {"id=a999"}, // each call is a session of its own: no id listed, a tool error
 		"lsp_format":                {"file=use.go"},
 		"lsp_fix_all":               {"file=use.go"},
-		"lsp_goto_declaration":      {"symbol=Greeting"}, // gopls offers none: a tool error
+		"lsp_apply_edits":           {`edits=[{"file":"use.go","text":"package demo\n\nfunc Use() int { return Greeting(1) }\n"}]`}, // a new error: nothing written
+		"lsp_goto_declaration":      {"symbol=Greeting"},                                                                            // gopls offers none: a tool error
 		"lsp_document_highlights":   {"file=use.go", "line=3", "symbol=Greeting"},
 		"lsp_signature_help":        {"file=use.go", "line=3", "character=38"},
 		"lsp_inlay_hints":           {"file=shape.go"},
@@ -110,7 +111,7 @@ func TestInspector(t *testing.T) {
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
-		writes := tool.Name == "lsp_rename" || tool.Name == "lsp_apply_code_action" || tool.Name == "lsp_format" || tool.Name == "lsp_fix_all"
+		writes := tool.Name == "lsp_rename" || tool.Name == "lsp_apply_code_action" || tool.Name == "lsp_format" || tool.Name == "lsp_fix_all" || tool.Name == "lsp_apply_edits"
 		if tool.Title == "" || tool.Annotations.Title != tool.Title || tool.Annotations.ReadOnlyHint == nil && !writes {
 			t.Errorf("%s: title %q, annotations %+v", tool.Name, tool.Title, tool.Annotations)
 		}

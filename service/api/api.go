@@ -48,6 +48,7 @@ const (
 	MethodCompletion         = "lsp/completion"
 	MethodSymbolContext      = "lsp/symbolContext"
 	MethodBatch              = "lsp/batch"
+	MethodApplyEdits         = "lsp/applyEdits"
 )
 
 // Error codes of the contract beyond JSON-RPC's (which transport defines).
@@ -589,6 +590,66 @@ type RenameParams struct {
 	// re-synced and the touched files checked. Without it nothing is
 	// written.
 	Apply bool `json:"apply,omitzero"`
+}
+
+// When an lsp/applyEdits writes (ApplyEditsParams.When).
+const (
+	// WhenNoNewErrors writes only if no error appears that was not there
+	// before, in the edited files and in the files they affect.
+	WhenNoNewErrors = "noNewErrors"
+	// WhenAlways writes, and reports the same delta.
+	WhenAlways = "always"
+)
+
+// ApplyEditsParams is lsp/applyEdits' request: edits of one or more files,
+// checked as one what-if with their impact, then written — every file or
+// none.
+type ApplyEditsParams struct {
+	Edits []FileEdit `json:"edits"`
+	// When is WhenNoNewErrors (the default) or WhenAlways.
+	When string `json:"when,omitzero"`
+}
+
+// FileEdit is an edit of one file: its whole new text, or changes by
+// range (1-based lines and characters, the end the position after the
+// last character replaced), made to the file as it is on disk.
+type FileEdit struct {
+	File    string       `json:"file"`
+	Text    *string      `json:"text,omitzero"`
+	Changes []TextChange `json:"changes,omitzero"`
+	// Base is the file the edit was computed from, "sha256:HEX" of its
+	// bytes (an earlier answer's hashes): a file on disk that is no longer
+	// it refuses the whole set, nothing written.
+	Base string `json:"base,omitzero"`
+}
+
+// TextChange replaces a range of a file with NewText (an insert when the
+// range is empty).
+type TextChange struct {
+	Range   Range  `json:"range"`
+	NewText string `json:"newText"`
+}
+
+// ApplyEditsResult is lsp/applyEdits' answer.
+type ApplyEditsResult struct {
+	// Applied says the files were written.
+	Applied bool `json:"applied"`
+	// Files are the files the edits change (written when Applied).
+	Files []string `json:"files"`
+	// Introduced are the errors that were not there before the edits,
+	// in the edited files and the files they affect; Fixed those that
+	// were and are gone.
+	Introduced []Diagnostic `json:"introduced"`
+	Fixed      []Diagnostic `json:"fixed"`
+	// Hashes are each file's base after the answer ("sha256:HEX"), for
+	// the next edit's Base: the new text when written, else the disk's.
+	Hashes map[string]string `json:"hashes,omitzero"`
+	// Reason says why nothing was written, or what could not be checked.
+	Reason string `json:"reason,omitempty"`
+	// Impact says how many other files were checked and whether that is
+	// all of those the edits may affect.
+	Impact *Impact `json:"impact,omitempty"`
+	Note   string  `json:"note,omitempty"`
 }
 
 // RenameResult is lsp/rename's answer: the server's edit as a unified

@@ -2,9 +2,11 @@ package features
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -68,6 +70,7 @@ type fileEdit struct {
 	path, rel string
 	old, new  string
 	edits     int
+	created   bool // the file does not exist: the edit makes it
 }
 
 // planEdit turns a server's workspace edit into new file texts, each from
@@ -219,17 +222,26 @@ func byteOffset(text string, starts []int, p protocol.Position, m client.Mapper)
 // write replaces each file's content with its new text atomically (see
 // replaceFiles).
 func (f *Features) write(files []fileEdit, what string) error {
-	return replaceFiles(files, what, os.Rename)
+	return replaceFiles(files, what, nil)
 }
+
+// errStale is replaceFiles' refusal: a file on disk is not the text the
+// edit was made from.
+var errStale = errors.New("changed on disk")
 
 // replaceFiles replaces each file's content with its new text as one step:
 // every new content is first written to a temporary file beside its file
-// (with its mode), and only when all are written are they renamed over
-// the files. A file whose content on disk is not the text the edit was
-// made from (unsaved text from a check, or another program's write) stops
-// it before anything is replaced. A rename that fails puts the files
-// already replaced back as they were (rename is os.Rename but in tests).
-func replaceFiles(files []fileEdit, what string, rename func(from, to string) error) error {
+// (with its mode), and only when all are written are they put in place,
+// each only if the file still holds the text the edit was made from
+// (atomicfile.ReplaceIf; a new file only if none has appeared). A file
+// whose content on disk is not that text (unsaved text from a check, or
+// another program's write, before or during the replacement) stops it
+// (errStale): the files already replaced are put back, so nothing is
+// written. replace is atomicfile.ReplaceIf but in tests.
+func replaceFiles(files []fileEdit, what string, replace func(tmp, path string, old []byte) error) error {
+	if replace == nil {
+		replace = atomicfile.ReplaceIf
+	}
 	temps := make([]string, 0, len(files))
 	defer func() {
 		for _, t := range temps {
@@ -238,20 +250,33 @@ func replaceFiles(files []fileEdit, what string, rename func(from, to string) er
 			}
 		}
 	}()
+	stale := func(rel string) error {
+		return fmt.Errorf("%s: %s on disk is not the text the edit was made from (it was checked with text of its own, or changed since); check it from disk and try again; nothing was written: %w", what, rel, errStale)
+	}
 	modes := make([]os.FileMode, len(files))
 	for i, f := range files {
-		data, err := os.ReadFile(f.path)
-		if err != nil {
-			return fmt.Errorf("%s: read %s: %w; nothing was written", what, f.rel, err)
+		modes[i] = 0o644
+		if f.created {
+			if _, err := os.Lstat(f.path); err == nil {
+				return stale(f.rel)
+			}
+			if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+				return fmt.Errorf("%s: %w; nothing was written", what, err)
+			}
+		} else {
+			data, err := os.ReadFile(f.path)
+			if err != nil {
+				return fmt.Errorf("%s: read %s: %w; nothing was written", what, f.rel, err)
+			}
+			if string(data) != f.old {
+				return stale(f.rel)
+			}
+			info, err := os.Stat(f.path)
+			if err != nil {
+				return fmt.Errorf("%s: %w; nothing was written", what, err)
+			}
+			modes[i] = info.Mode().Perm()
 		}
-		if string(data) != f.old {
-			return fmt.Errorf("%s: %s on disk is not the text the server made the edit for (it was checked with text of its own, or changed since); check it from disk and try again; nothing was written", what, f.rel)
-		}
-		info, err := os.Stat(f.path)
-		if err != nil {
-			return fmt.Errorf("%s: %w; nothing was written", what, err)
-		}
-		modes[i] = info.Mode().Perm()
 		tmp, err := atomicfile.WriteTemp(f.path, []byte(f.new), modes[i])
 		if tmp != "" {
 			temps = append(temps, tmp)
@@ -261,27 +286,40 @@ func replaceFiles(files []fileEdit, what string, rename func(from, to string) er
 		}
 	}
 	for i, f := range files {
-		err := rename(temps[i], f.path)
+		var old []byte
+		if !f.created {
+			old = []byte(f.old)
+		}
+		err := replace(temps[i], f.path, old)
+		temps[i] = "" // replaced, or removed by replace
 		if err == nil {
-			temps[i] = ""
 			continue
 		}
-		// Put back what was replaced, each again in one rename.
+		// Put back what was replaced, each again in one step, unless
+		// another program wrote it since.
 		var lost []string
 		for j, g := range files[:i] {
-			tmp, werr := atomicfile.WriteTemp(g.path, []byte(g.old), modes[j])
-			if werr == nil {
-				werr = rename(tmp, g.path)
-			}
-			if werr != nil {
-				if tmp != "" {
+			var werr error
+			if g.created {
+				werr = os.Remove(g.path)
+			} else {
+				var tmp string
+				tmp, werr = atomicfile.WriteTemp(g.path, []byte(g.old), modes[j])
+				if werr == nil {
+					werr = replace(tmp, g.path, []byte(g.new))
+				} else if tmp != "" {
 					os.Remove(tmp)
 				}
+			}
+			if werr != nil {
 				lost = append(lost, fmt.Sprintf("%s (%v)", g.rel, werr))
 			}
 		}
 		if len(lost) > 0 {
 			return fmt.Errorf("%s: replace %s: %w; and putting back the files already replaced failed: %s hold the new text", what, f.rel, err, strings.Join(lost, ", "))
+		}
+		if errors.Is(err, atomicfile.ErrChanged) {
+			return fmt.Errorf("%s: %s changed on disk while it was being written (another program wrote it); nothing was written (the files already replaced were put back): %w", what, f.rel, errStale)
 		}
 		return fmt.Errorf("%s: replace %s: %w; nothing was written (the files already replaced were put back)", what, f.rel, err)
 	}

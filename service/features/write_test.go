@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lspkit/lspkit/internal/atomicfile"
 )
 
 // TestWriteFilesAtomic: an edit of several files is written as one step —
@@ -46,7 +48,7 @@ func TestWriteFilesAtomic(t *testing.T) {
 	t.Run("changed on disk", func(t *testing.T) {
 		files := slices.Clone(files)
 		files[1].old = "what the server saw"
-		err := replaceFiles(files, "the fixes", os.Rename)
+		err := replaceFiles(files, "the fixes", nil)
 		if err == nil || !strings.Contains(err.Error(), "b.go on disk is not the text") || !strings.Contains(err.Error(), "nothing was written") {
 			t.Fatalf("err = %v", err)
 		}
@@ -55,12 +57,13 @@ func TestWriteFilesAtomic(t *testing.T) {
 
 	t.Run("a replacement fails", func(t *testing.T) {
 		renames := 0
-		failing := func(from, to string) error {
+		failing := func(tmp, path string, old []byte) error {
 			renames++
-			if filepath.Base(to) == "c.go" {
+			if filepath.Base(path) == "c.go" {
+				os.Remove(tmp)
 				return errors.New("disk full")
 			}
-			return os.Rename(from, to)
+			return atomicfile.ReplaceIf(tmp, path, old)
 		}
 		err := replaceFiles(files, "the fixes", failing)
 		if err == nil || !strings.Contains(err.Error(), "replace c.go: disk full") || !strings.Contains(err.Error(), "put back") {
@@ -81,7 +84,7 @@ func TestWriteFilesAtomic(t *testing.T) {
 	})
 
 	t.Run("written", func(t *testing.T) {
-		if err := replaceFiles(files, "the fixes", os.Rename); err != nil {
+		if err := replaceFiles(files, "the fixes", nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range files {

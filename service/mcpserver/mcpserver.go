@@ -31,7 +31,7 @@ type Options struct {
 	// Version is lspkit's version, said in initialize.
 	Version string
 	// ReadOnly leaves out the tools that write files (lsp_rename,
-	// lsp_apply_code_action, lsp_fix_all, lsp_format): for a channel whose
+	// lsp_apply_code_action, lsp_fix_all, lsp_apply_edits, lsp_format): for a channel whose
 	// host calls every tool without asking (lspkit serve --mcp-fds, unless
 	// fdWriteTools).
 	ReadOnly bool
@@ -99,6 +99,9 @@ func New(o *features.Service, opts Options) *mcp.Server {
 	add(ts, "lsp_fix_all", "Fix everything in a file", "Shows (apply false) or applies (apply true) every fix the language servers offer for a file at once — "+
 		"their fix-all and organize-imports actions and the preferred quick fix of each finding — combined in one diff (fixes that overlap, or that only run a command, are left out and named); "+
 		"remaining lists the findings left.", writes, m.fixAll)
+	add(ts, "lsp_apply_edits", "Apply edits checked first", "Writes edits of one or more files — whole new texts, or changes by range — only after checking them together with every file they affect: "+
+		"by default (when noNewErrors) nothing is written if any error appears that was not there before, and the answer lists the new errors; otherwise every file is written atomically, all or none. "+
+		"Give each file's base (an earlier answer's sha256) to refuse the edits if the file changed since. The answer says what was written first, then the errors introduced and fixed.", writes, m.applyEdits)
 	add(ts, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
 		"a unified diff; with apply true the file is written and checked.", writes, m.format)
 	return s

@@ -338,6 +338,43 @@ func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFil
 	// A what-if of several files, or with its impact, gives the server
 	// the disk's texts back before anything else asks it.
 	restore = given && (len(files) > 1 || want != impactNone)
+	// Several files: every text reaches the server before any is
+	// diagnosed, so that each file's findings are for all the texts
+	// together — a caller diagnosed before its callee's new text arrived
+	// was answered against the old callee. Each is then diagnosed as an
+	// unchanged text: asked again (gopls's command, tsserver), or re-sent
+	// as a new version for the servers that answer once per version.
+	if len(files) > 1 {
+		if headers := givenHeaders(t.spec, files); len(headers) > 0 {
+			// clangd compiles includes from disk: the what-if's other
+			// files read its headers' texts through an overlay, as its
+			// dependents do (impact).
+			var others []string
+			for _, f := range files {
+				if !slices.ContainsFunc(headers, func(h checkFile) bool { return h.abs == f.abs }) {
+					others = append(others, f.abs)
+				}
+			}
+			if len(others) > 0 {
+				undo, _, err := s.overlayHeaders(ctx, c, headers, others)
+				if err != nil {
+					return done(api.VerdictBroken, "the what-if's headers could not be given to the files that include them: "+err.Error())
+				}
+				defer undo()
+			}
+		}
+		for _, f := range files {
+			if !f.src.disk {
+				s.giving(f.abs)
+			}
+			if _, _, err := s.sync(ctx, c, f.abs, t.spec.LanguageID(f.abs), f.src); err != nil {
+				if ctx.Err() != nil {
+					return done(api.VerdictTimedOut, "")
+				}
+				return done(api.VerdictBroken, err.Error())
+			}
+		}
+	}
 	answers := make([]client.Answer, len(files))
 	errs := make([]error, len(files))
 	// The impact starts once the server has every changed text: its

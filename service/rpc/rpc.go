@@ -151,6 +151,7 @@ func Routes(o *features.Service) map[string]Route {
 		api.MethodApplyCodeAction:    route(o.ApplyCodeAction, "id"),
 		api.MethodFormat:             route(o.Format, "file"),
 		api.MethodFixAll:             route(o.FixAll, "file"),
+		api.MethodApplyEdits:         route(o.ApplyEdits, "edits"),
 		api.MethodHover:              route(o.Hover),
 		api.MethodDocumentSymbols:    route(o.DocumentSymbols, "file"),
 		api.MethodWorkspaceSymbols:   route(o.WorkspaceSymbols, "query"),

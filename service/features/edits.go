@@ -1,0 +1,298 @@
+package features
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/textedit"
+)
+
+// ApplyEdits checks a set of edits as one what-if with its impact and
+// writes them — every file or none — when p.When allows: by default only
+// if no error appears that was not there before, in the edited files and
+// in the files they affect. A file whose Base is not the file on disk
+// refuses the whole set, as does a file another program writes between
+// the check and the write: nothing is written then.
+func (f *Features) ApplyEdits(ctx context.Context, p api.ApplyEditsParams) (api.ApplyEditsResult, error) {
+	out := api.ApplyEditsResult{Files: []string{}, Introduced: []api.Diagnostic{}, Fixed: []api.Diagnostic{}}
+	when := p.When
+	switch when {
+	case "":
+		when = api.WhenNoNewErrors
+	case api.WhenNoNewErrors, api.WhenAlways:
+	default:
+		return out, api.InvalidParams("when: %q (expected %q or %q)", p.When, api.WhenNoNewErrors, api.WhenAlways)
+	}
+	files, stale, err := f.planFiles(p.Edits)
+	if err != nil {
+		return out, err
+	}
+	for _, file := range files {
+		out.Files = append(out.Files, file.rel)
+	}
+	out.Hashes = hashesOf(files, false)
+	if stale != "" {
+		out.Reason = stale + "; nothing was written"
+		return out, nil
+	}
+	if len(files) == 0 {
+		out.Reason = "the edits change nothing; nothing was written"
+		return out, nil
+	}
+	introduced, fixed, impact, unchecked, err := f.delta(ctx, files)
+	if err != nil {
+		return out, err
+	}
+	out.Introduced, out.Fixed, out.Impact = introduced, fixed, impact
+	if when == api.WhenNoNewErrors {
+		switch {
+		case len(introduced) > 0:
+			out.Reason = fmt.Sprintf("%d new %s; nothing was written", len(introduced), api.Plural(len(introduced), "error", "errors"))
+			return out, nil
+		case unchecked != "":
+			out.Reason = unchecked + ": whether the edits break nothing is not known; nothing was written (\"when\": \"always\" writes all the same)"
+			return out, nil
+		}
+	} else if unchecked != "" {
+		out.Note = unchecked
+	}
+	if err := replaceFiles(files, "the edits", nil); err != nil {
+		if errors.Is(err, errStale) {
+			out.Reason = err.Error()
+			out.Hashes = nil
+			return out, nil
+		}
+		return out, err
+	}
+	out.Applied = true
+	out.Hashes = hashesOf(files, true)
+	out.Note = api.JoinNotes(out.Note, f.core.Refresh(ctx))
+	return out, nil
+}
+
+// planFiles reads each edited file and makes its new text. A file whose
+// base is not the disk's is named in stale (and nothing more is planned);
+// a file the edits leave as it is, is left out.
+func (f *Features) planFiles(edits []api.FileEdit) (files []fileEdit, stale string, err error) {
+	if len(edits) == 0 {
+		return nil, "", api.InvalidParams("edits: none given")
+	}
+	seen := map[string]string{}
+	for i, e := range edits {
+		where := fmt.Sprintf("edits[%d]", i)
+		if e.File == "" {
+			return nil, "", api.InvalidParams("%s: file is required", where)
+		}
+		if (e.Text == nil) == (len(e.Changes) == 0) {
+			return nil, "", api.InvalidParams("%s (%s): give text or changes, one of them", where, e.File)
+		}
+		abs, err := f.core.Resolve(e.File)
+		if err != nil {
+			return nil, "", err
+		}
+		rel := f.core.Rel(abs)
+		if other, dup := seen[abs]; dup {
+			return nil, "", api.InvalidParams("%s: %s is edited twice (also as %s): give one edit per file", where, e.File, other)
+		}
+		seen[abs] = e.File
+		data, err := os.ReadFile(abs)
+		created := errors.Is(err, fs.ErrNotExist)
+		if err != nil && !created {
+			return nil, "", api.InvalidParams("%s: %s: %v", where, rel, err)
+		}
+		if created && e.Text == nil {
+			return nil, "", api.NotFound(rel, err)
+		}
+		old := string(data)
+		if e.Base != "" {
+			if !strings.HasPrefix(e.Base, "sha256:") {
+				return nil, "", api.InvalidParams("%s: base %q (expected \"sha256:\" and the hex SHA-256 of the file as the edit was made from it)", where, e.Base)
+			}
+			if created || hashOf(old) != e.Base {
+				now := "it does not exist"
+				if !created {
+					now = "it is " + hashOf(old)
+				}
+				return nil, fmt.Sprintf("%s changed since the edit was made from it (base %s; %s)", rel, e.Base, now), nil
+			}
+		}
+		text := old
+		if e.Text != nil {
+			text = *e.Text
+		} else if text, err = applyChanges(old, e.Changes); err != nil {
+			return nil, "", api.InvalidParams("%s (%s): %v", where, rel, err)
+		}
+		if text == old && !created {
+			continue
+		}
+		files = append(files, fileEdit{path: abs, rel: rel, old: old, new: text, edits: max(len(e.Changes), 1), created: created})
+	}
+	slices.SortFunc(files, func(a, b fileEdit) int { return strings.Compare(a.rel, b.rel) })
+	return files, "", nil
+}
+
+// applyChanges makes text's changes, each by a range of 1-based lines and
+// characters whose end is the position after the last character replaced.
+func applyChanges(text string, changes []api.TextChange) (string, error) {
+	starts := lineStarts(text)
+	edits := make([]textedit.Edit, 0, len(changes))
+	for i, c := range changes {
+		start, err := offsetOf(text, starts, c.Range.StartLine, c.Range.StartChar)
+		if err != nil {
+			return "", fmt.Errorf("changes[%d]: start: %w", i, err)
+		}
+		end, err := offsetOf(text, starts, c.Range.EndLine, c.Range.EndChar)
+		if err != nil {
+			return "", fmt.Errorf("changes[%d]: end: %w", i, err)
+		}
+		if end < start {
+			return "", fmt.Errorf("changes[%d]: the range ends before it starts", i)
+		}
+		edits = append(edits, textedit.Edit{Start: start, End: end, New: c.NewText})
+	}
+	return textedit.Apply(text, edits)
+}
+
+// offsetOf is the byte offset of a 1-based line and character: a
+// character past the line's end is its end; the line after the last is
+// the text's end.
+func offsetOf(text string, starts []int, line, char int) (int, error) {
+	switch {
+	case line < 1 || char < 1:
+		return 0, fmt.Errorf("line %d, character %d: both are 1-based", line, char)
+	case line == len(starts)+1 && char == 1:
+		return len(text), nil
+	case line > len(starts):
+		return 0, fmt.Errorf("line %d is past the end of the file (its last line is %d)", line, len(starts))
+	}
+	at := starts[line-1]
+	end := len(text)
+	if line < len(starts) {
+		end = starts[line] - 1 // before the newline
+	}
+	for n := 1; n < char && at < end; n++ {
+		_, size := utf8.DecodeRuneInString(text[at:end])
+		at += size
+	}
+	return at, nil
+}
+
+// delta checks the edits' texts together with their impact, and the same
+// files as they are on disk, and returns the errors only the edits have
+// (introduced) and those only the disk has (fixed), the impact, and what
+// could not be checked ("" when everything was).
+func (f *Features) delta(ctx context.Context, files []fileEdit) (introduced, fixed []api.Diagnostic, impact *api.Impact, unchecked string, err error) {
+	errorsOnly := []string{"error"}
+	proposed := map[string]string{}
+	for _, file := range files {
+		proposed[file.rel] = file.new
+	}
+	after, err := f.core.Check(ctx, api.CheckParams{Files: proposed, Impact: true, Severities: errorsOnly})
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	afterDiags := slices.Clone(after.Diagnostics)
+	var why []string
+	if !after.Checked {
+		why = append(why, "the edited files were not fully checked: "+after.Reason)
+	}
+	impact = after.Impact
+	// As on disk: the edited files that exist, and every other file the
+	// edits leave with errors.
+	current := map[string]string{}
+	for _, file := range files {
+		if !file.created {
+			current[file.rel] = file.old
+		}
+	}
+	if impact != nil {
+		for _, file := range impact.Files {
+			afterDiags = append(afterDiags, file.Diagnostics...)
+			if _, edited := proposed[file.File]; edited {
+				continue
+			}
+			text, err := f.core.ReadFile(file.File)
+			if err != nil {
+				continue // gone meanwhile: its errors are new, if any
+			}
+			current[file.File] = text
+		}
+		if !impact.Complete {
+			why = append(why, "not every file the edits may affect was checked: "+impact.Reason)
+		}
+	}
+	var beforeDiags []api.Diagnostic
+	if len(current) > 0 {
+		before, err := f.core.Check(ctx, api.CheckParams{Files: current, Severities: errorsOnly})
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+		if !before.Checked {
+			why = append(why, "the files as they are on disk were not fully checked: "+before.Reason)
+		}
+		beforeDiags = before.Diagnostics
+	}
+	introduced, fixed = compareFindings(beforeDiags, afterDiags)
+	return introduced, fixed, impact, strings.Join(why, "; "), nil
+}
+
+// compareFindings returns the findings of after that before does not have
+// and those of before that after does not, each finding counted by its
+// file, server, code and message — not its line, which edits move.
+func compareFindings(before, after []api.Diagnostic) (introduced, fixed []api.Diagnostic) {
+	key := func(d api.Diagnostic) string {
+		return d.File + "\x00" + d.Server + "\x00" + fmt.Sprint(d.Code) + "\x00" + d.Message
+	}
+	left := map[string]int{}
+	for _, d := range before {
+		left[key(d)]++
+	}
+	introduced, fixed = []api.Diagnostic{}, []api.Diagnostic{}
+	matched := map[string]int{}
+	for _, d := range after {
+		k := key(d)
+		if matched[k] < left[k] {
+			matched[k]++
+			continue
+		}
+		introduced = append(introduced, d)
+	}
+	for _, d := range before {
+		k := key(d)
+		if matched[k] > 0 {
+			matched[k]--
+			continue
+		}
+		fixed = append(fixed, d)
+	}
+	return introduced, fixed
+}
+
+// hashOf is text's base: "sha256:" and its hex SHA-256.
+func hashOf(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// hashesOf is each file's base, of its new text or its old.
+func hashesOf(files []fileEdit, written bool) map[string]string {
+	out := map[string]string{}
+	for _, file := range files {
+		switch {
+		case written:
+			out[file.rel] = hashOf(file.new)
+		case !file.created:
+			out[file.rel] = hashOf(file.old)
+		}
+	}
+	return out
+}

@@ -1,0 +1,209 @@
+package features
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/internal/servertest"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// editsProject is a live project for checked edits: a library file whose
+// function's signature changes (lib to changed), its caller (use, and
+// used: the caller updated for the change), and a file with an error of
+// its own (broken, and fixed: it made clean).
+type editsProject struct {
+	server              string
+	files               map[string]string
+	lib, changed        string
+	use, used           string
+	alsoChanged         map[string]string // other files the change edits with its callers (C: the definition)
+	broken, brokenFixed string
+}
+
+var editsProjects = []editsProject{
+	{
+		server: "gopls",
+		files: map[string]string{
+			"go.mod":  servertest.GoMod,
+			"lib.go":  "package demo\n\n// Greeting says hello.\nfunc Greeting(name string) string { return \"hello, \" + name }\n",
+			"use.go":  "package demo\n\nfunc Use() string { return Greeting(\"x\") }\n",
+			"more.go": "package demo\n\nfunc More() int { return \"one\" }\n",
+		},
+		lib: "lib.go", changed: "package demo\n\n// Greeting says hello n times.\nfunc Greeting(name string, n int) string { return \"hello, \" + name }\n",
+		use: "use.go", used: "package demo\n\nfunc Use() string { return Greeting(\"x\", 2) }\n",
+		broken: "more.go", brokenFixed: "package demo\n\nfunc More() int { return 1 }\n",
+	},
+	{
+		server: "typescript-language-server",
+		files: map[string]string{
+			"package.json":  `{"name":"demo","private":true,"type":"module"}`,
+			"tsconfig.json": `{"compilerOptions":{"strict":true,"target":"es2022","module":"nodenext"}}`,
+			"lib.ts":        "export function greeting(name: string): string {\n  return `hello, ${name}`;\n}\n",
+			"use.ts":        "import { greeting } from \"./lib.js\";\n\nexport const n: string = greeting(\"x\");\n",
+			"more.ts":       "export const m: number = \"one\";\n",
+		},
+		lib: "lib.ts", changed: "export function greeting(name: string, n: number): string {\n  return `hello, ${name} ${n}`;\n}\n",
+		use: "use.ts", used: "import { greeting } from \"./lib.js\";\n\nexport const n: string = greeting(\"x\", 2);\n",
+		broken: "more.ts", brokenFixed: "export const m: number = 1;\n",
+	},
+	{
+		server: "pyright-langserver",
+		files: map[string]string{
+			"pyproject.toml":  "[project]\nname = \"demo\"\nversion = \"0\"\n",
+			"pkg/__init__.py": "",
+			"pkg/lib.py":      "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
+			"pkg/use.py":      "from .lib import greeting\n\nn: str = greeting(\"x\")\n",
+			"pkg/more.py":     "m: int = \"one\"\n",
+		},
+		lib: "pkg/lib.py", changed: "def greeting(name: str, n: int) -> str:\n    return \"hello, \" + name * n\n",
+		use: "pkg/use.py", used: "from .lib import greeting\n\nn: str = greeting(\"x\", 2)\n",
+		broken: "pkg/more.py", brokenFixed: "m: int = 1\n",
+	},
+	{
+		server: "clangd",
+		files: map[string]string{
+			"compile_flags.txt": "-xc\n-std=c11\n",
+			"lib.h":             "int greeting(int x);\n",
+			"lib.c":             "#include \"lib.h\"\n\nint greeting(int x) { return x; }\n",
+			"use.c":             "#include \"lib.h\"\n\nint use(void) { return greeting(1); }\n",
+			"more.c":            "int more(void) { return missing; }\n",
+		},
+		lib: "lib.h", changed: "int greeting(int x, int y);\n",
+		use: "use.c", used: "#include \"lib.h\"\n\nint use(void) { return greeting(1, 2); }\n",
+		alsoChanged: map[string]string{"lib.c": "#include \"lib.h\"\n\nint greeting(int x, int y) { return x + y; }\n"},
+		broken:      "more.c", brokenFixed: "int more(void) { return 1; }\n",
+	},
+}
+
+// TestApplyEditsLive, on gopls, typescript-language-server, pyright and
+// clangd: a signature change without its callers' updates is refused
+// with the callers' new errors, every file byte for byte as it was; sent
+// with them it is written and introduces nothing; a fix is written and
+// says what it fixed.
+func TestApplyEditsLive(t *testing.T) {
+	servertest.CIOnly(t)
+	t.Parallel()
+	for _, p := range editsProjects {
+		t.Run(p.server, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, p.server)
+			o := live(t, p.files, servertest.LoadedWait)
+			root := o.Root()
+			ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(3*time.Minute))
+			defer cancel()
+			hashes := func() map[string]string {
+				out := map[string]string{}
+				for name := range p.files {
+					data, err := os.ReadFile(filepath.Join(root, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					out[name] = hashOf(string(data))
+				}
+				return out
+			}
+			apply := func(params api.ApplyEditsParams) api.ApplyEditsResult {
+				t.Helper()
+				res, err := o.ApplyEdits(ctx, params)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			text := func(s string) *string { return &s }
+			// Warm: the servers know the project.
+			mustCheck(t, o, api.CheckParams{FilePath: p.use})
+
+			before := hashes()
+			res := apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: p.lib, Text: text(p.changed), Base: before[p.lib]}}})
+			named := false
+			for _, d := range res.Introduced {
+				named = named || d.File == p.use
+			}
+			if res.Applied || !named || !strings.Contains(res.Reason, "nothing was written") {
+				t.Fatalf("the change without its callers: %+v", res)
+			}
+			if after := hashes(); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Fatalf("files changed by a refused edit: %v, were %v", after, before)
+			}
+			t.Logf("refused: %s; introduced %v", res.Reason, res.Introduced)
+
+			edits := []api.FileEdit{
+				{File: p.lib, Text: text(p.changed), Base: before[p.lib]},
+				{File: p.use, Text: text(p.used), Base: before[p.use]},
+			}
+			for name, t := range p.alsoChanged {
+				edits = append(edits, api.FileEdit{File: name, Text: text(t), Base: before[name]})
+			}
+			res = apply(api.ApplyEditsParams{Edits: edits})
+			if !res.Applied || len(res.Introduced) != 0 || readIn(t, o, p.lib) != p.changed || readIn(t, o, p.use) != p.used {
+				t.Fatalf("the change with its callers: %+v", res)
+			}
+
+			res = apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: p.broken, Text: text(p.brokenFixed)}}})
+			if !res.Applied || len(res.Fixed) != 1 || len(res.Introduced) != 0 || res.Fixed[0].File != p.broken {
+				t.Fatalf("a fix: %+v", res)
+			}
+			// The servers answer from the written files.
+			if got := mustCheck(t, o, api.CheckParams{FilePath: p.use}); !got.Checked || len(got.Diagnostics) != 0 {
+				t.Fatalf("the caller after the change: %+v", got)
+			}
+		})
+	}
+}
+
+// TestApplyEditsRacingWriterLive: another program rewrites a file while
+// an agent's edit made from the text before is applied, 50 times: the
+// edit is refused or goes first, and the file always ends as the other
+// program wrote it — never a lost write.
+func TestApplyEditsRacingWriterLive(t *testing.T) {
+	t.Parallel()
+	servertest.Binary(t, "gopls")
+	o := live(t, map[string]string{"go.mod": servertest.GoMod, "a.go": "package demo\n\nconst A = 0\n"}, servertest.LoadedWait)
+	path := filepath.Join(o.Root(), "a.go")
+	ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(5*time.Minute))
+	defer cancel()
+	applied := 0
+	for round := range 50 {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours := fmt.Sprintf("package demo\n\nconst A = %d // ours\n", round)
+		writer := fmt.Sprintf("package demo\n\nconst A = %d // writer\n", round)
+		write := func() {
+			tmp := path + ".writer"
+			if err := os.WriteFile(tmp, []byte(writer), 0o644); err != nil {
+				t.Error(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Error(err)
+			}
+		}
+		var wg sync.WaitGroup
+		if round%2 == 0 {
+			write() // after the agent read the file, before its edit
+		} else {
+			wg.Go(write) // at the same time as its edit
+		}
+		res, err := o.ApplyEdits(ctx, api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.go", Text: &ours, Base: hashOf(string(data))}}})
+		wg.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Applied {
+			applied++
+		}
+		if got := readIn(t, o, "a.go"); got != writer {
+			t.Fatalf("round %d: a.go holds %q, not the other program's newer write (the edit: %+v)", round, got, res)
+		}
+	}
+	t.Logf("%d of 50 edits went first (the other program's write then replaced them); the others were refused", applied)
+}

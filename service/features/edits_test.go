@@ -1,0 +1,96 @@
+package features
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// TestApplyEditsFake: edits checked before they are written — an edit
+// that brings a new error is refused with it, the files untouched; one
+// that fixes an error is written and says what it fixed; a stale base
+// refuses the whole set; "always" writes and reports; changes by range
+// and new files; bad requests are errors that say why.
+func TestApplyEditsFake(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, map[string]string{"a.fk": "fine\n", "b.fk": "x ERROR\n", "c.fk": "hello world\nbye\n"},
+		lsptest.Config("", `"fake": `+lsptest.ServerEntry("plain")), map[string]lsptest.Behavior{"plain": {}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	apply := func(p api.ApplyEditsParams) api.ApplyEditsResult {
+		t.Helper()
+		res, err := f.ApplyEdits(ctx, p)
+		if err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+		return res
+	}
+	text := func(s string) *string { return &s }
+
+	// A new error: refused, nothing written.
+	res := apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.fk", Text: text("now ERROR\n")}, {File: "c.fk", Text: text("changed\n")}}})
+	if res.Applied || len(res.Introduced) != 1 || res.Introduced[0].File != "a.fk" || !strings.Contains(res.Reason, "1 new error; nothing was written") ||
+		f.read(t, "a.fk") != "fine\n" || f.read(t, "c.fk") != "hello world\nbye\n" {
+		t.Fatalf("an edit with a new error: %+v; a.fk %q", res, f.read(t, "a.fk"))
+	}
+	if res.Hashes["a.fk"] != hashOf("fine\n") {
+		t.Errorf("hashes of what was not written: %v", res.Hashes)
+	}
+
+	// A fix: written, and said.
+	res = apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: "b.fk", Text: text("x fine\n"), Base: hashOf("x ERROR\n")}}})
+	if !res.Applied || len(res.Fixed) != 1 || len(res.Introduced) != 0 || f.read(t, "b.fk") != "x fine\n" || res.Hashes["b.fk"] != hashOf("x fine\n") {
+		t.Fatalf("a fix: %+v", res)
+	}
+
+	// The same base again: the file changed since.
+	res = apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: "c.fk", Text: text("other\n")}, {File: "b.fk", Text: text("again\n"), Base: hashOf("x ERROR\n")}}})
+	if res.Applied || !strings.Contains(res.Reason, "b.fk changed since the edit was made from it") || f.read(t, "b.fk") != "x fine\n" || f.read(t, "c.fk") != "hello world\nbye\n" {
+		t.Fatalf("a stale base: %+v", res)
+	}
+
+	// Changes by range, and a new file.
+	res = apply(api.ApplyEditsParams{Edits: []api.FileEdit{
+		{File: "c.fk", Changes: []api.TextChange{{Range: api.Range{StartLine: 1, StartChar: 7, EndLine: 1, EndChar: 12}, NewText: "there"}, {Range: api.Range{StartLine: 3, StartChar: 1, EndLine: 3, EndChar: 1}, NewText: "end\n"}}},
+		{File: "sub/d.fk", Text: text("new\n")},
+	}})
+	if !res.Applied || f.read(t, "c.fk") != "hello there\nbye\nend\n" || f.read(t, "sub/d.fk") != "new\n" || strings.Join(res.Files, ",") != "c.fk,sub/d.fk" {
+		t.Fatalf("changes and a new file: %+v; c.fk %q", res, f.read(t, "c.fk"))
+	}
+
+	// "always" writes a new error, and reports it.
+	res = apply(api.ApplyEditsParams{When: api.WhenAlways, Edits: []api.FileEdit{{File: "a.fk", Text: text("ERROR\n")}}})
+	if !res.Applied || len(res.Introduced) != 1 || f.read(t, "a.fk") != "ERROR\n" {
+		t.Fatalf("always: %+v", res)
+	}
+
+	for _, tc := range []struct {
+		p    api.ApplyEditsParams
+		want string
+	}{
+		{api.ApplyEditsParams{}, "edits: none given"},
+		{api.ApplyEditsParams{When: "sometimes", Edits: []api.FileEdit{{File: "a.fk", Text: text("")}}}, `when: "sometimes"`},
+		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.fk"}}}, "give text or changes"},
+		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.fk", Text: text("1")}, {File: "./a.fk", Text: text("2")}}}, "edited twice"},
+		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "../out.fk", Text: text("x")}}}, "outside"},
+		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "gone.fk", Changes: []api.TextChange{{Range: api.Range{StartLine: 1, StartChar: 1, EndLine: 1, EndChar: 1}}}}}}, "gone.fk"},
+		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.fk", Changes: []api.TextChange{{Range: api.Range{StartLine: 9, StartChar: 1, EndLine: 9, EndChar: 1}}}}}}, "line 9 is past the end of the file (its last line is 2)"},
+		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.fk", Text: text("x"), Base: "md5:00"}}}, `base "md5:00"`},
+	} {
+		if _, err := f.ApplyEdits(ctx, tc.p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error saying %q", tc.p, err, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(f.root); len(entries) != 4 { // a b c, sub
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the root holds %v: a temporary file left?", names)
+	}
+}

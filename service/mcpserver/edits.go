@@ -1,0 +1,100 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspkit/lspkit/service/api"
+)
+
+// ApplyEditsInput is lsp_apply_edits's input.
+type ApplyEditsInput struct {
+	Edits []EditInput `json:"edits" jsonschema:"the edits, one per file"`
+	When  string      `json:"when,omitempty" jsonschema:"noNewErrors (the default): write only if no error appears that was not there before, in the edited files and the files they affect; always: write, and report the same"`
+}
+
+// EditInput is one file's edit.
+type EditInput struct {
+	File    string        `json:"file" jsonschema:"path relative to the workspace root, or absolute inside it; a path that does not exist is a new file (give text)"`
+	Text    *string       `json:"text,omitempty" jsonschema:"the file's whole new text (instead of changes)"`
+	Changes []ChangeInput `json:"changes,omitempty" jsonschema:"changes by range, made to the file as it is on disk (instead of text)"`
+	Base    string        `json:"base,omitempty" jsonschema:"sha256:HEX of the file as the edit was made from it (an earlier answer's hashes): a file changed since refuses every edit, nothing written"`
+}
+
+// ChangeInput replaces a range of a file.
+type ChangeInput struct {
+	StartLine      int    `json:"startLine" jsonschema:"1-based line where the replaced text starts"`
+	StartCharacter int    `json:"startCharacter" jsonschema:"1-based column (characters) where it starts"`
+	EndLine        int    `json:"endLine" jsonschema:"1-based line where it ends"`
+	EndCharacter   int    `json:"endCharacter" jsonschema:"1-based column just after its last character (equal to the start: an insert)"`
+	NewText        string `json:"newText" jsonschema:"the text put in its place"`
+}
+
+func (in ApplyEditsInput) params() api.ApplyEditsParams {
+	p := api.ApplyEditsParams{When: in.When}
+	for _, e := range in.Edits {
+		fe := api.FileEdit{File: e.File, Text: e.Text, Base: e.Base}
+		for _, c := range e.Changes {
+			fe.Changes = append(fe.Changes, api.TextChange{Range: api.Range{StartLine: c.StartLine, StartChar: c.StartCharacter, EndLine: c.EndLine, EndChar: c.EndCharacter}, NewText: c.NewText})
+		}
+		p.Edits = append(p.Edits, fe)
+	}
+	return p
+}
+
+func (m *mcpTools) applyEdits(ctx context.Context, _ *mcp.CallToolRequest, in ApplyEditsInput) (*mcp.CallToolResult, api.ApplyEditsResult, error) {
+	res, err := m.o.ApplyEdits(ctx, in.params())
+	if err != nil {
+		return nil, api.ApplyEditsResult{}, err
+	}
+	return text(applyEditsText(res)), res, nil
+}
+
+// maxDeltaLines bounds each list of lsp_apply_edits's text.
+const maxDeltaLines = 50
+
+// applyEditsText says first what was written ("wrote N files" or "wrote
+// nothing", and why), then the delta: the errors introduced and fixed.
+func applyEditsText(res api.ApplyEditsResult) string {
+	var b strings.Builder
+	if res.Applied {
+		fmt.Fprintf(&b, "wrote %d %s: %s\n", len(res.Files), api.Plural(len(res.Files), "file", "files"), strings.Join(res.Files, ", "))
+	} else {
+		fmt.Fprintf(&b, "wrote nothing: %s\n", res.Reason)
+	}
+	list := func(what string, diags []api.Diagnostic) {
+		fmt.Fprintf(&b, "%d %s %s\n", len(diags), api.Plural(len(diags), "error", "errors"), what)
+		for i, d := range diags {
+			if i == maxDeltaLines {
+				fmt.Fprintf(&b, "  … %d more\n", len(diags)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %s:%d:%d: %s\n", d.File, d.Line, d.Character, d.Message)
+		}
+	}
+	list("introduced", res.Introduced)
+	list("fixed", res.Fixed)
+	if res.Impact != nil {
+		fmt.Fprintf(&b, "other files checked: %d", res.Impact.Checked)
+		if !res.Impact.Complete {
+			fmt.Fprintf(&b, " (not all: %s)", res.Impact.Reason)
+		}
+		b.WriteString("\n")
+	}
+	if res.Note != "" {
+		b.WriteString(res.Note + "\n")
+	}
+	if len(res.Hashes) > 0 {
+		b.WriteString("bases for the next edit:")
+		for _, f := range res.Files {
+			if h, ok := res.Hashes[f]; ok {
+				fmt.Fprintf(&b, " %s %s", f, h)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
