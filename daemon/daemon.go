@@ -274,6 +274,27 @@ func (d *Daemon) ApplyEdits(ctx context.Context, p api.ApplyEditsParams) (api.Ap
 	return call[api.ApplyEditsResult](ctx, d, api.MethodApplyEdits, p)
 }
 
+// ReplaceSymbolBody is lsp/replaceSymbolBody, through lsp/applyEdits.
+func (d *Daemon) ReplaceSymbolBody(ctx context.Context, p api.SymbolEditParams) (api.SymbolEditResult, error) {
+	return call[api.SymbolEditResult](ctx, d, api.MethodReplaceSymbolBody, p)
+}
+
+// InsertBeforeSymbol is lsp/insertBeforeSymbol, through lsp/applyEdits.
+func (d *Daemon) InsertBeforeSymbol(ctx context.Context, p api.SymbolEditParams) (api.SymbolEditResult, error) {
+	return call[api.SymbolEditResult](ctx, d, api.MethodInsertBeforeSymbol, p)
+}
+
+// InsertAfterSymbol is lsp/insertAfterSymbol, through lsp/applyEdits.
+func (d *Daemon) InsertAfterSymbol(ctx context.Context, p api.SymbolEditParams) (api.SymbolEditResult, error) {
+	return call[api.SymbolEditResult](ctx, d, api.MethodInsertAfterSymbol, p)
+}
+
+// SafeDelete is lsp/safeDelete: refused while references remain, unless
+// forced.
+func (d *Daemon) SafeDelete(ctx context.Context, p api.SymbolEditParams) (api.SymbolEditResult, error) {
+	return call[api.SymbolEditResult](ctx, d, api.MethodSafeDelete, p)
+}
+
 // CodeActions is lsp/codeActions: the actions the servers offer there,
 // each with an id for ApplyCodeAction.
 func (d *Daemon) CodeActions(ctx context.Context, p api.CodeActionsParams) (api.CodeActionsResult, error) {

@@ -97,6 +97,10 @@ func TestInspector(t *testing.T) {
 		"lsp_apply_code_action":     {"id=a999"}, // each call is a session of its own: no id listed, a tool error
 		"lsp_format":                {"file=use.go"},
 		"lsp_fix_all":               {"file=use.go"},
+		"lsp_replace_symbol_body":   {"symbol=Greeting", `body={ return 1 }`},                                                       // a new error: nothing written
+		"lsp_insert_before_symbol":  {"symbol=Greeting", `text=var broken int = "s"`},                                               // a new error: nothing written
+		"lsp_insert_after_symbol":   {"symbol=Greeting", `text=var broken2 int = "s"`},                                              // a new error: nothing written
+		"lsp_safe_delete":           {"symbol=Greeting"},                                                                            // referenced: nothing written
 		"lsp_apply_edits":           {`edits=[{"file":"use.go","text":"package demo\n\nfunc Use() int { return Greeting(1) }\n"}]`}, // a new error: nothing written
 		"lsp_goto_declaration":      {"symbol=Greeting"},                                                                            // gopls offers none: a tool error
 		"lsp_document_highlights":   {"file=use.go", "line=3", "symbol=Greeting"},
@@ -108,10 +112,12 @@ func TestInspector(t *testing.T) {
 		"lsp_batch":                 {`questions=[{"tool":"lsp_hover","args":{"symbol":"Greeting"}},{"tool":"lsp_find_references","args":{"symbol":"Greeting"}}]`},
 	}
 	failing := map[string]string{"lsp_apply_code_action": "no code action", "lsp_goto_declaration": "gopls does not offer textDocument/declaration"}
+	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true, "lsp_fix_all": true, "lsp_apply_edits": true,
+		"lsp_replace_symbol_body": true, "lsp_insert_before_symbol": true, "lsp_insert_after_symbol": true, "lsp_safe_delete": true}
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
-		writes := tool.Name == "lsp_rename" || tool.Name == "lsp_apply_code_action" || tool.Name == "lsp_format" || tool.Name == "lsp_fix_all" || tool.Name == "lsp_apply_edits"
+		writes := writing[tool.Name]
 		if tool.Title == "" || tool.Annotations.Title != tool.Title || tool.Annotations.ReadOnlyHint == nil && !writes {
 			t.Errorf("%s: title %q, annotations %+v", tool.Name, tool.Title, tool.Annotations)
 		}

@@ -49,6 +49,10 @@ const (
 	MethodSymbolContext      = "lsp/symbolContext"
 	MethodBatch              = "lsp/batch"
 	MethodApplyEdits         = "lsp/applyEdits"
+	MethodReplaceSymbolBody  = "lsp/replaceSymbolBody"
+	MethodInsertBeforeSymbol = "lsp/insertBeforeSymbol"
+	MethodInsertAfterSymbol  = "lsp/insertAfterSymbol"
+	MethodSafeDelete         = "lsp/safeDelete"
 )
 
 // Error codes of the contract beyond JSON-RPC's (which transport defines).
@@ -650,6 +654,34 @@ type ApplyEditsResult struct {
 	// all of those the edits may affect.
 	Impact *Impact `json:"impact,omitempty"`
 	Note   string  `json:"note,omitempty"`
+}
+
+// SymbolEditParams addresses a symbol as every position is addressed (a
+// name or dotted path; file and line, with or without the name) and says
+// what to do to it; each edit goes through lsp/applyEdits.
+type SymbolEditParams struct {
+	PositionParams
+	// Body is lsp/replaceSymbolBody's: the body as it stands in the
+	// source, braces included where the language has them (Go,
+	// TypeScript, C: "{ … }"; Python: the indented block).
+	Body string `json:"body,omitzero"`
+	// Text is what lsp/insertBeforeSymbol and lsp/insertAfterSymbol put
+	// on the lines before or after the symbol.
+	Text string `json:"text,omitzero"`
+	// Force has lsp/safeDelete delete a symbol still referenced (written
+	// whatever it breaks, which the answer lists).
+	Force bool `json:"force,omitzero"`
+	// When is as lsp/applyEdits' (WhenNoNewErrors by default).
+	When string `json:"when,omitzero"`
+}
+
+// SymbolEditResult is a symbol edit's answer: lsp/applyEdits', the symbol
+// it found, and for lsp/safeDelete the references that remain.
+type SymbolEditResult struct {
+	ApplyEditsResult
+	// Symbol is the symbol edited: its kind, name and lines.
+	Symbol     string     `json:"symbol"`
+	References []Location `json:"references,omitzero"`
 }
 
 // RenameResult is lsp/rename's answer: the server's edit as a unified

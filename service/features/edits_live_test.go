@@ -207,3 +207,109 @@ func TestApplyEditsRacingWriterLive(t *testing.T) {
 	}
 	t.Logf("%d of 50 edits went first (the other program's write then replaced them); the others were refused", applied)
 }
+
+// symbolProject is a live project for symbol edits: a method (or
+// function) addressed by dotted path, its body replaced; a function
+// inserted after it; a helper deleted once its one use is gone.
+type symbolProject struct {
+	server   string
+	files    map[string]string
+	file     string
+	method   string // dotted path
+	body     string // its new body
+	newBody  string // what the file then holds
+	after    string // inserted after the method
+	helper   string // used once, by user
+	user     string // the function using helper
+	userBody string // user's body without helper
+}
+
+var symbolProjects = []symbolProject{
+	{
+		server: "gopls",
+		files:  map[string]string{"go.mod": servertest.GoMod, "shop.go": "package demo\n\n// Cart holds items.\ntype Cart struct{ n int }\n\n// Total counts the items.\nfunc (c *Cart) Total() int {\n\treturn c.n\n}\n\nfunc helper() int { return 1 }\n\nfunc user() int { return helper() }\n"},
+		file:   "shop.go", method: "Cart.Total", body: "{\n\treturn c.n * 2\n}", newBody: "func (c *Cart) Total() int {\n\treturn c.n * 2\n}",
+		after: "// Empty reports an empty cart.\nfunc (c *Cart) Empty() bool { return c.n == 0 }\n", helper: "helper", user: "user", userBody: "{ return 2 }",
+	},
+	{
+		server: "typescript-language-server",
+		files: map[string]string{
+			"package.json":  `{"name":"demo","private":true,"type":"module"}`,
+			"tsconfig.json": `{"compilerOptions":{"strict":true,"target":"es2022","module":"nodenext"}}`,
+			"shop.ts":       "export class Cart {\n  n = 0;\n  total(): number {\n    return this.n;\n  }\n}\n\nfunction helper(): number {\n  return 1;\n}\n\nexport function user(): number {\n  return helper();\n}\n",
+		},
+		file: "shop.ts", method: "Cart.total", body: "{\n    return this.n * 2;\n  }", newBody: "  total(): number {\n    return this.n * 2;\n  }",
+		after: "  empty(): boolean {\n    return this.n === 0;\n  }\n", helper: "helper", user: "user", userBody: "{\n  return 2;\n}",
+	},
+	{
+		server: "pyright-langserver",
+		files: map[string]string{
+			"pyproject.toml": "[project]\nname = \"demo\"\nversion = \"0\"\n",
+			"shop.py":        "class Cart:\n    def __init__(self) -> None:\n        self.n = 0\n\n    def total(self) -> int:\n        return self.n\n\n\ndef helper() -> int:\n    return 1\n\n\ndef user() -> int:\n    return helper()\n",
+		},
+		file: "shop.py", method: "Cart.total", body: "        return self.n * 2", newBody: "    def total(self) -> int:\n        return self.n * 2",
+		after: "\n    def empty(self) -> bool:\n        return self.n == 0\n", helper: "helper", user: "user", userBody: "    return 2",
+	},
+	{
+		server: "clangd",
+		files: map[string]string{
+			"compile_flags.txt": "-xc\n-std=c11\n",
+			"shop.c":            "struct cart { int n; };\n\nint cart_total(struct cart *c) {\n  return c->n;\n}\n\nstatic int helper(void) { return 1; }\n\nint user(void) { return helper(); }\n",
+		},
+		file: "shop.c", method: "cart_total", body: "{\n  return c->n * 2;\n}", newBody: "int cart_total(struct cart *c) {\n  return c->n * 2;\n}",
+		after: "\nint cart_empty(struct cart *c) { return c->n == 0; }\n", helper: "helper", user: "user", userBody: "{ return 2; }",
+	},
+}
+
+// TestSymbolEditsLive, on gopls, typescript-language-server, pyright and
+// clangd: a method's body replaced, addressed by its dotted path; a
+// function inserted after it; a helper's safe delete refused while a
+// function uses it, naming the use, then done once the use is gone.
+func TestSymbolEditsLive(t *testing.T) {
+	servertest.CIOnly(t)
+	t.Parallel()
+	for _, p := range symbolProjects {
+		t.Run(p.server, func(t *testing.T) {
+			t.Parallel()
+			servertest.Binary(t, p.server)
+			o := live(t, p.files, servertest.LoadedWait)
+			ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(3*time.Minute))
+			defer cancel()
+			mustCheck(t, o, api.CheckParams{FilePath: p.file})
+			must := func(what string) func(api.SymbolEditResult, error) api.SymbolEditResult {
+				return func(res api.SymbolEditResult, err error) api.SymbolEditResult {
+					t.Helper()
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					return res
+				}
+			}
+			res := must("replace body")(o.ReplaceSymbolBody(ctx, api.SymbolEditParams{PositionParams: api.PositionParams{Symbol: p.method}, Body: p.body}))
+			if !res.Applied || !strings.Contains(readIn(t, o, p.file), p.newBody) {
+				t.Fatalf("replace the body of %s: %+v\n%s", p.method, res, readIn(t, o, p.file))
+			}
+			res = must("insert after")(o.InsertAfterSymbol(ctx, api.SymbolEditParams{PositionParams: api.PositionParams{Symbol: p.method}, Text: p.after}))
+			if !res.Applied || !strings.Contains(readIn(t, o, p.file), p.newBody+"\n"+p.after) {
+				t.Fatalf("insert after %s: %+v\n%s", p.method, res, readIn(t, o, p.file))
+			}
+			before := readIn(t, o, p.file)
+			res = must("safe delete")(o.SafeDelete(ctx, api.SymbolEditParams{PositionParams: api.PositionParams{Symbol: p.helper, File: p.file}}))
+			if res.Applied || len(res.References) != 1 || readIn(t, o, p.file) != before {
+				t.Fatalf("safe delete of %s while used: %+v", p.helper, res)
+			}
+			res = must("replace the user")(o.ReplaceSymbolBody(ctx, api.SymbolEditParams{PositionParams: api.PositionParams{Symbol: p.user, File: p.file}, Body: p.userBody}))
+			if !res.Applied {
+				t.Fatalf("replace the body of %s: %+v\n%s", p.user, res, readIn(t, o, p.file))
+			}
+			res = must("safe delete")(o.SafeDelete(ctx, api.SymbolEditParams{PositionParams: api.PositionParams{Symbol: p.helper, File: p.file}}))
+			if !res.Applied || strings.Contains(readIn(t, o, p.file), p.helper+"(") {
+				t.Fatalf("safe delete of %s unused: %+v\n%s", p.helper, res, readIn(t, o, p.file))
+			}
+			if got := mustCheck(t, o, api.CheckParams{FilePath: p.file}); !got.Checked || len(got.Diagnostics) != 0 {
+				t.Fatalf("the file after the edits: %+v\n%s", got, readIn(t, o, p.file))
+			}
+			t.Logf("%s after the edits:\n%s", p.file, readIn(t, o, p.file))
+		})
+	}
+}

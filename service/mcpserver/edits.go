@@ -98,3 +98,40 @@ func applyEditsText(res api.ApplyEditsResult) string {
 	}
 	return b.String()
 }
+
+// SymbolEditInput is a symbol edit tool's input.
+type SymbolEditInput struct {
+	PositionInput
+	Body  string `json:"body,omitempty" jsonschema:"lsp_replace_symbol_body: the new body as it stands in the source, braces included where the language has them (Go, TypeScript, C: { … }; Python: the indented block)"`
+	Text  string `json:"text,omitempty" jsonschema:"lsp_insert_before_symbol, lsp_insert_after_symbol: the lines to insert"`
+	Force bool   `json:"force,omitempty" jsonschema:"lsp_safe_delete: delete even while references remain (written whatever it breaks)"`
+	When  string `json:"when,omitempty" jsonschema:"noNewErrors (the default): write only if no new error appears; always: write, and report"`
+}
+
+func (in SymbolEditInput) params() api.SymbolEditParams {
+	return api.SymbolEditParams{PositionParams: in.PositionInput.params(), Body: in.Body, Text: in.Text, Force: in.Force, When: in.When}
+}
+
+// symbolEdit is a symbol edit tool over one of the features' symbol edits.
+func (m *mcpTools) symbolEdit(edit func(context.Context, api.SymbolEditParams) (api.SymbolEditResult, error)) mcp.ToolHandlerFor[SymbolEditInput, api.SymbolEditResult] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in SymbolEditInput) (*mcp.CallToolResult, api.SymbolEditResult, error) {
+		res, err := edit(ctx, in.params())
+		if err != nil {
+			return nil, api.SymbolEditResult{}, err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s\n", res.Symbol)
+		b.WriteString(applyEditsText(res.ApplyEditsResult))
+		if len(res.References) > 0 {
+			fmt.Fprintf(&b, "%d %s left:\n", len(res.References), api.Plural(len(res.References), "reference", "references"))
+			for i, l := range res.References {
+				if i == maxDeltaLines {
+					fmt.Fprintf(&b, "  … %d more\n", len(res.References)-i)
+					break
+				}
+				fmt.Fprintf(&b, "  %s:%d:%d: %s\n", l.File, l.Line, l.Character, l.Source)
+			}
+		}
+		return text(b.String()), res, nil
+	}
+}

@@ -102,6 +102,12 @@ func New(o *features.Service, opts Options) *mcp.Server {
 	add(ts, "lsp_apply_edits", "Apply edits checked first", "Writes edits of one or more files — whole new texts, or changes by range — only after checking them together with every file they affect: "+
 		"by default (when noNewErrors) nothing is written if any error appears that was not there before, and the answer lists the new errors; otherwise every file is written atomically, all or none. "+
 		"Give each file's base (an earlier answer's sha256) to refuse the edits if the file changed since. The answer says what was written first, then the errors introduced and fixed.", writes, m.applyEdits)
+	add(ts, "lsp_replace_symbol_body", "Replace a symbol's body", "Replaces the body of a function, method or class — braces included where the language has them, a Python definition's indented block — "+
+		"found by the language server's document symbols, then writes it as lsp_apply_edits does: only if no new error appears, by default."+where, writes, m.symbolEdit(o.ReplaceSymbolBody))
+	add(ts, "lsp_insert_before_symbol", "Insert before a symbol", "Inserts text on the lines before a symbol (before its doc comment and decorators), written as lsp_apply_edits does."+where, writes, m.symbolEdit(o.InsertBeforeSymbol))
+	add(ts, "lsp_insert_after_symbol", "Insert after a symbol", "Inserts text on the lines after a symbol, written as lsp_apply_edits does."+where, writes, m.symbolEdit(o.InsertAfterSymbol))
+	add(ts, "lsp_safe_delete", "Delete a symbol safely", "Deletes a symbol (with its doc comment) only if nothing references it: otherwise writes nothing and lists the references. "+
+		"force deletes it all the same and reports what that breaks."+where, writes, m.symbolEdit(o.SafeDelete))
 	add(ts, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
 		"a unified diff; with apply true the file is written and checked.", writes, m.format)
 	return s

@@ -148,7 +148,8 @@ func TestTools(t *testing.T) {
 	tools := toolNames(t, s)
 	want := []string{"lsp_apply_code_action", "lsp_apply_edits", "lsp_batch", "lsp_call_hierarchy", "lsp_check_file", "lsp_code_actions", "lsp_completion", "lsp_diagnostics",
 		"lsp_document_highlights", "lsp_document_symbols", "lsp_find_references", "lsp_fix_all", "lsp_format", "lsp_goto_declaration", "lsp_goto_definition",
-		"lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_inlay_hints", "lsp_rename", "lsp_signature_help", "lsp_status",
+		"lsp_goto_implementation", "lsp_goto_type_definition", "lsp_hover", "lsp_inlay_hints", "lsp_insert_after_symbol", "lsp_insert_before_symbol", "lsp_rename",
+		"lsp_replace_symbol_body", "lsp_safe_delete", "lsp_signature_help", "lsp_status",
 		"lsp_symbol_context", "lsp_type_hierarchy", "lsp_workspace_diagnostics", "lsp_workspace_symbols"}
 	got := slices.Sorted(maps.Keys(tools))
 	if !slices.Equal(got, want) {
@@ -167,7 +168,8 @@ func TestTools(t *testing.T) {
 		sch.Properties["symbol"].Description == "" || sch.Properties["kind"].Type != "string" || len(sch.Required) != 0 {
 		t.Fatalf("lsp_goto_definition schema: %s", schema)
 	}
-	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true, "lsp_fix_all": true, "lsp_apply_edits": true}
+	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true, "lsp_fix_all": true, "lsp_apply_edits": true,
+		"lsp_replace_symbol_body": true, "lsp_insert_before_symbol": true, "lsp_insert_after_symbol": true, "lsp_safe_delete": true}
 	for name, tool := range tools {
 		if tool.Title == "" || tool.Annotations == nil || tool.Annotations.Title != tool.Title {
 			t.Errorf("%s: title %q, annotations %+v", name, tool.Title, tool.Annotations)
