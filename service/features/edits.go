@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sourcegraph/conc"
+
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/textedit"
 )
@@ -191,58 +193,77 @@ func offsetOf(text string, starts []int, line, char int) (int, error) {
 // (introduced) and those only the disk has (fixed), the impact, and what
 // could not be checked ("" when everything was).
 func (f *Features) delta(ctx context.Context, files []fileEdit) (introduced, fixed []api.Diagnostic, impact *api.Impact, unchecked string, err error) {
-	errorsOnly := []string{"error"}
+	var why []string
+	// The edited files as they are on disk first, each checked from disk:
+	// the servers hold most of them already, idle, and no given text has
+	// to be taken back after.
+	var edited []string
 	proposed := map[string]string{}
 	for _, file := range files {
 		proposed[file.rel] = file.new
+		if !file.created {
+			edited = append(edited, file.rel)
+		}
 	}
-	after, err := f.core.Check(ctx, api.CheckParams{Files: proposed, Impact: true, Severities: errorsOnly})
+	beforeDiags, err := f.onDisk(ctx, edited, &why)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	after, err := f.core.Check(ctx, api.CheckParams{Files: proposed, Impact: true, Severities: []string{"error"}})
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
 	afterDiags := slices.Clone(after.Diagnostics)
-	var why []string
 	if !after.Checked {
 		why = append(why, "the edited files were not fully checked: "+after.Reason)
 	}
 	impact = after.Impact
-	// As on disk: the edited files that exist, and every other file the
-	// edits leave with errors.
-	current := map[string]string{}
-	for _, file := range files {
-		if !file.created {
-			current[file.rel] = file.old
-		}
-	}
+	// Then every other file the edits leave with errors, as it is on disk.
+	var others []string
 	if impact != nil {
 		for _, file := range impact.Files {
 			afterDiags = append(afterDiags, file.Diagnostics...)
-			if _, edited := proposed[file.File]; edited {
-				continue
+			if _, ok := proposed[file.File]; !ok {
+				others = append(others, file.File)
 			}
-			text, err := f.core.ReadFile(file.File)
-			if err != nil {
-				continue // gone meanwhile: its errors are new, if any
-			}
-			current[file.File] = text
 		}
 		if !impact.Complete {
 			why = append(why, "not every file the edits may affect was checked: "+impact.Reason)
 		}
 	}
-	var beforeDiags []api.Diagnostic
-	if len(current) > 0 {
-		before, err := f.core.Check(ctx, api.CheckParams{Files: current, Severities: errorsOnly})
-		if err != nil {
-			return nil, nil, nil, "", err
-		}
-		if !before.Checked {
-			why = append(why, "the files as they are on disk were not fully checked: "+before.Reason)
-		}
-		beforeDiags = before.Diagnostics
+	more, err := f.onDisk(ctx, others, &why)
+	if err != nil {
+		return nil, nil, nil, "", err
 	}
-	introduced, fixed = compareFindings(beforeDiags, afterDiags)
+	introduced, fixed = compareFindings(append(beforeDiags, more...), afterDiags)
 	return introduced, fixed, impact, strings.Join(why, "; "), nil
+}
+
+// onDisk checks files as they are on disk, at once, and returns their
+// errors; a file not fully checked is said in why.
+func (f *Features) onDisk(ctx context.Context, names []string, why *[]string) ([]api.Diagnostic, error) {
+	results := make([]api.CheckResult, len(names))
+	errs := make([]error, len(names))
+	var wg conc.WaitGroup
+	for i, name := range names {
+		wg.Go(func() {
+			results[i], errs[i] = f.core.Check(ctx, api.CheckParams{FilePath: name, Severities: []string{"error"}})
+		})
+	}
+	if p := wg.WaitAndRecover(); p != nil {
+		return nil, fmt.Errorf("the files as they are on disk: internal error: %v", p.Value)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var diags []api.Diagnostic
+	for i, res := range results {
+		if !res.Checked {
+			*why = append(*why, fmt.Sprintf("%s as it is on disk was not fully checked: %s", names[i], res.Reason))
+		}
+		diags = append(diags, res.Diagnostics...)
+	}
+	return diags, nil
 }
 
 // compareFindings returns the findings of after that before does not have
