@@ -207,7 +207,7 @@ func TestSharedWorktreesLive(t *testing.T) {
 		"py/pkg/__init__.py": "",
 		"py/pkg/lib.py":      "def greeting(name: str) -> str:\n    return \"hello, \" + name\n",
 		"py/pkg/use.py":      "from .lib import greeting\n\nn: str = greeting(\"x\")\n",
-		"lspkit.json":        noInstall(servertest.LoadedWait),
+		"lspkit.json":        servertest.LiveConfig(""),
 		".gitignore":         "__pycache__/\n",
 	})
 	gitIn(t, repo, "init", "-q")
@@ -319,7 +319,7 @@ func TestWorktreeBudgetLive(t *testing.T) {
 	}
 	repo := goTSRepo(t)
 	// 1 MiB: below any server; it is measured every 10 s.
-	writeFiles(t, repo, map[string]string{"lspkit.json": noInstall(`,"maxMemoryMB":1` + servertest.LoadedWait)})
+	writeFiles(t, repo, map[string]string{"lspkit.json": servertest.LiveConfig(`,"maxMemoryMB":1`)})
 	gitIn(t, repo, "init", "-q")
 	gitIn(t, repo, "add", ".")
 	gitIn(t, repo, "commit", "-qm", "one")
