@@ -322,3 +322,33 @@ func TestCLICheckProxyWithoutServer(t *testing.T) {
 	}
 	noProcessesIn(t, root)
 }
+
+// TestDoctorStopsWhatItStarts: doctor starts each server the root's files
+// need once and stops it as a client does — biome's lsp-proxy starts a
+// daemon of its own (`biome __run_server`, in a session of its own, out
+// of reach of a kill of the proxy's process group) that stops only when
+// its client shuts down: nothing is left. A root with JSON files and no
+// biome.json does not need biome at all (it runs only where its marker
+// is), so doctor does not start it.
+func TestDoctorStopsWhatItStarts(t *testing.T) {
+	servertest.CIOnly(t)
+	t.Parallel()
+	servertest.Binary(t, "biome")
+	for _, marked := range []bool{true, false} {
+		root := t.TempDir()
+		files := map[string]string{"a.json": "{\"a\": 1}\n", "lspkit.json": noInstall("")}
+		if marked {
+			files["biome.json"] = "{}\n"
+		}
+		writeFiles(t, root, files)
+		out, _, _ := lspkit(t, root, "doctor", "--json")
+		var r doctorReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("doctor --json: %v\n%s", err, out)
+		}
+		if got := server(r, "biome"); got.Needed != marked || marked && !strings.HasPrefix(got.Probe, "started in ") {
+			t.Errorf("biome.json here: %v; doctor: %+v", marked, got)
+		}
+		noProcessesIn(t, root)
+	}
+}

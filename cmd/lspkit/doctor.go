@@ -261,6 +261,9 @@ func serverFinding(store *registry.Store, s *registry.Spec, seen map[string]bool
 	d := doctorServer{ID: s.ID, Language: s.Language, Version: s.Version()}
 	d.Needed = slices.ContainsFunc(s.Extensions, func(e string) bool { return seen[e] }) ||
 		slices.ContainsFunc(s.FileNames, func(n string) bool { return seen[n] })
+	if s.RequireMarker && !slices.ContainsFunc(s.RootMarkers, func(m string) bool { return seen[m] }) {
+		d.Needed = false // it runs only where its marker is (biome.json), and none is here
+	}
 	if !s.Enabled {
 		d.State = "disabled"
 		return d

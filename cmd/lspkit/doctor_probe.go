@@ -22,6 +22,9 @@ import (
 // that takes longer is not called broken, only not proven.
 const probeTimeout = 30 * time.Second
 
+// probeStopGrace bounds a started server's shutdown in doctor.
+const probeStopGrace = 5 * time.Second
+
 // probesAtOnce is how many servers doctor starts at once.
 const probesAtOnce = 4
 
@@ -91,7 +94,14 @@ func probeServer(ctx context.Context, o *orchestrator.Orchestrator, root string,
 	c, err := client.Start(ctx, cc)
 	if err == nil {
 		s.Probe = fmt.Sprintf("started in %s", time.Since(start).Round(10*time.Millisecond))
-		c.Kill()
+		// Shut down as a client does, not killed: a server that starts a
+		// daemon of its own (biome's __run_server, in a session of its
+		// own, beyond the process group) stops it only when told.
+		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeStopGrace)
+		defer cancel()
+		if c.Shutdown(stop) != nil {
+			c.Kill()
+		}
 		return
 	}
 	var se *client.StartError
