@@ -92,7 +92,7 @@ func TestConformCards(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: run go test ./conformance -run TestConformCards -update-cards", err)
 			}
-			if want, have := cardKey(string(data)), cardKey(got); want != have {
+			if want, have := cardKey(string(data)), cardKey(got); want != have && !onlyTiming(want, have) {
 				t.Errorf("%s's card changed: update %s (go test ./conformance -run TestConformCards -update-cards) and review it.\nstored:\n%s\nnow:\n%s\nthe card now:\n%s", id, stored, want, have, got)
 			}
 		})
@@ -116,6 +116,28 @@ var uuids = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-
 
 // cardKey is what of a card must not change unseen: its heading and each
 // failing check with its first evidence, numbers aside.
+// timingDependent is evidence a server gives or not by the machine's pace:
+// a publish for a document after the client closed it is a late run of
+// the server's own (pylsp lints on a timer: under slowbox its run for the
+// last change can land after the session's close, and does not when the
+// machine keeps up).
+var timingDependent = regexp.MustCompile(`^documents: diagnostic versions: diagnostics of \S+ after the client closed it$`)
+
+// onlyTiming reports whether two card keys differ only in timing-dependent
+// lines.
+func onlyTiming(want, have string) bool {
+	keep := func(key string) []string {
+		var out []string
+		for _, line := range strings.Split(key, "\n") {
+			if !timingDependent.MatchString(line) {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	return slices.Equal(keep(want), keep(have))
+}
+
 func cardKey(markdown string) string {
 	var out []string
 	for _, line := range strings.Split(markdown, "\n") {
@@ -132,4 +154,17 @@ func cardKey(markdown string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestOnlyTiming: cards that differ in a late publish after close alone
+// are the same card; any other difference is not.
+func TestOnlyTiming(t *testing.T) {
+	base := "# pylsp 1.7.1\ncapabilities: progress tokens: x"
+	late := "# pylsp 1.7.1\ncapabilities: progress tokens: x\ndocuments: diagnostic versions: diagnostics of main.py after the client closed it"
+	if !onlyTiming(base, late) || !onlyTiming(late, base) {
+		t.Error("a late publish after close alone made the cards differ")
+	}
+	if onlyTiming(base, base+"\ndocuments: positions: y") {
+		t.Error("another difference was taken for timing")
+	}
 }
