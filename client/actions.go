@@ -79,6 +79,7 @@ func (c *Client) ExecuteCommand(ctx context.Context, cmd protocol.Command, colle
 		c.sink.take = nil
 		c.sink.mu.Unlock()
 	}()
+	c.inputChanged() // a command may change anything the server holds
 	res, err := protocol.ExecuteCommandRequest.Call(ctx, c.conn, protocol.ExecuteCommandParams{Command: cmd.Command, Arguments: cmd.Arguments})
 	if err != nil {
 		return nil, fmt.Errorf("client: %s: %s %s: %w", c.cfg.Name, protocol.ExecuteCommandRequest.Method(), cmd.Command, err)

@@ -90,6 +90,7 @@ type Client struct {
 
 	life     lifecycle
 	changes  *changes
+	inputs   atomic.Uint64 // advances on everything that may change what the server finds (see inputChanged)
 	docs     *docStore
 	docLocks *docLocks
 	diags    *diagStore
@@ -270,6 +271,7 @@ func (c *Client) initialize(ctx context.Context) error {
 	}
 	c.caps.Store(&res.Capabilities)
 	c.regs.setCapabilities(&res.Capabilities)
+	c.inputChanged()
 	if err := protocol.InitializedNotification.Notify(ctx, c.conn, protocol.InitializedParams{}); err != nil {
 		return err
 	}
@@ -558,3 +560,9 @@ func (c *Client) shownError() string {
 	}
 	return ""
 }
+
+// inputChanged records that something may change what the server finds:
+// a document, a watched file, a folder or a setting sent to it, a command
+// run, or a message of its own that is not inert. No answer known before
+// stands after (see knownAnswer).
+func (c *Client) inputChanged() { c.inputs.Add(1) }

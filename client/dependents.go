@@ -105,6 +105,7 @@ func (c *Client) SetCompileCommands(ctx context.Context, cmds map[string]Compile
 	if err != nil {
 		return err
 	}
+	c.inputChanged()
 	if err := protocol.DidChangeConfigurationNotification.Notify(ctx, c.conn, protocol.DidChangeConfigurationParams{Settings: jsontext.Value(settings)}); err != nil {
 		return fmt.Errorf("client: %s: set compile commands: %w", c.cfg.Name, err)
 	}

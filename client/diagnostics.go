@@ -30,6 +30,29 @@ type fileDiagnostics struct {
 
 	unreadable      string // why the last publish for the file could not be read, if it could not
 	unreadableEpoch uint64 // the change epoch when it came
+
+	known *knownAnswer // the last settled answer for the open document, while it stands
+}
+
+// stamp is when a file's findings last changed: any publish, pull answer
+// or unreadable publish for it moves it.
+type stamp struct{ push, pull, unreadable uint64 }
+
+func (f *fileDiagnostics) stamp() stamp {
+	return stamp{f.pushEpoch, f.pullEpoch, f.unreadableEpoch}
+}
+
+// knownAnswer is a settled answer for one version of an open document,
+// and what it rests on: the server's inputs (Client.inputs) and the file's
+// findings (stamp) as they were when it settled. While both are as they
+// were, the server would answer the same again — nothing reached it that
+// could change what it finds, and it said nothing new of the file — so
+// the answer is given again without asking.
+type knownAnswer struct {
+	version int32
+	inputs  uint64
+	stamp   stamp
+	saved   bool // the answer followed a didSave (servers that check on save)
 }
 
 // current is what the file's diagnostics are now: the last pull answer and
@@ -113,6 +136,41 @@ func (s *diagStore) storePull(uri protocol.DocumentURI, version int32, items *[]
 	f.pulled, f.pullVersion, f.pullEpoch = true, version, epoch
 }
 
+// stampOf returns uri's stamp.
+func (s *diagStore) stampOf(uri protocol.DocumentURI) stamp {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.files[uri]; ok {
+		return f.stamp()
+	}
+	return stamp{}
+}
+
+// know records a settled answer for uri, unless its findings changed since
+// k.stamp was taken.
+func (s *diagStore) know(uri protocol.DocumentURI, k knownAnswer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.fileLocked(uri)
+	if f.stamp() == k.stamp {
+		f.known = &k
+	}
+}
+
+// stillKnown says whether uri's known answer for version stands: the
+// server's inputs are still inputs and nothing new came for the file; a
+// check that must follow a save takes an answer that did.
+func (s *diagStore) stillKnown(uri protocol.DocumentURI, version int32, inputs uint64, saved bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[uri]
+	if !ok || f.known == nil {
+		return false
+	}
+	k := f.known
+	return k.version == version && k.inputs == inputs && k.stamp == f.stamp() && (k.saved || !saved)
+}
+
 // markSettled records that the server said, at epoch, that everything it
 // has to say about uri is in.
 func (s *diagStore) markSettled(uri protocol.DocumentURI, epoch uint64) {
@@ -158,7 +216,7 @@ func (s *diagStore) closed(uri protocol.DocumentURI) {
 		delete(s.files, uri)
 		return
 	}
-	f.pushVersion, f.pullVersion, f.settledEpoch = nil, 0, 0
+	f.pushVersion, f.pullVersion, f.settledEpoch, f.known = nil, 0, 0, nil
 }
 
 // forget drops a file's diagnostics.

@@ -19,6 +19,7 @@ type document struct {
 	sent        int32 // the last version whose didOpen/didChange is on the wire
 	text        string
 	changeEpoch uint64 // the change epoch at the last didOpen/didChange
+	saved       bool   // a didSave went out for the text as it is
 }
 
 // docStore is the client's open documents, under its own lock.
@@ -70,6 +71,7 @@ func (s *docStore) update(uri protocol.DocumentURI, languageID, text string, epo
 	d.version++
 	d.text = text
 	d.changeEpoch = epoch()
+	d.saved = false
 	return before, *d, open, true
 }
 
@@ -79,10 +81,24 @@ func (s *docStore) resend(uri protocol.DocumentURI, text string, epoch func() ui
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.docs[uri]
+	d.saved = d.saved && d.text == text
 	d.version++
 	d.text = text
 	d.changeEpoch = epoch()
 	return *d
+}
+
+// markSaved records that a didSave went out for uri's text, and reports
+// whether one had for the same text already.
+func (s *docStore) markSaved(uri protocol.DocumentURI) (again bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[uri]
+	if !ok {
+		return false
+	}
+	again, d.saved = d.saved, true
+	return again
 }
 
 // markSent records that version of uri is on the wire.
@@ -210,6 +226,7 @@ func (c *Client) sync(ctx context.Context, path, languageID, text string) (proto
 	if !changed {
 		return uri, doc.version, false, nil
 	}
+	c.inputChanged()
 	c.changes.wake()
 	if !open {
 		err = protocol.DidOpenTextDocumentNotification.Notify(ctx, c.conn, protocol.DidOpenTextDocumentParams{
@@ -292,6 +309,10 @@ func (c *Client) save(ctx context.Context, uri protocol.DocumentURI) error {
 	if includeText(&caps) {
 		params.Text = &text
 	}
+	if !c.docs.markSaved(uri) {
+		// The same text saved again tells the server nothing new.
+		c.inputChanged()
+	}
 	if err := protocol.DidSaveTextDocumentNotification.Notify(ctx, c.conn, params); err != nil {
 		return fmt.Errorf("client: %s: save %s: %w", c.cfg.Name, uri, err)
 	}
@@ -335,6 +356,7 @@ func (c *Client) closeDocument(ctx context.Context, path string, forget bool) er
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
 	open := c.docs.remove(uri)
+	c.inputChanged()
 	if forget {
 		c.diags.forget(uri)
 	} else {

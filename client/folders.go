@@ -85,6 +85,7 @@ func (c *Client) AddFolder(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	c.inputChanged()
 	err = protocol.DidChangeWorkspaceFoldersNotification.Notify(ctx, c.conn, protocol.DidChangeWorkspaceFoldersParams{
 		Event: protocol.WorkspaceFoldersChangeEvent{Added: added, Removed: []protocol.WorkspaceFolder{}},
 	})

@@ -228,3 +228,56 @@ func TestRegistry(t *testing.T) {
 		t.Fatalf("registrations %+v", got)
 	}
 }
+
+// TestKnownAnswer: a settled answer stands for its version while the
+// server's inputs are as they were and nothing new came for the file; a
+// publish, a pull, another version, other inputs, a close or a check that
+// must follow a save (the answer did not) each end it.
+func TestKnownAnswer(t *testing.T) {
+	s := newDiagStore()
+	a := protocol.DocumentURI("file:///a.go")
+	v := int32(2)
+	s.publish(&protocol.PublishDiagnosticsParams{URI: a, Version: &v, Diagnostics: []protocol.Diagnostic{diag("x")}}, 3)
+	st := s.stampOf(a)
+	s.know(a, knownAnswer{version: 2, inputs: 7, stamp: st})
+	if !s.stillKnown(a, 2, 7, false) {
+		t.Fatal("a fresh answer is not known")
+	}
+	for _, c := range []struct {
+		name    string
+		version int32
+		inputs  uint64
+		saved   bool
+	}{{"another version", 3, 7, false}, {"other inputs", 2, 8, false}, {"a check after a save", 2, 7, true}} {
+		if s.stillKnown(a, c.version, c.inputs, c.saved) {
+			t.Errorf("%s: still known", c.name)
+		}
+	}
+	if s.stillKnown("file:///b.go", 2, 7, false) {
+		t.Error("a file never answered is known")
+	}
+	s.publish(&protocol.PublishDiagnosticsParams{URI: a, Version: &v, Diagnostics: nil}, 4)
+	if s.stillKnown(a, 2, 7, false) {
+		t.Error("still known after a publish for the file")
+	}
+	// A publish between the stamp and the record: not recorded.
+	s.know(a, knownAnswer{version: 2, inputs: 7, stamp: st})
+	if s.stillKnown(a, 2, 7, false) {
+		t.Error("an answer older than the file's findings was recorded")
+	}
+	st = s.stampOf(a)
+	s.know(a, knownAnswer{version: 2, inputs: 7, stamp: st, saved: true})
+	if !s.stillKnown(a, 2, 7, true) || !s.stillKnown(a, 2, 7, false) {
+		t.Error("an answer after a save is not known")
+	}
+	items := []protocol.Diagnostic{}
+	s.storePull(a, 2, &items, nil, 5)
+	if s.stillKnown(a, 2, 7, false) {
+		t.Error("still known after a pull answer")
+	}
+	s.know(a, knownAnswer{version: 2, inputs: 7, stamp: s.stampOf(a)})
+	s.closed(a)
+	if s.stillKnown(a, 2, 7, false) {
+		t.Error("still known after a close")
+	}
+}

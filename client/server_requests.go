@@ -20,6 +20,9 @@ import (
 // handle answers the server's requests and notifications, with their params
 // decoded on the connection's read path.
 func (c *Client) handle(ctx context.Context, req *transport.Request) (any, error) {
+	if !inert(req.Method) {
+		c.inputChanged() // the server is at work, or asks for what may change what it finds
+	}
 	params := req.Decoded
 	if params == nil {
 		return protocol.DispatchClient(ctx, serverRequests{c}, req.Method, req.Params)
@@ -29,6 +32,24 @@ func (c *Client) handle(ctx context.Context, req *transport.Request) (any, error
 		return nil, err
 	}
 	return res, nil
+}
+
+// inert says whether a message of the server's says nothing of its
+// findings changing: its logs, its questions about settings and folders
+// (answered the same each time), its publishes, which are recorded per
+// file (see knownAnswer), and its progress (no answer is known while work
+// runs: see Diagnose; work that changes a file's findings ends in a
+// publish for it or a refresh). Anything else it sends — a refresh, an
+// edit, a registration — means a known answer may no longer be its answer.
+func inert(method string) bool {
+	switch method {
+	case protocol.MethodTextDocumentPublishDiagnostics, protocol.MethodWindowLogMessage,
+		protocol.MethodLogTrace, protocol.MethodTelemetryEvent, protocol.MethodWorkspaceConfiguration,
+		protocol.MethodWorkspaceWorkspaceFolders, protocol.MethodCancelRequest,
+		protocol.MethodWindowWorkDoneProgressCreate, protocol.MethodProgress:
+		return true
+	}
+	return false
 }
 
 // serverRequests implements protocol.Client for the server's traffic.

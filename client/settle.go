@@ -65,8 +65,10 @@ type Answer struct {
 // by a quiet window. Only evidence that arrives after Diagnose starts
 // counts: a document whose text did not change is re-validated (re-sent
 // as a new version, unless the server's completion signal re-validates it
-// anyway), so its answer reflects changes elsewhere (a file it imports),
-// never a cached one.
+// anyway), so its answer reflects changes elsewhere (a file it imports) —
+// unless nothing at all reached the server since it settled on that text
+// and it said nothing new of the file (see knownAnswer): its settled
+// answer is then given again at once.
 //
 // Checks of one document take turns: each holds the document from sending
 // its text until its answer is in, so every answer is for the text its
@@ -98,6 +100,11 @@ func (c *Client) diagnose(ctx context.Context, path, languageID, text string, sa
 	if err != nil {
 		return Answer{URI: uri, Version: version}, err
 	}
+	if !changed && !c.progress.busy() && c.diags.stillKnown(uri, version, c.inputs.Load(), saved) && c.goneOr(Settled) == Settled {
+		// Nothing reached the server since it settled on this very text,
+		// and it said nothing new of the file: its answer stands.
+		return Answer{URI: uri, Version: version, Settle: Settled, Diagnostics: c.diagnosticsFor(uri, version, 0)}, nil
+	}
 	p := c.cfg.Settle
 	if !changed && p.Command == "" && !p.TSServer {
 		// Re-sent, not merely pulled again: pyright answers a pull for
@@ -116,11 +123,16 @@ func (c *Client) diagnose(ctx context.Context, path, languageID, text string, sa
 		sent()
 	}
 	a := Answer{URI: uri, Version: version}
+	inputs := c.inputs.Load()
 	var answer []protocol.Diagnostic
 	a.Settle, answer, a.Reason = c.await(ctx, uri, version, since)
+	st := c.diags.stampOf(uri)
 	a.Diagnostics = answer
 	if answer == nil {
 		a.Diagnostics = c.diagnosticsFor(uri, version, since)
+	}
+	if a.Settle == Settled && c.inputs.Load() == inputs {
+		c.diags.know(uri, knownAnswer{version: version, inputs: inputs, stamp: st, saved: saved})
 	}
 	return a, nil
 }
@@ -218,6 +230,11 @@ func (c *Client) resend(ctx context.Context, uri protocol.DocumentURI, text stri
 		return 0, fmt.Errorf("client: %s: touch %s: document not open", c.cfg.Name, uri)
 	}
 	after := c.docs.resend(uri, text, c.changes.advance)
+	if text != before.text {
+		// The same text again changes nothing the server finds (a file's
+		// own findings are stamped by what it publishes for it).
+		c.inputChanged()
+	}
 	c.changes.wake()
 	if err := c.sendChange(ctx, uri, before.text, after); err != nil {
 		return after.version, fmt.Errorf("client: %s: touch %s: %w", c.cfg.Name, uri, err)

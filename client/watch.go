@@ -61,6 +61,7 @@ func (c *Client) watchFiles(regs []protocol.Registration) {
 // notifyWatched sends the server one workspace/didChangeWatchedFiles
 // notification with events.
 func (c *Client) notifyWatched(ctx context.Context, events []protocol.FileEvent) error {
+	c.inputChanged()
 	err := protocol.DidChangeWatchedFilesNotification.Notify(ctx, c.conn, protocol.DidChangeWatchedFilesParams{Changes: events})
 	c.pulls.kickWorkspace()
 	return err
