@@ -609,7 +609,12 @@ const (
 // checked as one what-if with their impact, then written — every file or
 // none.
 type ApplyEditsParams struct {
-	Edits []FileEdit `json:"edits"`
+	Edits []FileEdit `json:"edits,omitzero"`
+	// Preview is instead of Edits: the id of an edit shown and not
+	// written (RenameResult.Preview of a rename, code action, fix-all or
+	// formatting), each file's new text based on the text it was made
+	// from.
+	Preview string `json:"preview,omitzero"`
 	// When is WhenNoNewErrors (the default) or WhenAlways.
 	When string `json:"when,omitzero"`
 }
@@ -693,7 +698,11 @@ type RenameResult struct {
 	Edits       int             `json:"edits"`
 	Applied     bool            `json:"applied"`
 	Diagnostics FileDiagnostics `json:"diagnostics,omitzero"`
-	Note        string          `json:"note,omitempty"`
+	// Preview, when the edit was not written, is its id for
+	// lsp/applyEdits' Preview: the same files written only if nothing new
+	// breaks and none changed since.
+	Preview string `json:"preview,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // CodeActionsParams is lsp/codeActions' params: where to look (a position,

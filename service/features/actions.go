@@ -348,6 +348,8 @@ func (f *Features) ApplyCodeAction(ctx context.Context, p api.ApplyCodeActionPar
 			out.Note = api.JoinNotes(out.Note, fmt.Sprintf("the action runs %s's command %s, whose edits come only when it runs: apply it to run it (nothing was run)", c.Name(), a.Command.Command))
 		} else if len(files) == 0 {
 			out.Note = api.JoinNotes(out.Note, "the action changes nothing")
+		} else {
+			out.Preview = f.previews.put("the action", files)
 		}
 		return out, nil
 	}

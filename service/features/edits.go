@@ -34,7 +34,17 @@ func (f *Features) ApplyEdits(ctx context.Context, p api.ApplyEditsParams) (api.
 	default:
 		return out, api.InvalidParams("when: %q (expected %q or %q)", p.When, api.WhenNoNewErrors, api.WhenAlways)
 	}
-	files, stale, err := f.planFiles(p.Edits)
+	edits := p.Edits
+	if p.Preview != "" {
+		if len(edits) > 0 {
+			return out, api.InvalidParams("give edits or a preview, one of them")
+		}
+		var err error
+		if edits, err = f.previews.edits(p.Preview); err != nil {
+			return out, err
+		}
+	}
+	files, stale, err := f.planFiles(edits)
 	if err != nil {
 		return out, err
 	}
@@ -86,7 +96,7 @@ func (f *Features) ApplyEdits(ctx context.Context, p api.ApplyEditsParams) (api.
 // a file the edits leave as it is, is left out.
 func (f *Features) planFiles(edits []api.FileEdit) (files []fileEdit, stale string, err error) {
 	if len(edits) == 0 {
-		return nil, "", api.InvalidParams("edits: none given")
+		return nil, "", api.InvalidParams("edits: none given (or a preview's id)")
 	}
 	seen := map[string]string{}
 	for i, e := range edits {

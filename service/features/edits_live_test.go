@@ -25,6 +25,11 @@ type editsProject struct {
 	use, used           string
 	alsoChanged         map[string]string // other files the change edits with its callers (C: the definition)
 	broken, brokenFixed string
+	// renameLine and renamed: the line of changed where the function is
+	// named, for a rename shown and then written by its preview id ("":
+	// not tried — clangd renames across files from its background index).
+	renameLine int
+	renamed    string
 }
 
 var editsProjects = []editsProject{
@@ -39,6 +44,7 @@ var editsProjects = []editsProject{
 		lib: "lib.go", changed: "package demo\n\n// Greeting says hello n times.\nfunc Greeting(name string, n int) string { return \"hello, \" + name }\n",
 		use: "use.go", used: "package demo\n\nfunc Use() string { return Greeting(\"x\", 2) }\n",
 		broken: "more.go", brokenFixed: "package demo\n\nfunc More() int { return 1 }\n",
+		renameLine: 4, renamed: "Salute",
 	},
 	{
 		server: "typescript-language-server",
@@ -52,6 +58,7 @@ var editsProjects = []editsProject{
 		lib: "lib.ts", changed: "export function greeting(name: string, n: number): string {\n  return `hello, ${name} ${n}`;\n}\n",
 		use: "use.ts", used: "import { greeting } from \"./lib.js\";\n\nexport const n: string = greeting(\"x\", 2);\n",
 		broken: "more.ts", brokenFixed: "export const m: number = 1;\n",
+		renameLine: 1, renamed: "salute",
 	},
 	{
 		server: "pyright-langserver",
@@ -65,6 +72,7 @@ var editsProjects = []editsProject{
 		lib: "pkg/lib.py", changed: "def greeting(name: str, n: int) -> str:\n    return \"hello, \" + name * n\n",
 		use: "pkg/use.py", used: "from .lib import greeting\n\nn: str = greeting(\"x\", 2)\n",
 		broken: "pkg/more.py", brokenFixed: "m: int = 1\n",
+		renameLine: 1, renamed: "salute",
 	},
 	{
 		server: "clangd",
@@ -154,6 +162,23 @@ func TestApplyEditsLive(t *testing.T) {
 			// The servers answer from the written files.
 			if got := mustCheck(t, o, api.CheckParams{FilePath: p.use}); !got.Checked || len(got.Diagnostics) != 0 {
 				t.Fatalf("the caller after the change: %+v", got)
+			}
+			if p.renamed == "" {
+				return
+			}
+			// A rename shown, then written by its preview id: checked, and
+			// every file it touches renamed.
+			name := "Greeting"
+			if p.renamed != "Salute" {
+				name = "greeting"
+			}
+			shown, err := o.Rename(ctx, api.RenameParams{PositionParams: api.PositionParams{File: p.lib, Line: p.renameLine, Symbol: name}, NewName: p.renamed})
+			if err != nil || shown.Preview == "" || shown.Files != 2 {
+				t.Fatalf("the rename's preview: %+v %v", shown, err)
+			}
+			res = apply(api.ApplyEditsParams{Preview: shown.Preview})
+			if !res.Applied || len(res.Introduced) != 0 || !strings.Contains(readIn(t, o, p.use), p.renamed+"(") || !strings.Contains(readIn(t, o, p.lib), p.renamed) {
+				t.Fatalf("the rename by its preview: %+v; %s: %q", res, p.use, readIn(t, o, p.use))
 			}
 		})
 	}

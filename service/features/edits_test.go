@@ -3,6 +3,7 @@ package features
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 func TestApplyEditsFake(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "fine\n", "b.fk": "x ERROR\n", "c.fk": "hello world\nbye\n"},
-		lsptest.Config("", `"fake": `+lsptest.ServerEntry("plain")), map[string]lsptest.Behavior{"plain": {}})
+		lsptest.Config("", `"fake": `+lsptest.ServerEntry("plain")), map[string]lsptest.Behavior{"plain": {Actions: true}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	apply := func(p api.ApplyEditsParams) api.ApplyEditsResult {
@@ -69,11 +70,44 @@ func TestApplyEditsFake(t *testing.T) {
 		t.Fatalf("always: %+v", res)
 	}
 
+	// A preview: a fix-all shown, not written, then written by its id —
+	// checked, based on the text it was made from.
+	shown, err := f.FixAll(ctx, api.FixAllParams{File: "a.fk"})
+	if err != nil || shown.Applied || shown.Preview == "" || f.read(t, "a.fk") != "ERROR\n" {
+		t.Fatalf("fix-all preview: %+v %v", shown, err)
+	}
+	res = apply(api.ApplyEditsParams{Preview: shown.Preview})
+	if !res.Applied || len(res.Fixed) != 1 || f.read(t, "a.fk") != "FIXED\n" {
+		t.Fatalf("the preview applied: %+v; a.fk %q", res, f.read(t, "a.fk"))
+	}
+	// Again: the file is no longer what the preview was made from.
+	res = apply(api.ApplyEditsParams{Preview: shown.Preview})
+	if res.Applied || !strings.Contains(res.Reason, "a.fk changed since the edit was made from it") {
+		t.Fatalf("a preview applied twice: %+v", res)
+	}
+	// A preview of a file changed since, by another program: refused.
+	if err := os.WriteFile(filepath.Join(f.root, "a.fk"), []byte("ERROR again\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shown, err = f.FixAll(ctx, api.FixAllParams{File: "a.fk"})
+	if err != nil || shown.Preview == "" {
+		t.Fatalf("fix-all preview: %+v %v", shown, err)
+	}
+	if err := os.WriteFile(filepath.Join(f.root, "a.fk"), []byte("ERROR, written meanwhile\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = apply(api.ApplyEditsParams{Preview: shown.Preview, When: api.WhenAlways})
+	if res.Applied || !strings.Contains(res.Reason, "a.fk changed since") || f.read(t, "a.fk") != "ERROR, written meanwhile\n" {
+		t.Fatalf("a stale preview: %+v; a.fk %q", res, f.read(t, "a.fk"))
+	}
+
 	for _, tc := range []struct {
 		p    api.ApplyEditsParams
 		want string
 	}{
 		{api.ApplyEditsParams{}, "edits: none given"},
+		{api.ApplyEditsParams{Preview: "p999"}, `no preview "p999"`},
+		{api.ApplyEditsParams{Preview: "p1", Edits: []api.FileEdit{{File: "a.fk", Text: text("")}}}, "edits or a preview, one of them"},
 		{api.ApplyEditsParams{When: "sometimes", Edits: []api.FileEdit{{File: "a.fk", Text: text("")}}}, `when: "sometimes"`},
 		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.fk"}}}, "give text or changes"},
 		{api.ApplyEditsParams{Edits: []api.FileEdit{{File: "a.fk", Text: text("1")}, {File: "./a.fk", Text: text("2")}}}, "edited twice"},

@@ -58,11 +58,12 @@ var _ Core = (*orchestrator.Orchestrator)(nil)
 // Features answers the contract's questions about code over one
 // workspace's core.
 type Features struct {
-	core    Core
-	cfg     config.Config // the core's, read once
-	root    string
-	log     *slog.Logger
-	actions actionStore // the code actions listed, by id
+	core     Core
+	cfg      config.Config // the core's, read once
+	root     string
+	log      *slog.Logger
+	actions  actionStore  // the code actions listed, by id
+	previews previewStore // the edits shown and not written, by id
 }
 
 // New returns the features over core.

@@ -143,6 +143,7 @@ func (f *Features) FixAll(ctx context.Context, p api.FixAllParams) (api.FixAllRe
 	out.Note = api.JoinNotes(out.Note, fmt.Sprintf("%d %s combined", taken, word))
 	if !p.Apply {
 		out.Remaining, out.Checked = first.Diagnostics, true // until applied
+		out.Preview = f.previews.put("the fixes", planned)
 		return out, nil
 	}
 	for _, op := range ops {

@@ -58,6 +58,7 @@ func (f *Features) Format(ctx context.Context, p api.FormatParams) (api.RenameRe
 		return out, nil
 	}
 	if !p.Apply {
+		out.Preview = f.previews.put("the formatting", files)
 		return out, nil
 	}
 	op.Release() // the check after the write takes a hold of its own

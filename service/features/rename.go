@@ -54,6 +54,7 @@ func (f *Features) Rename(ctx context.Context, p api.RenameParams) (api.RenameRe
 	}
 	out.Files, out.Diff = len(files), diff.String()
 	if !p.Apply {
+		out.Preview = f.previews.put("the rename", files)
 		return out, nil
 	}
 	op.Release() // the check of the written files takes holds of its own

@@ -12,8 +12,9 @@ import (
 
 // ApplyEditsInput is lsp_apply_edits's input.
 type ApplyEditsInput struct {
-	Edits []EditInput `json:"edits" jsonschema:"the edits, one per file"`
-	When  string      `json:"when,omitempty" jsonschema:"noNewErrors (the default): write only if no error appears that was not there before, in the edited files and the files they affect; always: write, and report the same"`
+	Edits   []EditInput `json:"edits,omitempty" jsonschema:"the edits, one per file"`
+	Preview string      `json:"preview,omitempty" jsonschema:"instead of edits: the preview id of an edit shown and not written (lsp_rename, lsp_apply_code_action, lsp_fix_all or lsp_format without apply): exactly those files, refused if any changed since"`
+	When    string      `json:"when,omitempty" jsonschema:"noNewErrors (the default): write only if no error appears that was not there before, in the edited files and the files they affect; always: write, and report the same"`
 }
 
 // EditInput is one file's edit.
@@ -34,7 +35,7 @@ type ChangeInput struct {
 }
 
 func (in ApplyEditsInput) params() api.ApplyEditsParams {
-	p := api.ApplyEditsParams{When: in.When}
+	p := api.ApplyEditsParams{When: in.When, Preview: in.Preview}
 	for _, e := range in.Edits {
 		fe := api.FileEdit{File: e.File, Text: e.Text, Base: e.Base}
 		for _, c := range e.Changes {

@@ -319,8 +319,11 @@ func (m *mcpTools) editText(res api.RenameResult) string {
 		b.WriteString(res.Note + "\n")
 	}
 	state := "not applied (pass apply: true to write it)"
-	if res.Applied {
+	switch {
+	case res.Applied:
 		state = "applied"
+	case res.Preview != "":
+		state = fmt.Sprintf("not applied (pass apply: true to write it, or lsp_apply_edits with preview %q to write it only if no new error appears)", res.Preview)
 	}
 	fmt.Fprintf(&b, "%d %s in %d %s, %s\n", res.Edits, api.Plural(res.Edits, "edit", "edits"), res.Files, api.Plural(res.Files, "file", "files"), state)
 	lines := strings.SplitAfter(res.Diff, "\n")
