@@ -2,7 +2,9 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,5 +75,57 @@ func TestDiagnoseKnown(t *testing.T) {
 		if ans := diagnose(a, "ERROR one\n"); ans.Version != version {
 			t.Fatalf("after %s and a re-validation: version %d, want the known %d", step.name, ans.Version, version)
 		}
+	}
+}
+
+// TestPullDuringWork: a server that answers pulls and leaves work-done
+// progress running (pyright's "1 file to analyze" after a dependent was
+// opened and closed) settles by its pull answer when its policy says a
+// pull answer is complete during work; without that policy the check
+// waits for the work, and runs out.
+func TestPullDuringWork(t *testing.T) {
+	for _, during := range []bool{true, false} {
+		t.Run(fmt.Sprint("pullDuringWork=", during), func(t *testing.T) {
+			l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"fake": {Pull: true, Loading: "1 file to analyze"}}}
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			working := make(chan struct{})
+			var once sync.Once
+			c, err := client.Start(ctx, client.Config{Name: "fake", Command: client.Command{Path: "fake", Args: []string{"fake"}}, Root: dir, Launch: l.Launch,
+				Settle: client.SettlePolicy{PullDuringWork: during},
+				OnEvent: func(e client.Event) {
+					if e.Progress != nil {
+						once.Do(func() { close(working) })
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Shutdown(context.Background())
+			select {
+			case <-working:
+			case <-ctx.Done():
+				t.Fatal("the server's work never began")
+			}
+			// Without the policy the wait must run out: a short one, as
+			// its end is the point.
+			wait := ctx
+			if !during {
+				var cancel context.CancelFunc
+				wait, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+				defer cancel()
+			}
+			ans, err := c.Diagnose(wait, filepath.Join(dir, "a.txt"), "plaintext", "ERROR here\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case during && (ans.Settle != client.Settled || len(ans.Diagnostics) != 1):
+				t.Fatalf("with the policy: %v, %d findings; want settled by the pull, 1", ans.Settle, len(ans.Diagnostics))
+			case !during && ans.Settle != client.TimedOut:
+				t.Fatalf("without the policy: %v; want timed out waiting for the work", ans.Settle)
+			}
+		})
 	}
 }

@@ -35,6 +35,10 @@ type SettlePolicy struct {
 	// as it was (clangd): re-checking an unchanged document then takes a
 	// real change first (see Diagnose).
 	SkipsSameText bool
+	// PullDuringWork takes a pull answer for the version as complete
+	// even while the server reports work-done progress running (work
+	// that is not about the file pulled: pyright's background analysis).
+	PullDuringWork bool
 	// Quiet is how long a server must publish nothing more for a version,
 	// after a publish for it, before its findings count as complete
 	// (default DefaultQuiet; negative: not at all).
@@ -433,17 +437,40 @@ func (c *Client) waitSettled(ctx context.Context, uri protocol.DocumentURI, vers
 		if timer != nil {
 			timer.Stop()
 		}
+		if end == TimedOut {
+			c.log.Info("diagnostics: the wait ended before they settled", "server", c.cfg.Name, "uri", uri, "version", version, "waiting for", c.awaited(uri, version, since))
+		}
 		if end >= 0 {
 			return end, ""
 		}
 	}
 }
 
+// awaited says what a wait for uri's findings at version still lacked:
+// for the server's logs when a wait runs out.
+func (c *Client) awaited(uri protocol.DocumentURI, version int32, since uint64) string {
+	if work := c.progress.describe(); work != "" {
+		return "the server's work to end: " + work
+	}
+	doc, open := c.docs.get(uri)
+	f, _ := c.diags.get(uri)
+	switch {
+	case !open:
+		return "the document, which is not open"
+	case c.regs.pullProvider().ok:
+		return fmt.Sprintf("a pull answer for version %d after epoch %d (the last: version %d at epoch %d, pulled %v; the document is at version %d, sent %d)", version, since, f.pullVersion, f.pullEpoch, f.pulled, doc.version, doc.sent)
+	default:
+		return fmt.Sprintf("a publish for version %d after epoch %d and the change (the last at epoch %d; the change at %d)", version, since, f.pushEpoch, doc.changeEpoch)
+	}
+}
+
 // settledSince reports whether uri's findings are complete for version
 // from evidence after epoch since, or how long a quiet window still has to
-// run; never while the server reports work-done progress running.
+// run; never while the server reports work-done progress running (unless
+// a pull answers, for a server whose policy says so).
 func (c *Client) settledSince(uri protocol.DocumentURI, version int32, since uint64) (bool, time.Duration) {
-	if c.progress.busy() {
+	pull := c.regs.pullProvider().ok
+	if c.progress.busy() && !(pull && c.cfg.Settle.PullDuringWork) {
 		return false, 0
 	}
 	doc, open := c.docs.get(uri)
@@ -451,7 +478,7 @@ func (c *Client) settledSince(uri protocol.DocumentURI, version int32, since uin
 	if !open || !known {
 		return false, 0
 	}
-	if c.regs.pullProvider().ok {
+	if pull {
 		return f.pulled && f.pullVersion >= version && f.pullEpoch > since, 0
 	}
 	if f.pushEpoch <= since || f.pushEpoch <= doc.changeEpoch {

@@ -32,6 +32,16 @@ var projects = []project{
 		},
 	},
 	{
+		name: "cobra", language: "Go", dir: "cobra", exts: []string{".go"},
+		severities: []string{"error", "warning"},
+		oracle:     goOracle,
+		breaks: []brk{
+			{"cross-file signature change", "cobra.go", `func WriteStringAndCheck(b io.StringWriter, s string) {`, `func WriteStringAndCheck(b io.StringWriter, s string, n int) {`},
+			{"cross-file rename", "cobra.go", `func CheckErr(msg interface{}) {`, `func CheckError(msg interface{}) {`},
+			{"cross-file method signature change", "command.go", `func (c *Command) Name() string {`, `func (c *Command) Name(full bool) string {`},
+		},
+	},
+	{
 		name: "ky", language: "TypeScript", dir: "ky", exts: []string{".ts"},
 		severities: []string{"error"},
 		oracle:     tscOracle,
@@ -51,6 +61,7 @@ var projects = []project{
 			{"undefined name", "src/click/utils.py", `    paragraph_end = help.find("\n\n")`, `    paragraph_end = hlp.find("\n\n")`},
 			{"wrong argument count", "src/click/core.py", `        cmd_name = make_str(args[0])`, `        cmd_name = make_str(args[0], args[1])`},
 			{"cross-file signature change", "src/click/utils.py", `def make_str(value: t.Any) -> str:`, `def make_str(value: t.Any, encoding: str) -> str:`},
+			{"cross-file rename", "src/click/utils.py", `def make_str(value: t.Any) -> str:`, `def make_string(value: t.Any) -> str:`},
 		},
 	},
 	{

@@ -141,6 +141,12 @@ type Settle struct {
 	// open and save): a check of text given instead of the disk's cannot
 	// be answered, and says so.
 	SavedOnly bool `json:"savedOnly,omitempty"`
+	// PullDuringWork says a pull answer for a version is the whole answer
+	// even while the server reports work running (pyright: its pull
+	// analyses the file asked for on demand, while its background
+	// analysis's progress, "1 file to analyze", was seen to run for
+	// minutes after a check's dependents were opened and closed).
+	PullDuringWork bool `json:"pullDuringWork,omitempty"`
 	// QuietMs is how long a server that publishes for a version must stay
 	// quiet afterwards before its findings for it count as complete (more
 	// may come in later waves); omitted: the client's default.
