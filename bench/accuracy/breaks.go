@@ -65,6 +65,17 @@ var projects = []project{
 		},
 	},
 	{
+		name: "itsdangerous", language: "Python", dir: "itsdangerous", exts: []string{".py"},
+		severities: []string{"error"},
+		oracle:     pyrightOracle,
+		breaks: []brk{
+			{"type error", "src/itsdangerous/encoding.py", `    return _int_to_bytes(num).lstrip(b"\x00")`, `    return num.lstrip(b"\x00")`},
+			{"cross-file rename", "src/itsdangerous/encoding.py", "def want_bytes(\n", "def want_bytes_of(\n"},
+			{"cross-file signature change", "src/itsdangerous/encoding.py", `def bytes_to_int(bytestr: bytes) -> int:`, `def bytes_to_int(bytestr: bytes, signed: bool) -> int:`},
+			{"cross-file return type change", "src/itsdangerous/encoding.py", "def base64_decode(string: str | bytes) -> bytes:", "def base64_decode(string: str | bytes) -> str:"},
+		},
+	},
+	{
 		name: "cJSON", language: "C", dir: "cjson", exts: []string{".c", ".h"},
 		severities: []string{"error"},
 		oracle:     clangOracle,
