@@ -24,15 +24,15 @@ import (
 // is killed as soon as the files on disk show it got there (the edits
 // give each file a new size), not after a guessed time.
 func TestApplyEditsKilled(t *testing.T) {
-	const files = 6
+	const files = 4
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"lspkit.json": noInstall("")})
 	name := func(i int) string { return fmt.Sprintf("f%d.txt", i) }
 	// Large enough that writing them takes a while; below the check's file
 	// limit. No server checks .txt: "always" writes them, noting so.
-	oldText := func(i int) string { return strings.Repeat(fmt.Sprintf("old text of file %d\n", i), 40000) }
-	newText := func(i int) string { return strings.Repeat(fmt.Sprintf("new text of file %d, longer\n", i), 40000) }
-	rounds := 3 * (files + 2)
+	oldText := func(i int) string { return strings.Repeat(fmt.Sprintf("old text of file %d\n", i), 20000) }
+	newText := func(i int) string { return strings.Repeat(fmt.Sprintf("new text of file %d, longer\n", i), 20000) }
+	rounds := files + 2 // one per kill point
 	for round := range rounds {
 		for i := range files {
 			if err := os.WriteFile(filepath.Join(root, name(i)), []byte(oldText(i)), 0o644); err != nil {
