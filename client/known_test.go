@@ -15,14 +15,21 @@ import (
 // TestDiagnoseKnown: a document diagnosed again with nothing sent to the
 // server since it settled is answered from that settled answer, without a
 // new version; anything sent to the server in between — another document,
-// a setting, a folder — has it re-validated (a new version), as
-// before.
+// a setting, a folder — has it re-validated (a new version), as before;
+// also where a command says the findings are in (gopls's diagnose_files,
+// which can answer an unchanged document from an older state).
 func TestDiagnoseKnown(t *testing.T) {
+	for _, settle := range []client.SettlePolicy{{}, {Command: "fake.settle"}} {
+		t.Run("command="+settle.Command, func(t *testing.T) { testDiagnoseKnown(t, settle) })
+	}
+}
+
+func testDiagnoseKnown(t *testing.T, settle client.SettlePolicy) {
 	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"fake": {Folders: true}}}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := client.Start(ctx, client.Config{Name: "fake", Command: client.Command{Path: "fake", Args: []string{"fake"}}, Root: dir, Launch: l.Launch})
+	c, err := client.Start(ctx, client.Config{Name: "fake", Command: client.Command{Path: "fake", Args: []string{"fake"}}, Root: dir, Launch: l.Launch, Settle: settle})
 	if err != nil {
 		t.Fatal(err)
 	}

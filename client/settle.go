@@ -110,10 +110,15 @@ func (c *Client) diagnose(ctx context.Context, path, languageID, text string, sa
 		return Answer{URI: uri, Version: version, Settle: Settled, Diagnostics: c.diagnosticsFor(uri, version, 0)}, nil
 	}
 	p := c.cfg.Settle
-	if !changed && p.Command == "" && !p.TSServer {
+	if !changed && !p.TSServer {
 		// Re-sent, not merely pulled again: pyright answers a pull for
 		// an unchanged document from its cache, also after a file it
-		// imports changed.
+		// imports changed; gopls's diagnose_files can return, for an
+		// unchanged document, findings of an older state of its package
+		// (cobra: a signature changed and changed back, the callers in
+		// its package kept the errors of the changed one for about
+		// 300 ms after the command returned). A new version is answered
+		// for that version.
 		if uri, version, err = c.touch(ctx, path, since); err != nil {
 			return Answer{URI: uri, Version: version}, err
 		}

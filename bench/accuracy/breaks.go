@@ -1,14 +1,30 @@
 package main
 
-// A project is a real code base in testdata (see SOURCES.md) with its
-// compiler as the oracle.
+import (
+	"path"
+	"strings"
+)
+
+// A project is a real code base — in testdata (see SOURCES.md), or
+// fetched from a registry when it is too large to keep — with its compiler
+// as the oracle.
 type project struct {
 	name, language string
 	dir            string   // under testdata
+	fetch          *fetched // or from a registry
 	exts           []string // the source files checked
 	severities     []string // what lspkit reports that the oracle counts
 	oracle         func(dir string) ([]finding, error)
 	breaks         []brk
+}
+
+// goSources leaves out a Go module's tests and testdata (files it embeds
+// are kept: go vet reads them).
+func goSources(rel string, dir bool) bool {
+	if dir {
+		return path.Base(rel) == "testdata"
+	}
+	return strings.HasSuffix(rel, "_test.go")
 }
 
 // A brk is one injected break: in file, old (which must occur exactly
@@ -42,6 +58,19 @@ var projects = []project{
 		},
 	},
 	{
+		name: "x/tools", language: "Go", exts: []string{".go"},
+		severities: []string{"error", "warning"},
+		oracle:     goOracle,
+		fetch:      &fetched{registry: "go", name: "golang.org/x/tools", version: "v0.43.0", skip: goSources},
+		breaks: []brk{
+			{"type error", "internal/typesinternal/types.go", "\treturn obj.Pkg() != nil && obj.Parent() == obj.Pkg().Scope()", "\treturn obj.Pkg()"},
+			{"printf misuse", "go/analysis/passes/composite/composite.go", `Message: fmt.Sprintf("%s struct literal uses unkeyed fields", typeName),`, `Message: fmt.Sprintf("%d struct literal uses unkeyed fields", typeName),`},
+			{"cross-package signature change", "internal/typesinternal/recv.go", `func ReceiverNamed(recv *types.Var) (isPtr bool, named *types.Named) {`, `func ReceiverNamed(recv *types.Var, deep bool) (isPtr bool, named *types.Named) {`},
+			{"cross-package rename", "internal/typesinternal/recv.go", `func Unpointer(t types.Type) types.Type {`, `func Unptr(t types.Type) types.Type {`},
+			{"cross-package method signature change", "go/ast/inspector/cursor.go", `func (c Cursor) Contains(c2 Cursor) bool {`, `func (c Cursor) Contains(c2 Cursor, strict bool) bool {`},
+		},
+	},
+	{
 		name: "ky", language: "TypeScript", dir: "ky", exts: []string{".ts"},
 		severities: []string{"error"},
 		oracle:     tscOracle,
@@ -50,6 +79,25 @@ var projects = []project{
 			{"undefined name", "source/utils/delay.ts", "\t\t\tclearTimeout(timeoutId);", "\t\t\tclearTimeout(timeoutIdd);"},
 			{"wrong argument count", "source/core/Ky.ts", "\t\tawait delay(retryDelay, delayOptions);", "\t\tawait delay(retryDelay, delayOptions, 1);"},
 			{"cross-file signature change", "source/utils/delay.ts", "\tms: number,\n\t{signal}: DelayOptions,", "\tms: string,\n\t{signal}: DelayOptions,"},
+		},
+	},
+	{
+		name: "rxjs", language: "TypeScript", exts: []string{".ts"},
+		severities: []string{"error"},
+		oracle:     tscOracle,
+		fetch: &fetched{registry: "npm", name: "rxjs", version: "7.8.2",
+			skip: func(rel string, dir bool) bool {
+				return rel != "LICENSE.txt" && rel != "src" && !strings.HasPrefix(rel, "src/") ||
+					strings.HasPrefix(path.Base(rel), "tsconfig") || strings.HasSuffix(rel, ".js")
+			},
+			add: map[string]string{"tsconfig.json": rxjsTSConfig},
+		},
+		breaks: []brk{
+			{"type error", "src/internal/util/noop.ts", "export function noop() { }", "export function noop(): number { }"},
+			{"undefined name", "src/internal/util/isFunction.ts", "  return typeof value === 'function';", "  return typeof valu === 'function';"},
+			{"cross-file signature change", "src/internal/util/isFunction.ts", "export function isFunction(value: any): value is (...args: any[]) => any {", "export function isFunction(value: any, strict: boolean): value is (...args: any[]) => any {"},
+			{"cross-file rename", "src/internal/util/noop.ts", "export function noop() { }", "export function noOp() { }"},
+			{"cross-file signature change (60 files)", "src/internal/operators/OperatorSubscriber.ts", "export function createOperatorSubscriber<T>(\n  destination: Subscriber<any>,\n", "export function createOperatorSubscriber<T>(\n  destination: Subscriber<any>,\n  name: string,\n"},
 		},
 	},
 	{
@@ -76,6 +124,23 @@ var projects = []project{
 		},
 	},
 	{
+		name: "sqlalchemy", language: "Python", exts: []string{".py"},
+		severities: []string{"error"},
+		oracle:     pyrightOracle,
+		fetch: &fetched{registry: "deb", name: "python3-sqlalchemy", version: "1.4.46+ds1-1", sub: "usr/lib/python3/dist-packages",
+			skip: func(rel string, dir bool) bool {
+				return rel != "sqlalchemy" && !strings.HasPrefix(rel, "sqlalchemy/") || dir && path.Base(rel) == "__pycache__"
+			},
+			add: map[string]string{"pyproject.toml": "[project]\nname = \"sqlalchemy\"\nrequires-python = \">=3.11\"\n"},
+		},
+		breaks: []brk{
+			{"type error", "sqlalchemy/util/langhelpers.py", "    instance._creation_order = _creation_order\n    _creation_order += 1", "    instance._creation_order = _creation_order\n    _creation_order += \"1\""},
+			{"cross-file signature change", "sqlalchemy/util/langhelpers.py", "def warn_limited(msg, args):", "def warn_limited(msg, args, stacklevel):"},
+			{"cross-file rename", "sqlalchemy/util/langhelpers.py", "def set_creation_order(instance):", "def set_creation_order_of(instance):"},
+			{"cross-file signature change (16 files)", "sqlalchemy/util/_collections.py", "def to_list(x, default=None):", "def to_list(x, default, strict):"},
+		},
+	},
+	{
 		name: "cJSON", language: "C", dir: "cjson", exts: []string{".c", ".h"},
 		severities: []string{"error"},
 		oracle:     clangOracle,
@@ -87,4 +152,42 @@ var projects = []project{
 			{"cross-file signature change (header)", "cJSON.h", `CJSON_PUBLIC(cJSON *) cJSON_Duplicate(const cJSON *item, cJSON_bool recurse);`, `CJSON_PUBLIC(cJSON *) cJSON_Duplicate(const cJSON *item, cJSON_bool recurse, int depth);`},
 		},
 	},
+	{
+		name: "zstd", language: "C", exts: []string{".c", ".h"},
+		severities: []string{"error"},
+		oracle:     clangOracle,
+		fetch: &fetched{registry: "go", name: "github.com/DataDog/zstd", version: "v1.5.7",
+			skip: func(rel string, dir bool) bool {
+				return dir || rel != "LICENSE" && rel != "ZSTD_LICENSE" && !strings.HasSuffix(rel, ".c") && !strings.HasSuffix(rel, ".h")
+			},
+			// The flags its cgo build compiles with.
+			add: map[string]string{"compile_flags.txt": "-std=c99\n-Wall\n-DZSTD_LEGACY_SUPPORT=4\n-DZSTD_MULTITHREAD=1\n"},
+		},
+		breaks: []brk{
+			{"type error", "zstd_common.c", `const char* ZSTD_versionString(void) { return ZSTD_VERSION_STRING; }`, `const char* ZSTD_versionString(void) { return 42; }`},
+			{"undefined name", "cover.c", `POOL_add(pool, &COVER_tryParameters, data);`, `POOL_add(pool, &COVER_tryParams, data);`},
+			{"wrong argument count", "fastcover.c", `POOL_add(pool, &FASTCOVER_tryParameters, data);`, `POOL_add(pool, &FASTCOVER_tryParameters, data, 1);`},
+			{"cross-file signature change (header)", "fse.h", "const unsigned* count, size_t srcSize, unsigned maxSymbolValue, unsigned useLowProbCount);", "const unsigned* count, size_t srcSize, unsigned maxSymbolValue, unsigned useLowProbCount, int strict);"},
+			{"cross-file signature change (header)", "zstd_internal.h", "size_t ZSTD_getcBlockSize(const void* src, size_t srcSize,\n                          blockProperties_t* bpPtr);", "size_t ZSTD_getcBlockSize(const void* src, size_t srcSize,\n                          blockProperties_t* bpPtr, int strict);"},
+			{"cross-file signature change (header)", "pool.h", "void POOL_add(POOL_ctx* ctx, POOL_function function, void* opaque);", "void POOL_add(POOL_ctx* ctx, POOL_function function, void* opaque, int priority);"},
+		},
+	},
 }
+
+// rxjsTSConfig builds rxjs's sources alone, as its own build does (strict,
+// the DOM library), with the module resolution TypeScript 6 keeps.
+const rxjsTSConfig = `{
+  "compilerOptions": {
+    "strict": true,
+    "noImplicitReturns": true,
+    "noEmit": true,
+    "target": "es2015",
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "lib": ["esnext", "dom"],
+    "types": [],
+    "paths": {"rxjs": ["./src"], "rxjs/*": ["./src/*"]}
+  },
+  "include": ["src/**/*.ts"]
+}
+`

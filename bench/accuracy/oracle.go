@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,22 +93,33 @@ func splitPos(pos string) (string, int, bool) {
 }
 
 // clangOracle is clang -fsyntax-only over the translation units, with the
-// project's compile flags; errors only.
+// project's compile flags (compile_flags.txt, as clangd reads them);
+// errors only.
 func clangOracle(dir string) ([]finding, error) {
-	clang, err := firstOnPath("clang-19", "clang")
-	if err != nil {
-		return nil, err
-	}
 	units, _ := filepath.Glob(filepath.Join(dir, "*.c"))
-	args := []string{"-fsyntax-only", "-std=c89", "-Wall"}
-	for _, u := range units {
-		args = append(args, filepath.Base(u))
+	for i, u := range units {
+		units[i] = filepath.Base(u)
 	}
-	out, err := run(dir, clang, args...)
+	out, err := clangSyntax(dir, units)
 	if err != nil {
 		return nil, err
 	}
 	return parseColon(out, func(rest string) bool { return strings.HasPrefix(rest, "error:") }), nil
+}
+
+// clangSyntax runs clang -fsyntax-only with the project's compile flags
+// over units (relative to dir).
+func clangSyntax(dir string, units []string) ([]byte, error) {
+	clang, err := firstOnPath("clang-19", "clang")
+	if err != nil {
+		return nil, err
+	}
+	flags, err := os.ReadFile(filepath.Join(dir, "compile_flags.txt"))
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"-fsyntax-only"}, strings.Fields(string(flags))...)
+	return run(dir, clang, append(args, units...)...)
 }
 
 // tscPositions finds "file(line,col): error" in tsc's output.
@@ -168,4 +181,73 @@ func firstOnPath(names ...string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("none of %v on PATH (apt-get install clang-19)", names)
+}
+
+// compile runs the check an agent would otherwise run to learn what a
+// change to changed broke: go build ./..., tsc --noEmit, the pyright CLI,
+// or clang -fsyntax-only of the translation units that include changed.
+// What it finds does not matter here, only how long it takes.
+func compile(language, dir, changed string) error {
+	var err error
+	switch language {
+	case "Go":
+		_, err = run(dir, "go", "build", "./...")
+	case "TypeScript":
+		_, err = tscOracle(dir)
+	case "Python":
+		_, err = pyrightOracle(dir)
+	case "C":
+		var units []string
+		if units, err = includers(dir, changed); err == nil {
+			_, err = clangSyntax(dir, units)
+		}
+	default:
+		err = fmt.Errorf("no compiler for %s", language)
+	}
+	return err
+}
+
+// includeLine finds a quoted #include.
+var includeLine = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)
+
+// includers returns the translation units (.c files in dir) that are
+// changed or include it, directly or through other headers.
+func includers(dir, changed string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.[ch]"))
+	if err != nil {
+		return nil, err
+	}
+	includes := map[string][]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range includeLine.FindAllSubmatch(data, -1) {
+			includes[filepath.Base(f)] = append(includes[filepath.Base(f)], filepath.Base(string(m[1])))
+		}
+	}
+	reached := map[string]bool{filepath.Base(changed): true}
+	for grew := true; grew; {
+		grew = false
+		for f, incs := range includes {
+			if reached[f] {
+				continue
+			}
+			for _, inc := range incs {
+				if reached[inc] {
+					reached[f], grew = true, true
+					break
+				}
+			}
+		}
+	}
+	var units []string
+	for f := range reached {
+		if strings.HasSuffix(f, ".c") {
+			units = append(units, f)
+		}
+	}
+	slices.Sort(units)
+	return units, nil
 }
