@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lspkit/lspkit/service/hostconfig"
+	"github.com/lspkit/lspkit/service/registry"
 )
 
 // initCommand is `lspkit init --host NAME`: lspkit's entry in that host's
@@ -45,8 +48,13 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 	home, _ := os.UserHomeDir()
 	configDir, _ := os.UserConfigDir()
 	command, note := selfCommand()
+	languages, err := builtinLanguages()
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
+		return 1
+	}
 	res, err := hostconfig.Init(hostconfig.Options{Host: opts.host, Root: root, Home: home, ConfigDir: configDir,
-		Command: command, Shared: opts.shared, Force: opts.force, DryRun: opts.dryRun})
+		Command: command, Languages: languages, Shared: opts.shared, Force: opts.force, DryRun: opts.dryRun})
 	switch {
 	case errors.Is(err, hostconfig.ErrUnknownHost):
 		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
@@ -72,6 +80,26 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 		fmt.Fprintf(stdout, "\nNext: %s\n", res.Step)
 	}
 	return 0
+}
+
+// builtinLanguages maps each extension the built-in servers serve to its
+// language id (the first server's, by id), for hosts whose LSP client
+// starts `lspkit lsp` by extension.
+func builtinLanguages() (map[string]string, error) {
+	specs, err := registry.Builtins()
+	if err != nil {
+		return nil, err
+	}
+	languages := map[string]string{}
+	for _, id := range slices.Sorted(maps.Keys(specs)) {
+		s := specs[id]
+		for _, ext := range s.Extensions {
+			if _, seen := languages[ext]; !seen && strings.HasPrefix(ext, ".") {
+				languages[ext] = s.LanguageID("file" + ext)
+			}
+		}
+	}
+	return languages, nil
 }
 
 // selfCommand is how a host should start this lspkit: "lspkit" when that

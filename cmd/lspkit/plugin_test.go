@@ -3,18 +3,13 @@
 package main
 
 import (
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/lspkit/lspkit/service/registry"
 )
 
 // TestClaudePlugin: the repo's Claude Code plugin (.claude-plugin's
@@ -23,18 +18,13 @@ import (
 // lspkit lsp for every file type a built-in server handles (the map
 // below; -update rewrites it from servers.json).
 func TestClaudePlugin(t *testing.T) {
-	specs, err := registry.Builtins()
+	builtin, err := builtinLanguages()
 	if err != nil {
 		t.Fatal(err)
 	}
 	languages := map[string]any{}
-	for _, id := range slices.Sorted(maps.Keys(specs)) {
-		s := specs[id]
-		for _, ext := range s.Extensions {
-			if _, seen := languages[ext]; !seen && strings.HasPrefix(ext, ".") {
-				languages[ext] = s.LanguageID("file" + ext)
-			}
-		}
+	for ext, id := range builtin {
+		languages[ext] = id
 	}
 	want := map[string]any{
 		"name":        "lspkit",

@@ -14,11 +14,14 @@ package hostconfig
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/goccy/go-yaml"
 
 	"github.com/lspkit/lspkit/internal/atomicfile"
 )
@@ -43,6 +46,10 @@ type Options struct {
 	Command string
 	// Shared attaches every session to the root's shared daemon.
 	Shared bool
+	// Languages maps each file extension lspkit's servers serve (with its
+	// dot) to its LSP language id, for the hosts whose own LSP client
+	// starts `lspkit lsp` by extension.
+	Languages map[string]string
 	// Force replaces an lspkit entry that differs from the one written.
 	Force bool
 	// DryRun computes the changes and writes nothing.
@@ -83,11 +90,14 @@ type host struct {
 // An edit puts value at path (a list of object keys) in a JSON or TOML
 // file, creating the file (with initial's content) when it does not exist.
 type edit struct {
-	file    string
-	toml    bool
-	path    []string
-	value   any
-	initial string // a new file's content before the entry (JSON)
+	file string
+	toml bool
+	// yamlList adds value (a yaml.MapSlice named EntryName) to the
+	// top-level YAML list path[0] (Continue's mcpServers).
+	yamlList bool
+	path     []string
+	value    any
+	initial  string // a new file's content before the entry (JSON)
 	// appendTo, when set, adds value to the array at path rather than
 	// setting it (a hook list), unless an equal element is there.
 	appendTo bool
@@ -137,6 +147,28 @@ func mcpServers(o Options, withRoot bool) map[string]any {
 	return map[string]any{"command": o.Command, "args": mcpArgs(o, withRoot)}
 }
 
+// lspArgs is the arguments of `lspkit lsp` for o.
+func lspArgs(o Options) []string {
+	args := []string{"lsp"}
+	if o.Shared {
+		args = append(args, "--shared")
+	}
+	return args
+}
+
+// extensions is o.Languages' extensions, sorted, with their dots or
+// without.
+func extensions(o Options, dot bool) []string {
+	var out []string
+	for _, ext := range slices.Sorted(maps.Keys(o.Languages)) {
+		if !dot {
+			ext = strings.TrimPrefix(ext, ".")
+		}
+		out = append(out, ext)
+	}
+	return out
+}
+
 var hosts = []host{
 	{
 		name: "claude-code", display: "Claude Code",
@@ -178,7 +210,8 @@ var hosts = []host{
 			return []edit{{file: filepath.Join(o.Root, ".gemini", "settings.json"), path: []string{"mcpServers", EntryName}, value: mcpServers(o, false)}}
 		},
 		step: func(o Options) string {
-			return "Gemini CLI turns a project's servers off until the folder is trusted: answer its trust prompt in " + o.Root +
+			return "This is the Gemini CLI (@google/gemini-cli), which since 2026-06-18 serves its enterprise tiers; most users now have Antigravity (--host antigravity). " +
+				"Gemini CLI turns a project's servers off until the folder is trusted: answer its trust prompt in " + o.Root +
 				" (or /permissions), after which `gemini mcp list` shows lspkit connected."
 		},
 	},
@@ -202,6 +235,103 @@ var hosts = []host{
 		},
 		step: func(Options) string {
 			return "Cursor asks before it starts a project's new MCP server: enable lspkit when it offers to (Cursor Settings → MCP)."
+		},
+	},
+	{
+		name: "copilot", display: "GitHub Copilot CLI",
+		edits: func(o Options) []edit {
+			entry := mcpServers(o, false)
+			entry["type"] = "local"
+			entry["tools"] = []string{"*"}
+			return []edit{
+				{file: filepath.Join(o.Root, ".github", "mcp.json"), path: []string{"mcpServers", EntryName}, value: entry},
+				{file: filepath.Join(o.Root, ".github", "lsp.json"), path: []string{"lspServers", EntryName},
+					value: map[string]any{"command": o.Command, "args": lspArgs(o), "fileExtensions": o.Languages}},
+			}
+		},
+		step: func(o Options) string {
+			return "Copilot CLI loads a project's MCP servers only in a trusted folder: answer its trust prompt when you start `copilot` in " + o.Root +
+				" (or start it with --trust-folder, or add the folder to \"trustedFolders\" in " + filepath.Join(o.Home, ".copilot", "config.json") +
+				"). Its own LSP client reads .github/lsp.json in any folder and starts `lspkit lsp` for the files it serves. `copilot mcp list` lists lspkit without connecting to it."
+		},
+	},
+	{
+		name: "qwen", display: "Qwen Code",
+		edits: func(o Options) []edit {
+			return []edit{
+				{file: filepath.Join(o.Root, ".qwen", "settings.json"), path: []string{"mcpServers", EntryName}, value: mcpServers(o, false)},
+				{file: filepath.Join(o.Root, ".lsp.json"), path: []string{EntryName},
+					value: map[string]any{"command": o.Command, "args": lspArgs(o), "extensionToLanguage": o.Languages}},
+			}
+		},
+		step: func(o Options) string {
+			return "Qwen Code skips a project's MCP server, silently, until it is approved, and an approval holds only for the entry as it was: run `qwen mcp approve lspkit` in " + o.Root +
+				" (again after any change to the entry); `qwen mcp list` then shows it connected. Its LSP client reads .lsp.json when started with --experimental-lsp, and asks `lspkit lsp` for diagnostics by pull."
+		},
+	},
+	{
+		name: "kilo", display: "Kilo CLI",
+		edits: func(o Options) []edit {
+			o.readOnly = true // an opencode fork: MCP tools run without asking unless its permission config says otherwise
+			return []edit{
+				{file: filepath.Join(o.Root, "kilo.json"), path: []string{"mcp", EntryName},
+					value: map[string]any{"type": "local", "command": append([]string{o.Command}, mcpArgs(o, false)...), "enabled": true}},
+				{file: filepath.Join(o.Root, "kilo.json"), path: []string{"lsp", EntryName},
+					value: map[string]any{"command": append([]string{o.Command}, lspArgs(o)...), "extensions": extensions(o, true)}},
+			}
+		},
+		step: func(Options) string {
+			return "Nothing to do: `kilo mcp list` shows lspkit connected, and `kilo debug lsp diagnostics FILE` checks a file through `lspkit lsp`. Kilo runs MCP tools without asking by default, so lspkit offers it only the tools that write nothing (--read-only); " +
+				"its own language servers still start beside lspkit's unless each is turned off in kilo.json (\"lsp\": {\"gopls\": {\"disabled\": true}})."
+		},
+	},
+	{
+		name: "droid", display: "Droid (Factory)",
+		edits: func(o Options) []edit {
+			entry := mcpServers(o, false)
+			entry["type"] = "stdio"
+			return []edit{{file: filepath.Join(o.Root, ".factory", "mcp.json"), path: []string{"mcpServers", EntryName}, value: entry}}
+		},
+		step: func(Options) string {
+			return "Nothing to do: Droid reads .factory/mcp.json when it starts; `droid mcp list` shows lspkit connected. Droid has no LSP client of its own."
+		},
+	},
+	{
+		name: "crush", display: "Crush",
+		edits: func(o Options) []edit {
+			entry := mcpServers(o, false)
+			entry["type"] = "stdio"
+			return []edit{
+				{file: filepath.Join(o.Root, "crush.json"), path: []string{"mcp", EntryName}, value: entry,
+					initial: `{"$schema": "https://charm.land/crush.json"}`},
+				{file: filepath.Join(o.Root, "crush.json"), path: []string{"lsp", EntryName},
+					value: map[string]any{"command": o.Command, "args": lspArgs(o), "filetypes": extensions(o, false)}},
+			}
+		},
+		step: func(Options) string {
+			return "Nothing to do: Crush reads crush.json when it starts, and asks before a tool runs unless started with --yolo. (Its npm package downloads Crush from outside the npm registry; lspkit's entry was tested against Crush's documented shape, not a running Crush.)"
+		},
+	},
+	{
+		name: "continue", display: "Continue CLI",
+		edits: func(o Options) []edit {
+			entry := yaml.MapSlice{{Key: "name", Value: EntryName}, {Key: "command", Value: o.Command}, {Key: "args", Value: mcpArgs(o, false)}}
+			return []edit{{file: filepath.Join(o.Home, ".continue", "config.yaml"), yamlList: true, path: []string{"mcpServers"}, value: entry,
+				initial: "name: Local Config\nversion: 1.0.0\nschema: v1\n"}}
+		},
+		step: func(o Options) string {
+			return "Nothing to do: Continue's CLI (`cn`) reads " + filepath.Join(o.Home, ".continue", "config.yaml") +
+				" when it starts and starts lspkit in the folder it runs in (the entry names no root: it serves each project you run `cn` in). It asks before an MCP tool runs unless its permissions say otherwise."
+		},
+	},
+	{
+		name: "antigravity", display: "Antigravity CLI",
+		edits: func(o Options) []edit {
+			return []edit{{file: filepath.Join(o.Root, ".agents", "mcp_config.json"), path: []string{"mcpServers", EntryName}, value: mcpServers(o, false)}}
+		},
+		step: func(o Options) string {
+			return "Antigravity (agy, Google's successor to the Gemini CLI for most tiers) reads a project's .agents/mcp_config.json, and " +
+				filepath.Join(o.Home, ".gemini", "config", "mcp_config.json") + " for every project. It is not on npm and was not run here: the entry follows its reported shape."
 		},
 	},
 	{
@@ -247,20 +377,43 @@ func Init(o Options) (Result, error) {
 	h := hosts[i]
 	var res Result
 	for _, e := range h.edits(o) {
-		old, err := os.ReadFile(e.file)
+		// A file with two entries (a host's MCP and LSP sections) takes
+		// the second on top of the first.
+		prev := slices.IndexFunc(res.Changes, func(c Change) bool { return c.File == e.file })
+		var old []byte
+		var err error
+		if prev >= 0 {
+			old = res.Changes[prev].Content
+		} else {
+			old, err = os.ReadFile(e.file)
+		}
 		exists := err == nil
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return Result{}, fmt.Errorf("%s: %w", e.file, err)
 		}
 		var content []byte
 		var action string
-		if e.toml {
+		switch {
+		case e.toml:
 			content, action, err = mergeTOML(old, e, o.Force)
-		} else {
+		case e.yamlList:
+			content, action, err = mergeYAMLList(old, e, o.Force)
+		default:
 			content, action, err = mergeJSON(old, e, o.Force)
 		}
 		if err != nil {
 			return Result{}, fmt.Errorf("%s: %w", e.file, err)
+		}
+		if prev >= 0 {
+			first := res.Changes[prev].Action
+			switch {
+			case first == "created" || action == "unchanged":
+				action = first
+			case first != "unchanged" && first != action:
+				action = "added"
+			}
+			res.Changes[prev] = Change{File: e.file, Action: action, Content: content}
+			continue
 		}
 		if !exists {
 			action = "created"

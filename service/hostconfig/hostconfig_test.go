@@ -184,7 +184,7 @@ func TestDryRunAndUnknown(t *testing.T) {
 		t.Fatalf("opencode: %+v %v", res, err)
 	}
 	o.Host = "vim"
-	if _, err := Init(o); !errors.Is(err, ErrUnknownHost) || !strings.Contains(err.Error(), "claude-code, codex, gemini, opencode, cursor, claude-desktop") {
+	if _, err := Init(o); !errors.Is(err, ErrUnknownHost) || !strings.Contains(err.Error(), "claude-code, codex, gemini, opencode, cursor, copilot, qwen, kilo, droid, crush, continue, antigravity, claude-desktop") {
 		t.Fatalf("%v", err)
 	}
 }

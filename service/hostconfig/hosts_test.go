@@ -1,0 +1,125 @@
+package hostconfig
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/google/go-cmp/cmp"
+	"github.com/tailscale/hujson"
+)
+
+// TestNextHosts: each host's files hold lspkit's entries in the shape the
+// host reads (hosts.md, observed with the hosts as shipped; Crush's and
+// Antigravity's from their documentation), its MCP server and, where the
+// host has an LSP client of its own, `lspkit lsp` for the extensions
+// lspkit's servers serve; a second init changes nothing; and the step
+// names what the host leaves to its user.
+func TestNextHosts(t *testing.T) {
+	languages := map[string]string{".go": "go", ".py": "python", ".ts": "typescript"}
+	mcp := map[string]any{"command": "lspkit", "args": []any{"mcp", "--shared"}}
+	with := func(m map[string]any, kv ...any) map[string]any {
+		out := map[string]any{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1]
+		}
+		return out
+	}
+	lsp := []any{"lsp", "--shared"}
+	for _, tc := range []struct {
+		host  string
+		files map[string]map[string]any // file → JSON pointer-ish path ("a/b") → value
+		step  string
+	}{
+		{"copilot", map[string]map[string]any{
+			".github/mcp.json": {"mcpServers/lspkit": with(mcp, "type", "local", "tools", []any{"*"})},
+			".github/lsp.json": {"lspServers/lspkit": map[string]any{"command": "lspkit", "args": lsp, "fileExtensions": map[string]any{".go": "go", ".py": "python", ".ts": "typescript"}}},
+		}, "--trust-folder"},
+		{"qwen", map[string]map[string]any{
+			".qwen/settings.json": {"mcpServers/lspkit": mcp},
+			".lsp.json":           {"lspkit": map[string]any{"command": "lspkit", "args": lsp, "extensionToLanguage": map[string]any{".go": "go", ".py": "python", ".ts": "typescript"}}},
+		}, "qwen mcp approve lspkit"},
+		{"kilo", map[string]map[string]any{
+			"kilo.json": {
+				"mcp/lspkit": map[string]any{"type": "local", "command": []any{"lspkit", "mcp", "--shared", "--read-only"}, "enabled": true},
+				"lsp/lspkit": map[string]any{"command": []any{"lspkit", "lsp", "--shared"}, "extensions": []any{".go", ".py", ".ts"}},
+			},
+		}, "--read-only"},
+		{"droid", map[string]map[string]any{
+			".factory/mcp.json": {"mcpServers/lspkit": with(mcp, "type", "stdio")},
+		}, "droid mcp list"},
+		{"crush", map[string]map[string]any{
+			"crush.json": {
+				"$schema":    "https://charm.land/crush.json",
+				"mcp/lspkit": with(mcp, "type", "stdio"),
+				"lsp/lspkit": map[string]any{"command": "lspkit", "args": lsp, "filetypes": []any{"go", "py", "ts"}},
+			},
+		}, "--yolo"},
+		{"antigravity", map[string]map[string]any{
+			".agents/mcp_config.json": {"mcpServers/lspkit": mcp},
+		}, filepath.Join(".gemini", "config", "mcp_config.json")},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			o := opts(t, tc.host)
+			o.Languages = languages
+			res, err := Init(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Changes) != len(tc.files) {
+				t.Fatalf("changed %d files, want %d: %+v", len(res.Changes), len(tc.files), res.Changes)
+			}
+			for _, c := range res.Changes {
+				if c.Action != "created" {
+					t.Errorf("%s: %s, want created", c.File, c.Action)
+				}
+			}
+			for file, want := range tc.files {
+				text := read(t, filepath.Join(o.Root, filepath.FromSlash(file)))
+				std, err := hujson.Standardize([]byte(text))
+				if err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				var doc map[string]any
+				if err := json.Unmarshal(std, &doc); err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				for path, v := range want {
+					var got any = doc
+					for _, k := range strings.Split(path, "/") {
+						m, _ := got.(map[string]any)
+						got = m[k]
+					}
+					if d := cmp.Diff(v, got); d != "" {
+						t.Errorf("%s %s:\n%s", file, path, d)
+					}
+				}
+			}
+			if !strings.Contains(res.Step, tc.step) {
+				t.Errorf("step %q does not say %q", res.Step, tc.step)
+			}
+			again, err := Init(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range again.Changes {
+				if c.Action != "unchanged" {
+					t.Errorf("second init: %s %s", c.File, c.Action)
+				}
+			}
+		})
+	}
+}
+
+// TestGeminiSaysWhich: --host gemini names the Gemini CLI and where most
+// of its users went.
+func TestGeminiSaysWhich(t *testing.T) {
+	res, err := Init(opts(t, "gemini"))
+	if err != nil || !strings.Contains(res.Step, "Gemini CLI (@google/gemini-cli)") || !strings.Contains(res.Step, "--host antigravity") {
+		t.Fatalf("%q %v", res.Step, err)
+	}
+}
