@@ -84,7 +84,7 @@ func status(args []string, stdout, stderr io.Writer) int {
 	for _, s := range sts {
 		detail := s.Reason
 		if s.SharedWith > 0 {
-			detail = strings.TrimPrefix(detail+fmt.Sprintf("; pid %d serves %d other worktree%s too", s.ServerPID, s.SharedWith, plural(s.SharedWith)), "; ")
+			detail = strings.TrimPrefix(detail+fmt.Sprintf("; pid %d serves %d other %s too", s.ServerPID, s.SharedWith, api.Plural(s.SharedWith, "worktree", "worktrees")), "; ")
 		}
 		if sc := s.Sidecar; sc != nil {
 			detail += fmt.Sprintf("; sidecar %s: %s", sc.Status, sc.Reason)
@@ -104,12 +104,4 @@ type statusOptions struct {
 func (o *statusOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.BoolVar(&o.json, "json", false, "print every server's status as JSON")
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
