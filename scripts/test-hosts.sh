@@ -4,7 +4,8 @@
 # (installed once per lockfile into the user cache) — run lspkit as
 # `lspkit init` sets it up: cmd/lspkit's TestHosts, without the race
 # detector; Claude Code and Copilot CLI install the repo's plugins from
-# its marketplaces: TestPluginHosts; and Debian's
+# its marketplaces: TestPluginHosts; Copilot CLI reads what `lspkit init
+# --host copilot` writes: TestInitHosts; and Debian's
 # Neovim (apt, as root or with sudo) runs `lspkit lsp` as its language
 # server: TestLSPNeovim. Needs the servers scripts/test.sh installs.
 # .ci/run runs it after the test command.
@@ -18,6 +19,7 @@ modules=$(node_modules cmd/lspkit/testdata/hosts hosts install)
 export LSPKIT_HOSTS=$modules/.bin LSPKIT_REQUIRE_SERVERS=1
 go_test TestHosts
 go_test TestPluginHosts
+go_test TestInitHosts
 go_test TestLSPOpencode
 
 if ! command -v nvim >/dev/null; then
