@@ -47,6 +47,12 @@ type server struct {
 	pullsCancelled          int // Behavior.PullCancels: pulls answered ServerCancelled so far
 	commands                int // workspace/executeCommand received
 
+	// publishing counts the publishes under way (in their goroutines);
+	// published is signalled, under mu, when it falls to zero: fake.settle
+	// waits for it.
+	publishing int
+	published  *sync.Cond
+
 	afterShutdown chan struct{} // Liar: closed when its request after the shutdown answer is answered
 }
 
@@ -490,7 +496,14 @@ func (s *server) WorkspaceExecuteCommand(ctx context.Context, p *protocol.Execut
 	s.commands++
 	s.mu.Unlock()
 	if p.Command == "fake.settle" {
-		return jsontext.Value("null"), nil // everything is published by now
+		// As gopls's diagnose_files: the answer follows the publishes for
+		// what the server has been sent.
+		s.mu.Lock()
+		for s.publishing > 0 {
+			s.settled().Wait()
+		}
+		s.mu.Unlock()
+		return jsontext.Value("null"), nil
 	}
 	if p.Command != "fake.fix" || len(p.Arguments) != 1 {
 		return nil, fmt.Errorf("fake: unknown command %q", p.Command)
@@ -589,7 +602,17 @@ func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
 		return
 	}
 	waves := max(s.b.Waves, 1)
+	s.mu.Lock()
+	s.publishing++
+	s.mu.Unlock()
 	go func() {
+		defer func() {
+			s.mu.Lock()
+			if s.publishing--; s.publishing == 0 {
+				s.settled().Broadcast()
+			}
+			s.mu.Unlock()
+		}()
 		if s.b.Delay > 0 {
 			time.Sleep(s.b.Delay) // the fake's own pace, not synchronization
 		}
@@ -607,6 +630,15 @@ func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
 			}
 		}
 	}()
+}
+
+// settled is the condition publishing's fall to zero signals; s.mu is
+// held.
+func (s *server) settled() *sync.Cond {
+	if s.published == nil {
+		s.published = sync.NewCond(&s.mu)
+	}
+	return s.published
 }
 
 // apply replaces rng of text (UTF-16 columns) with repl.
