@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The agent hosts as shipped — Claude Code, Codex, Gemini CLI, opencode
-# and Copilot CLI, from npm at the versions cmd/lspkit/testdata/hosts pins
-# (installed once per lockfile into the user cache) — run lspkit as
-# `lspkit init` sets it up: cmd/lspkit's TestHosts, without the race
-# detector; Claude Code and Copilot CLI install the repo's plugins from
-# its marketplaces: TestPluginHosts; Copilot CLI reads what `lspkit init
-# --host copilot` writes: TestInitHosts; and Debian's
-# Neovim (apt, as root or with sudo) runs `lspkit lsp` as its language
-# server: TestLSPNeovim. Needs the servers scripts/test.sh installs.
-# .ci/run runs it after the test command.
+# The agent hosts as shipped — Claude Code, Codex, Gemini CLI, opencode,
+# Copilot CLI, Qwen Code (on npm's Node 22), Kilo, Droid and Continue,
+# from npm at the versions cmd/lspkit/testdata/hosts pins (installed once
+# per lockfile into the user cache) — run lspkit as `lspkit init` sets it
+# up: cmd/lspkit's TestHosts, without the race detector; Claude Code and
+# Copilot CLI install the repo's plugins from its marketplaces:
+# TestPluginHosts; the next hosts read what `lspkit init --host X` writes,
+# list lspkit connected, and (Copilot, Qwen, Continue) run model turns
+# against a stand-in model API: TestInitHosts; and Debian's Neovim (apt,
+# as root or with sudo) runs `lspkit lsp` as its language server:
+# TestLSPNeovim. Needs the servers scripts/test.sh installs. .ci/run runs
+# it after the test command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/node-test.sh

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -24,14 +25,16 @@ const (
 	hookBlock  = 2 // findings or "could not fully check", on stderr, for the model
 )
 
-// hookPayload is what Claude Code sends a PostToolUse hook on stdin: the
+// hookPayload is what Claude Code sends a hook on stdin: the event, the
 // tool call, and the session's working directory.
 type hookPayload struct {
 	CWD       string `json:"cwd"`
+	Event     string `json:"hook_event_name"`
 	ToolName  string `json:"tool_name"`
 	ToolInput struct {
 		FilePath     string `json:"file_path"`
 		NotebookPath string `json:"notebook_path"`
+		Pattern      string `json:"pattern"` // Grep's
 	} `json:"tool_input"`
 }
 
@@ -75,12 +78,13 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "lspkit hook: the hook's input is not Claude Code's JSON: %v\n", err)
 		return exitUsage
 	}
+	grep := in.Event == "PreToolUse" && in.ToolName == "Grep"
 	file := in.ToolInput.FilePath
 	if file == "" {
 		file = in.ToolInput.NotebookPath
 	}
-	if file == "" {
-		return hookSilent // a tool that names no file
+	if file == "" && !grep || in.Event == "PreToolUse" && !grep {
+		return hookSilent // a tool that names no file; before a tool other than Grep
 	}
 	c := &opts.common
 	if c.root == "" {
@@ -99,6 +103,9 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	root, err := filepath.EvalSymlinks(mustAbs(c.root))
 	if err != nil {
 		root = mustAbs(c.root)
+	}
+	if grep {
+		return grepHint(ctx, &opts, root, in.ToolInput.Pattern, stdout)
 	}
 	// Nothing of lspkit's, said before any server starts: a file outside
 	// the root, or gone. Anything else the check answers, with its reason.
@@ -172,10 +179,12 @@ func relTo(root, file string) string {
 // hookOptions are lspkit hook's flags.
 type hookOptions struct {
 	common
-	shared bool
+	shared     bool
+	hintWithin time.Duration
 }
 
 func (o *hookOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.BoolVar(&o.shared, "shared", false, "check through the workspace's shared daemon, starting it if none runs")
+	fs.DurationVar(&o.hintWithin, "hint-within", defaultHintWithin, "how long a Grep's hint may look for its symbol before the Grep runs without one")
 }

@@ -107,7 +107,7 @@ func lookPath(env []string, name string) string {
 // a stand-in for the model API, shows the model each tool's text — not a
 // JSON two to four times its size. The after-edit hook init wrote exits 2
 // for a broken file and 0 for a fixed one, a README and a file outside the
-// root.
+// root; its Grep hint reaches the model with a Grep for a symbol's name.
 func TestHosts(t *testing.T) {
 	hostsBin := os.Getenv("LSPKIT_HOSTS")
 	if hostsBin == "" {
@@ -221,6 +221,20 @@ func TestHosts(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		if code := cmd.ProcessState.ExitCode(); code != tc.code || (code == 0) != (len(out) == 0) {
 			t.Errorf("hook %q on %s: exit %d, %q; want %d", hook, tc.file, code, out, tc.code)
+		}
+	}
+
+	// The Grep hint init wrote: Claude Code runs it before its Grep, and
+	// the model gets, with the Grep's result, the lspkit calls that answer
+	// a search for a symbol — for no other search.
+	if len(settings.Hooks["PreToolUse"]) != 1 || settings.Hooks["PreToolUse"][0].Hooks[0].Command != hook {
+		t.Fatalf(".claude/settings.json has no Grep hint as init --shared writes it:\n%s", data)
+	}
+	for pattern, want := range map[string]bool{"Greet": true, "hello, ": false} {
+		turn := string(claudeSends(t, env, proj, testdata, "Grep", map[string]any{"pattern": pattern}, true))
+		hinted := strings.Contains(turn, "function Greet (lib.go:4)") && strings.Contains(turn, "mcp__lspkit__lsp_find_references")
+		if hinted != want || !strings.Contains(turn, "tool_result") {
+			t.Errorf("Claude Code's Grep for %q: the model's turn (hint wanted: %v):\n%s", pattern, want, turn)
 		}
 	}
 }

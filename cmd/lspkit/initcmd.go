@@ -54,7 +54,7 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 		return 1
 	}
 	res, err := hostconfig.Init(hostconfig.Options{Host: opts.host, Root: root, Home: home, ConfigDir: configDir,
-		Command: command, Languages: languages, Shared: opts.shared, Force: opts.force, DryRun: opts.dryRun})
+		Command: command, Languages: languages, Shared: opts.shared, NoGrepHint: opts.noGrepHint, Force: opts.force, DryRun: opts.dryRun})
 	switch {
 	case errors.Is(err, hostconfig.ErrUnknownHost):
 		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
@@ -142,14 +142,15 @@ func joinOr(names []string) string {
 
 // initOptions are lspkit init's flags.
 type initOptions struct {
-	host, root            string
-	shared, force, dryRun bool
+	host, root                        string
+	shared, noGrepHint, force, dryRun bool
 }
 
 func (o *initOptions) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.host, "host", "", "the agent host `NAME`: "+strings.Join(hostconfig.Hosts(), ", "))
 	fs.StringVar(&o.root, "root", "", "the project's root `DIR` (default: the working directory)")
 	fs.BoolVar(&o.shared, "shared", false, "have every session of the host attach to the root's shared daemon")
+	fs.BoolVar(&o.noGrepHint, "no-grep-hint", false, "claude-code: leave out the hook that, before a Grep for a symbol's name, adds the lspkit calls that answer it (written with --shared)")
 	fs.BoolVar(&o.force, "force", false, "replace an lspkit entry that differs from the one init writes")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would be written; write nothing")
 }

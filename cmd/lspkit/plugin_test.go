@@ -14,7 +14,8 @@ import (
 
 // TestClaudePlugin: the repo's Claude Code plugin (.claude-plugin's
 // marketplace, plugins/claude-code) runs lspkit from PATH — its MCP
-// server shared, the after-edit hook as lspkit init writes it, and
+// server shared, the after-edit hook and the Grep hint as lspkit init
+// --shared writes them, and
 // lspkit lsp for every file type a built-in server handles (the map
 // below; -update rewrites it from servers.json).
 func TestClaudePlugin(t *testing.T) {
@@ -34,6 +35,9 @@ func TestClaudePlugin(t *testing.T) {
 		"mcpServers":  map[string]any{"lspkit": map[string]any{"command": "lspkit", "args": []any{"mcp", "--shared"}}},
 		"hooks": map[string]any{"PostToolUse": []any{map[string]any{
 			"matcher": "Edit|MultiEdit|Write|NotebookEdit",
+			"hooks":   []any{map[string]any{"type": "command", "command": "lspkit hook claude-code --shared"}},
+		}}, "PreToolUse": []any{map[string]any{
+			"matcher": "Grep",
 			"hooks":   []any{map[string]any{"type": "command", "command": "lspkit hook claude-code --shared"}},
 		}}},
 		"lspServers": map[string]any{"lspkit": map[string]any{"command": "lspkit", "args": []any{"lsp", "--shared"}, "extensionToLanguage": languages}},

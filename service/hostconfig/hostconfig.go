@@ -46,6 +46,10 @@ type Options struct {
 	Command string
 	// Shared attaches every session to the root's shared daemon.
 	Shared bool
+	// NoGrepHint leaves out Claude Code's PreToolUse hook on Grep, which
+	// (with Shared) adds the lspkit calls that answer a search for a
+	// symbol's name.
+	NoGrepHint bool
 	// Languages maps each file extension lspkit's servers serve (with its
 	// dot) to its LSP language id, for the hosts whose own LSP client
 	// starts `lspkit lsp` by extension.
@@ -105,6 +109,9 @@ type edit struct {
 	// lspkit's own (its command line): one that differs from value is
 	// lspkit's entry of another shape, refused without Force.
 	ours string
+	// remove, with appendTo and ours, takes lspkit's element out of the
+	// array instead (one Init no longer writes), refused without Force.
+	remove bool
 }
 
 // Hosts is the names Init knows, in the order help lists them.
@@ -179,13 +186,22 @@ var hosts = []host{
 			if o.Shared {
 				hook = append(hook, "--shared")
 			}
-			return []edit{
+			edits := []edit{
 				{file: filepath.Join(o.Root, ".mcp.json"), path: []string{"mcpServers", EntryName}, value: entry},
 				{file: filepath.Join(o.Root, ".claude", "settings.json"), path: []string{"hooks", "PostToolUse"}, appendTo: true, ours: " hook claude-code", value: map[string]any{
 					"matcher": "Edit|MultiEdit|Write|NotebookEdit",
 					"hooks":   []any{map[string]any{"type": "command", "command": shellJoin(hook)}},
 				}},
 			}
+			// The Grep hint asks the shared daemon's warm servers: a
+			// one-shot start of them for each Grep would cost more than
+			// the search.
+			grep := edit{file: filepath.Join(o.Root, ".claude", "settings.json"), path: []string{"hooks", "PreToolUse"}, appendTo: true, ours: " hook claude-code", value: map[string]any{
+				"matcher": "Grep",
+				"hooks":   []any{map[string]any{"type": "command", "command": shellJoin(hook)}},
+			}}
+			grep.remove = !o.Shared || o.NoGrepHint
+			return append(edits, grep)
 		},
 		step: func(o Options) string {
 			return "Claude Code lists a project's server as pending until you approve it: start `claude` in " + o.Root +
@@ -315,13 +331,15 @@ var hosts = []host{
 	{
 		name: "continue", display: "Continue CLI",
 		edits: func(o Options) []edit {
+			o.readOnly = true // cn -p (headless) and its plan mode run MCP tools without asking
 			entry := yaml.MapSlice{{Key: "name", Value: EntryName}, {Key: "command", Value: o.Command}, {Key: "args", Value: mcpArgs(o, false)}}
 			return []edit{{file: filepath.Join(o.Home, ".continue", "config.yaml"), yamlList: true, path: []string{"mcpServers"}, value: entry,
 				initial: "name: Local Config\nversion: 1.0.0\nschema: v1\n"}}
 		},
 		step: func(o Options) string {
 			return "Nothing to do: Continue's CLI (`cn`) reads " + filepath.Join(o.Home, ".continue", "config.yaml") +
-				" when it starts and starts lspkit in the folder it runs in (the entry names no root: it serves each project you run `cn` in). It asks before an MCP tool runs unless its permissions say otherwise."
+				" when it starts and starts lspkit in the folder it runs in (the entry names no root: it serves each project you run `cn` in). Its TUI asks before an MCP tool runs, but `cn -p` and its plan mode run every MCP tool without asking, so lspkit offers it only the tools that write nothing (--read-only); " +
+				"drop --read-only where every run of cn is interactive or ~/.continue/permissions.yaml asks for lspkit's tools (\"ask: [lsp_*]\")."
 		},
 	},
 	{
@@ -400,6 +418,9 @@ func Init(o Options) (Result, error) {
 			content, action, err = mergeYAMLList(old, e, o.Force)
 		default:
 			content, action, err = mergeJSON(old, e, o.Force)
+			if err == nil && prev >= 0 && res.Changes[prev].Action == "created" {
+				content = indentJSON(content) // a file of ours alone, as a new one is written
+			}
 		}
 		if err != nil {
 			return Result{}, fmt.Errorf("%s: %w", e.file, err)

@@ -132,8 +132,10 @@ func TestTOML(t *testing.T) {
 	}
 }
 
-// TestClaudeCode: .mcp.json and the hook in .claude/settings.json, added
-// beside the hooks already there; the step says how to approve.
+// TestClaudeCode: .mcp.json and the hooks in .claude/settings.json — after
+// edits, and with --shared before a Grep — added beside the hooks already
+// there; the step says how to approve; --no-grep-hint leaves the Grep
+// hint out (removes it, with --force).
 func TestClaudeCode(t *testing.T) {
 	o := opts(t, "claude-code")
 	settings := filepath.Join(o.Root, ".claude", "settings.json")
@@ -144,9 +146,24 @@ func TestClaudeCode(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	got := read(t, settings)
-	if !strings.Contains(got, `"command": "echo hi"`) || !strings.Contains(got, `"command":"lspkit hook claude-code --shared"`) {
+	if !strings.Contains(got, `"command": "echo hi"`) || !strings.Contains(got, `"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi"}]},{"hooks":[{"command":"lspkit hook claude-code --shared","type":"command"}],"matcher":"Edit|MultiEdit|Write|NotebookEdit"}]`) ||
+		!strings.Contains(got, `"PreToolUse":[{"hooks":[{"command":"lspkit hook claude-code --shared","type":"command"}],"matcher":"Grep"}]`) {
 		t.Fatalf("settings:\n%s", got)
 	}
+	// --no-grep-hint: the Grep hint init wrote is refused, then removed
+	// with --force, the rest kept.
+	o.NoGrepHint = true
+	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) || !strings.Contains(err.Error(), "hooks.PreToolUse[0], which this init leaves out") {
+		t.Fatalf("--no-grep-hint over the hint: %v", err)
+	}
+	o.Force = true
+	if _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, settings); strings.Contains(got, `"Grep"`) || !strings.Contains(got, `"matcher":"Edit|MultiEdit|Write|NotebookEdit"`) {
+		t.Fatalf("settings after --no-grep-hint --force:\n%s", got)
+	}
+	o.Force, o.NoGrepHint = false, false
 	if mcp := read(t, filepath.Join(o.Root, ".mcp.json")); !strings.Contains(mcp, "\"type\": \"stdio\"") || !strings.Contains(mcp, "\"--shared\"") {
 		t.Fatalf(".mcp.json:\n%s", mcp)
 	}

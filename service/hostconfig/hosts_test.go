@@ -2,6 +2,7 @@ package hostconfig
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +81,12 @@ func TestNextHosts(t *testing.T) {
 			}
 			for file, want := range tc.files {
 				text := read(t, filepath.Join(o.Root, filepath.FromSlash(file)))
+				if filepath.Ext(file) == ".json" {
+					// A file init created holds only lspkit's entries, every one indented: none on the line of another.
+					if long := slices.IndexFunc(strings.Split(text, "\n"), func(l string) bool { return strings.Count(l, "\":") > 1 }); long >= 0 {
+						t.Errorf("%s: line %d holds more than one member:\n%s", file, long+1, text)
+					}
+				}
 				std, err := hujson.Standardize([]byte(text))
 				if err != nil {
 					t.Fatalf("%s: %v", file, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -35,6 +36,9 @@ func mergeJSON(old []byte, e edit, force bool) ([]byte, string, error) {
 	want, err := json.Marshal(e.value, json.Deterministic(true))
 	if err != nil {
 		return nil, "", err
+	}
+	if e.remove {
+		return removeJSON(src, v, e, force)
 	}
 	var ops []map[string]any
 	action := "added"
@@ -99,15 +103,55 @@ func mergeJSON(old []byte, e edit, force bool) ([]byte, string, error) {
 	}
 	out := v.Pack()
 	if fresh { // nothing of the user's to keep: written indented
-		plain := jsontext.Value(out)
-		if err := plain.Indent(jsontext.WithIndent("  ")); err == nil {
-			out = plain
-		}
+		out = indentJSON(out)
 	}
 	if !bytes.HasSuffix(out, []byte("\n")) {
 		out = append(out, '\n')
 	}
 	return out, action, nil
+}
+
+// removeJSON takes lspkit's element (one holding e.ours) out of the array
+// at e.path in v, parsed from src: unchanged when there is none; refused
+// without force.
+func removeJSON(src []byte, v hujson.Value, e edit, force bool) ([]byte, string, error) {
+	found := v.Find(pointer(e.path))
+	if found == nil {
+		return src, "unchanged", nil
+	}
+	list, ok := found.Value.(*hujson.Array)
+	if !ok {
+		return nil, "", fmt.Errorf("%s is not a list, left as it is", strings.Join(e.path, "."))
+	}
+	at := slices.IndexFunc(list.Elements, func(el hujson.Value) bool { return strings.Contains(standard(el), e.ours) })
+	if at < 0 {
+		return src, "unchanged", nil
+	}
+	if !force {
+		return nil, "", fmt.Errorf("%w at %s[%d], which this init leaves out: %s (--force removes it)", ErrDifferentEntry, strings.Join(e.path, "."), at, standard(list.Elements[at]))
+	}
+	patch, err := json.Marshal([]map[string]any{{"op": "remove", "path": fmt.Sprintf("%s/%d", pointer(e.path), at)}})
+	if err != nil {
+		return nil, "", err
+	}
+	if err := v.Patch(patch); err != nil {
+		return nil, "", err
+	}
+	out := v.Pack()
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out, "replaced", nil
+}
+
+// indentJSON is data indented by two spaces, ending in a newline, or data
+// as it is if it is not plain JSON.
+func indentJSON(data []byte) []byte {
+	plain := jsontext.Value(bytes.Clone(data))
+	if err := plain.Indent(jsontext.WithIndent("  ")); err != nil {
+		return data
+	}
+	return append(plain, '\n')
 }
 
 // pointer is the JSON pointer of path.

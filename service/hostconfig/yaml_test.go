@@ -14,7 +14,7 @@ import (
 // unchanged; another lspkit entry is refused unless forced, then replaced
 // alone; a file that does not parse is left as it is.
 func TestContinueYAML(t *testing.T) {
-	item := "  - name: lspkit\n    command: lspkit\n    args:\n      - mcp\n      - --shared\n"
+	item := "  - name: lspkit\n    command: lspkit\n    args:\n      - mcp\n      - --shared\n      - --read-only\n"
 	for _, tc := range []struct {
 		name, old, want string
 	}{
