@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // guardSupported says servers can be started through the orphan guard.
@@ -26,7 +28,10 @@ const guardSupported = true
 //   - SIGTERM, SIGINT and SIGHUP reach the server through the group; the
 //     guard waits for it;
 //   - when the server exits, the guard exits as it did (its code, or the
-//     same signal).
+//     same signal) — unless the daemon's pipe has ended by then: a server
+//     that exits on its stdin's end can exit before the guard reads that,
+//     and its children must not outlive it (the daemon, when alive, ends
+//     them itself).
 //
 // It writes the server's pid to descriptor 4 first. A binary that embeds
 // lspkit calls it for its guard command (lspkit's own is `lspkit guard`).
@@ -60,6 +65,11 @@ func GuardMain(args []string) int {
 		}
 	}()
 	err := cmd.Wait()
+	if daemonGone(life) {
+		// The server died with the daemon (its stdin closed with it) before
+		// the reading goroutine saw the pipe end: its children go too.
+		syscall.Kill(0, syscall.SIGKILL)
+	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
 		if err != nil {
@@ -73,4 +83,20 @@ func GuardMain(args []string) int {
 		syscall.Kill(os.Getpid(), ws.Signal())
 	}
 	return exit.ExitCode()
+}
+
+// daemonGone says whether the write end of the daemon's pipe is closed:
+// poll(2) without waiting, POLLHUP (or readable: end of file).
+func daemonGone(life *os.File) bool {
+	raw, err := life.SyscallConn() // not Fd(): that would make the descriptor blocking
+	if err != nil {
+		return false
+	}
+	gone := false
+	raw.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		gone = err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLIN) != 0
+	})
+	return gone
 }

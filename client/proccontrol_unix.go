@@ -30,6 +30,11 @@ func (c *processControl) terminate() { c.signal(syscall.SIGTERM) }
 // kill ends the whole group at once (SIGKILL).
 func (c *processControl) kill() { c.signal(syscall.SIGKILL) }
 
+// sweep ends what is left of the group led by pid once the leader has
+// exited: the children a server (or its guard) left behind. It takes the
+// leader's pid rather than c's, which the starting goroutine sets.
+func (*processControl) sweep(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+
 func (c *processControl) signal(sig syscall.Signal) {
 	if c.pgid > 0 {
 		_ = syscall.Kill(-c.pgid, sig)

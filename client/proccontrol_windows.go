@@ -60,6 +60,11 @@ func (c *processControl) started(p *os.Process) {
 // server, so this is the same as kill.
 func (c *processControl) terminate() { c.kill() }
 
+// sweep does nothing on Windows: what a server left in its job ends with
+// the job, when the daemon kills it or exits (the job dies with its last
+// handle).
+func (*processControl) sweep(int) {}
+
 // kill ends every process of the job at once.
 func (c *processControl) kill() {
 	if c.job != 0 {

@@ -160,6 +160,7 @@ func StartProcess(c Command) (*Process, error) {
 		started <- nil
 		p.err = cmd.Wait()
 		p.state = cmd.ProcessState
+		p.ctl.sweep(cmd.Process.Pid) // no child of the server outlives it
 		close(p.done)
 	}()
 	if err := <-started; err != nil {
