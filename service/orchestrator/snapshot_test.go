@@ -334,17 +334,41 @@ func TestWithin(t *testing.T) {
 // TestStillLoading: a server whose project load never ends is waited for
 // once, up to the first-touch timeout; that answer and the next (which does
 // not wait again) say the server is still loading, never passing a partial
-// answer off as complete.
+// answer off as complete. On a loaded machine the first touch's 300 ms may
+// end before the server has even started: those answers say so (still
+// starting, retry), and the retries go on until the server is loading.
 func TestStillLoading(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, map[string]string{"a.fk": "one ERROR\n"}, lsptest.Config(`,"firstTouchTimeout":300`, `"slow": `+lsptest.ServerEntry("slow")),
 		map[string]lsptest.Behavior{"slow": {Loading: "indexing"}})
 	ctx := context.Background()
-	for i := range 2 {
-		res, err := definition(ctx, f.Orchestrator, api.PositionParams{File: "a.fk", Line: 1, Symbol: "ERROR"})
-		if err != nil || !strings.Contains(res.Note, "slow is still loading the project (indexing); the answer may be incomplete") {
-			t.Fatalf("answer %d: %+v %v", i+1, res, err)
+	const loading = "slow is still loading the project (indexing); the answer may be incomplete"
+	progress := make(chan struct{}, 1) // the server's load has begun
+	stop := f.OnServerEvent(func(_ string, e client.Event) {
+		if e.Progress != nil {
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
 		}
+	})
+	defer stop()
+	for {
+		res, err := definition(ctx, f.Orchestrator, api.PositionParams{File: "a.fk", Line: 1, Symbol: "ERROR"})
+		if err == nil && strings.Contains(res.Note, loading) {
+			break
+		}
+		if err == nil || !strings.Contains(err.Error(), "slow is still starting; retry in a moment") {
+			t.Fatalf("an answer before the server loads: %+v %v; want %q, or still starting", res, err, loading)
+		}
+		select { // retried once the server reports its load
+		case <-progress:
+		case <-time.After(servertest.Scale(time.Minute)):
+			t.Fatal("the server never began its load")
+		}
+	}
+	if res, err := definition(ctx, f.Orchestrator, api.PositionParams{File: "a.fk", Line: 1, Symbol: "ERROR"}); err != nil || !strings.Contains(res.Note, loading) {
+		t.Fatalf("the next answer: %+v %v", res, err)
 	}
 	for _, s := range f.liveSessions() {
 		s.mu.Lock()
