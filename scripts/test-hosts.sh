@@ -7,10 +7,11 @@
 # Copilot CLI install the repo's plugins from its marketplaces:
 # TestPluginHosts; the next hosts read what `lspkit init --host X` writes,
 # list lspkit connected, and (Copilot, Qwen, Continue) run model turns
-# against a stand-in model API: TestInitHosts; and Debian's Neovim (apt,
-# as root or with sudo) runs `lspkit lsp` as its language server:
-# TestLSPNeovim. Needs the servers scripts/test.sh installs. .ci/run runs
-# it after the test command.
+# against a stand-in model API: TestInitHosts; Claude Code, opencode and
+# Codex reach `lspkit mcp --http` with its token: TestHTTPHosts; and
+# Debian's Neovim (apt, as root or with sudo) runs `lspkit lsp` as its
+# language server: TestLSPNeovim. Needs the servers scripts/test.sh
+# installs. .ci/run runs it after the test command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/node-test.sh
@@ -22,6 +23,7 @@ export LSPKIT_HOSTS=$modules/.bin LSPKIT_REQUIRE_SERVERS=1
 go_test TestHosts
 go_test TestPluginHosts
 go_test TestInitHosts
+go_test TestHTTPHosts
 go_test TestLSPOpencode
 
 if ! command -v nvim >/dev/null; then

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/lspkit/lspkit/service/features"
+	"github.com/lspkit/lspkit/service/mcphttp"
 	"github.com/lspkit/lspkit/service/mcpserver"
 	"github.com/lspkit/lspkit/service/shared"
 )
@@ -18,13 +19,20 @@ import (
 // mcpOptions are lspkit mcp's flags.
 type mcpOptions struct {
 	common
-	shared, readOnly bool
+	shared, readOnly         bool
+	http                     string
+	allowOrigins, allowHosts stringsFlag
+	maxSessions              int
 }
 
 func (o *mcpOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
 	fs.BoolVar(&o.readOnly, "read-only", false, "offer only the tools that write nothing: for a host that runs MCP tools without asking (opencode, by default)")
+	fs.StringVar(&o.http, "http", "", "serve MCP over streamable HTTP at ADDR (HOST:PORT, :PORT: loopback), path /mcp, instead of stdin/stdout; every request carries the bearer token: LSPKIT_TOKEN, or on loopback one generated into a 0600 file whose path is printed")
+	fs.Var(&o.allowOrigins, "allow-origin", "with --http, an Origin a browser's request may carry (repeatable; others get 403)")
+	fs.Var(&o.allowHosts, "allow-host", "with --http, a Host name accepted besides localhost and IP addresses: a reverse proxy's (repeatable; others get 421)")
+	fs.IntVar(&o.maxSessions, "max-sessions", mcphttp.DefaultMaxSessions, "with --http, the sessions open at once; past it, 503 with Retry-After")
 }
 
 // mcpCommand serves MCP on stdin/stdout until the client hangs up.
@@ -51,6 +59,19 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer exiting(stop)
+	if opts.http != "" {
+		if opts.shared {
+			fmt.Fprintln(stderr, "lspkit mcp: --http serves its own daemon for its clients; --shared is for a host's stdio")
+			return exitUsage
+		}
+		o, err := c.orchestratorWith(cfg, log, nil, 0)
+		if err != nil {
+			fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+			return exitUsage
+		}
+		defer o.Shutdown(context.Background())
+		return serveMCPHTTP(ctx, &opts, o, log, stderr)
+	}
 	if wantShared(*sharedFlag, cfg) {
 		if err := c.relay(ctx, surface, bootCfg, os.Stdin, os.Stdout, log); err != nil {
 			fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)

@@ -72,3 +72,8 @@ func (e Endpoint) Log() string { return filepath.Join(e.Dir, e.Name+".log") }
 
 // lockPath is the path of the file the serving daemon holds locked.
 func (e Endpoint) lockPath() string { return filepath.Join(e.Dir, e.Name+".lock") }
+
+// RuntimeDir is this user's runtime directory (created 0700, refused if
+// another user's or open to others): where the shared daemons' endpoints
+// are, and where lspkit mcp --http writes a token it generated.
+func RuntimeDir() (string, error) { return runtimeDir() }

@@ -1,0 +1,143 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// httpDaemon is a running `lspkit mcp --http`: its URL and token.
+type httpDaemon struct {
+	cmd              *exec.Cmd
+	url, token, file string
+}
+
+// startHTTP starts `lspkit mcp --http 127.0.0.1:0` in root with env and
+// reads the address and token file it prints.
+func startHTTP(t *testing.T, root string, env []string, args ...string) *httpDaemon {
+	t.Helper()
+	cmd := exec.Command(lspkitBin, append([]string{"mcp", "--http", "127.0.0.1:0", "--root", root}, args...)...)
+	cmd.Dir, cmd.Env = root, env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &httpDaemon{cmd: cmd}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	m := regexp.MustCompile(`^lspkit mcp: MCP at (http://127\.0\.0\.1:\d+/mcp) for .*; the bearer token is in (\S+)\n$`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("lspkit mcp --http said %q (%v)", line, err)
+	}
+	d.url, d.file = m[1], m[2]
+	data, err := os.ReadFile(d.file)
+	info, _ := os.Stat(d.file)
+	if err != nil || info.Mode().Perm() != 0o600 || len(strings.TrimSpace(string(data))) != 64 {
+		t.Fatalf("the token file %s: %v %v %q", d.file, err, info.Mode(), data)
+	}
+	d.token = strings.TrimSpace(string(data))
+	go func() { // the rest of its stderr, read so that it never blocks
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+		}
+	}()
+	return d
+}
+
+// TestHTTPStart: --http refuses an address other than loopback without
+// LSPKIT_TOKEN (and a short token), and --shared with it; on loopback it
+// writes a token of its own into a 0600 file, which is gone after
+// SIGTERM.
+func TestHTTPStart(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"lspkit.json": noInstall("")})
+	env := func(kv ...string) []string {
+		var out []string
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
+				out = append(out, e)
+			}
+		}
+		return append(out, kv...)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  []string
+		want string
+	}{
+		{[]string{"--http", "0.0.0.0:0"}, env(), "refused to serve on 0.0.0.0:0: an address other than loopback needs a token: set LSPKIT_TOKEN"},
+		{[]string{"--http", "0.0.0.0:0"}, env("LSPKIT_TOKEN=short"), "LSPKIT_TOKEN is shorter than 16 characters"},
+		{[]string{"--http", "127.0.0.1:0", "--shared"}, env(), "--shared is for a host's stdio"},
+		{[]string{"--http", "nonsense"}, env(), `--http "nonsense": want HOST:PORT, :PORT or PORT`},
+	} {
+		cmd := exec.Command(lspkitBin, append([]string{"mcp", "--root", root}, tc.args...)...)
+		cmd.Env = tc.env
+		out, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != exitUsage || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, cmd.ProcessState.ExitCode(), out, tc.want)
+		}
+	}
+	d := startHTTP(t, root, env())
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	if err := d.cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v", err)
+	}
+	if _, err := os.Stat(d.file); !os.IsNotExist(err) {
+		t.Errorf("the token file is left after exit: %v", err)
+	}
+}
+
+// TestHTTPHosts: the hosts as shipped (pinned, as TestHosts) reach
+// `lspkit mcp --http` with its token, each in its own shape, and say so
+// when the token is wrong: Claude Code (`claude mcp add --transport http
+// --header`, then `claude mcp list`: connected / failed), opencode
+// (`type: "remote"` with headers: connected / needs authentication),
+// Codex (`url` + `bearer_token_env_var`: app-server's status connected
+// and lsp_check_file answered / the handshake refused).
+func TestHTTPHosts(t *testing.T) {
+	hostsBin := os.Getenv("LSPKIT_HOSTS")
+	if hostsBin == "" {
+		t.Skip("LSPKIT_HOSTS (the hosts' node_modules/.bin) not set: scripts/test-hosts.sh runs this test")
+	}
+	home, proj, env := hostScratch(t, hostsBin)
+	testdata, _ := filepath.Abs("testdata/hosts")
+	d := startHTTP(t, proj, env)
+	wrong := strings.Repeat("w", 64)
+	run := func(env []string, want *regexp.Regexp, args ...string) {
+		t.Helper()
+		out, err := host(t, env, proj, "", args...)
+		if !want.MatchString(out) {
+			t.Errorf("%s: %v\n%s\nwant %s", strings.Join(args, " "), err, out, want)
+		}
+	}
+	start := time.Now()
+	run(env, regexp.MustCompile(`.`), "claude", "mcp", "add", "--transport", "http", "lspkit", d.url, "--header", "Authorization: Bearer "+d.token)
+	run(env, regexp.MustCompile(`.`), "claude", "mcp", "add", "--transport", "http", "wrong", d.url, "--header", "Authorization: Bearer "+wrong)
+	run(env, regexp.MustCompile(`(?s)lspkit: `+regexp.QuoteMeta(d.url)+` \(HTTP\) - ✔ Connected.*wrong: `+regexp.QuoteMeta(d.url)+` \(HTTP\) - ✘ Failed to connect`), "claude", "mcp", "list")
+	t.Logf("claude mcp add and list over HTTP: %d ms", time.Since(start).Milliseconds())
+
+	writeFiles(t, proj, map[string]string{"opencode.json": fmt.Sprintf(`{"mcp": {"lspkit": {"type": "remote", "url": %q, "headers": {"Authorization": "Bearer %s"}}, "wrong": {"type": "remote", "url": %q, "headers": {"Authorization": "Bearer %s"}}}}`,
+		d.url, d.token, d.url, wrong)})
+	run(env, regexp.MustCompile(`(?s)✓ lspkit \S*connected.*wrong \S*needs authentication`), "opencode", "mcp", "list")
+
+	writeFiles(t, home, map[string]string{".codex/config.toml": fmt.Sprintf("[mcp_servers.lspkit]\nurl = %q\nbearer_token_env_var = \"LSPKIT_TOKEN\"\n", d.url)})
+	codex := []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}
+	run(append(env, "LSPKIT_TOKEN="+d.token), regexp.MustCompile(`"runtimeStatus":"connected".*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`), codex...)
+	run(append(env, "LSPKIT_TOKEN="+wrong), regexp.MustCompile(`AuthRequired`), codex...)
+}
