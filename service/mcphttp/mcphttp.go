@@ -95,7 +95,7 @@ func Handler(server *mcp.Server, o Options) (http.Handler, error) {
 		DisableLocalhostProtection: len(o.AllowHosts) > 0,
 	})
 	want := sha256.Sum256([]byte(o.Token))
-	g := &guard{o: o, sdk: sdk, server: server, token: want}
+	g := &guard{o: o, sdk: sdk, server: server, token: want, open: map[string]bool{}}
 	return g, nil
 }
 
@@ -107,7 +107,8 @@ type guard struct {
 	token  [sha256.Size]byte
 
 	mu       sync.Mutex
-	starting int // requests that may open a session, not yet answered
+	starting int             // requests that may open a session, not yet answered
+	open     map[string]bool // the sessions opened here (their answers named them), until ended
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -140,7 +141,17 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("%d sessions are open, the most this server takes", g.o.MaxSessions))
 			return
 		}
-		defer g.admitted()
+		// The session is the server's once the answer's headers go out
+		// (the SDK connects it first); the answer itself may stream on.
+		aw := &admittedWriter{ResponseWriter: w, done: g.admitted}
+		defer aw.once()
+		w = aw
+	case r.Method == http.MethodDelete && r.Header.Get("Mcp-Session-Id") != "":
+		// The SDK answers once the session is closed, but drops it from
+		// the server's list after: it no longer counts from now.
+		g.mu.Lock()
+		delete(g.open, r.Header.Get("Mcp-Session-Id"))
+		g.mu.Unlock()
 	}
 	g.sdk.ServeHTTP(w, r)
 }
@@ -157,11 +168,15 @@ func (g *guard) admit() bool {
 	return true
 }
 
-// admitted ends admit's count: the session, if one was opened, is the
-// server's now.
-func (g *guard) admitted() {
+// admitted ends admit's count: the session the answer names, if it
+// opened one (an initialize; a draft server/discover opens none), counts
+// from now.
+func (g *guard) admitted(session string) {
 	g.mu.Lock()
 	g.starting--
+	if session != "" {
+		g.open[session] = true
+	}
 	g.mu.Unlock()
 }
 
@@ -216,13 +231,20 @@ func (g *guard) originAllowed(origins []string) bool {
 	return true
 }
 
-// sessions counts the server's open sessions.
+// sessions counts the sessions opened here that are still open: not
+// ended by a DELETE, and still the server's (one idle too long is
+// closed by the SDK). g.mu is held.
 func (g *guard) sessions() int {
-	n := 0
-	for range g.server.Sessions() {
-		n++
+	listed := map[string]bool{}
+	for s := range g.server.Sessions() {
+		listed[s.ID()] = true
 	}
-	return n
+	for id := range g.open {
+		if !listed[id] {
+			delete(g.open, id)
+		}
+	}
+	return len(g.open)
 }
 
 // NewServer is the HTTP server for h: header reads bounded
@@ -235,3 +257,35 @@ func NewServer(h http.Handler, readHeaderTimeout time.Duration) *http.Server {
 	}
 	return &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 }
+
+// admittedWriter calls done once, with the session the answer names,
+// when the answer's headers are written (or the handler returns without
+// writing any).
+type admittedWriter struct {
+	http.ResponseWriter
+	done   func(session string)
+	called sync.Once
+}
+
+func (w *admittedWriter) once() {
+	w.called.Do(func() { w.done(w.Header().Get("Mcp-Session-Id")) })
+}
+
+func (w *admittedWriter) WriteHeader(status int) {
+	w.ResponseWriter.WriteHeader(status)
+	w.once()
+}
+
+func (w *admittedWriter) Write(b []byte) (int, error) {
+	w.once()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush and Unwrap keep what the SDK's streaming needs of the writer.
+func (w *admittedWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *admittedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

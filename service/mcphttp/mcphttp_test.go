@@ -170,14 +170,12 @@ func TestRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { s.Close() }) // before the server's close, which waits for their streams
 		open = append(open, s)
 	}
 	r := post(t, ts.URL, map[string]string{"Authorization": auth}, "")
 	if r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") != "5" {
 		t.Fatalf("a third session: %d %v, want 503 with Retry-After", r.StatusCode, r.Header)
-	}
-	if _, err := connect(t, ts.URL, token); err == nil {
-		t.Fatal("a third client connected past the bound")
 	}
 	// A request of an open session is not a new one.
 	if _, err := open[0].ListTools(context.Background(), nil); err != nil {
@@ -189,7 +187,6 @@ func TestRefusals(t *testing.T) {
 		t.Fatalf("after a session ended: %v", err)
 	}
 	s.Close()
-	open[0].Close()
 }
 
 // TestSlowHeaders: a client that sends part of its headers and stops is
