@@ -51,7 +51,7 @@ Exit status: 0 every file checked by every server for it and nothing found; 1 fi
 
 --shared (or LSPKIT_SHARED=1, or "shared": true) attaches to this user's shared daemon for the root, starting it if none runs, so that every agent on the workspace shares one set of language servers.
 
---http ADDR serves the same tools over streamable HTTP at /mcp (health at /healthz) for hosts elsewhere — another container, another machine — with a daemon of its own for the root: every request carries the bearer token (LSPKIT_TOKEN, or on loopback one generated into a 0600 file whose path is printed; any other address needs LSPKIT_TOKEN); a foreign Origin is 403, a Host that is not this machine's 421, a body over 4 MiB 413, a session past --max-sessions 503 (docs/remote.md).`,
+--http ADDR serves the same tools over streamable HTTP at /mcp (health at /healthz) for hosts elsewhere — another container, another machine — with a daemon of its own for the root: every request carries the bearer token (LSPKIT_TOKEN, or on loopback one generated into a 0600 file whose path is printed; any other address needs LSPKIT_TOKEN); a foreign Origin is 403, a Host that is not this machine's 421, a body over 4 MiB 413, a session past --max-sessions 503 (docs/remote.md). --connect URL serves on stdin/stdout the tools of the lspkit at URL, relaying each call, the token from LSPKIT_TOKEN: for a host that speaks only stdio.`,
 			define: func(fs *flag.FlagSet) { new(mcpOptions).define(fs) },
 			run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				return mcpCommand(ctx, args, stdout, stderr)

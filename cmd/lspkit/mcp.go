@@ -20,7 +20,7 @@ import (
 type mcpOptions struct {
 	common
 	shared, readOnly         bool
-	http                     string
+	http, connect            string
 	allowOrigins, allowHosts stringsFlag
 	maxSessions              int
 }
@@ -30,6 +30,7 @@ func (o *mcpOptions) define(fs *flag.FlagSet) {
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
 	fs.BoolVar(&o.readOnly, "read-only", false, "offer only the tools that write nothing: for a host that runs MCP tools without asking (opencode, by default)")
 	fs.StringVar(&o.http, "http", "", "serve MCP over streamable HTTP at ADDR (HOST:PORT, :PORT: loopback), path /mcp, instead of stdin/stdout; every request carries the bearer token: LSPKIT_TOKEN, or on loopback one generated into a 0600 file whose path is printed")
+	fs.StringVar(&o.connect, "connect", "", "serve on stdin/stdout the tools of the lspkit at URL (its lspkit mcp --http endpoint, …/mcp), each call relayed, the bearer token from LSPKIT_TOKEN: for a host that speaks only stdio or cannot send headers")
 	fs.Var(&o.allowOrigins, "allow-origin", "with --http, an Origin a browser's request may carry (repeatable; others get 403)")
 	fs.Var(&o.allowHosts, "allow-host", "with --http, a Host name accepted besides localhost and IP addresses: a reverse proxy's (repeatable; others get 421)")
 	fs.IntVar(&o.maxSessions, "max-sessions", mcphttp.DefaultMaxSessions, "with --http, the sessions open at once; past it, 503 with Retry-After")
@@ -59,6 +60,9 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer exiting(stop)
+	if opts.connect != "" {
+		return connectMCP(ctx, &opts, stderr)
+	}
 	if opts.http != "" {
 		if opts.shared {
 			fmt.Fprintln(stderr, "lspkit mcp: --http serves its own daemon for its clients; --shared is for a host's stdio")

@@ -121,3 +121,30 @@ func serveMCPHTTP(ctx context.Context, opts *mcpOptions, o *orchestrator.Orchest
 	}
 	return 0
 }
+
+// connectMCP is `lspkit mcp --connect URL`: the remote lspkit's tools on
+// stdin/stdout, until the host hangs up or ctx ends.
+func connectMCP(ctx context.Context, opts *mcpOptions, stderr io.Writer) int {
+	if opts.http != "" || opts.shared {
+		fmt.Fprintln(stderr, "lspkit mcp: --connect relays to a daemon elsewhere; --http and --shared serve one here")
+		return exitUsage
+	}
+	token := strings.TrimSpace(os.Getenv("LSPKIT_TOKEN"))
+	if token == "" {
+		fmt.Fprintln(stderr, "lspkit mcp: --connect needs the remote's token in LSPKIT_TOKEN")
+		return exitUsage
+	}
+	r, err := mcphttp.Connect(ctx, opts.connect, token, version())
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit mcp: --connect: %v\n", err)
+		return 1
+	}
+	defer r.Close()
+	done := make(chan error, 1)
+	go func() { done <- r.Server().Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout)) }()
+	select {
+	case <-done: // the host hung up
+	case <-ctx.Done():
+	}
+	return 0
+}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspkit/lspkit/internal/servertest"
 )
 
 // httpDaemon is a running `lspkit mcp --http`: its URL and token.
@@ -140,4 +145,78 @@ func TestHTTPHosts(t *testing.T) {
 	codex := []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}
 	run(append(env, "LSPKIT_TOKEN="+d.token), regexp.MustCompile(`"runtimeStatus":"connected".*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`), codex...)
 	run(append(env, "LSPKIT_TOKEN="+wrong), regexp.MustCompile(`AuthRequired`), codex...)
+}
+
+// TestHTTPConnect: `lspkit mcp --connect URL` (the token from
+// LSPKIT_TOKEN) relays a session — check, definition, references, hover —
+// to `lspkit mcp --http`, and answers as `lspkit mcp` on stdio does for
+// the same root; without a token, or with a wrong one, it says so and
+// exits.
+func TestHTTPConnect(t *testing.T) {
+	t.Parallel()
+	serversEnv(t)
+	root := t.TempDir()
+	files := map[string]string{"lspkit.json": noInstall("")}
+	for name, text := range hostProject {
+		files[name] = text
+	}
+	writeFiles(t, root, files)
+	t.Cleanup(func() { noProcessesIn(t, root) })
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
+			env = append(env, e)
+		}
+	}
+	d := startHTTP(t, root, env)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"lsp_check_file", map[string]any{"file": "main.go"}},
+		{"lsp_goto_definition", map[string]any{"file": "main.go", "line": 9, "symbol": "Greet"}},
+		{"lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
+		{"lsp_hover", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
+	}
+	session := func(cmd *exec.Cmd) []string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(2*time.Minute))
+		defer cancel()
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "connect-test"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var out []string
+		for _, c := range calls {
+			out = append(out, timings.ReplaceAllString(callText(t, s, c.tool, c.args), ""))
+		}
+		return out
+	}
+	relay := exec.Command(lspkitBin, "mcp", "--connect", d.url)
+	relay.Dir, relay.Env = t.TempDir(), append(env, "LSPKIT_TOKEN="+d.token)
+	through := session(relay)
+	direct := exec.Command(lspkitBin, "mcp", "--root", root)
+	direct.Dir, direct.Env = root, env
+	own := session(direct)
+	for i, c := range calls {
+		if through[i] != own[i] {
+			t.Errorf("%s through --connect:\n%s\non stdio:\n%s", c.tool, through[i], own[i])
+		}
+	}
+	if !strings.Contains(through[0], "main.go:8:24: error: cannot use answer()") {
+		t.Errorf("the check through --connect: %q", through[0])
+	}
+	for name, token := range map[string]string{"no token": "", "a wrong token": strings.Repeat("w", 64)} {
+		cmd := exec.Command(lspkitBin, "mcp", "--connect", d.url)
+		cmd.Env = append(env, "LSPKIT_TOKEN="+token)
+		out, _ := cmd.CombinedOutput()
+		want := "--connect needs the remote's token in LSPKIT_TOKEN"
+		if token != "" {
+			want = "Unauthorized"
+		}
+		if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(string(out), want) {
+			t.Errorf("%s: exit %d, %q; want %q", name, cmd.ProcessState.ExitCode(), out, want)
+		}
+	}
 }

@@ -47,18 +47,6 @@ func serve(t *testing.T, o Options) *httptest.Server {
 	return ts
 }
 
-// bearer adds the Authorization header to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // connect opens an MCP session with the token given.
 func connect(t *testing.T, url, tok string) (*mcp.ClientSession, error) {
 	t.Helper()
@@ -216,8 +204,9 @@ func TestSlowHeaders(t *testing.T) {
 }
 
 // BenchmarkToolCall: a warm tool call (echo) over HTTP on loopback with
-// the token, against the same over a pipe (the stdio transport's path):
-// what HTTP adds to each call.
+// the token, through Connect's relay (a pipe, then HTTP), and over a pipe
+// alone (the stdio transport's path): what HTTP, and the relay, add to
+// each call.
 func BenchmarkToolCall(b *testing.B) {
 	call := func(b *testing.B, s *mcp.ClientSession) {
 		ctx := context.Background()
@@ -234,6 +223,25 @@ func BenchmarkToolCall(b *testing.B) {
 		defer ts.Close()
 		transport := &mcp.StreamableClientTransport{Endpoint: ts.URL + PathMCP, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}
 		s, err := mcp.NewClient(&mcp.Implementation{Name: "client"}, nil).Connect(context.Background(), transport, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		call(b, s)
+	})
+	b.Run("connect", func(b *testing.B) { // a host on a pipe to Connect's relay, and on over HTTP
+		h, _ := Handler(echoServer(), Options{Token: token})
+		ts := httptest.NewServer(h)
+		defer ts.Close()
+		r, err := Connect(context.Background(), ts.URL+PathMCP, token, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		sr, cw := io.Pipe()
+		cr, sw := io.Pipe()
+		go r.Server().Run(context.Background(), &mcp.IOTransport{Reader: sr, Writer: sw})
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "client"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -261,5 +269,36 @@ func BenchmarkTokenCheck(b *testing.B) {
 		if !g.authorized("Bearer " + token) {
 			b.Fatal("refused")
 		}
+	}
+}
+
+// TestConnect: Connect's server offers the remote's tools, each call
+// relayed with its result as the remote gave it; a wrong token is an
+// error at once.
+func TestConnect(t *testing.T) {
+	ts := serve(t, Options{})
+	ctx := context.Background()
+	r, err := Connect(ctx, ts.URL+PathMCP, token, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	go r.Server().Run(ctx, st)
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools, err := s.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "echo" || tools.Tools[0].Description != "echoes text" {
+		t.Fatalf("tools through the relay: %+v %v", tools, err)
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "through"}})
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "through" {
+		t.Fatalf("echo through the relay: %+v %v", res, err)
+	}
+	if _, err := Connect(ctx, ts.URL+PathMCP, "wrong", "test"); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("a wrong token: %v", err)
 	}
 }
