@@ -22,6 +22,7 @@ type mcpOptions struct {
 	shared, readOnly         bool
 	http, connect            string
 	allowOrigins, allowHosts stringsFlag
+	pathMaps                 stringsFlag
 	maxSessions              int
 }
 
@@ -31,6 +32,7 @@ func (o *mcpOptions) define(fs *flag.FlagSet) {
 	fs.BoolVar(&o.readOnly, "read-only", false, "offer only the tools that write nothing: for a host that runs MCP tools without asking (opencode, by default)")
 	fs.StringVar(&o.http, "http", "", "serve MCP over streamable HTTP at ADDR (HOST:PORT, :PORT: loopback), path /mcp, instead of stdin/stdout; every request carries the bearer token: LSPKIT_TOKEN, or on loopback one generated into a 0600 file whose path is printed")
 	fs.StringVar(&o.connect, "connect", "", "serve on stdin/stdout the tools of the lspkit at URL (its lspkit mcp --http endpoint, …/mcp), each call relayed, the bearer token from LSPKIT_TOKEN: for a host that speaks only stdio or cannot send headers")
+	fs.Var(&o.pathMaps, "path-map", "with --http, CLIENT=DAEMON: the client's paths under CLIENT are the daemon's under DAEMON (a host's /Users/me/proj, a container's /workspaces/proj), rewritten in every tool call and answer (repeatable)")
 	fs.Var(&o.allowOrigins, "allow-origin", "with --http, an Origin a browser's request may carry (repeatable; others get 403)")
 	fs.Var(&o.allowHosts, "allow-host", "with --http, a Host name accepted besides localhost and IP addresses: a reverse proxy's (repeatable; others get 421)")
 	fs.IntVar(&o.maxSessions, "max-sessions", mcphttp.DefaultMaxSessions, "with --http, the sessions open at once; past it, 503 with Retry-After")

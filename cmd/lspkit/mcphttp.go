@@ -92,7 +92,19 @@ func serveMCPHTTP(ctx context.Context, opts *mcpOptions, o *orchestrator.Orchest
 	if tokenFile != "" {
 		defer os.Remove(tokenFile)
 	}
+	var maps []mcphttp.Mapping
+	for _, m := range opts.pathMaps {
+		mapping, err := mcphttp.ParseMapping(m)
+		if err != nil {
+			fmt.Fprintf(stderr, "lspkit mcp: %v\n", err)
+			return exitUsage
+		}
+		maps = append(maps, mapping)
+	}
 	server := mcpserver.New(features.NewService(o), mcpserver.Options{Version: version(), ReadOnly: opts.readOnly})
+	if len(maps) > 0 {
+		server.AddReceivingMiddleware(mcphttp.PathMap(maps))
+	}
 	h, err := mcphttp.Handler(server, mcphttp.Options{Token: token, AllowOrigins: opts.allowOrigins, AllowHosts: opts.allowHosts,
 		MaxSessions: opts.maxSessions, Logger: log})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,4 +220,77 @@ func TestHTTPConnect(t *testing.T) {
 			t.Errorf("%s: exit %d, %q; want %q", name, cmd.ProcessState.ExitCode(), out, want)
 		}
 	}
+}
+
+// TestHTTPPathMap: with --path-map CLIENT=ROOT, a client that names files
+// by its own paths gets a check, a definition and a rename's diff, and a
+// refusal naming the root names the client's, none the daemon's root;
+// without the map the same path is outside the root.
+func TestHTTPPathMap(t *testing.T) {
+	t.Parallel()
+	serversEnv(t)
+	root := t.TempDir()
+	files := map[string]string{"lspkit.json": noInstall("")}
+	for name, text := range hostProject {
+		files[name] = text
+	}
+	writeFiles(t, root, files)
+	t.Cleanup(func() { noProcessesIn(t, root) })
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
+			env = append(env, e)
+		}
+	}
+	const client = "/Users/me/hostdemo"
+	for _, mapped := range []bool{true, false} {
+		var args []string
+		if mapped {
+			args = []string{"--path-map", client + "=" + root}
+		}
+		d := startHTTP(t, root, env, args...)
+		ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(2*time.Minute))
+		defer cancel()
+		transport := &mcp.StreamableClientTransport{Endpoint: d.url, HTTPClient: &http.Client{Transport: bearerTransport{d.token}}}
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "path-map-test"}, nil).Connect(ctx, transport, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mapped {
+			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "lsp_check_file", Arguments: map[string]any{"file": client + "/main.go"}})
+			if err == nil && !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "outside") {
+				t.Errorf("a client path without the map: %+v %v", res, err)
+			}
+			s.Close()
+			continue
+		}
+		if ins := s.InitializeResult(); ins != nil && strings.Contains(ins.Instructions, root) {
+			t.Errorf("the instructions name the daemon's root: %q", ins.Instructions)
+		}
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{"lsp_check_file", map[string]any{"file": client + "/main.go"}, "main.go:8:24: error: cannot use answer()"},
+			{"lsp_goto_definition", map[string]any{"file": client + "/main.go", "line": 9, "symbol": "Greet"}, "lib.go:4"},
+			{"lsp_rename", map[string]any{"file": client + "/lib.go", "line": 4, "symbol": "Greet", "newName": "Hello"}, "+func Hello(name string) string"},
+			{"lsp_check_file", map[string]any{"file": "/elsewhere/x.go"}, "outside the workspace root " + client + "\n"}, // the refusal names the root
+		} {
+			text := callText(t, s, c.tool, c.args)
+			if strings.Contains(text, root) || !strings.Contains(text, c.want) {
+				t.Errorf("%s through the map (root %s):\n%s\nwant %q and not the root", c.tool, root, text, c.want)
+			}
+		}
+		s.Close()
+	}
+}
+
+// bearerTransport adds the bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
