@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,6 +46,17 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "lspkit init: root: %v\n", err)
 		return exitUsage
 	}
+	if opts.url != "" {
+		u, err := url.Parse(opts.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(stderr, "lspkit init: --url %q: want the http(s) URL lspkit mcp --http printed (…/mcp)\n", opts.url)
+			return exitUsage
+		}
+		if opts.shared {
+			fmt.Fprintln(stderr, "lspkit init: --url names a daemon elsewhere; --shared is for one the host starts")
+			return exitUsage
+		}
+	}
 	home, _ := os.UserHomeDir()
 	configDir, _ := os.UserConfigDir()
 	command, note := selfCommand()
@@ -54,7 +66,7 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 		return 1
 	}
 	res, err := hostconfig.Init(hostconfig.Options{Host: opts.host, Root: root, Home: home, ConfigDir: configDir,
-		Command: command, Languages: languages, Shared: opts.shared, NoGrepHint: opts.noGrepHint, Force: opts.force, DryRun: opts.dryRun})
+		Command: command, Languages: languages, Shared: opts.shared, URL: opts.url, NoGrepHint: opts.noGrepHint, Force: opts.force, DryRun: opts.dryRun})
 	switch {
 	case errors.Is(err, hostconfig.ErrUnknownHost):
 		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
@@ -142,7 +154,7 @@ func joinOr(names []string) string {
 
 // initOptions are lspkit init's flags.
 type initOptions struct {
-	host, root                        string
+	host, root, url                   string
 	shared, noGrepHint, force, dryRun bool
 }
 
@@ -150,6 +162,7 @@ func (o *initOptions) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.host, "host", "", "the agent host `NAME`: "+strings.Join(hostconfig.Hosts(), ", "))
 	fs.StringVar(&o.root, "root", "", "the project's root `DIR` (default: the working directory)")
 	fs.BoolVar(&o.shared, "shared", false, "have every session of the host attach to the root's shared daemon")
+	fs.StringVar(&o.url, "url", "", "write the host's entry for a remote lspkit's MCP endpoint at URL (lspkit mcp --http), the token from $LSPKIT_TOKEN: claude-code, codex, gemini, opencode, cursor")
 	fs.BoolVar(&o.noGrepHint, "no-grep-hint", false, "claude-code: leave out the hook that, before a Grep for a symbol's name, adds the lspkit calls that answer it (written with --shared)")
 	fs.BoolVar(&o.force, "force", false, "replace an lspkit entry that differs from the one init writes")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would be written; write nothing")

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -110,12 +111,11 @@ func TestHTTPStart(t *testing.T) {
 }
 
 // TestHTTPHosts: the hosts as shipped (pinned, as TestHosts) reach
-// `lspkit mcp --http` with its token, each in its own shape, and say so
-// when the token is wrong: Claude Code (`claude mcp add --transport http
-// --header`, then `claude mcp list`: connected / failed), opencode
-// (`type: "remote"` with headers: connected / needs authentication),
-// Codex (`url` + `bearer_token_env_var`: app-server's status connected
-// and lsp_check_file answered / the handshake refused).
+// `lspkit mcp --http` through the entry `lspkit init --host X --url URL`
+// writes, the token from LSPKIT_TOKEN, and say so when the token is
+// wrong: Claude Code (`claude mcp list`: connected / failed), opencode
+// (connected / needs authentication), Codex (app-server's status
+// connected and lsp_check_file answered / the handshake refused).
 func TestHTTPHosts(t *testing.T) {
 	hostsBin := os.Getenv("LSPKIT_HOSTS")
 	if hostsBin == "" {
@@ -124,7 +124,7 @@ func TestHTTPHosts(t *testing.T) {
 	home, proj, env := hostScratch(t, hostsBin)
 	testdata, _ := filepath.Abs("testdata/hosts")
 	d := startHTTP(t, proj, env)
-	wrong := strings.Repeat("w", 64)
+	right, wrong := append(slices.Clone(env), "LSPKIT_TOKEN="+d.token), append(slices.Clone(env), "LSPKIT_TOKEN="+strings.Repeat("w", 64))
 	run := func(env []string, want *regexp.Regexp, args ...string) {
 		t.Helper()
 		out, err := host(t, env, proj, "", args...)
@@ -132,20 +132,27 @@ func TestHTTPHosts(t *testing.T) {
 			t.Errorf("%s: %v\n%s\nwant %s", strings.Join(args, " "), err, out, want)
 		}
 	}
+	for _, h := range []string{"claude-code", "opencode", "codex"} {
+		run(env, regexp.MustCompile(`LSPKIT_TOKEN`), "lspkit", "init", "--host", h, "--url", d.url)
+	}
+	// The user's steps, as TestHosts takes them: approve, trust.
+	writeFiles(t, proj, map[string]string{".claude/settings.local.json": `{"enabledMcpjsonServers": ["lspkit"]}` + "\n"})
+	writeFiles(t, home, map[string]string{
+		".claude.json":       fmt.Sprintf(`{"projects": {%q: {"hasTrustDialogAccepted": true}}}`, proj),
+		".codex/config.toml": fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", proj),
+	})
+
 	start := time.Now()
-	run(env, regexp.MustCompile(`.`), "claude", "mcp", "add", "--transport", "http", "lspkit", d.url, "--header", "Authorization: Bearer "+d.token)
-	run(env, regexp.MustCompile(`.`), "claude", "mcp", "add", "--transport", "http", "wrong", d.url, "--header", "Authorization: Bearer "+wrong)
-	run(env, regexp.MustCompile(`(?s)lspkit: `+regexp.QuoteMeta(d.url)+` \(HTTP\) - ✔ Connected.*wrong: `+regexp.QuoteMeta(d.url)+` \(HTTP\) - ✘ Failed to connect`), "claude", "mcp", "list")
-	t.Logf("claude mcp add and list over HTTP: %d ms", time.Since(start).Milliseconds())
+	run(right, regexp.MustCompile(`lspkit: `+regexp.QuoteMeta(d.url)+` \(HTTP\) - ✔ Connected`), "claude", "mcp", "list")
+	t.Logf("claude mcp list over HTTP: %d ms", time.Since(start).Milliseconds())
+	run(wrong, regexp.MustCompile(`lspkit: `+regexp.QuoteMeta(d.url)+` \(HTTP\) - ✘ Failed to connect`), "claude", "mcp", "list")
 
-	writeFiles(t, proj, map[string]string{"opencode.json": fmt.Sprintf(`{"mcp": {"lspkit": {"type": "remote", "url": %q, "headers": {"Authorization": "Bearer %s"}}, "wrong": {"type": "remote", "url": %q, "headers": {"Authorization": "Bearer %s"}}}}`,
-		d.url, d.token, d.url, wrong)})
-	run(env, regexp.MustCompile(`(?s)✓ lspkit \S*connected.*wrong \S*needs authentication`), "opencode", "mcp", "list")
+	run(right, regexp.MustCompile(`✓ lspkit \S*connected`), "opencode", "mcp", "list")
+	run(wrong, regexp.MustCompile(`lspkit \S*needs authentication`), "opencode", "mcp", "list")
 
-	writeFiles(t, home, map[string]string{".codex/config.toml": fmt.Sprintf("[mcp_servers.lspkit]\nurl = %q\nbearer_token_env_var = \"LSPKIT_TOKEN\"\n", d.url)})
 	codex := []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}
-	run(append(env, "LSPKIT_TOKEN="+d.token), regexp.MustCompile(`"runtimeStatus":"connected".*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`), codex...)
-	run(append(env, "LSPKIT_TOKEN="+wrong), regexp.MustCompile(`AuthRequired`), codex...)
+	run(right, regexp.MustCompile(`"runtimeStatus":"connected".*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`), codex...)
+	run(wrong, regexp.MustCompile(`AuthRequired`), codex...)
 }
 
 // TestHTTPConnect: `lspkit mcp --connect URL` (the token from

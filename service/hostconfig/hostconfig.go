@@ -46,6 +46,10 @@ type Options struct {
 	Command string
 	// Shared attaches every session to the root's shared daemon.
 	Shared bool
+	// URL, when set, is a remote lspkit's MCP endpoint (`lspkit mcp
+	// --http`, …/mcp): the host's HTTP entry is written instead of a
+	// command, the token by TokenVariable.
+	URL string
 	// NoGrepHint leaves out Claude Code's PreToolUse hook on Grep, which
 	// (with Shared) adds the lspkit calls that answer a search for a
 	// symbol's name.
@@ -89,7 +93,15 @@ type host struct {
 	edits func(o Options) []edit
 	// step is what the user still has to do, or "".
 	step func(o Options) string
+	// remote is the host's entry for lspkit over HTTP (Options.URL), the
+	// token from TokenVariable in the host's own way; nil where lspkit
+	// writes none.
+	remote func(o Options) edit
 }
+
+// TokenVariable is the environment variable the hosts' HTTP entries take
+// the bearer token from (`lspkit mcp --http` reads the same).
+const TokenVariable = "LSPKIT_TOKEN"
 
 // An edit puts value at path (a list of object keys) in a JSON or TOML
 // file, creating the file (with initial's content) when it does not exist.
@@ -203,6 +215,10 @@ var hosts = []host{
 			grep.remove = !o.Shared || o.NoGrepHint
 			return append(edits, grep)
 		},
+		remote: func(o Options) edit {
+			return edit{file: filepath.Join(o.Root, ".mcp.json"), path: []string{"mcpServers", EntryName},
+				value: map[string]any{"type": "http", "url": o.URL, "headers": map[string]any{"Authorization": "Bearer ${" + TokenVariable + "}"}}}
+		},
 		step: func(o Options) string {
 			return "Claude Code lists a project's server as pending until you approve it: start `claude` in " + o.Root +
 				", trust the folder and approve \"lspkit\" when asked (or add \"lspkit\" to \"enabledMcpjsonServers\" in .claude/settings.local.json); then `claude mcp list` shows it connected."
@@ -215,6 +231,10 @@ var hosts = []host{
 			entry["env_vars"] = codexEnvVars
 			return []edit{{file: filepath.Join(o.Root, ".codex", "config.toml"), toml: true, path: []string{"mcp_servers", EntryName}, value: entry}}
 		},
+		remote: func(o Options) edit {
+			return edit{file: filepath.Join(o.Root, ".codex", "config.toml"), toml: true, path: []string{"mcp_servers", EntryName},
+				value: map[string]any{"url": o.URL, "bearer_token_env_var": TokenVariable}}
+		},
 		step: func(o Options) string {
 			return "Codex reads a project's .codex/config.toml only once the project is trusted: answer its trust prompt in " + o.Root +
 				", or add to " + filepath.Join(o.Home, ".codex", "config.toml") + ":\n\n[projects." + tomlQuote(o.Root) + "]\ntrust_level = \"trusted\""
@@ -224,6 +244,10 @@ var hosts = []host{
 		name: "gemini", display: "Gemini CLI",
 		edits: func(o Options) []edit {
 			return []edit{{file: filepath.Join(o.Root, ".gemini", "settings.json"), path: []string{"mcpServers", EntryName}, value: mcpServers(o, false)}}
+		},
+		remote: func(o Options) edit {
+			return edit{file: filepath.Join(o.Root, ".gemini", "settings.json"), path: []string{"mcpServers", EntryName},
+				value: map[string]any{"httpUrl": o.URL, "headers": map[string]any{"Authorization": "Bearer $" + TokenVariable}}}
 		},
 		step: func(o Options) string {
 			return "This is the Gemini CLI (@google/gemini-cli), which since 2026-06-18 serves its enterprise tiers; most users now have Antigravity (--host antigravity). " +
@@ -239,7 +263,15 @@ var hosts = []host{
 				initial: `{"$schema": "https://opencode.ai/config.json"}`,
 				value:   map[string]any{"type": "local", "command": append([]string{o.Command}, mcpArgs(o, false)...), "enabled": true}}}
 		},
-		step: func(Options) string {
+		remote: func(o Options) edit {
+			return edit{file: filepath.Join(o.Root, "opencode.json"), path: []string{"mcp", EntryName}, initial: `{"$schema": "https://opencode.ai/config.json"}`,
+				value: map[string]any{"type": "remote", "url": o.URL, "headers": map[string]any{"Authorization": "Bearer {env:" + TokenVariable + "}"}, "enabled": true}}
+		},
+		step: func(o Options) string {
+			if o.URL != "" {
+				return "opencode runs MCP tools without asking by default: start the remote lspkit with `lspkit mcp --http ADDR --read-only` so that it offers only the tools that write nothing, " +
+					"unless opencode's permission configuration asks before lspkit's tools run."
+			}
 			return "Nothing to do. opencode runs MCP tools without asking by default, so lspkit offers it only the tools that write nothing (--read-only); " +
 				"drop --read-only for rename, code actions, fix-all and formatting only where opencode's permission configuration asks before lspkit's tools run."
 		},
@@ -248,6 +280,10 @@ var hosts = []host{
 		name: "cursor", display: "Cursor",
 		edits: func(o Options) []edit {
 			return []edit{{file: filepath.Join(o.Root, ".cursor", "mcp.json"), path: []string{"mcpServers", EntryName}, value: mcpServers(o, false)}}
+		},
+		remote: func(o Options) edit {
+			return edit{file: filepath.Join(o.Root, ".cursor", "mcp.json"), path: []string{"mcpServers", EntryName},
+				value: map[string]any{"url": o.URL, "headers": map[string]any{"Authorization": "Bearer ${env:" + TokenVariable + "}"}}}
 		},
 		step: func(Options) string {
 			return "Cursor asks before it starts a project's new MCP server: enable lspkit when it offers to (Cursor Settings → MCP)."
@@ -393,8 +429,21 @@ func Init(o Options) (Result, error) {
 		o.Command = "lspkit"
 	}
 	h := hosts[i]
+	edits := h.edits
+	if o.URL != "" {
+		if h.remote == nil {
+			var with []string
+			for _, h := range hosts {
+				if h.remote != nil {
+					with = append(with, h.name)
+				}
+			}
+			return Result{}, fmt.Errorf("--url: lspkit writes no HTTP entry for %s yet (it does for %s); `lspkit mcp --connect URL` is a command any host can run", h.display, strings.Join(with, ", "))
+		}
+		edits = func(o Options) []edit { return []edit{h.remote(o)} }
+	}
 	var res Result
-	for _, e := range h.edits(o) {
+	for _, e := range edits(o) {
 		// A file with two entries (a host's MCP and LSP sections) takes
 		// the second on top of the first.
 		prev := slices.IndexFunc(res.Changes, func(c Change) bool { return c.File == e.file })
@@ -442,6 +491,9 @@ func Init(o Options) (Result, error) {
 		res.Changes = append(res.Changes, Change{File: e.file, Action: action, Content: content})
 	}
 	res.Step = h.step(o)
+	if o.URL != "" {
+		res.Step = fmt.Sprintf("The entry takes the token from %s: set it in the environment %s starts in to the token `lspkit mcp --http` printed (or was given). ", TokenVariable, h.display) + res.Step
+	}
 	for i, c := range res.Changes {
 		if o.DryRun {
 			res.Changes[i].Action = "would be " + c.Action

@@ -130,3 +130,55 @@ func TestGeminiSaysWhich(t *testing.T) {
 		t.Fatalf("%q %v", res.Step, err)
 	}
 }
+
+// TestRemoteEntries: with URL, each host that takes an HTTP server gets
+// its own shape of entry — the token by LSPKIT_TOKEN, in the host's way of
+// naming a variable — in the file it reads; a host lspkit writes no HTTP
+// entry for is refused, naming those it does.
+func TestRemoteEntries(t *testing.T) {
+	const url = "http://127.0.0.1:7777/mcp"
+	for _, tc := range []struct {
+		host, file, path string
+		want             any
+	}{
+		{"claude-code", ".mcp.json", "mcpServers/lspkit", map[string]any{"type": "http", "url": url, "headers": map[string]any{"Authorization": "Bearer ${LSPKIT_TOKEN}"}}},
+		{"gemini", ".gemini/settings.json", "mcpServers/lspkit", map[string]any{"httpUrl": url, "headers": map[string]any{"Authorization": "Bearer $LSPKIT_TOKEN"}}},
+		{"opencode", "opencode.json", "mcp/lspkit", map[string]any{"type": "remote", "url": url, "headers": map[string]any{"Authorization": "Bearer {env:LSPKIT_TOKEN}"}, "enabled": true}},
+		{"cursor", ".cursor/mcp.json", "mcpServers/lspkit", map[string]any{"url": url, "headers": map[string]any{"Authorization": "Bearer ${env:LSPKIT_TOKEN}"}}},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			o := opts(t, tc.host)
+			o.URL, o.Shared = url, false
+			res, err := Init(o)
+			if err != nil || len(res.Changes) != 1 || !strings.Contains(res.Step, "LSPKIT_TOKEN") {
+				t.Fatalf("%+v %v", res, err)
+			}
+			var doc map[string]any
+			std, _ := hujson.Standardize([]byte(read(t, filepath.Join(o.Root, tc.file))))
+			if err := json.Unmarshal(std, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var got any = doc
+			for _, k := range strings.Split(tc.path, "/") {
+				m, _ := got.(map[string]any)
+				got = m[k]
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("%s %s:\n%s", tc.file, tc.path, d)
+			}
+		})
+	}
+	o := opts(t, "codex")
+	o.URL, o.Shared = url, false
+	if _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(o.Root, ".codex", "config.toml")); got != "[mcp_servers.lspkit]\nbearer_token_env_var = 'LSPKIT_TOKEN'\nurl = '"+url+"'\n" {
+		t.Errorf("codex:\n%s", got)
+	}
+	o = opts(t, "copilot")
+	o.URL = url
+	if _, err := Init(o); err == nil || !strings.Contains(err.Error(), "lspkit writes no HTTP entry for GitHub Copilot CLI yet (it does for claude-code, codex, gemini, opencode, cursor)") {
+		t.Errorf("copilot --url: %v", err)
+	}
+}
