@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -300,4 +301,127 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestHTTPLoadLive: 8 HTTP clients of one `lspkit mcp --http` (gopls),
+// 500 mixed requests each — checks, definitions, references, hovers,
+// symbols — at once: every answer is the one a lone client got first
+// (timings aside), none is an error, and the daemon's resident memory
+// after them is within 1.2× of what it was after a warm-up round (8 × 50).
+// LSPKIT_HTTP_LOAD=1 runs it (.ci/run).
+func TestHTTPLoadLive(t *testing.T) {
+	if os.Getenv("LSPKIT_HTTP_LOAD") == "" {
+		t.Skip("LSPKIT_HTTP_LOAD=1 runs it (.ci/run)")
+	}
+	serversEnv(t)
+	root := t.TempDir()
+	files := map[string]string{"lspkit.json": noInstall("")}
+	for name, text := range hostProject {
+		files[name] = text
+	}
+	writeFiles(t, root, files)
+	t.Cleanup(func() { noProcessesIn(t, root) })
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
+			env = append(env, e)
+		}
+	}
+	d := startHTTP(t, root, env)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"lsp_check_file", map[string]any{"file": "main.go"}},
+		{"lsp_goto_definition", map[string]any{"file": "main.go", "line": 9, "symbol": "Greet"}},
+		{"lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
+		{"lsp_hover", map[string]any{"file": "lib.go", "line": 13, "symbol": "Add"}},
+		{"lsp_document_symbols", map[string]any{"file": "lib.go"}},
+		{"lsp_workspace_symbols", map[string]any{"query": "Counter"}},
+	}
+	connect := func() *mcp.ClientSession {
+		ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(2*time.Minute))
+		defer cancel()
+		transport := &mcp.StreamableClientTransport{Endpoint: d.url, HTTPClient: &http.Client{Transport: bearerTransport{d.token}}}
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "load"}, nil).Connect(ctx, transport, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	first := connect()
+	want := make([]string, len(calls))
+	for range 2 { // the second answers: the first check also says which dependents it checked
+		for i, c := range calls {
+			want[i] = timings.ReplaceAllString(callText(t, first, c.tool, c.args), "")
+		}
+	}
+	first.Close()
+
+	const clients = 8
+	var mu sync.Mutex
+	var wrong, failed int
+	var firstErr string
+	round := func(each int) {
+		var wg sync.WaitGroup
+		for n := range clients {
+			s := connect()
+			wg.Go(func() {
+				defer s.Close()
+				ctx := context.Background()
+				for i := range each {
+					c := calls[(n+i)%len(calls)]
+					res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+					mu.Lock()
+					switch {
+					case err != nil || res.IsError || len(res.Content) == 0:
+						failed++
+						if firstErr == "" {
+							firstErr = fmt.Sprintf("%s: %v %+v", c.tool, err, res)
+						}
+					case timings.ReplaceAllString(res.Content[0].(*mcp.TextContent).Text, "") != want[(n+i)%len(calls)]:
+						wrong++
+						if firstErr == "" {
+							firstErr = fmt.Sprintf("%s: %q", c.tool, res.Content[0].(*mcp.TextContent).Text)
+						}
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+	}
+	round(50) // the warm-up: 8 sessions' worth of everything allocated once
+	warm := residentKB(t, d.cmd.Process.Pid)
+	const each = 500
+	start := time.Now()
+	round(each)
+	took := time.Since(start)
+	after := residentKB(t, d.cmd.Process.Pid)
+	t.Logf("%d clients × %d requests over HTTP in %s (%.2f ms a request, %d at once); the daemon's resident memory %d MiB after the warm-up, %d MiB after",
+		clients, each, took.Round(time.Millisecond), float64(took.Microseconds())/1000/float64(clients*each), clients, warm/1024, after/1024)
+	if wrong != 0 || failed != 0 {
+		t.Errorf("%d wrong answers, %d errors; the first: %s", wrong, failed, firstErr)
+	}
+	if float64(after) > 1.2*float64(warm) {
+		t.Errorf("the daemon's resident memory grew from %d to %d KiB", warm, after)
+	}
+}
+
+// residentKB is the resident memory of process pid, in KiB.
+func residentKB(t *testing.T, pid int) int {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int
+			fmt.Sscan(rest, &kb)
+			return kb
+		}
+	}
+	t.Fatalf("no VmRSS for %d", pid)
+	return 0
 }
