@@ -232,8 +232,9 @@ func TestHTTPConnect(t *testing.T) {
 
 // TestHTTPPathMap: with --path-map CLIENT=ROOT, a client that names files
 // by its own paths gets a check, a definition and a rename's diff, and a
-// refusal naming the root names the client's, none the daemon's root;
-// without the map the same path is outside the root.
+// refusal naming the root names the client's, none the daemon's root,
+// and a sweep's progress notifications come over SSE; without the map
+// the same path is outside the root.
 func TestHTTPPathMap(t *testing.T) {
 	t.Parallel()
 	serversEnv(t)
@@ -260,7 +261,14 @@ func TestHTTPPathMap(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(2*time.Minute))
 		defer cancel()
 		transport := &mcp.StreamableClientTransport{Endpoint: d.url, HTTPClient: &http.Client{Transport: bearerTransport{d.token}}}
-		s, err := mcp.NewClient(&mcp.Implementation{Name: "path-map-test"}, nil).Connect(ctx, transport, nil)
+		progress := make(chan string, 100)
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "path-map-test"}, &mcp.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+				select {
+				case progress <- r.Params.Message:
+				default:
+				}
+			}}).Connect(ctx, transport, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,6 +297,20 @@ func TestHTTPPathMap(t *testing.T) {
 			if strings.Contains(text, root) || !strings.Contains(text, c.want) {
 				t.Errorf("%s through the map (root %s):\n%s\nwant %q and not the root", c.tool, root, text, c.want)
 			}
+		}
+		// A long call's progress comes over the call's SSE stream.
+		params := &mcp.CallToolParams{Name: "lsp_workspace_diagnostics", Arguments: map[string]any{}}
+		params.SetProgressToken("sweep")
+		if res, err := s.CallTool(ctx, params); err != nil || res.IsError {
+			t.Fatalf("lsp_workspace_diagnostics: %+v %v", res, err)
+		}
+		select {
+		case msg := <-progress:
+			if strings.Contains(msg, root) {
+				t.Errorf("a progress message names the daemon's root: %q", msg)
+			}
+		case <-time.After(servertest.Scale(30 * time.Second)): // handlers may run just after the answer
+			t.Error("no progress notification came with lsp_workspace_diagnostics over HTTP")
 		}
 		s.Close()
 	}
