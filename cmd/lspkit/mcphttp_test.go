@@ -114,7 +114,7 @@ func TestHTTPStart(t *testing.T) {
 // TestHTTPHosts: the hosts as shipped (pinned, as TestHosts) reach
 // `lspkit mcp --http` through the entry `lspkit init --host X --url URL`
 // writes, the token from LSPKIT_TOKEN, and say so when the token is
-// wrong: Claude Code (`claude mcp list`: connected / failed), opencode
+// wrong or missing: Claude Code (`claude mcp list`: connected / failed), opencode
 // (connected / needs authentication), Codex (app-server's status
 // connected and lsp_check_file answered / the handshake refused).
 func TestHTTPHosts(t *testing.T) {
@@ -154,6 +154,11 @@ func TestHTTPHosts(t *testing.T) {
 	codex := []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}
 	run(right, regexp.MustCompile(`"runtimeStatus":"connected".*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`), codex...)
 	run(wrong, regexp.MustCompile(`AuthRequired`), codex...)
+
+	// No token at all: each host says so.
+	run(env, regexp.MustCompile(`lspkit: `+regexp.QuoteMeta(d.url)+` \(HTTP\) - ✘ Failed to connect`), "claude", "mcp", "list")
+	run(env, regexp.MustCompile(`lspkit \S*needs authentication`), "opencode", "mcp", "list")
+	run(env, regexp.MustCompile(`Environment variable LSPKIT_TOKEN for MCP server 'lspkit' is not set`), codex...)
 }
 
 // TestHTTPConnect: `lspkit mcp --connect URL` (the token from
