@@ -441,20 +441,30 @@ func claudeSends(t *testing.T, env []string, proj, testdata, tool string, args m
 	if !strings.HasPrefix(tool, "lsp_") {
 		allowed = tool
 	}
-	stdout, _ := fake.StdoutPipe()
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { fake.Process.Kill(); fake.Wait() }()
-	port, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the stand-in model: %v", err)
-	}
-	out, err := host(t, append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:"+strings.TrimSpace(port), "ANTHROPIC_API_KEY=sk-ant-stand-in"), proj, "",
+	port, stop := standIn(t, fake)
+	defer stop()
+	out, err := host(t, append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:"+port, "ANTHROPIC_API_KEY=sk-ant-stand-in"), proj, "",
 		"claude", "-p", "use the tool", "--allowedTools", allowed)
 	data, rerr := os.ReadFile(outFile)
 	if rerr != nil {
 		t.Fatalf("claude -p for %s sent the model no tool result: %v\n%s", tool, err, out)
 	}
 	return data
+}
+
+// standIn starts a stand-in for a model API (a testdata/hosts script that
+// prints its port) and returns the port and what stops it.
+func standIn(t *testing.T, fake *exec.Cmd) (string, func()) {
+	t.Helper()
+	stdout, _ := fake.StdoutPipe()
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := func() { fake.Process.Kill(); fake.Wait() }
+	port, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		stop()
+		t.Fatalf("the stand-in model: %v", err)
+	}
+	return strings.TrimSpace(port), stop
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -203,16 +202,9 @@ func modelTurn(t *testing.T, env []string, proj, testdata, tool string, args map
 	shownFile, toolsFile := filepath.Join(dir, "shown"), filepath.Join(dir, "tools")
 	fake := exec.Command("node", filepath.Join(testdata, "fake-openai.mjs"))
 	fake.Env = append(slices.Clone(env), "FAKE_TOOL="+tool, "FAKE_ARGS="+string(argsJSON), "FAKE_OUT="+shownFile, "FAKE_TOOLS="+toolsFile)
-	stdout, _ := fake.StdoutPipe()
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { fake.Process.Kill(); fake.Wait() }()
-	port, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the stand-in model: %v", err)
-	}
-	extra, args2 := command("http://127.0.0.1:" + strings.TrimSpace(port) + "/v1")
+	port, stop := standIn(t, fake)
+	defer stop()
+	extra, args2 := command("http://127.0.0.1:" + port + "/v1")
 	start := time.Now()
 	out, err := host(t, append(slices.Clone(env), extra...), proj, "", args2...)
 	var res turn

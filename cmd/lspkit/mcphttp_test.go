@@ -75,15 +75,7 @@ func TestHTTPStart(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"lspkit.json": noInstall("")})
-	env := func(kv ...string) []string {
-		var out []string
-		for _, e := range os.Environ() {
-			if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
-				out = append(out, e)
-			}
-		}
-		return append(out, kv...)
-	}
+	env := func(kv ...string) []string { return append(withoutToken(), kv...) }
 	for _, tc := range []struct {
 		args []string
 		env  []string
@@ -169,29 +161,9 @@ func TestHTTPHosts(t *testing.T) {
 func TestHTTPConnect(t *testing.T) {
 	t.Parallel()
 	serversEnv(t)
-	root := t.TempDir()
-	files := map[string]string{"lspkit.json": noInstall("")}
-	for name, text := range hostProject {
-		files[name] = text
-	}
-	writeFiles(t, root, files)
-	t.Cleanup(func() { noProcessesIn(t, root) })
-	var env []string
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
-			env = append(env, e)
-		}
-	}
+	root, env := httpProject(t)
 	d := startHTTP(t, root, env)
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"lsp_check_file", map[string]any{"file": "main.go"}},
-		{"lsp_goto_definition", map[string]any{"file": "main.go", "line": 9, "symbol": "Greet"}},
-		{"lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
-		{"lsp_hover", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
-	}
+	calls := sessionCalls
 	session := func(cmd *exec.Cmd) []string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(2*time.Minute))
@@ -243,19 +215,7 @@ func TestHTTPConnect(t *testing.T) {
 func TestHTTPPathMap(t *testing.T) {
 	t.Parallel()
 	serversEnv(t)
-	root := t.TempDir()
-	files := map[string]string{"lspkit.json": noInstall("")}
-	for name, text := range hostProject {
-		files[name] = text
-	}
-	writeFiles(t, root, files)
-	t.Cleanup(func() { noProcessesIn(t, root) })
-	var env []string
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
-			env = append(env, e)
-		}
-	}
+	root, env := httpProject(t)
 	const client = "/Users/me/hostdemo"
 	for _, mapped := range []bool{true, false} {
 		var args []string
@@ -341,31 +301,10 @@ func TestHTTPLoadLive(t *testing.T) {
 		t.Skip("LSPKIT_HTTP_LOAD=1 runs it (.ci/run)")
 	}
 	serversEnv(t)
-	root := t.TempDir()
-	files := map[string]string{"lspkit.json": noInstall("")}
-	for name, text := range hostProject {
-		files[name] = text
-	}
-	writeFiles(t, root, files)
-	t.Cleanup(func() { noProcessesIn(t, root) })
-	var env []string
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
-			env = append(env, e)
-		}
-	}
+	root, env := httpProject(t)
 	d := startHTTP(t, root, env)
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"lsp_check_file", map[string]any{"file": "main.go"}},
-		{"lsp_goto_definition", map[string]any{"file": "main.go", "line": 9, "symbol": "Greet"}},
-		{"lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
-		{"lsp_hover", map[string]any{"file": "lib.go", "line": 13, "symbol": "Add"}},
-		{"lsp_document_symbols", map[string]any{"file": "lib.go"}},
-		{"lsp_workspace_symbols", map[string]any{"query": "Counter"}},
-	}
+	calls := append(slices.Clone(sessionCalls), toolCall{"lsp_document_symbols", map[string]any{"file": "lib.go"}},
+		toolCall{"lsp_workspace_symbols", map[string]any{"query": "Counter"}})
 	connect := func() *mcp.ClientSession {
 		ctx, cancel := context.WithTimeout(context.Background(), servertest.Scale(2*time.Minute))
 		defer cancel()
@@ -451,4 +390,45 @@ func residentKB(t *testing.T, pid int) int {
 	}
 	t.Fatalf("no VmRSS for %d", pid)
 	return 0
+}
+
+// httpProject is a root holding the hosts' project (hostProject; no
+// process left in it when the test ends) and this environment without
+// LSPKIT_TOKEN.
+func httpProject(t *testing.T) (string, []string) {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{"lspkit.json": noInstall("")}
+	for name, text := range hostProject {
+		files[name] = text
+	}
+	writeFiles(t, root, files)
+	t.Cleanup(func() { noProcessesIn(t, root) })
+	return root, withoutToken()
+}
+
+// withoutToken is this process's environment without LSPKIT_TOKEN.
+func withoutToken() []string {
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "LSPKIT_TOKEN=") {
+			env = append(env, e)
+		}
+	}
+	return env
+}
+
+// A toolCall is an MCP tool and its arguments.
+type toolCall struct {
+	tool string
+	args map[string]any
+}
+
+// sessionCalls are the hidden-task style session on the hosts' project:
+// a check, a definition, references, a hover.
+var sessionCalls = []toolCall{
+	{"lsp_check_file", map[string]any{"file": "main.go"}},
+	{"lsp_goto_definition", map[string]any{"file": "main.go", "line": 9, "symbol": "Greet"}},
+	{"lsp_find_references", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
+	{"lsp_hover", map[string]any{"file": "lib.go", "line": 4, "symbol": "Greet"}},
 }
