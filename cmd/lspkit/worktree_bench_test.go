@@ -23,7 +23,9 @@ import (
 // and each server (its processes as lsp/status names them, with their
 // children, each process once however many worktrees it serves), and how
 // many daemons serve them (one). Least of ten samples 200 ms apart;
-// medians of the rounds (-benchtime Nx).
+// medians of the rounds (-benchtime Nx). LSPKIT_BENCH_LSP adds to the
+// workspace's lsp configuration (`,"maxMemoryMB":1024`, or a server's
+// env: `,"servers":{"gopls":{"env":{"GOMEMLIMIT":"256MiB"}}}`).
 func BenchmarkWorktreeMemory(b *testing.B) {
 	servers := []string{"gopls", "typescript", "pyright", "clangd"}
 	for _, bin := range []string{"gopls", "typescript-language-server", "pyright-langserver", "clangd"} {
@@ -34,6 +36,9 @@ func BenchmarkWorktreeMemory(b *testing.B) {
 			var relaysPSS []float64
 			measure := func(worktrees int) (total, relays, daemonMiB float64, servers map[string]float64) {
 				repo := fourLanguages.repo(b)
+				if extra := os.Getenv("LSPKIT_BENCH_LSP"); extra != "" {
+					writeFiles(b, repo, map[string]string{"lspkit.json": noInstall(extra)})
+				}
 				gitIn(b, repo, "init", "-q")
 				gitIn(b, repo, "add", ".")
 				gitIn(b, repo, "commit", "-qm", "chi and ky")

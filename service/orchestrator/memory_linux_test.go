@@ -1,6 +1,9 @@
 package orchestrator
 
 import (
+	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +33,8 @@ func TestStatusMemoryLive(t *testing.T) {
 // TestMaxServerMemoryLive: a server over maxServerMemoryMB is restarted
 // when no request runs on it — status says why, its process is new, the
 // restart is not a crash (the server is never broken for it) — and
-// answers as before.
+// answers as before. gopls, written in Go, starts with the bound as its
+// soft limit (GOMEMLIMIT).
 func TestMaxServerMemoryLive(t *testing.T) {
 	t.Parallel()
 	servertest.Binary(t, "gopls")
@@ -44,8 +48,15 @@ func TestMaxServerMemoryLive(t *testing.T) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		st := gopls(t, o)
-		if first == 0 {
+		if first == 0 && st.ServerPID > 0 {
 			first = st.ServerPID
+			environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(strings.Split(string(environ), "\x00"), "GOMEMLIMIT=5MiB") {
+				t.Fatalf("gopls's environment has no GOMEMLIMIT=5MiB: %q", environ)
+			}
 		}
 		if st.Restarts >= 2 && strings.Contains(st.Reason, "over maxServerMemoryMB 5") {
 			if st.Status == api.StatusBroken || st.ServerPID == first {

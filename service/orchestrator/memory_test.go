@@ -13,6 +13,7 @@ import (
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
+	"github.com/lspkit/lspkit/service/registry"
 )
 
 // TestMemoryFlat: 1,200 check cycles on one file, its text alternating
@@ -134,4 +135,39 @@ func memory() (heap, rss float64) {
 		}
 	}
 	return heap, rss
+}
+
+// TestSoftMemoryLimit: a server written in Go gets the smaller of the
+// memory bounds as GOMEMLIMIT; none without a bound, for a server not
+// written in Go, or where its env or lspkit's environment sets one.
+func TestSoftMemoryLimit(t *testing.T) {
+	goServer, nodeServer := &registry.Spec{ID: "gopls", GoRuntime: true}, &registry.Spec{ID: "pyright"}
+	for _, c := range []struct {
+		name        string
+		server, all int
+		spec        *registry.Spec
+		env         []string
+		user, want  string
+	}{
+		{name: "no bound", spec: goServer},
+		{name: "per server", server: 2048, spec: goServer, want: "GOMEMLIMIT=2048MiB"},
+		{name: "daemon's", all: 4096, spec: goServer, want: "GOMEMLIMIT=4096MiB"},
+		{name: "the smaller", server: 2048, all: 1024, spec: goServer, want: "GOMEMLIMIT=1024MiB"},
+		{name: "not Go", server: 2048, spec: nodeServer},
+		{name: "the server's env", server: 2048, spec: goServer, env: []string{"GOMEMLIMIT=3GiB"}},
+		{name: "lspkit's environment", server: 2048, spec: goServer, user: "500MiB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.user != "" {
+				t.Setenv("GOMEMLIMIT", c.user)
+			} else if v, ok := os.LookupEnv("GOMEMLIMIT"); ok {
+				t.Setenv("GOMEMLIMIT", v)
+				os.Unsetenv("GOMEMLIMIT")
+			}
+			o := &Orchestrator{cfg: config.Config{MaxServerMemoryMB: c.server, MaxMemoryMB: c.all}}
+			if got := o.softMemoryLimit(c.spec, c.env); got != c.want {
+				t.Fatalf("%q, want %q", got, c.want)
+			}
+		})
+	}
 }

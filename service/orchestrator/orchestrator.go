@@ -585,6 +585,9 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, k+"="+spec.Env[k])
 	}
+	if limit := o.softMemoryLimit(spec, env); limit != "" {
+		env = append(env, limit)
+	}
 	env = o.store.OnPath(env)
 	args := slices.Concat(spec.Args, o.compileCommandsArgs(spec, root))
 	launch := o.launch
@@ -609,6 +612,38 @@ func (o *Orchestrator) clientConfig(spec *registry.Spec, path, root string, fold
 		PositionEncodings:     o.encodings,
 		OnEvent:               func(e client.Event) { o.watchers.tell(serverEvent{spec.ID, e}) },
 	}
+}
+
+// softMemoryLimit is the GOMEMLIMIT entry a server written in Go starts
+// with under a memory bound: the smaller of maxServerMemoryMB and
+// maxMemoryMB, so the Go runtime collects garbage harder as it nears the
+// bound instead of holding it until lspkit restarts or stops the server
+// (gopls keeps up to its 100 MB ballast plus its live heap again as
+// garbage between collections). "" with no bound, for a server not
+// written in Go, or when env or lspkit's own environment sets GOMEMLIMIT
+// already (the user's choice stands).
+func (o *Orchestrator) softMemoryLimit(spec *registry.Spec, env []string) string {
+	if !spec.GoRuntime {
+		return ""
+	}
+	mb := 0
+	for _, b := range []int{o.cfg.MaxServerMemoryMB, o.cfg.MaxMemoryMB} {
+		if b > 0 && (mb == 0 || b < mb) {
+			mb = b
+		}
+	}
+	if mb == 0 {
+		return ""
+	}
+	if _, ok := os.LookupEnv("GOMEMLIMIT"); ok {
+		return ""
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMEMLIMIT=") {
+			return ""
+		}
+	}
+	return fmt.Sprintf("GOMEMLIMIT=%dMiB", mb)
 }
 
 // settlePolicy is the client's form of a server's settle entry.

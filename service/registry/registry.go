@@ -30,6 +30,11 @@ type Spec struct {
 	Command  string            `json:"command"`  // an absolute path, or a name looked up on PATH and in the store
 	Args     []string          `json:"args,omitempty"`
 	Env      map[string]string `json:"env,omitempty"`
+	// GoRuntime marks a server written in Go: under a memory bound
+	// (maxServerMemoryMB, maxMemoryMB) lspkit gives it the bound as its
+	// runtime's soft limit (GOMEMLIMIT), so that it collects its garbage
+	// before the bound makes lspkit restart or stop it.
+	GoRuntime bool `json:"goRuntime,omitempty"`
 	// Extensions (with the dot) and exact file names (Dockerfile) it serves.
 	Extensions []string `json:"extensions"`
 	FileNames  []string `json:"fileNames,omitempty"`
