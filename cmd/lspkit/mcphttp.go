@@ -104,6 +104,7 @@ func serveMCPHTTP(ctx context.Context, opts *mcpOptions, o *orchestrator.Orchest
 	server := mcpserver.New(features.NewService(o), mcpserver.Options{Version: version(), ReadOnly: opts.readOnly})
 	if len(maps) > 0 {
 		server.AddReceivingMiddleware(mcphttp.PathMap(maps))
+		server.AddSendingMiddleware(mcphttp.PathMapSent(maps))
 	}
 	h, err := mcphttp.Handler(server, mcphttp.Options{Token: token, AllowOrigins: opts.allowOrigins, AllowHosts: opts.allowHosts,
 		MaxSessions: opts.maxSessions, Logger: log})

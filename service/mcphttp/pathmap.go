@@ -86,6 +86,22 @@ func PathMap(maps []Mapping) mcp.Middleware {
 	}
 }
 
+// PathMapSent rewrites what the daemon sends the client unasked, as
+// PathMap does its answers: a progress notification's message names
+// files with the client's paths.
+func PathMapSent(maps []Mapping) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			// The SDK sends it as a request of Params, not of
+			// *ProgressNotificationParams: the params tell.
+			if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok && p != nil {
+				p.Message = toClientText(maps, p.Message)
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
 // walk is v with f applied to every string in it (keys left alone).
 func walk(v any, f func(string) string) any {
 	switch x := v.(type) {

@@ -30,7 +30,7 @@ func TestParseMapping(t *testing.T) {
 // daemon's paths (paths, file URIs, a Windows client's backslashes), and
 // its answer, structured content and the server's instructions reach the
 // client with the client's — a longer name that only begins like the
-// daemon's prefix left alone.
+// daemon's prefix left alone — and so does the call's progress.
 func TestPathMap(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
@@ -48,16 +48,23 @@ func TestPathMap(t *testing.T) {
 				URIs []string `json:"uris"`
 			}
 			var got in
-			mcp.AddTool(s, &mcp.Tool{Name: "where"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, map[string]any, error) {
+			mcp.AddTool(s, &mcp.Tool{Name: "where"}, func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, map[string]any, error) {
 				got = a
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Message: "checking /ws/proj/src/a.go", Progress: 1}); err != nil {
+					t.Error(err)
+				}
 				text := "a.go:3: in /ws/proj/src/a.go (file:///ws/proj/src/a.go); not /ws/project/b.go; root /ws/proj."
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, map[string]any{"file": "/ws/proj/src/a.go"}, nil
 			})
 			s.AddReceivingMiddleware(PathMap([]Mapping{tc.mapping}))
+			s.AddSendingMiddleware(PathMapSent([]Mapping{tc.mapping}))
 			st, ct := mcp.NewInMemoryTransports()
 			ctx := context.Background()
 			go s.Run(ctx, st)
-			c, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
+			progress := make(chan string, 1)
+			c, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { progress <- r.Params.Message },
+			}).Connect(ctx, ct, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,9 +72,14 @@ func TestPathMap(t *testing.T) {
 			if ins := c.InitializeResult().Instructions; ins != "the files of "+tc.root {
 				t.Errorf("instructions: %q", ins)
 			}
-			res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "where", Arguments: map[string]any{"file": tc.file, "uris": []any{tc.uri, "/elsewhere/x.go"}}})
+			call := &mcp.CallToolParams{Name: "where", Arguments: map[string]any{"file": tc.file, "uris": []any{tc.uri, "/elsewhere/x.go"}}}
+			call.SetProgressToken("p1")
+			res, err := c.CallTool(ctx, call)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if m := <-progress; m != "checking "+tc.wantFile {
+				t.Errorf("progress: %q", m)
 			}
 			if got.File != "/ws/proj/src/a.go" || got.URIs[0] != "file:///ws/proj/src/a.go" || got.URIs[1] != "/elsewhere/x.go" {
 				t.Errorf("the server got %+v", got)
