@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lspkit/lspkit/internal/servertest"
 )
 
 const token = "s3cret-token-for-tests"
@@ -33,10 +35,16 @@ func echoServer() *mcp.Server {
 // loopback.
 func serve(t *testing.T, o Options) *httptest.Server {
 	t.Helper()
+	return serveServer(t, echoServer(), o)
+}
+
+// serveServer is serve with server s.
+func serveServer(t *testing.T, s *mcp.Server, o Options) *httptest.Server {
+	t.Helper()
 	if o.Token == "" {
 		o.Token = token
 	}
-	h, err := Handler(echoServer(), o)
+	h, err := Handler(s, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +284,21 @@ func BenchmarkTokenCheck(b *testing.B) {
 // relayed with its result as the remote gave it; a wrong token is an
 // error at once.
 func TestConnect(t *testing.T) {
-	ts := serve(t, Options{})
+	// A long call, which reports its progress and answers once the host
+	// has seen it.
+	seen := make(chan struct{}, 1)
+	remote := echoServer()
+	mcp.AddTool(remote, &mcp.Tool{Name: "long", Description: "reports progress"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Total: 2, Message: "half done"}); err != nil {
+			return nil, nil, err
+		}
+		select {
+		case <-seen:
+		case <-time.After(servertest.Scale(10 * time.Second)):
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	ts := serveServer(t, remote, Options{})
 	ctx := context.Background()
 	r, err := Connect(ctx, ts.URL+PathMCP, token, "test")
 	if err != nil {
@@ -285,18 +307,39 @@ func TestConnect(t *testing.T) {
 	defer r.Close()
 	st, ct := mcp.NewInMemoryTransports()
 	go r.Server().Run(ctx, st)
-	s, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, nil)
+	progress := make(chan *mcp.ProgressNotificationParams, 1)
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			progress <- r.Params
+			seen <- struct{}{}
+		},
+	}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	tools, err := s.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "echo" || tools.Tools[0].Description != "echoes text" {
+	if err != nil || len(tools.Tools) != 2 || tools.Tools[0].Name != "echo" || tools.Tools[0].Description != "echoes text" {
 		t.Fatalf("tools through the relay: %+v %v", tools, err)
 	}
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "through"}})
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "through" {
 		t.Fatalf("echo through the relay: %+v %v", res, err)
+	}
+	// A call with a progress token gets the remote's progress while it
+	// runs.
+	call := &mcp.CallToolParams{Name: "long"}
+	call.SetProgressToken("host-1")
+	if res, err := s.CallTool(ctx, call); err != nil || res.Content[0].(*mcp.TextContent).Text != "done" {
+		t.Fatalf("long call through the relay: %+v %v", res, err)
+	}
+	select {
+	case p := <-progress:
+		if p.ProgressToken != "host-1" || p.Message != "half done" || p.Progress != 1 || p.Total != 2 {
+			t.Errorf("progress through the relay: %+v", p)
+		}
+	default:
+		t.Error("no progress through the relay while the call ran")
 	}
 	if _, err := Connect(ctx, ts.URL+PathMCP, "wrong", "test"); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Errorf("a wrong token: %v", err)
