@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -70,6 +71,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any, decode fu
 		}
 		if sent {
 			c.cancelRemote(id)
+		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// The context ended while the request waited to be written:
+			// say why it ended (the call's bound, CallTimeoutError).
+			err = context.Cause(ctx)
 		}
 		return fmt.Errorf("transport: call %s: %w", method, err)
 	}

@@ -244,6 +244,22 @@ func TestCallTimeout(t *testing.T) {
 	}
 }
 
+// TestCallTimeoutWhileWriting: a call whose request cannot even be
+// written within the bound (a peer that reads nothing) fails with the
+// same CallTimeoutError as one whose answer does not come.
+func TestCallTimeoutWhileWriting(t *testing.T) {
+	mine, theirs := net.Pipe()
+	defer theirs.Close()
+	c := NewConn(mine, Options{})
+	defer c.Close()
+	c.SetCallTimeout(50 * time.Millisecond)
+	err := c.Call(context.Background(), "stuck", nil, nil)
+	var te *CallTimeoutError
+	if !errors.As(err, &te) || te.Method != "stuck" || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("call: %v", err)
+	}
+}
+
 // TestCancelIncoming: a $/cancelRequest from the peer cancels the handler
 // and the request is answered with RequestCancelled.
 func TestCancelIncoming(t *testing.T) {
