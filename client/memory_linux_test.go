@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lspkit/lspkit/internal/servertest"
 )
 
 // TestResidentBytes: a process's resident memory counts the other
@@ -28,7 +30,7 @@ func TestResidentBytes(t *testing.T) {
 		pages, _ := strconv.ParseUint(strings.Fields(string(statm))[1], 10, 64)
 		return pages * uint64(os.Getpagesize())
 	}
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(servertest.Scale(10 * time.Second))
 	for {
 		total, ok := residentBytes(pid)
 		if !ok {

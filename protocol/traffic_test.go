@@ -19,6 +19,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 )
 
@@ -244,7 +245,7 @@ func TestRecordGopls(t *testing.T) {
 		select {
 		case r := <-ch:
 			return r
-		case <-time.After(60 * time.Second):
+		case <-time.After(servertest.Scale(60 * time.Second)):
 			t.Fatalf("%s: no response", method)
 			return nil
 		}
@@ -257,7 +258,7 @@ func TestRecordGopls(t *testing.T) {
 		send(msg)
 	}
 	waitDiags := func(uri string, nonEmpty bool) {
-		deadline := time.After(60 * time.Second)
+		deadline := time.After(servertest.Scale(60 * time.Second))
 		for {
 			select {
 			case p := <-diags:
@@ -324,7 +325,7 @@ func TestRecordGopls(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("gopls did not exit")
 	}
 	mu.Lock()

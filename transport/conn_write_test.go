@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/lspkit/lspkit/internal/servertest"
 )
 
 // stuckPeer is a stream to a peer that neither writes nor reads: reads and
@@ -58,7 +60,7 @@ func TestWriteHonoursContext(t *testing.T) {
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("call %d: %v, want the deadline", i, err)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(servertest.Scale(10 * time.Second)):
 			t.Fatalf("call %d blocked past its deadline on a peer that does not read", i)
 		}
 		cancel()

@@ -192,7 +192,7 @@ func startDaemonB(b *testing.B, root string) *daemon {
 	b.Cleanup(func() { d.conn.Close(); proc.Stop(5 * time.Second) })
 	select {
 	case <-d.ready:
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		b.Fatal("no lsp/ready")
 	}
 	return d

@@ -123,9 +123,13 @@ func startServe(t testing.TB, root, dir string, args []string, env ...string) *d
 			t.Logf("daemon exit: %s\n%s", es, strings.Join(proc.StderrTail(), "\n"))
 		}
 	})
+	// The daemon's first message ends the wait, or its exit; the limit
+	// only catches a hang, and scales.
 	select {
 	case d.readyParams = <-d.ready:
-	case <-time.After(10 * time.Second):
+	case <-proc.Done():
+		t.Fatalf("lspkit serve exited before lsp/ready (%s): %s", proc.Exit(), strings.Join(proc.StderrTail(), "\n"))
+	case <-time.After(servertest.Scale(time.Minute)):
 		t.Fatalf("no lsp/ready: %s", strings.Join(proc.StderrTail(), "\n"))
 	}
 	return d
@@ -235,7 +239,7 @@ func TestReadyAndShutdown(t *testing.T) {
 	}
 	select {
 	case <-d.proc.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("the daemon did not exit after lsp/shutdown")
 	}
 	if es := d.proc.Exit(); es.Code != 0 {
@@ -277,7 +281,7 @@ func TestDaemonExits(t *testing.T) {
 			}
 			select {
 			case <-d.proc.Done():
-			case <-time.After(10 * time.Second):
+			case <-time.After(servertest.Scale(10 * time.Second)):
 				t.Fatalf("the daemon did not exit after %s", tc.name)
 			}
 			if es := d.proc.Exit(); tc.clean && (es.Code != 0 || es.Signal != 0) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/mcpserver"
 	"github.com/lspkit/lspkit/transport"
@@ -114,7 +115,7 @@ func TestMCPFDs(t *testing.T) {
 	})
 	select {
 	case <-ready:
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("no lsp/ready")
 	}
 	d := &daemon{t: t, conn: conn, stderr: stderr}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
 
@@ -58,7 +59,7 @@ func runLspkit(b *testing.B, root string, input []byte, args ...string) probeRun
 	peak := 0.0
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
-	timeout := time.After(60 * time.Second)
+	timeout := time.After(servertest.Scale(60 * time.Second))
 	for {
 		select {
 		case <-done:

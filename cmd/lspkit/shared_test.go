@@ -145,7 +145,7 @@ func TestSharedDaemon(t *testing.T) {
 		if es := a.proc.Exit(); es.Code != 0 {
 			t.Fatalf("a's relay after lsp/shutdown: %s", es)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("a's relay still runs after lsp/shutdown")
 	}
 	if sb := b.status()["fake"]; sb.ServerPID != sa.ServerPID {
@@ -155,7 +155,7 @@ func TestSharedDaemon(t *testing.T) {
 	b.proc.Stdio().Close()
 	select {
 	case <-b.proc.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("b's relay still runs after its input ended")
 	}
 	gone(t, pid, 10*time.Second)
@@ -247,7 +247,7 @@ func TestSharedDaemonKilled(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "ended before answering") {
 			t.Fatalf("the request in flight: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("the request in flight when the daemon died hangs")
 	}
 	gone(t, server, 10*time.Second)
@@ -487,7 +487,7 @@ func TestSharedDiagnosticsAfterOwnWait(t *testing.T) {
 		if err != nil {
 			t.Fatalf("a's check: %v", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(servertest.Scale(30 * time.Second)):
 		t.Fatal("a's check never ended")
 	}
 }

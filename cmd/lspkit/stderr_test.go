@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/transport"
 )
@@ -54,7 +55,7 @@ func unreadDaemon(tb testing.TB, root string, read bool, env ...string) *transpo
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(servertest.Scale(30 * time.Second)):
 			tb.Errorf("the daemon did not exit after its stdin closed (stderr never read: %v)", !read)
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
@@ -63,7 +64,7 @@ func unreadDaemon(tb testing.TB, root string, read bool, env ...string) *transpo
 	})
 	select {
 	case <-ready:
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		tb.Fatal("no lsp/ready")
 	}
 	return conn

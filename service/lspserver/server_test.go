@@ -338,7 +338,7 @@ func TestLSPServer(t *testing.T) {
 		if c != 0 {
 			t.Errorf("exit code %d after shutdown and exit, want 0", c)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(servertest.Scale(20 * time.Second)):
 		t.Fatal("Serve did not return after exit")
 	}
 }
@@ -355,7 +355,7 @@ func TestLSPServerExitWithoutShutdown(t *testing.T) {
 		if c != 1 {
 			t.Errorf("exit code %d, want 1", c)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(servertest.Scale(20 * time.Second)):
 		t.Fatal("Serve did not return after exit")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/budget"
 	"github.com/lspkit/lspkit/service/config"
@@ -45,7 +46,7 @@ func TestBudgetAcrossRoots(t *testing.T) {
 	const why = "stopped for another server: the daemon's budget is maxServers 1"
 	stopped := func(f *fake) {
 		t.Helper()
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(servertest.Scale(10 * time.Second))
 		for {
 			st := f.status("fake")
 			if st.Status == api.StatusIdle && l.Alive() == 1 {

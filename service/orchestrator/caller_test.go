@@ -10,6 +10,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
 
@@ -114,7 +115,7 @@ func TestDetachCancels(t *testing.T) {
 		if err == nil {
 			t.Fatal("the hover of a detached caller answered without error")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("the hover of a detached caller still runs")
 	}
 }

@@ -27,7 +27,7 @@ func TestIdleStopLive(t *testing.T) {
 			pid = st.ServerPID
 		}
 	}
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(servertest.Scale(30 * time.Second))
 	for {
 		var st api.ServerStatus
 		for _, s := range o.Status() {

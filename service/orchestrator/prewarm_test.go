@@ -30,7 +30,7 @@ func TestPrewarm(t *testing.T) {
 	behaviors := map[string]lsptest.Behavior{"warm": {}, "cold": {}}
 
 	f := newFake(t, files, lsptest.Config(`,"prewarm":true`, servers...), behaviors)
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(servertest.Scale(10 * time.Second))
 	for {
 		if open, _ := f.launcher.Documents(); f.launcher.Launched("warm") == 1 && open == 1 {
 			break
@@ -101,7 +101,7 @@ func TestIdleServerStopped(t *testing.T) {
 	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked || len(res.Diagnostics) != 1 {
 		t.Fatalf("first check: %+v", res)
 	}
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(servertest.Scale(10 * time.Second))
 	for {
 		st := f.status("fake")
 		if st.Status == api.StatusIdle && f.launcher.Alive() == 0 {

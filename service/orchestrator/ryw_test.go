@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 )
 
@@ -146,7 +147,7 @@ func BenchmarkBarrier(b *testing.B) {
 // (it registers them after initialized, in the background).
 func (f *fake) awaitWatching(t *testing.T) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(servertest.Scale(10 * time.Second))
 	for f.status("fake").Watching == "" {
 		select {
 		case <-deadline:

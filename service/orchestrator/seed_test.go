@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
 )
@@ -51,7 +52,7 @@ func TestCancelledCheck(t *testing.T) {
 	var a answer
 	select {
 	case a = <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(servertest.Scale(30 * time.Second)):
 		t.Fatal("a cancelled check is still waiting")
 	}
 	if a.err != nil || a.res.Checked || len(a.res.Servers) != 1 || a.res.Servers[0].Verdict != api.VerdictTimedOut ||

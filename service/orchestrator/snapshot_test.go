@@ -109,7 +109,7 @@ func TestBusyDocumentTimesOut(t *testing.T) {
 func (f *fake) waitOpen(t *testing.T, id, file string) {
 	t.Helper()
 	uri, _ := protocol.FileURI(filepath.Join(f.root, file))
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(servertest.Scale(10 * time.Second))
 	for {
 		f.mu.Lock()
 		var sess *session
@@ -250,7 +250,7 @@ func TestWatchingInStatus(t *testing.T) {
 	if res := f.check(t, api.CheckParams{FilePath: "a.fk"}); !res.Checked {
 		t.Fatalf("%+v", res)
 	}
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(servertest.Scale(10 * time.Second))
 	for {
 		w := f.status("fake").Watching
 		if strings.HasPrefix(w, "degraded: the watch budget of 3 directories is spent; 3 directories watched") {

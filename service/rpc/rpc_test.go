@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/lspkit/lspkit/internal/lsptest"
+	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/service/api"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/features"
@@ -97,7 +98,7 @@ func serveRaw(t *testing.T, files map[string]string, behavior lsptest.Behavior, 
 	})
 	select {
 	case <-ready:
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("no lsp/ready")
 	}
 	return conn, nil, nil
@@ -179,7 +180,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	select {
 	case <-conn.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(servertest.Scale(10 * time.Second)):
 		t.Fatal("the connection stayed up after lsp/shutdown")
 	}
 }
