@@ -89,7 +89,7 @@ func (r *Remote) progress(ctx context.Context, req *mcp.ProgressNotificationClie
 	if host != nil {
 		// Progress is a courtesy: a host that cannot take it still gets
 		// the answer.
-		_ = host.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.ProgressToken, Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+		_ = host.NotifyProgress(ctx, req.Params)
 	}
 }
 
