@@ -20,8 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -60,10 +62,11 @@ type Options struct {
 
 // A Daemon is a running lspkit daemon.
 type Daemon struct {
-	proc  *client.Process
-	conn  *transport.Conn
-	ready api.ReadyParams
-	grace time.Duration
+	proc    *client.Process // nil: a connection made with Connect
+	readyMu *sync.Mutex     // guards ready, set after Connect returns
+	conn    *transport.Conn
+	ready   api.ReadyParams
+	grace   time.Duration
 }
 
 // Start spawns the daemon in its own process group (on Linux it also dies
@@ -138,16 +141,54 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 	return nil, fmt.Errorf("daemon: process %d stopped: %w", proc.PID(), err)
 }
 
+// Connect speaks the contract over rwc, a connection to a daemon the
+// caller made itself (a shared daemon's socket, attached in-process, as
+// lspkit's hooks do): no process is started, waited for or stopped; Stop
+// and Kill close the connection, which detaches from a shared daemon.
+// Ready says what the daemon's lsp/ready said once it has come.
+func Connect(rwc io.ReadWriteCloser) *Daemon {
+	d := &Daemon{}
+	var mu sync.Mutex
+	d.readyMu = &mu
+	d.conn = transport.NewConn(rwc, transport.Options{Handler: transport.HandlerFunc(func(_ context.Context, req *transport.Request) (any, error) {
+		if req.Method == api.MethodReady {
+			var p api.ReadyParams
+			json.Unmarshal(req.Params, &p)
+			mu.Lock()
+			d.ready = p
+			mu.Unlock()
+		}
+		return nil, nil
+	})})
+	return d
+}
+
 // Ready returns what the daemon said in lsp/ready: its version and pid.
-func (d *Daemon) Ready() api.ReadyParams { return d.ready }
+func (d *Daemon) Ready() api.ReadyParams {
+	if d.readyMu != nil {
+		d.readyMu.Lock()
+		defer d.readyMu.Unlock()
+	}
+	return d.ready
+}
 
 // PID returns the daemon's process id (with Options.Shared, the relay's).
-func (d *Daemon) PID() int { return d.proc.PID() }
+// It is 0 for a connection made with Connect.
+func (d *Daemon) PID() int {
+	if d.proc == nil {
+		return 0
+	}
+	return d.proc.PID()
+}
 
 // Alive reports whether the daemon is running and its connection up.
 func (d *Daemon) Alive() bool {
+	var exited <-chan struct{}
+	if d.proc != nil {
+		exited = d.proc.Done()
+	}
 	select {
-	case <-d.proc.Done():
+	case <-exited:
 		return false
 	case <-d.conn.Done():
 		return false
@@ -157,13 +198,23 @@ func (d *Daemon) Alive() bool {
 }
 
 // StderrTail returns the daemon's last stderr lines (its logs).
-func (d *Daemon) StderrTail() []string { return d.proc.StderrTail() }
+func (d *Daemon) StderrTail() []string {
+	if d.proc == nil {
+		return nil
+	}
+	return d.proc.StderrTail()
+}
 
 // Stop asks the daemon to shut down (lsp/shutdown: its servers get
 // shutdown and exit), waits for it to exit within the stop grace, then kills
 // its whole process group. It returns how the daemon ended when that was
 // not a clean exit.
 func (d *Daemon) Stop(ctx context.Context) error {
+	if d.proc == nil {
+		d.conn.Close()
+		d.conn.Wait()
+		return nil
+	}
 	if d.Alive() {
 		ctx, cancel := context.WithTimeout(ctx, d.grace)
 		defer cancel()
@@ -184,7 +235,9 @@ func (d *Daemon) Stop(ctx context.Context) error {
 
 // Kill kills the daemon's process group at once.
 func (d *Daemon) Kill() {
-	d.proc.Kill()
+	if d.proc != nil {
+		d.proc.Kill()
+	}
 	d.conn.Close()
 }
 
@@ -231,6 +284,12 @@ func (d *Daemon) DiagnosticsAfter(ctx context.Context, p api.DiagnosticsAfterPar
 // Report is lsp/report: the feedback block for the model.
 func (d *Daemon) Report(ctx context.Context, p api.ReportParams) (api.ReportResult, error) {
 	return call[api.ReportResult](ctx, d, api.MethodReport, p)
+}
+
+// Burst is lsp/burst: what a host's hook tells of the model's tool calls,
+// answered with the feedback of its bursts of edits.
+func (d *Daemon) Burst(ctx context.Context, p api.BurstParams) (api.BurstResult, error) {
+	return call[api.BurstResult](ctx, d, api.MethodBurst, p)
 }
 
 // Status is lsp/status.

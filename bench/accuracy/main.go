@@ -8,6 +8,7 @@
 // dependents are checked unchanged), comparing the lines reported.
 //
 //	go run . [-project NAME] [-mode cold|warm|both] [-impact]
+//	go run . -go-errors DIR
 //
 // It prints a Markdown table: per project and mode, the oracle's findings,
 // lspkit's recall of them at the same lines, lspkit's errors on files the
@@ -42,8 +43,19 @@ func main() {
 	mode := flag.String("mode", "both", "cold, warm or both")
 	verbose := flag.Bool("v", false, "print each break's findings")
 	logs := flag.String("log", "", "print the daemon's logs at this level (debug, info, warn)")
+	oracleDir := flag.String("go-errors", "", "print the Go type checker's errors over every package of this directory, tests included (file:line: message), and exit")
 	flag.BoolVar(&impactOnly, "impact", false, "cold, check only the broken file, with its impact (the files it breaks found by lspkit), instead of every file")
 	flag.Parse()
+	if *oracleDir != "" {
+		errs, err := goErrors(*oracleDir)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, e := range errs {
+			fmt.Println(e)
+		}
+		return
+	}
 	if *logs != "" {
 		var level slog.Level
 		if err := level.UnmarshalText([]byte(*logs)); err != nil {

@@ -55,6 +55,29 @@ func parseColon(out []byte, keep func(rest string) bool) []finding {
 	return fs
 }
 
+// goErrors are the Go type checker's errors over every package of dir
+// (as goOracle's): "file:line: message" each, the file relative to dir.
+func goErrors(dir string) ([]string, error) {
+	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: packages.LoadAllSyntax, Tests: true}, "./...")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			file, line, ok := splitPos(e.Pos)
+			if !ok {
+				continue
+			}
+			if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+				out = append(out, fmt.Sprintf("%s:%d: %s", filepath.ToSlash(rel), line, e.Msg))
+			}
+		}
+	})
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
 // goOracle is the Go type checker over every package — through
 // golang.org/x/tools/go/packages, so that a package whose dependency does
 // not compile is still checked, as go build cannot — and go vet.

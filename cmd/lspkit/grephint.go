@@ -3,13 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/go-json-experiment/json"
 
 	lspdaemon "github.com/lspkit/lspkit/daemon"
 	"github.com/lspkit/lspkit/service/api"
@@ -28,44 +24,24 @@ const grepHintMinLength = 3
 
 // grepHint is `lspkit hook claude-code` on Claude Code's PreToolUse of
 // Grep: when the pattern is a symbol's name and the language servers know
-// a symbol of that name in the workspace, it adds to the model's context
-// (never a block, never a permission decision) the lspkit tools that
+// a symbol of that name in the workspace, the context to add for the model
+// (never a block, never a permission decision): the lspkit tools that
 // answer it exactly, with the calls to make. Anything else — another
-// pattern, no such symbol, no shared daemon (the hint is given only
-// through it: a one-shot start of the servers for each Grep would cost
-// more than the search), or no answer within opts.hintWithin — says
-// nothing, and the Grep runs as asked.
-func grepHint(ctx context.Context, opts *hookOptions, root, pattern string, stdout io.Writer) int {
+// pattern, no such symbol, or no answer within within — is "", and the
+// Grep runs as asked.
+func grepHint(ctx context.Context, d *lspdaemon.Daemon, within time.Duration, pattern string) string {
 	m := grepSymbol.FindStringSubmatch(pattern)
-	if m == nil || len(m[1]) < grepHintMinLength || !opts.shared {
-		return hookSilent
+	if m == nil || len(m[1]) < grepHintMinLength {
+		return ""
 	}
 	name := m[1]
-	exe, err := os.Executable()
-	if err != nil {
-		return hookSilent
-	}
-	ctx, cancel := context.WithTimeout(ctx, opts.hintWithin)
+	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	d, err := lspdaemon.Start(ctx, lspdaemon.Options{Binary: exe, Root: root, Config: opts.config, Shared: true})
-	if err != nil {
-		return hookSilent
-	}
-	defer d.Stop(context.Background())
 	res, err := d.WorkspaceSymbols(ctx, api.QueryParams{Query: name})
 	if err != nil {
-		return hookSilent
+		return ""
 	}
-	text := grepHintText(name, res.Symbols)
-	if text == "" {
-		return hookSilent
-	}
-	out, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse", "additionalContext": text}})
-	if err != nil {
-		return hookSilent
-	}
-	fmt.Fprintln(stdout, string(out))
-	return hookSilent
+	return grepHintText(name, res.Symbols)
 }
 
 // grepHintText is the context added for a Grep of name: the symbols of

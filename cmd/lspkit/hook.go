@@ -2,70 +2,55 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json"
-
-	lspdaemon "github.com/lspkit/lspkit/daemon"
 	"github.com/lspkit/lspkit/service/api"
-	"github.com/lspkit/lspkit/service/registry"
+	"github.com/lspkit/lspkit/service/hooks"
 )
 
-// The exit statuses of lspkit hook (Claude Code's hook protocol).
-const (
-	hookSilent = 0 // nothing to say: clean, or a file lspkit does not check
-	hookBlock  = 2 // findings or "could not fully check", on stderr, for the model
-)
-
-// hookPayload is what Claude Code sends a hook on stdin: the event, the
-// tool call, and the session's working directory.
-type hookPayload struct {
-	CWD       string `json:"cwd"`
-	Event     string `json:"hook_event_name"`
-	ToolName  string `json:"tool_name"`
-	ToolInput struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-		Pattern      string `json:"pattern"` // Grep's
-	} `json:"tool_input"`
-}
-
-// hookCommand is `lspkit hook claude-code`: Claude Code's PostToolUse hook
-// after a tool that writes a file. It checks the file and exits 2 with the
-// findings, or with "could not fully check" and the reason, on stderr (a
-// blocking error Claude shows the model); it exits 0, silent, when the file
-// is clean and when it is none of lspkit's to check: no server handles its
-// type, excluded by the configuration, outside the root, gone, or no file
-// in the tool call at all. With --shared the check goes through the root's
-// shared daemon (started if none runs), so that the servers stay warm from
-// one edit to the next.
+// hookCommand is `lspkit hook HOST [EVENT]`: an agent host's hook. It
+// reads the host's payload on stdin (service/hooks), tells the root's
+// shared daemon what the model's tool call does (lsp/burst: started if
+// none runs, attached in-process, so that an edit's own hook answers in
+// milliseconds), and prints what the model should hear in the host's own
+// shape: nothing after an edit; the errors the burst of edits introduced
+// when the model turns to a tool that edits nothing (computed before that
+// tool runs, read with its result); the turn held once with the list when
+// it would end with errors new since it began. --each says after each edit
+// what is new since the burst began instead.
+//
+// The burst's state lives in the shared daemon, whatever the MCP entry
+// says: each hook is a process of its own.
 func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var opts hookOptions
 	fs := newFlags("hook", opts.define)
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	host, rest := fs.Arg(0), fs.Args()
+	rest := fs.Args()
 	if len(rest) > 1 { // flags after the host's name
 		if code, ok := parse(fs, rest[1:], stdout, stderr); !ok {
 			return code
 		}
-		rest = append([]string{host}, fs.Args()...)
+		rest = append([]string{rest[0]}, fs.Args()...)
 	}
-	switch {
-	case host == "":
-		fmt.Fprintln(stderr, "lspkit hook: name the host: lspkit hook claude-code")
+	if len(rest) == 0 {
+		fmt.Fprintf(stderr, "lspkit hook: name the host: %s\n", strings.Join(hooks.Hosts, ", "))
 		return exitUsage
-	case host != "claude-code" || len(rest) > 1:
-		fmt.Fprintf(stderr, "lspkit hook: unknown host %q (expected claude-code)\n", strings.Join(rest, " "))
+	}
+	host, event := rest[0], ""
+	if len(rest) > 1 {
+		event = rest[1]
+	}
+	if !slices.Contains(hooks.Hosts, host) || len(rest) > 2 {
+		fmt.Fprintf(stderr, "lspkit hook: unknown host %q (expected %s)\n", strings.Join(rest, " "), strings.Join(hooks.Hosts, ", "))
 		return exitUsage
 	}
 	data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
@@ -73,30 +58,26 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "lspkit hook: reading the hook's input: %v\n", err)
 		return exitUsage
 	}
-	var in hookPayload
-	if err := json.Unmarshal(data, &in, json.RejectUnknownMembers(false)); err != nil {
-		fmt.Fprintf(stderr, "lspkit hook: the hook's input is not Claude Code's JSON: %v\n", err)
+	ev, err := hooks.Read(host, event, data, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "lspkit hook: %v\n", err)
 		return exitUsage
 	}
-	grep := in.Event == "PreToolUse" && in.ToolName == "Grep"
-	file := in.ToolInput.FilePath
-	if file == "" {
-		file = in.ToolInput.NotebookPath
-	}
-	if file == "" && !grep || in.Event == "PreToolUse" && !grep {
-		return hookSilent // a tool that names no file; before a tool other than Grep
+	if ev.Kind == hooks.Ignored {
+		return 0
 	}
 	c := &opts.common
 	if c.root == "" {
-		c.root = os.Getenv("CLAUDE_PROJECT_DIR")
+		c.root = ev.Project
 	}
 	if c.root == "" {
-		c.root = in.CWD
+		c.root = ev.CWD
 	}
-	if !filepath.IsAbs(file) && in.CWD != "" {
-		file = filepath.Join(in.CWD, file)
+	if host == hooks.ClaudeCode && ev.Answer == hooks.Copilot && copilotHooked(c.root) {
+		return 0 // Copilot CLI runs lspkit's own hooks for it too: one is enough
 	}
-	if _, _, err := c.load(); err != nil {
+	_, bootCfg, err := c.load()
+	if err != nil {
 		fmt.Fprintf(stderr, "lspkit hook: %v\n", err)
 		return exitUsage
 	}
@@ -104,68 +85,84 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		root = mustAbs(c.root)
 	}
-	if grep {
-		return grepHint(ctx, &opts, root, in.ToolInput.Pattern, stdout)
+	c.root = root
+	var files []string
+	for _, f := range ev.Files {
+		if !filepath.IsAbs(f) && ev.CWD != "" {
+			f = filepath.Join(ev.CWD, f)
+		}
+		files = append(files, f)
 	}
-	// Nothing of lspkit's, said before any server starts: a file outside
-	// the root, or gone. Anything else the check answers, with its reason.
-	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) || outsideRoot(root, file) {
-		return hookSilent
+	before := map[string]string{}
+	for f, text := range ev.Before {
+		if !filepath.IsAbs(f) && ev.CWD != "" {
+			f = filepath.Join(ev.CWD, f)
+		}
+		before[f] = text
 	}
-	res, err := hookCheck(ctx, &opts, root, mustAbs(file), stderr)
+	p := api.BurstParams{Session: ev.Session, Files: files, Before: before, Each: opts.each}
 	switch {
-	case err != nil:
-		fmt.Fprintf(stderr, "lspkit could not check %s: %v\n", printable(file), err)
-		return hookBlock
-	case res.Skipped != "":
-		return hookSilent
-	case len(res.Diagnostics) > 0:
-		fmt.Fprintf(stderr, "LSP errors in %s, please fix:\n", printable(relTo(root, file)))
-		for _, d := range res.Diagnostics {
-			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", printable(d.File), d.Line, d.Character, d.Severity, printable(api.FeedbackMessage(d.Message)), d.Source)
-		}
-		if !res.Checked {
-			fmt.Fprintf(stderr, "(not fully checked: %s)\n", printable(res.Reason))
-		}
-		return hookBlock
-	case !res.Checked:
-		fmt.Fprintf(stderr, "lspkit could not fully check %s: %s\n", printable(relTo(root, file)), printable(res.Reason))
-		return hookBlock
+	case ev.Kind == hooks.BeforeTool && ev.Edit:
+		p.Event = api.BurstBeforeEdit
+	case ev.Kind == hooks.BeforeTool:
+		p.Event = api.BurstEnd
+	case ev.Kind == hooks.AfterTool && ev.Edit:
+		p.Event = api.BurstAfterEdit
+	case ev.Kind == hooks.AfterTool:
+		p.Event = api.BurstAfter
+	default:
+		p.Event = api.BurstStop
 	}
-	return hookSilent
+	d, err := c.attach(ctx, bootCfg)
+	if err != nil {
+		return hookFailed(ev, p, err, stdout, stderr)
+	}
+	defer d.Stop(context.Background())
+	var answer hooks.Answer
+	hint := make(chan string, 1)
+	if grep := ev.Kind == hooks.BeforeTool && ev.Tool == "Grep" && host == hooks.ClaudeCode && !opts.noGrepHint; grep {
+		// The Grep hint while the burst ends: both ask the warm servers.
+		go func() { hint <- grepHint(ctx, d, opts.hintWithin, ev.Pattern) }()
+	} else {
+		hint <- ""
+	}
+	res, err := d.Burst(ctx, p)
+	answer.Context = <-hint
+	if err != nil {
+		return hookFailed(ev, p, err, stdout, stderr)
+	}
+	switch {
+	case res.Hold:
+		answer.Hold = res.Text
+	case ev.Kind == hooks.AfterTool:
+		answer.Context = res.Text
+	}
+	out, code := hooks.Write(ev, answer)
+	stdout.Write(out)
+	return code
 }
 
-// hookCheck checks file: in a one-shot orchestrator, or through the root's
-// shared daemon.
-func hookCheck(ctx context.Context, opts *hookOptions, root, file string, stderr io.Writer) (api.CheckResult, error) {
-	c := &opts.common
-	if opts.shared {
-		exe, err := os.Executable()
-		if err != nil {
-			return api.CheckResult{}, err
-		}
-		d, err := lspdaemon.Start(ctx, lspdaemon.Options{Binary: exe, Root: root, Config: c.config, Shared: true})
-		if err != nil {
-			return api.CheckResult{}, err
-		}
-		defer d.Stop(context.Background())
-		return d.Check(ctx, api.CheckParams{FilePath: file})
+// hookFailed says, when lspkit could not be asked, what that means for
+// the model: nothing for an edit's own hook (the burst's end will say it),
+// and, where the model would be told, that its edits could not be checked.
+func hookFailed(ev hooks.Event, p api.BurstParams, err error, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "lspkit hook: %v\n", err)
+	if p.Event == api.BurstBeforeEdit || p.Event == api.BurstAfterEdit && !p.Each {
+		return 0
 	}
-	log, err := logger(c.logLevel, slog.LevelError, stderr)
-	if err != nil {
-		return api.CheckResult{}, err
+	if ev.Kind == hooks.BeforeTool || ev.Kind == hooks.Stop {
+		return 0 // said after the tool; a turn is not held for lspkit's own failure
 	}
-	c.root = root
-	o, err := c.orchestrator(log, func(registry.Progress) {}, 0)
-	if err != nil {
-		return api.CheckResult{}, err
-	}
-	defer o.Kill()
-	res, err := o.Check(ctx, api.CheckParams{FilePath: file})
-	if err != nil && errors.Is(err, context.Canceled) {
-		return res, fmt.Errorf("cancelled")
-	}
-	return res, err
+	out, code := hooks.Write(ev, hooks.Answer{Context: fmt.Sprintf("LSP could not check your edits: %v\n", err)})
+	stdout.Write(out)
+	return code
+}
+
+// copilotHooked reports whether root has lspkit's own Copilot CLI hooks
+// (lspkit init --host copilot), which Copilot runs beside Claude Code's.
+func copilotHooked(root string) bool {
+	data, err := os.ReadFile(filepath.Join(root, ".github", "hooks", "lspkit.json"))
+	return err == nil && strings.Contains(string(data), "hook copilot")
 }
 
 // relTo is file relative to root when it is inside it.
@@ -179,12 +176,16 @@ func relTo(root, file string) string {
 // hookOptions are lspkit hook's flags.
 type hookOptions struct {
 	common
-	shared     bool
+	each       bool
+	noGrepHint bool
+	shared     bool // always: the hooks keep their state in the shared daemon
 	hintWithin time.Duration
 }
 
 func (o *hookOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
-	fs.BoolVar(&o.shared, "shared", false, "check through the workspace's shared daemon, starting it if none runs")
+	fs.BoolVar(&o.each, "each", false, "say after each edit what is new since the burst of edits began (with the files it broke), rather than once when the burst ends")
+	fs.BoolVar(&o.noGrepHint, "no-grep-hint", false, "claude-code: add nothing before a Grep for a symbol's name")
+	fs.BoolVar(&o.shared, "shared", true, "(always) the hooks keep the bursts in the root's shared daemon, started if none runs")
 	fs.DurationVar(&o.hintWithin, "hint-within", defaultHintWithin, "how long a Grep's hint may look for its symbol before the Grep runs without one")
 }

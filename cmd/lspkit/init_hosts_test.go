@@ -29,7 +29,8 @@ import (
 //     lspkit` (init's step), then connected; `/lsp status` READY with
 //     `lspkit lsp`; a model turn asking its LSP tool for diagnostics gets the
 //     example's error — Qwen asks by pull only.
-//   - Kilo: `kilo mcp list` connected; `kilo debug lsp diagnostics main.go`
+//   - Kilo (init --no-hooks, which writes lspkit lsp as its LSP server):
+//     `kilo mcp list` connected; `kilo debug lsp diagnostics main.go`
 //     prints the error, from the gopls lspkit started (no other gopls on PATH).
 //   - Droid: `droid mcp list` connected.
 //   - Continue: a model turn (`cn -p`) is offered lspkit's tools — only
@@ -112,7 +113,10 @@ func TestInitHosts(t *testing.T) {
 	})
 
 	t.Run("kilo", func(t *testing.T) {
-		run(t, env, regexp.MustCompile(`(?s)kilo\.json: created\n.*--read-only`), "lspkit", "init", "--host", "kilo", "--shared")
+		// Its LSP client on lspkit lsp, as init writes it without hooks
+		// (--no-hooks): with them, lspkit's plugin tells the model what
+		// its edits broke instead.
+		run(t, env, regexp.MustCompile(`(?s)kilo\.json: created\n.*--read-only`), "lspkit", "init", "--host", "kilo", "--shared", "--no-hooks")
 		took := timed(t, env, regexp.MustCompile(`✓ lspkit \S*connected`), "kilo", "mcp", "list")
 		toTools = append(toTools, fmt.Sprintf("  Kilo: %d ms (kilo mcp list, connected)", took.Milliseconds()))
 		if p := lookPath(env, "gopls"); p != "gopls" {

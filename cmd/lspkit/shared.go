@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/lspkit/lspkit/client/procshare"
+	lspdaemon "github.com/lspkit/lspkit/daemon"
 	"github.com/lspkit/lspkit/service/budget"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/features"
@@ -61,17 +62,16 @@ func repositoryOf(root string) string {
 	return root
 }
 
-// relay attaches to the shared daemon of c's root, starting it if none
-// runs, and relays in/out to it on surface until in ends or the daemon
-// ends the session.
-func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Value, in io.Reader, out io.Writer, log *slog.Logger, servers ...string) error {
+// attachOptions are how a client of c's root attaches to its shared daemon
+// on surface, starting it if none runs, and the daemon's endpoint.
+func (c *common) attachOptions(surface string, bootCfg jsontext.Value, servers ...string) (shared.Endpoint, shared.AttachOptions, error) {
 	e, err := c.endpoint(bootCfg)
 	if err != nil {
-		return err
+		return e, shared.AttachOptions{}, err
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("shared: this binary: %w", err)
+		return e, shared.AttachOptions{}, fmt.Errorf("shared: this binary: %w", err)
 	}
 	args := []string{exe, "shared-daemon", "--root", c.root}
 	if c.config != "" {
@@ -80,7 +80,32 @@ func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Val
 	if c.logLevel != "" {
 		args = append(args, "--log-level", c.logLevel)
 	}
-	opts := shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ()), Servers: servers, Root: c.root}
+	return e, shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ()), Servers: servers, Root: c.root}, nil
+}
+
+// attach connects this process to the shared daemon of c's root for the
+// contract's JSON-RPC, starting the daemon if none runs: no relay process
+// in between (the hooks, which must answer in milliseconds). Stop detaches.
+func (c *common) attach(ctx context.Context, bootCfg jsontext.Value) (*lspdaemon.Daemon, error) {
+	e, opts, err := c.attachOptions(shared.SurfaceRPC, bootCfg)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := shared.Attach(ctx, e, opts)
+	if err != nil {
+		return nil, err
+	}
+	return lspdaemon.Connect(conn), nil
+}
+
+// relay attaches to the shared daemon of c's root, starting it if none
+// runs, and relays in/out to it on surface until in ends or the daemon
+// ends the session.
+func (c *common) relay(ctx context.Context, surface string, bootCfg jsontext.Value, in io.Reader, out io.Writer, log *slog.Logger, servers ...string) error {
+	e, opts, err := c.attachOptions(surface, bootCfg, servers...)
+	if err != nil {
+		return err
+	}
 	r := &shared.Relay{Surface: surface, Logger: log, Attach: func(ctx context.Context) (*shared.Conn, error) {
 		conn, err := shared.Attach(ctx, e, opts)
 		if err == nil {

@@ -124,6 +124,14 @@ type Behavior struct {
 	// fake has of it. References are the document's first character and a
 	// line of NAME's own (1 for "a", 2 for others).
 	Items bool
+	// Linked diagnoses a document against lib.fk in its directory (its
+	// open text, else the disk's), as a compiler checks a caller against
+	// its callee: each line "call NAME N" is an error unless lib.fk has
+	// the line "def NAME N" ("NAME takes M arguments, not N", or
+	// "undefined: NAME"); and each line holding "ERROR" is an error whose
+	// message is that line's text from the word on (no line number in it,
+	// as real servers' messages have none).
+	Linked bool
 	// Liar breaks the protocol once in each way lspkit conform checks: a
 	// publish before the initialize answer; publishes with a diagnostic
 	// missing its message and of severity 9, for a version ahead of the

@@ -336,7 +336,7 @@ func (s *server) TextDocumentDiagnostic(_ context.Context, p *protocol.DocumentD
 	}
 	text, _ := s.get(p.TextDocument.URI)
 	return protocol.NewDocumentDiagnosticReportRelatedFullDocumentDiagnosticReport(protocol.RelatedFullDocumentDiagnosticReport{
-		Kind: protocol.LiteralFull{}, Items: s.diagnose(text),
+		Kind: protocol.LiteralFull{}, Items: s.diagnose(p.TextDocument.URI, text),
 	}), nil
 }
 
@@ -575,11 +575,59 @@ func (s *server) get(uri protocol.DocumentURI) (string, bool) {
 	return text, ok
 }
 
-func (s *server) diagnose(text string) []protocol.Diagnostic {
-	if s.b.Diagnose != nil {
+func (s *server) diagnose(uri protocol.DocumentURI, text string) []protocol.Diagnostic {
+	switch {
+	case s.b.Diagnose != nil:
 		return s.b.Diagnose(text)
+	case s.b.Linked:
+		return s.linked(uri, text)
 	}
 	return ErrorLines(text)
+}
+
+// linked is Behavior.Linked's diagnostics of the document at uri.
+func (s *server) linked(uri protocol.DocumentURI, text string) []protocol.Diagnostic {
+	out := []protocol.Diagnostic{}
+	path, err := uri.Path()
+	if err != nil {
+		return out
+	}
+	libURI, _ := protocol.FileURI(filepath.Join(filepath.Dir(path), "lib.fk"))
+	lib, open := s.get(libURI)
+	if !open {
+		data, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "lib.fk"))
+		lib = string(data)
+	}
+	defs := map[string]string{}
+	for _, line := range strings.Split(lib, "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "def" {
+			defs[f[1]] = f[2]
+		}
+	}
+	diag := func(i int, line string, col int, msg string) {
+		out = append(out, protocol.Diagnostic{
+			Range:    protocol.Range{Start: protocol.Position{Line: uint32(i), Character: utf16Len(line[:col])}, End: protocol.Position{Line: uint32(i), Character: utf16Len(line)}},
+			Severity: protocol.Ptr(protocol.DiagnosticSeverityError),
+			Source:   protocol.Ptr("fake"),
+			Message:  protocol.NewStringOrMarkupContentString(msg),
+		})
+	}
+	for i, line := range strings.Split(text, "\n") {
+		if col := strings.Index(line, "ERROR"); col >= 0 {
+			diag(i, line, col, strings.TrimSpace(line[col:]))
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "call" {
+			continue
+		}
+		switch want, ok := defs[f[1]]; {
+		case !ok:
+			diag(i, line, 0, "undefined: "+f[1])
+		case want != f[2]:
+			diag(i, line, 0, fmt.Sprintf("%s takes %s arguments, not %s", f[1], want, f[2]))
+		}
+	}
+	return out
 }
 
 // publish sends the diagnostics of a version, in waves, after the delay.
@@ -592,7 +640,7 @@ func (s *server) publish(uri protocol.DocumentURI, version int32, text string) {
 		go s.conn.Notify(context.Background(), protocol.MethodTextDocumentPublishDiagnostics, jsontext.Value(raw))
 		return
 	}
-	diags := s.diagnose(text)
+	diags := s.diagnose(uri, text)
 	if s.b.Pull {
 		// A server that pulls and pushes publishes as part of taking the
 		// change, before it answers the pull that follows: the client

@@ -242,6 +242,12 @@ type CheckParams struct {
 	// ImpactAfterChange finds the impact, as Impact does, when the file
 	// changed since a server last had it (the MCP tool's default).
 	ImpactAfterChange bool `json:"-"`
+	// OnDisk are more files of a what-if, each as it is on disk, checked
+	// together with Files and their impact.
+	OnDisk []string `json:"-"`
+	// ImpactMaxFiles bounds the files an impact checks; 0: the
+	// configuration's impactMaxFiles.
+	ImpactMaxFiles int `json:"-"`
 }
 
 // Impact is what a change does to other files: those with findings after
@@ -252,6 +258,8 @@ type Impact struct {
 	Checked  int          `json:"checked"`
 	Complete bool         `json:"complete"`
 	Reason   string       `json:"reason,omitempty"`
+	// CheckedFiles are the files Checked counts, relative to the root.
+	CheckedFiles []string `json:"-"`
 }
 
 // ImpactFile is one other file's findings after a change.

@@ -47,6 +47,11 @@ type Config struct {
 	// MaxOpenDocuments is how many documents each server keeps open; the
 	// least recently checked is closed beyond it.
 	MaxOpenDocuments int
+	// BurstTimeout bounds the check that ends a burst of edits (a host's
+	// hooks, lsp/burst): the edited files and every file that depends on
+	// them, before and after the edits, not cut at the interactive
+	// bounds (ImpactMaxFiles, DiagnosticTimeout).
+	BurstTimeout time.Duration
 	// ImpactMaxFiles bounds the other files a check with impact brings to
 	// the servers; past it the impact says it is incomplete.
 	ImpactMaxFiles int
@@ -164,6 +169,7 @@ func Default() Config {
 		MaxFileBytes:               2 << 20,
 		MaxOpenDocuments:           200,
 		ImpactMaxFiles:             200,
+		BurstTimeout:               60 * time.Second,
 		WatchBudget:                10000,
 		ServerIdleStop:             15 * time.Minute,
 		IdleExit:                   5 * time.Minute,

@@ -67,6 +67,7 @@ func Keys() []Key {
 		{"lsp.maxFileBytes", "whole number", "2097152", "4194304", "the largest file a server is sent; bigger ones are not checked, with the reason"},
 		{"lsp.maxOpenDocuments", "whole number ≥ 1", "200", "100", "documents each server keeps open; the least recently checked is closed beyond it"},
 		{"lsp.impactMaxFiles", "whole number", "200", "50", "the other files a check with impact brings to the servers at most; past it the impact says it is incomplete"},
+		{"lsp.burstTimeoutMs", "milliseconds", "60000", "120000", "what the check at the end of a burst of edits (the hosts' hooks) may take: the edited files and every file that depends on them, before and after; past it the feedback says what it could not check"},
 		{"lsp.watchBudget", "whole number", "10000", "20000", "directories each root's watcher watches at most; the rest is polled and answers say so"},
 		{"lsp.serverIdleStopMs", "milliseconds", "900000", "0", "a server unused this long is stopped (0: never); it starts again on next need"},
 		{"lsp.maxServerMemoryMB", "whole number", "0", "2048", "a server whose resident memory exceeds it is restarted when no request is in flight (0: no limit); a server written in Go gets it as its soft limit (GOMEMLIMIT)"},

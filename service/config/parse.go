@@ -264,6 +264,8 @@ func (p *parser) member(cfg *Config, name string, v jsontext.Value, key string) 
 		}
 	case "impactMaxFiles":
 		p.count(v, key, &cfg.ImpactMaxFiles)
+	case "burstTimeoutMs":
+		p.millis(v, key, &cfg.BurstTimeout)
 	case "watchBudget":
 		p.count(v, key, &cfg.WatchBudget)
 	case "prewarm":

@@ -17,6 +17,7 @@ import (
 	"github.com/lspkit/lspkit/client"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/burst"
 	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/service/orchestrator"
 )
@@ -73,15 +74,18 @@ func New(core Core) *Features {
 
 // A Service is what the adapters (rpc, mcpserver, lspserver) serve: a
 // workspace's core, with its own answers (checks, diagnostics, reports,
-// status, lifecycle), and the features over it.
+// status, lifecycle), the features over it, and the bursts of edits its
+// hosts' hooks tell of (lsp/burst).
 type Service struct {
 	*orchestrator.Orchestrator
 	*Features
+	Bursts *burst.Tracker
 }
 
-// NewService returns the service of o: o and the features over it.
+// NewService returns the service of o: o, the features over it and its
+// bursts.
 func NewService(o *orchestrator.Orchestrator) *Service {
-	return &Service{Orchestrator: o, Features: New(o)}
+	return &Service{Orchestrator: o, Features: New(o), Bursts: burst.New(o)}
 }
 
 // Held is the core's hold of one server of a file.

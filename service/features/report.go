@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/findings"
 )
 
 // maxReportLines bounds the diagnostic lines of one report across files.
@@ -80,7 +80,8 @@ func (f *Features) Report(ctx context.Context, p api.ReportParams) (api.ReportRe
 			}
 		}
 	}
-	out.Text = f.format(file, others, more, out.Diagnostics)
+	out.Text = findings.Feedback{Changed: []string{file}, Others: others, More: more, Diagnostics: out.Diagnostics,
+		PerFile: f.cfg.MaxDiagnosticsPerFile, Lines: maxReportLines}.Text()
 	if !res.Checked {
 		// Never silence for a file that was not fully checked.
 		if out.Text != "" {
@@ -90,21 +91,21 @@ func (f *Features) Report(ctx context.Context, p api.ReportParams) (api.ReportRe
 		if name == "" {
 			name = p.FilePath
 		}
-		out.Text += fmt.Sprintf("LSP could not fully check %s: %s\n", escape(name), escape(res.Reason))
+		out.Text += fmt.Sprintf("LSP could not fully check %s: %s\n", findings.Escape(name), findings.Escape(res.Reason))
 	}
 	if res.Impact != nil && !res.Impact.Complete {
 		// Never a silent "nothing else broke".
 		if out.Text != "" {
 			out.Text += "\n"
 		}
-		out.Text += fmt.Sprintf("LSP could not check every file that depends on %s: %s\n", escape(file), escape(res.Impact.Reason))
+		out.Text += fmt.Sprintf("LSP could not check every file that depends on %s: %s\n", findings.Escape(file), findings.Escape(res.Impact.Reason))
 	}
 	if out.Note != "" {
 		// Never a silent answer that may be about an old tree.
 		if out.Text != "" {
 			out.Text += "\n"
 		}
-		out.Text += fmt.Sprintf("LSP note: %s\n", escape(out.Note))
+		out.Text += fmt.Sprintf("LSP note: %s\n", findings.Escape(out.Note))
 	}
 	if out.Repeated > 0 && p.Delta {
 		if out.Text != "" {
@@ -114,61 +115,3 @@ func (f *Features) Report(ctx context.Context, p api.ReportParams) (api.ReportRe
 	}
 	return out, nil
 }
-
-// format renders the report: the file's own block ("in this file"), then
-// the other files' blocks, within the per-file and total line limits, and
-// how many other files with findings it leaves out (more, past
-// maxProjectDiagnosticsFiles, and those past the line limit).
-func (f *Features) format(file string, others []string, more int, diags map[string][]api.Diagnostic) string {
-	budget := maxReportLines
-	var b strings.Builder
-	if ds := diags[file]; len(ds) > 0 {
-		b.WriteString("LSP errors detected in this file, please fix:\n")
-		budget = f.block(&b, file, ds, budget)
-	}
-	if len(others) > 0 {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("LSP errors detected in other files:\n")
-		for i, other := range others {
-			if budget <= 0 {
-				more += len(others) - i
-				break
-			}
-			budget = f.block(&b, other, diags[other], budget)
-		}
-		if more > 0 {
-			fmt.Fprintf(&b, "... and %d more %s with errors\n", more, api.Plural(more, "file", "files"))
-		}
-	}
-	return b.String()
-}
-
-// block writes one file's <diagnostics> block, at most
-// MaxDiagnosticsPerFile lines and the remaining budget, and returns what is
-// left of the budget.
-func (f *Features) block(b *strings.Builder, file string, ds []api.Diagnostic, budget int) int {
-	fmt.Fprintf(b, "<diagnostics file=\"%s\">\n", escapeAttr(file))
-	n := min(len(ds), f.cfg.MaxDiagnosticsPerFile, budget)
-	for _, d := range ds[:n] {
-		fmt.Fprintf(b, "%s [%d:%d] %s", strings.ToUpper(d.Severity), d.Line, d.Character, escape(api.FeedbackMessage(d.Message)))
-		if d.Code != nil {
-			fmt.Fprintf(b, " (%s)", escape(fmt.Sprint(d.Code)))
-		}
-		b.WriteString("\n")
-	}
-	if more := len(ds) - n; more > 0 {
-		fmt.Fprintf(b, "... and %d more\n", more)
-	}
-	b.WriteString("</diagnostics>\n")
-	return budget - n
-}
-
-// escape makes text safe inside the pseudo-XML block: <, > and &.
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// escapeAttr also escapes the quote that ends an attribute.
-func escapeAttr(s string) string { return strings.ReplaceAll(escape(s), `"`, "&quot;") }

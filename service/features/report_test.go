@@ -10,57 +10,8 @@ import (
 	"github.com/lspkit/lspkit/internal/servertest"
 	"github.com/lspkit/lspkit/protocol"
 	"github.com/lspkit/lspkit/service/api"
-	"github.com/lspkit/lspkit/service/config"
 	"github.com/lspkit/lspkit/transport"
 )
-
-func TestReportFormat(t *testing.T) {
-	t.Parallel()
-	o := &Features{cfg: config.Default()}
-	got := o.format("src/utils.ts", nil, 0, map[string][]api.Diagnostic{
-		"src/utils.ts": {diag("src/utils.ts", 42, "Type 'string' is not assignable to type 'number'.", 2322), diag("src/utils.ts", 43, "a < b && c > d", nil)},
-	})
-	want := "LSP errors detected in this file, please fix:\n" +
-		"<diagnostics file=\"src/utils.ts\">\n" +
-		"ERROR [42:5] Type 'string' is not assignable to type 'number'. (2322)\n" +
-		"ERROR [43:5] a &lt; b &amp;&amp; c &gt; d\n" +
-		"</diagnostics>\n"
-	if got != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
-	}
-	if got := o.format("a.go", nil, 0, map[string][]api.Diagnostic{}); got != "" {
-		t.Fatalf("nothing to report: %q", got)
-	}
-}
-
-// TestReportLimits: 20 per file then "... and N more"; 50 lines in total.
-func TestReportLimits(t *testing.T) {
-	t.Parallel()
-	o := &Features{cfg: config.Default()}
-	diags := map[string][]api.Diagnostic{}
-	var others []string
-	for f := range 4 {
-		name := fmt.Sprintf("f%d.go", f)
-		for i := range 25 {
-			diags[name] = append(diags[name], diag(name, i+1, "bad", nil))
-		}
-		if f > 0 {
-			others = append(others, name)
-		}
-	}
-	got := o.format("f0.go", others, 0, diags)
-	lines := strings.Count(got, "ERROR [")
-	if lines != 50 {
-		t.Fatalf("%d diagnostic lines, want 50:\n%s", lines, got)
-	}
-	if strings.Count(got, "... and 5 more") != 2 || !strings.Contains(got, "... and 15 more") || strings.Contains(got, "f3.go") ||
-		!strings.HasSuffix(got, "</diagnostics>\n... and 1 more file with errors\n") {
-		t.Fatalf("limits:\n%s", got)
-	}
-	if !strings.Contains(got, "\nLSP errors detected in other files:\n<diagnostics file=\"f1.go\">") {
-		t.Fatalf("sections:\n%s", got)
-	}
-}
 
 // TestDeltaReport: a delta report shows only what the previous check or
 // report of the file did not; a fixed-then-reintroduced error is new

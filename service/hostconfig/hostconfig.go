@@ -50,10 +50,15 @@ type Options struct {
 	// --http`, …/mcp): the host's HTTP entry is written instead of a
 	// command, the token by TokenVariable.
 	URL string
-	// NoGrepHint leaves out Claude Code's PreToolUse hook on Grep, which
-	// (with Shared) adds the lspkit calls that answer a search for a
-	// symbol's name.
+	// NoGrepHint has Claude Code's hook add nothing before a Grep for a
+	// symbol's name (by default it adds the lspkit calls that answer it).
 	NoGrepHint bool
+	// NoHooks leaves out the host's hooks (after each edit, before each
+	// other tool, at the end of the turn): the MCP entry alone.
+	NoHooks bool
+	// Each has the hooks say after each edit what is new since the burst
+	// of edits began, rather than once when it ends.
+	Each bool
 	// Languages maps each file extension lspkit's servers serve (with its
 	// dot) to its LSP language id, for the hosts whose own LSP client
 	// starts `lspkit lsp` by extension.
@@ -124,6 +129,10 @@ type edit struct {
 	// remove, with appendTo and ours, takes lspkit's element out of the
 	// array instead (one Init no longer writes), refused without Force.
 	remove bool
+	// whole is the file's whole content (a plugin of lspkit's own): a
+	// file there already that is not lspkit's, or is another version of
+	// it, is refused without Force.
+	whole string
 }
 
 // Hosts is the names Init knows, in the order help lists them.
@@ -194,26 +203,7 @@ var hosts = []host{
 		edits: func(o Options) []edit {
 			entry := mcpServers(o, false)
 			entry["type"] = "stdio"
-			hook := []string{o.Command, "hook", "claude-code"}
-			if o.Shared {
-				hook = append(hook, "--shared")
-			}
-			edits := []edit{
-				{file: filepath.Join(o.Root, ".mcp.json"), path: []string{"mcpServers", EntryName}, value: entry},
-				{file: filepath.Join(o.Root, ".claude", "settings.json"), path: []string{"hooks", "PostToolUse"}, appendTo: true, ours: " hook claude-code", value: map[string]any{
-					"matcher": "Edit|MultiEdit|Write|NotebookEdit",
-					"hooks":   []any{map[string]any{"type": "command", "command": shellJoin(hook)}},
-				}},
-			}
-			// The Grep hint asks the shared daemon's warm servers: a
-			// one-shot start of them for each Grep would cost more than
-			// the search.
-			grep := edit{file: filepath.Join(o.Root, ".claude", "settings.json"), path: []string{"hooks", "PreToolUse"}, appendTo: true, ours: " hook claude-code", value: map[string]any{
-				"matcher": "Grep",
-				"hooks":   []any{map[string]any{"type": "command", "command": shellJoin(hook)}},
-			}}
-			grep.remove = !o.Shared || o.NoGrepHint
-			return append(edits, grep)
+			return []edit{{file: filepath.Join(o.Root, ".mcp.json"), path: []string{"mcpServers", EntryName}, value: entry}}
 		},
 		remote: func(o Options) edit {
 			return edit{file: filepath.Join(o.Root, ".mcp.json"), path: []string{"mcpServers", EntryName},
@@ -325,16 +315,25 @@ var hosts = []host{
 		name: "kilo", display: "Kilo CLI",
 		edits: func(o Options) []edit {
 			o.readOnly = true // an opencode fork: MCP tools run without asking unless its permission config says otherwise
-			return []edit{
-				{file: filepath.Join(o.Root, "kilo.json"), path: []string{"mcp", EntryName},
-					value: map[string]any{"type": "local", "command": append([]string{o.Command}, mcpArgs(o, false)...), "enabled": true}},
-				{file: filepath.Join(o.Root, "kilo.json"), path: []string{"lsp", EntryName},
-					value: map[string]any{"command": append([]string{o.Command}, lspArgs(o)...), "extensions": extensions(o, true)}},
+			edits := []edit{{file: filepath.Join(o.Root, "kilo.json"), path: []string{"mcp", EntryName},
+				value: map[string]any{"type": "local", "command": append([]string{o.Command}, mcpArgs(o, false)...), "enabled": true}}}
+			if o.NoHooks || o.URL != "" {
+				// Without lspkit's hooks, Kilo's own LSP client tells the
+				// model a file's errors after each edit, through lspkit
+				// lsp. With them it would say them again, old and new,
+				// and the states the next edit repairs.
+				edits = append(edits, edit{file: filepath.Join(o.Root, "kilo.json"), path: []string{"lsp", EntryName},
+					value: map[string]any{"command": append([]string{o.Command}, lspArgs(o)...), "extensions": extensions(o, true)}})
 			}
+			return edits
 		},
-		step: func(Options) string {
-			return "Nothing to do: `kilo mcp list` shows lspkit connected, and `kilo debug lsp diagnostics FILE` checks a file through `lspkit lsp`. Kilo runs MCP tools without asking by default, so lspkit offers it only the tools that write nothing (--read-only); " +
-				"its own language servers still start beside lspkit's unless each is turned off in kilo.json (\"lsp\": {\"gopls\": {\"disabled\": true}})."
+		step: func(o Options) string {
+			if o.NoHooks {
+				return "Nothing to do: `kilo mcp list` shows lspkit connected, and `kilo debug lsp diagnostics FILE` checks a file through `lspkit lsp`. Kilo runs MCP tools without asking by default, so lspkit offers it only the tools that write nothing (--read-only); " +
+					"its own language servers still start beside lspkit's unless each is turned off in kilo.json (\"lsp\": {\"gopls\": {\"disabled\": true}})."
+			}
+			return "Nothing to do: `kilo mcp list` shows lspkit connected, and lspkit's plugin (.kilo/plugins/lspkit.js) tells the model what its edits broke. Kilo runs MCP tools without asking by default, so lspkit offers it only the tools that write nothing (--read-only). " +
+				"Kilo's own language servers, where it starts any, also list a file's errors after each edit — those that were there before too: turn them off in kilo.json (\"lsp\": false) to hear lspkit's alone."
 		},
 	},
 	{
@@ -429,7 +428,7 @@ func Init(o Options) (Result, error) {
 		o.Command = "lspkit"
 	}
 	h := hosts[i]
-	edits := h.edits
+	edits := func(o Options) []edit { return append(h.edits(o), hookEdits(o, h.name)...) }
 	if o.URL != "" {
 		if h.remote == nil {
 			var with []string
@@ -461,6 +460,8 @@ func Init(o Options) (Result, error) {
 		var content []byte
 		var action string
 		switch {
+		case e.whole != "":
+			content, action, err = wholeFile(old, exists, e, o.Force)
 		case e.toml:
 			content, action, err = mergeTOML(old, e, o.Force)
 		case e.yamlList:
@@ -491,6 +492,9 @@ func Init(o Options) (Result, error) {
 		res.Changes = append(res.Changes, Change{File: e.file, Action: action, Content: content})
 	}
 	res.Step = h.step(o)
+	if step := hookStep(o, h.name); step != "" {
+		res.Step += " " + step
+	}
 	if o.URL != "" {
 		res.Step = fmt.Sprintf("The entry takes the token from %s: set it in the environment %s starts in to the token `lspkit mcp --http` printed (or was given). ", TokenVariable, h.display) + res.Step
 	}

@@ -59,6 +59,7 @@ func TestDifferentEntry(t *testing.T) {
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	old := "{\"theme\": \"dark\", \"mcpServers\": {\"lspkit\": {\"command\": \"/old/lspkit\", \"args\": [\"mcp\"]}}}\n"
 	os.WriteFile(file, []byte(old), 0o644)
+	o.NoHooks = true
 	_, err := Init(o)
 	if !errors.Is(err, ErrDifferentEntry) || !strings.Contains(err.Error(), `{"command":"/old/lspkit","args":["mcp"]}`) || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("want a refusal naming the entry: %v", err)
@@ -132,10 +133,11 @@ func TestTOML(t *testing.T) {
 	}
 }
 
-// TestClaudeCode: .mcp.json and the hooks in .claude/settings.json — after
-// edits, and with --shared before a Grep — added beside the hooks already
-// there; the step says how to approve; --no-grep-hint leaves the Grep
-// hint out (removes it, with --force).
+// TestClaudeCode: .mcp.json and the hooks in .claude/settings.json —
+// before and after every tool, and at the end of the turn — added beside
+// the hooks already there; the step says how to approve; an lspkit hook
+// of another shape (an older init's, or another's flags) is refused, then
+// replaced with --force; --no-hooks writes the MCP entry alone.
 func TestClaudeCode(t *testing.T) {
 	o := opts(t, "claude-code")
 	settings := filepath.Join(o.Root, ".claude", "settings.json")
@@ -145,39 +147,78 @@ func TestClaudeCode(t *testing.T) {
 	if err != nil || len(res.Changes) != 2 || res.Changes[0].Action != "created" || res.Changes[1].Action != "added" || !strings.Contains(res.Step, "enabledMcpjsonServers") {
 		t.Fatalf("%+v %v", res, err)
 	}
+	hook := `{"hooks":[{"command":"lspkit hook claude-code","timeout":120,"type":"command"}],"matcher":"*"}`
 	got := read(t, settings)
-	if !strings.Contains(got, `"command": "echo hi"`) || !strings.Contains(got, `"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi"}]},{"hooks":[{"command":"lspkit hook claude-code --shared","type":"command"}],"matcher":"Edit|MultiEdit|Write|NotebookEdit"}]`) ||
-		!strings.Contains(got, `"PreToolUse":[{"hooks":[{"command":"lspkit hook claude-code --shared","type":"command"}],"matcher":"Grep"}]`) {
+	if !strings.Contains(got, `"command": "echo hi"`) || !strings.Contains(got, `"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi"}]},`+hook+`]`) ||
+		!strings.Contains(got, `"PreToolUse":[`+hook+`]`) || !strings.Contains(got, `"Stop":[{"hooks":[{"command":"lspkit hook claude-code","timeout":120,"type":"command"}]}]`) {
 		t.Fatalf("settings:\n%s", got)
 	}
-	// --no-grep-hint: the Grep hint init wrote is refused, then removed
-	// with --force, the rest kept.
-	o.NoGrepHint = true
-	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) || !strings.Contains(err.Error(), "hooks.PreToolUse[0], which this init leaves out") {
-		t.Fatalf("--no-grep-hint over the hint: %v", err)
+	if res, err := Init(o); err != nil || res.Changes[1].Action != "unchanged" {
+		t.Fatalf("again: %+v %v", res, err)
 	}
-	o.Force = true
-	if _, err := Init(o); err != nil {
-		t.Fatal(err)
-	}
-	if got := read(t, settings); strings.Contains(got, `"Grep"`) || !strings.Contains(got, `"matcher":"Edit|MultiEdit|Write|NotebookEdit"`) {
-		t.Fatalf("settings after --no-grep-hint --force:\n%s", got)
-	}
-	o.Force, o.NoGrepHint = false, false
 	if mcp := read(t, filepath.Join(o.Root, ".mcp.json")); !strings.Contains(mcp, "\"type\": \"stdio\"") || !strings.Contains(mcp, "\"--shared\"") {
 		t.Fatalf(".mcp.json:\n%s", mcp)
 	}
-	// Without --shared the hook differs: refused, then replaced in place.
-	o.Shared = false
-	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) {
-		t.Fatalf("%v", err)
+	// --no-grep-hint and --each make another hook: refused, then replaced
+	// in place.
+	o.NoGrepHint, o.Each = true, true
+	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) || !strings.Contains(err.Error(), "hooks.PreToolUse[0]") {
+		t.Fatalf("another hook: %v", err)
 	}
 	o.Force = true
 	if _, err := Init(o); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, settings); strings.Count(got, "hook claude-code") != 1 || strings.Contains(got, "--shared") {
+	if got := read(t, settings); strings.Count(got, "lspkit hook claude-code --each --no-grep-hint") != 3 || strings.Count(got, "hook claude-code") != 3 || !strings.Contains(got, "echo hi") {
 		t.Fatalf("settings after --force:\n%s", got)
+	}
+	// --no-hooks: the MCP entry alone.
+	n := opts(t, "claude-code")
+	n.NoHooks = true
+	if res, err := Init(n); err != nil || len(res.Changes) != 1 {
+		t.Fatalf("--no-hooks: %+v %v", res, err)
+	}
+}
+
+// TestHookFiles: Codex's, Gemini CLI's, Cursor's and opencode's hooks
+// where each reads them; a plugin file of the user's is refused; the step
+// says how Codex trusts its hooks.
+func TestHookFiles(t *testing.T) {
+	o := opts(t, "codex")
+	res, err := Init(o)
+	if err != nil || !strings.Contains(res.Step, "/hooks") {
+		t.Fatalf("codex: %+v %v", res, err)
+	}
+	if got := read(t, filepath.Join(o.Root, ".codex", "hooks.json")); !strings.Contains(got, `"PreToolUse"`) || !strings.Contains(got, `"Stop"`) || strings.Count(got, `"command": "lspkit hook codex"`) != 3 {
+		t.Fatalf("codex hooks.json:\n%s", got)
+	}
+	o = opts(t, "gemini")
+	if _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(o.Root, ".gemini", "settings.json")); !strings.Contains(got, `"AfterAgent"`) || !strings.Contains(got, `"BeforeTool"`) || !strings.Contains(got, `"timeout": 120000`) {
+		t.Fatalf("gemini settings.json:\n%s", got)
+	}
+	o = opts(t, "cursor")
+	if _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(o.Root, ".cursor", "hooks.json")); !strings.Contains(got, `"version": 1`) || !strings.Contains(got, `"afterFileEdit"`) || !strings.Contains(got, `"stop"`) {
+		t.Fatalf("cursor hooks.json:\n%s", got)
+	}
+	o = opts(t, "opencode")
+	mine := filepath.Join(o.Root, ".opencode", "plugins", "lspkit.js")
+	os.MkdirAll(filepath.Dir(mine), 0o755)
+	os.WriteFile(mine, []byte("export const Mine = async () => ({});\n"), 0o644)
+	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) || !strings.Contains(err.Error(), "a file of yours") {
+		t.Fatalf("opencode over the user's plugin: %v", err)
+	}
+	o.Force = true
+	if _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, mine); !strings.HasPrefix(got, pluginMarker) || !strings.Contains(got, "promptAsync") {
+		t.Fatalf("the plugin:\n%s", got)
 	}
 }
 

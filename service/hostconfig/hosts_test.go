@@ -31,6 +31,18 @@ func TestNextHosts(t *testing.T) {
 		return out
 	}
 	lsp := []any{"lsp", "--shared"}
+	// hook is a hook entry of Claude Code's shape running lspkit's hook
+	// for host; matcher "" is none (a turn's end).
+	hook := func(host, matcher string, timeout float64) []any {
+		e := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "lspkit hook " + host, "timeout": timeout}}}
+		if matcher != "" {
+			e["matcher"] = matcher
+		}
+		return []any{e}
+	}
+	copilot := func(event string) []any {
+		return []any{map[string]any{"type": "command", "bash": "lspkit hook copilot " + event, "powershell": "lspkit hook copilot " + event, "timeoutSec": 120.0}}
+	}
 	for _, tc := range []struct {
 		host  string
 		files map[string]map[string]any // file → JSON pointer-ish path ("a/b") → value
@@ -39,19 +51,22 @@ func TestNextHosts(t *testing.T) {
 		{"copilot", map[string]map[string]any{
 			".github/mcp.json": {"mcpServers/lspkit": with(mcp, "type", "local", "tools", []any{"*"})},
 			".github/lsp.json": {"lspServers/lspkit": map[string]any{"command": "lspkit", "args": lsp, "fileExtensions": map[string]any{".go": "go", ".py": "python", ".ts": "typescript"}}},
+			".github/hooks/lspkit.json": {"version": 1.0, "hooks/preToolUse": copilot("preToolUse"), "hooks/postToolUse": copilot("postToolUse"), "hooks/agentStop": copilot("agentStop")},
 		}, "--trust-folder"},
 		{"qwen", map[string]map[string]any{
-			".qwen/settings.json": {"mcpServers/lspkit": mcp},
+			".qwen/settings.json": {"mcpServers/lspkit": mcp, "hooks/PreToolUse": hook("qwen", "*", 120), "hooks/PostToolUse": hook("qwen", "*", 120), "hooks/Stop": hook("qwen", "", 120)},
 			".lsp.json":           {"lspkit": map[string]any{"command": "lspkit", "args": lsp, "extensionToLanguage": map[string]any{".go": "go", ".py": "python", ".ts": "typescript"}}},
 		}, "qwen mcp approve lspkit"},
 		{"kilo", map[string]map[string]any{
 			"kilo.json": {
 				"mcp/lspkit": map[string]any{"type": "local", "command": []any{"lspkit", "mcp", "--shared", "--read-only"}, "enabled": true},
-				"lsp/lspkit": map[string]any{"command": []any{"lspkit", "lsp", "--shared"}, "extensions": []any{".go", ".py", ".ts"}},
+				"lsp":        nil, // lspkit's plugin tells the model what its edits broke, once (--no-hooks writes lspkit lsp instead)
 			},
+			".kilo/plugins/lspkit.js": {"": `const command = ["lspkit", "hook", "kilo"];`},
 		}, "--read-only"},
 		{"droid", map[string]map[string]any{
-			".factory/mcp.json": {"mcpServers/lspkit": with(mcp, "type", "stdio")},
+			".factory/mcp.json":      {"mcpServers/lspkit": with(mcp, "type", "stdio")},
+			".factory/settings.json": {"hooks/PreToolUse": hook("droid", "*", 120), "hooks/PostToolUse": hook("droid", "*", 120), "hooks/Stop": hook("droid", "", 120)},
 		}, "droid mcp list"},
 		{"crush", map[string]map[string]any{
 			"crush.json": {
@@ -81,6 +96,12 @@ func TestNextHosts(t *testing.T) {
 			}
 			for file, want := range tc.files {
 				text := read(t, filepath.Join(o.Root, filepath.FromSlash(file)))
+				if line, ok := want[""].(string); ok { // a file of lspkit's own, whole
+					if !strings.HasPrefix(text, pluginMarker) || !strings.Contains(text, line) {
+						t.Errorf("%s:\n%s\nwant lspkit's plugin with %s", file, text, line)
+					}
+					continue
+				}
 				if filepath.Ext(file) == ".json" {
 					// A file init created holds only lspkit's entries, every one indented: none on the line of another.
 					if long := slices.IndexFunc(strings.Split(text, "\n"), func(l string) bool { return strings.Count(l, "\":") > 1 }); long >= 0 {

@@ -290,3 +290,20 @@ func tomlQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// wholeFile is e.whole as the file's content: unchanged when it is that
+// already; a file there that is not lspkit's (it does not begin with
+// pluginMarker) or another version of lspkit's is refused without force.
+func wholeFile(old []byte, exists bool, e edit, force bool) ([]byte, string, error) {
+	switch {
+	case !exists:
+		return []byte(e.whole), "created", nil
+	case string(old) == e.whole:
+		return old, "unchanged", nil
+	case !force && !bytes.HasPrefix(old, []byte(pluginMarker)):
+		return nil, "", fmt.Errorf("%w: a file of yours is there (--force replaces it)", ErrDifferentEntry)
+	case !force:
+		return nil, "", fmt.Errorf("%w: another version of lspkit's plugin is there (--force replaces it)", ErrDifferentEntry)
+	}
+	return []byte(e.whole), "replaced", nil
+}

@@ -58,7 +58,7 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 			return res, api.InvalidParams("severities: unknown severity %q (expected error, warning, info or hint)", s)
 		}
 	}
-	if len(p.Files) > 0 {
+	if len(p.Files) > 0 || len(p.OnDisk) > 0 {
 		return o.whatIf(ctx, res, p)
 	}
 	if err := validPath("filePath", p.FilePath); err != nil {
@@ -131,11 +131,14 @@ type checkGroup struct {
 // runGroups runs each server's part of a check at once and joins them.
 func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, groups []checkGroup, p api.CheckParams, want impactWant) (api.CheckResult, error) {
 	o.bump()
-	timeout := time.Duration(p.TimeoutMs) * time.Millisecond
+	how := checkHow{timeout: time.Duration(p.TimeoutMs) * time.Millisecond, want: want, impactMax: p.ImpactMaxFiles}
+	if how.impactMax == 0 {
+		how.impactMax = o.cfg.ImpactMaxFiles
+	}
 	parts := make([]serverPart, len(groups))
 	var wg conc.WaitGroup
 	for i, g := range groups {
-		wg.Go(func() { parts[i] = o.checkOn(ctx, g.t, g.files, timeout, want) })
+		wg.Go(func() { parts[i] = o.checkOn(ctx, g.t, g.files, how) })
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
 		o.log.Error("check: panic", "panic", panicked.String())
@@ -236,19 +239,27 @@ type serverPart struct {
 // settleRank orders how a wait ended, the worst last.
 var settleRank = map[client.Settle]int{client.Settled: 0, client.TimedOut: 1, client.Failed: 2, client.ServerGone: 3}
 
+// checkHow is how a check goes: each server's time (0: the configured
+// timeouts), whether it finds the impact, and of how many files at most.
+type checkHow struct {
+	timeout   time.Duration
+	want      impactWant
+	impactMax int
+}
+
 // checkOn runs one server's part of a check of files, with their impact
-// when want asks for it. A server that died under the check — or had died
+// when how.want asks for it. A server that died under the check — or had died
 // just before it, its exit not yet seen — and that the restart policy
 // starts again is asked again, once, on its new process: the answer is
 // the restarted server's, not "broken".
-func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile, timeout time.Duration, want impactWant) serverPart {
-	part := o.checkOnce(ctx, t, files, timeout, want)
+func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile, how checkHow) serverPart {
+	part := o.checkOnce(ctx, t, files, how)
 	if part.res.Verdict != api.VerdictBroken || ctx.Err() != nil {
 		return part
 	}
 	if s, err := o.session(t); err == nil && s.restarting() {
 		o.log.Info("check: the server died under it and is restarting; asked again", "server", t.spec.ID, "file", o.rel(files[0].abs))
-		return o.checkOnce(ctx, t, files, timeout, want)
+		return o.checkOnce(ctx, t, files, how)
 	}
 	return part
 }
@@ -256,7 +267,8 @@ func (o *Orchestrator) checkOn(ctx context.Context, t target, files []checkFile,
 // checkOnce is checkOn's one attempt. A what-if (given texts) of several
 // files, or with its impact, gives the server the disk's texts back
 // before it returns.
-func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFile, timeout time.Duration, want impactWant) (part serverPart) {
+func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFile, how checkHow) (part serverPart) {
+	timeout, want := how.timeout, how.want
 	start := time.Now()
 	res := &part.res
 	res.ID = t.spec.ID
@@ -386,7 +398,7 @@ func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFil
 	if want == impactAlways || want == impactIfChanged && changed {
 		impact.Go(func() {
 			sent.Wait()
-			part.impact = o.impactOf(caller, s, c, files, timeout)
+			part.impact = o.impactOf(caller, s, c, files, timeout, how.impactMax)
 		})
 	}
 	var wg conc.WaitGroup
@@ -471,11 +483,11 @@ func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFil
 
 // impactOf runs a check's impact on one server, within the check's time
 // again.
-func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Client, files []checkFile, timeout time.Duration) *impactPart {
+func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Client, files []checkFile, timeout time.Duration, limit int) *impactPart {
 	ctx, cancel := context.WithTimeout(caller, timeout)
 	defer cancel()
 	start := time.Now()
-	part := s.impact(ctx, c, files, o.cfg.ImpactMaxFiles)
+	part := s.impact(ctx, c, files, limit)
 	o.log.Info("impact", "server", s.spec.ID, "file", o.rel(files[0].abs), "checked", part.checked, "ms", time.Since(start).Milliseconds())
 	return &part
 }

@@ -38,6 +38,7 @@ const impactParallel = 8
 type impactPart struct {
 	diags      []api.Diagnostic
 	checked    int
+	files      []string // the dependents checked, relative to the root
 	incomplete []string // why not every dependent was checked
 }
 
@@ -92,6 +93,7 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 			part.diags = append(part.diags, diags...)
 			if err == nil {
 				part.checked++
+				part.files = append(part.files, s.o.rel(path))
 			} else {
 				missed.add(s.o.rel(path), err)
 			}
@@ -185,6 +187,7 @@ func (o *Orchestrator) joinImpact(parts []*impactPart, severities []string) *api
 		any = true
 		diags = append(diags, p.diags...)
 		out.Checked += p.checked
+		out.CheckedFiles = append(out.CheckedFiles, p.files...)
 		why = append(why, p.incomplete...)
 	}
 	if !any {

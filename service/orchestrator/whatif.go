@@ -28,6 +28,11 @@ func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.Ch
 	if _, dup := texts[p.FilePath]; p.FilePath != "" && !dup {
 		texts[p.FilePath] = p.Text
 	}
+	for _, name := range p.OnDisk {
+		if _, dup := texts[name]; !dup {
+			texts[name] = nil
+		}
+	}
 	if o.cfg.Disabled {
 		res.Reason, res.Skipped = "LSP is disabled by configuration", api.SkippedDisabled
 		return res, nil

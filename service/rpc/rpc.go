@@ -133,6 +133,7 @@ func Routes(o *features.Service) map[string]Route {
 		api.MethodGetDiagnosticEpoch: route(none(o.Epoch)),
 		api.MethodDiagnosticsAfter:   route(o.DiagnosticsAfter, "afterEpoch"),
 		api.MethodReport:             route(o.Report, "filePath", "mode"),
+		api.MethodBurst:              route(o.Bursts.Burst, "event"),
 		api.MethodStatus:             route(noParams(func(ctx context.Context) ([]api.ServerStatus, error) { return o.StatusOf(ctx), nil })),
 		api.MethodDefinition:         route(o.Definition),
 		api.MethodTypeDefinition:     route(o.TypeDefinition),

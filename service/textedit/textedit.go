@@ -283,3 +283,20 @@ func backtrack(trace [][]int, offset, d, n, m int) []step {
 	slices.Reverse(rev)
 	return rev
 }
+
+// LineMap maps the lines of old to the lines of new after the change from
+// one to the other: moved[i] is the 1-based line in new of old's line i+1,
+// or 0 where the change removed or rewrote that line.
+func LineMap(old, new string) []int {
+	a, b := strings.SplitAfter(old, "\n"), strings.SplitAfter(new, "\n")
+	moved := make([]int, len(a))
+	for _, o := range diffLines(a, b) {
+		if o.kind != equal {
+			continue
+		}
+		for i := range o.n {
+			moved[o.ai+i] = o.bi + i + 1
+		}
+	}
+	return moved
+}

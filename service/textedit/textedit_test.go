@@ -3,6 +3,7 @@ package textedit
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -165,4 +166,19 @@ func header(h string) (as, al, bs, bl int) {
 	as, al = read(f[1])
 	bs, bl = read(f[2])
 	return
+}
+
+func TestLineMap(t *testing.T) {
+	old := "package a\n\nimport \"fmt\"\n\nfunc A() {\n\tfmt.Println(1)\n}\n"
+	new := "package a\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc A() {\n\tfmt.Println(2)\n}\n"
+	got := LineMap(old, new)
+	// package, blank, the import rewritten, blank, func, the call rewritten,
+	// the brace, and the empty last "line" after the final newline.
+	want := []int{1, 2, 0, 7, 8, 0, 10, 11}
+	if !slices.Equal(got, want) {
+		t.Errorf("LineMap = %v, want %v", got, want)
+	}
+	if got := LineMap("x\n", "y\nx\n"); !slices.Equal(got, []int{2, 3}) {
+		t.Errorf("LineMap after a line inserted above = %v, want [2 3]", got)
+	}
 }

@@ -1,0 +1,222 @@
+// A stand-in for a model API that plays a scripted turn, for the hook tests:
+// the Anthropic Messages API (Claude Code), OpenAI's chat completions
+// (Copilot CLI, Qwen Code, opencode, Kilo, Droid) and Responses (Codex), and
+// Gemini's generateContent (Gemini CLI), streamed or not as asked.
+//
+// FAKE_SCRIPT names a JSON file: {"steps": [{"tool": NAME, "args": {...}},
+// ...]}. A request of the agent's conversation (one that offers a tool of the
+// script) is answered with the step whose index is the number of tool
+// results the conversation holds so far: the first request gets step 0, the
+// one that carries step 0's result gets step 1, and so on; once every step
+// has its result, the answer is a short text that ends the turn (again
+// after each hold of the turn's end). A tool is named exactly, or by the end
+// of a host's prefixed name ("mcp__lspkit__lsp_status").
+//
+// Each request of the conversation is logged to FAKE_LOG as one JSON line:
+// {"step": N, "api": ..., "new": [texts]} — "new" is what the host sent since
+// the model's last answer (the tool's result and anything a hook added to
+// it, or the user message that holds the turn), each text as the model gets
+// it. Other requests (titles, summaries, token counts) get a short text and
+// are not logged. Prints its port on stdout.
+import http from "node:http";
+import fs from "node:fs";
+
+const script = JSON.parse(fs.readFileSync(process.env.FAKE_SCRIPT, "utf8"));
+const steps = script.steps;
+const log = process.env.FAKE_LOG;
+const names = new Set(steps.map((s) => s.tool));
+const matches = (offered, want) => offered === want || offered.endsWith("__" + want) || offered.endsWith("-" + want) || offered.endsWith("_" + want);
+const ofScript = (offered) => offered.some((n) => [...names].some((w) => matches(n, w)));
+const pick = (offered, want) => offered.find((n) => matches(n, want)) ?? want;
+
+function text(content) {
+  if (content === undefined || content === null) return "";
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map(text).join("");
+  if (typeof content === "object") {
+    if (typeof content.text === "string") return content.text;
+    if (content.content !== undefined) return text(content.content);
+    if (content.output !== undefined) return text(content.output);
+  }
+  return JSON.stringify(content);
+}
+
+function record(step, api, fresh) {
+  if (log) fs.appendFileSync(log, JSON.stringify({ step, api, new: fresh }) + "\n");
+}
+
+let calls = 0;
+const callId = () => `call_${++calls}_${Date.now()}`;
+
+// Anthropic Messages.
+function anthropic(r, res) {
+  const offered = (r.tools || []).map((t) => t.name).filter(Boolean);
+  const messages = r.messages || [];
+  if (!ofScript(offered)) return anthropicReply(res, r.stream, [{ type: "text", text: "ok" }], "end_turn");
+  const done = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result").length;
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  const fresh = [];
+  for (const m of messages.slice(lastAssistant + 1)) {
+    if (typeof m.content === "string") fresh.push(m.content);
+    else for (const b of m.content || []) fresh.push(b.type === "tool_result" ? text(b.content) : text(b));
+  }
+  record(done, "anthropic", fresh);
+  if (done < steps.length) {
+    const s = steps[done];
+    return anthropicReply(res, r.stream, [{ type: "tool_use", id: "toolu_" + callId(), name: pick(offered, s.tool), input: s.args }], "tool_use");
+  }
+  anthropicReply(res, r.stream, [{ type: "text", text: "done" }], "end_turn");
+}
+
+function anthropicReply(res, stream, content, stopReason) {
+  const msg = { id: "msg_" + callId(), type: "message", role: "assistant", model: "claude-stand-in", content, stop_reason: stopReason, stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
+  if (!stream) return json(res, msg);
+  sse(res);
+  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send("message_start", { message: { ...msg, content: [], stop_reason: null } });
+  content.forEach((block, index) => {
+    if (block.type === "text") {
+      send("content_block_start", { index, content_block: { type: "text", text: "" } });
+      send("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
+    } else {
+      send("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+      send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+    }
+    send("content_block_stop", { index });
+  });
+  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } });
+  send("message_stop", {});
+  res.end();
+}
+
+// OpenAI chat completions.
+function chat(r, res) {
+  const offered = (r.tools || []).map((t) => t.function?.name ?? t.name).filter(Boolean);
+  const messages = r.messages || [];
+  if (!ofScript(offered)) return chatReply(res, r.stream, { content: "ok" }, "stop");
+  const done = messages.filter((m) => m.role === "tool").length;
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  record(done, "chat", messages.slice(lastAssistant + 1).map((m) => text(m.content)));
+  if (done < steps.length) {
+    const s = steps[done];
+    return chatReply(res, r.stream, { content: null, tool_calls: [{ id: callId(), type: "function", function: { name: pick(offered, s.tool), arguments: JSON.stringify(s.args) } }] }, "tool_calls");
+  }
+  chatReply(res, r.stream, { content: "done" }, "stop");
+}
+
+function chatReply(res, stream, message, finish) {
+  const base = { id: "chatcmpl-" + callId(), object: "chat.completion", created: Math.floor(Date.now() / 1000), model: "stand-in" };
+  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
+  if (!stream) return json(res, { ...base, choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }], usage });
+  sse(res);
+  const send = (delta, finish_reason = null, extra = {}) =>
+    res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+  send({ role: "assistant", content: "" });
+  if (message.content) send({ content: message.content });
+  (message.tool_calls || []).forEach((c, index) => send({ tool_calls: [{ index, ...c }] }));
+  send({}, finish, { usage });
+  res.write("data: [DONE]\n\n");
+  res.end();
+}
+
+// OpenAI Responses (Codex): function tools, and custom (freeform) tools
+// such as apply_patch, whose input is the step's args.input.
+function responses(r, res) {
+  const tools = r.tools || [];
+  const offered = tools.map((t) => t.name ?? t.function?.name).filter(Boolean);
+  const input = Array.isArray(r.input) ? r.input : [];
+  if (!ofScript(offered)) return responsesReply(res, r.stream, [message("ok")]);
+  const done = input.filter((i) => i.type === "function_call_output" || i.type === "custom_tool_call_output").length;
+  const lastModel = input.findLastIndex((i) => i.type === "function_call" || i.type === "custom_tool_call" || (i.type === "message" && i.role === "assistant"));
+  record(done, "responses", input.slice(lastModel + 1).map((i) => (i.type === "message" ? text(i.content) : text(i.output))));
+  if (done < steps.length) {
+    const s = steps[done];
+    const name = pick(offered, s.tool);
+    const tool = tools.find((t) => (t.name ?? t.function?.name) === name);
+    const id = callId();
+    if (tool?.type === "custom") {
+      return responsesReply(res, r.stream, [{ type: "custom_tool_call", id: "ctc_" + id, call_id: id, name, input: s.args.input, status: "completed" }]);
+    }
+    return responsesReply(res, r.stream, [{ type: "function_call", id: "fc_" + id, call_id: id, name, arguments: JSON.stringify(s.args), status: "completed" }]);
+  }
+  responsesReply(res, r.stream, [message("done")]);
+}
+
+const message = (t) => ({ type: "message", id: "msg_" + callId(), role: "assistant", status: "completed", content: [{ type: "output_text", text: t, annotations: [] }] });
+
+function responsesReply(res, stream, output) {
+  const resp = { id: "resp_" + callId(), object: "response", created_at: Math.floor(Date.now() / 1000), model: "stand-in", status: "completed", output,
+    usage: { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2 } };
+  if (!stream) return json(res, resp);
+  sse(res);
+  let seq = 0;
+  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  send("response.created", { response: { ...resp, status: "in_progress", output: [] } });
+  output.forEach((item, output_index) => {
+    send("response.output_item.added", { output_index, item });
+    send("response.output_item.done", { output_index, item });
+  });
+  send("response.completed", { response: resp });
+  res.end();
+}
+
+// Gemini generateContent.
+function gemini(r, res, stream) {
+  const offered = (r.tools || []).flatMap((t) => t.functionDeclarations || []).map((f) => f.name);
+  const contents = r.contents || [];
+  if (!ofScript(offered)) return geminiReply(res, stream, [{ text: "ok" }]);
+  const parts = contents.flatMap((c) => c.parts || []);
+  const done = parts.filter((p) => p.functionResponse).length;
+  const lastModel = contents.findLastIndex((c) => c.role === "model");
+  const fresh = [];
+  for (const c of contents.slice(lastModel + 1)) {
+    for (const p of c.parts || []) fresh.push(p.functionResponse ? text(p.functionResponse.response) : text(p));
+  }
+  record(done, "gemini", fresh);
+  if (done < steps.length) {
+    const s = steps[done];
+    return geminiReply(res, stream, [{ functionCall: { name: pick(offered, s.tool), args: s.args } }]);
+  }
+  geminiReply(res, stream, [{ text: "done" }]);
+}
+
+function geminiReply(res, stream, parts) {
+  const body = { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 }, modelVersion: "stand-in" };
+  if (!stream) return json(res, body);
+  sse(res);
+  res.write(`data: ${JSON.stringify(body)}\n\n`);
+  res.end();
+}
+
+function json(res, body) {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function sse(res) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+}
+
+const server = http.createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    let r = {};
+    try { r = JSON.parse(body); } catch {}
+    const url = req.url;
+    if (process.env.FAKE_TRACE) fs.appendFileSync(process.env.FAKE_TRACE, `${req.method} ${url} ${body.slice(0, 400000)}\n`);
+    if (req.method === "GET") {
+      return json(res, { object: "list", data: [{ id: "stand-in", object: "model", owned_by: "test" }], models: [{ name: "models/stand-in" }] });
+    }
+    if (url.includes("count_tokens") || url.includes(":countTokens")) return json(res, { input_tokens: 1, totalTokens: 1 });
+    if (url.includes("/messages")) return anthropic(r, res);
+    if (url.includes("/responses")) return responses(r, res);
+    if (url.includes("/chat/completions")) return chat(r, res);
+    if (url.includes(":streamGenerateContent")) return gemini(r, res, true);
+    if (url.includes(":generateContent")) return gemini(r, res, false);
+    json(res, {});
+  });
+});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));

@@ -1,0 +1,203 @@
+package burst
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/findings"
+	"github.com/lspkit/lspkit/service/textedit"
+)
+
+// noImpactBound is the impact's file bound for a burst's check: none that
+// a workspace reaches (the time bound still holds).
+const noImpactBound = 1 << 30
+
+// feedback checks b's files as they were before (a what-if of their old
+// texts, with the files that depend on them) and as they are now (the
+// disk, with the same), within timeout, and answers with the errors only
+// the second has. turn words the text for the end of a turn.
+func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duration, turn bool) api.BurstResult {
+	start := time.Now()
+	res := quiet()
+	res.Edited = slices.Clone(b.files)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var why []string
+	// The edited files now, those that exist.
+	now := map[string]string{}
+	for _, f := range b.files {
+		if text, err := t.core.ReadFile(f); err == nil {
+			now[f] = text
+		}
+	}
+	// Before: the old texts given, as a what-if. A file the burst made
+	// has none (it did not exist), one it deleted has its old text.
+	old := map[string]string{}
+	changed := false
+	for _, f := range b.files {
+		text, known := b.before[f]
+		cur, exists := now[f]
+		switch {
+		case !known:
+			changed = true
+		case text == nil:
+			changed = changed || exists
+		default:
+			old[f] = *text
+			changed = changed || !exists || cur != *text
+		}
+	}
+	if !changed {
+		res.MS = time.Since(start).Milliseconds()
+		return res // the texts are as they were: nothing can be new
+	}
+	var beforeDiags []api.Diagnostic
+	beforeChecked := map[string]bool{}
+	if len(old) > 0 {
+		bres, err := t.core.Check(ctx, api.CheckParams{Files: old, Impact: true, Severities: []string{"error"},
+			TimeoutMs: int(timeout / 2 / time.Millisecond), ImpactMaxFiles: noImpactBound})
+		if err != nil {
+			return t.failed(res, start, fmt.Sprintf("the files as they were before the edits could not be checked: %v", err))
+		}
+		beforeDiags = collect(bres, beforeChecked)
+		if !bres.Checked {
+			why = append(why, "the files as they were before the edits were not fully checked: "+bres.Reason)
+		}
+		if bres.Impact != nil && !bres.Impact.Complete {
+			why = append(why, "before the edits, not every file that depends on them was checked: "+bres.Impact.Reason)
+		}
+	}
+	afterDiags := []api.Diagnostic{}
+	afterChecked := map[string]bool{}
+	if len(now) > 0 {
+		left := max(time.Until(deadline(ctx)), time.Second)
+		ares, err := t.core.Check(ctx, api.CheckParams{OnDisk: slices.Sorted(maps.Keys(now)), Impact: true, Severities: []string{"error"},
+			TimeoutMs: int(left / time.Millisecond), ImpactMaxFiles: noImpactBound})
+		if err != nil {
+			return t.failed(res, start, fmt.Sprintf("the edited files could not be checked: %v", err))
+		}
+		afterDiags = collect(ares, afterChecked)
+		if !ares.Checked {
+			why = append(why, "the edited files were not fully checked: "+ares.Reason)
+		}
+		if ares.Impact != nil && !ares.Impact.Complete {
+			why = append(why, "not every file that depends on the edits was checked: "+ares.Impact.Reason)
+		}
+	}
+	res.Checked = len(afterChecked)
+	// A finding counts as new only where there is a before to compare
+	// with: the edited files whose text before is known, and the files
+	// checked both before and after.
+	var unseen, uncompared []string
+	for _, f := range b.files {
+		if b.unknown[f] {
+			unseen = append(unseen, f)
+		}
+	}
+	comparable := func(file string) bool {
+		if _, ok := b.before[file]; ok {
+			return true
+		}
+		return beforeChecked[file] || len(old) == 0 && !b.unknown[file]
+	}
+	var kept []api.Diagnostic
+	for _, d := range afterDiags {
+		switch {
+		case b.unknown[d.File]:
+			kept = append(kept, d) // said, with the note that it may be old
+		case comparable(d.File):
+			kept = append(kept, d)
+		case !slices.Contains(uncompared, d.File):
+			uncompared = append(uncompared, d.File)
+		}
+	}
+	moved := func(file string) []int {
+		if text := b.before[file]; text != nil {
+			if cur, ok := now[file]; ok {
+				return textedit.LineMap(*text, cur)
+			}
+		}
+		return nil
+	}
+	introduced, _ := findings.Compare(beforeDiags, kept, moved)
+	for _, d := range introduced {
+		res.New[d.File] = append(res.New[d.File], d)
+	}
+	if len(unseen) > 0 {
+		why = append(why, fmt.Sprintf("lspkit did not see %s before %s edited, so %s errors are all listed, and the files %s broke may not be",
+			strings.Join(unseen, ", "), api.Plural(len(unseen), "it was", "they were"), api.Plural(len(unseen), "its", "their"), api.Plural(len(unseen), "it", "they")))
+	}
+	if len(uncompared) > 0 {
+		slices.Sort(uncompared)
+		why = append(why, fmt.Sprintf("%s had errors after the edits but could not be checked before them within the time, so whether they are new is not known (they are not listed)", strings.Join(uncompared, ", ")))
+	}
+	res.Complete = len(why) == 0
+	res.Reason = strings.Join(why, "; ")
+	res.Text = t.render(res.Edited, res.New, res, turn)
+	res.MS = time.Since(start).Milliseconds()
+	return res
+}
+
+// collect gathers a check's errors, of its files and of their impact, and
+// marks the files it checked.
+func collect(res api.CheckResult, checked map[string]bool) []api.Diagnostic {
+	out := slices.Clone(res.Diagnostics)
+	for _, d := range res.Diagnostics {
+		checked[d.File] = true
+	}
+	if res.Impact != nil {
+		for _, f := range res.Impact.CheckedFiles {
+			checked[f] = true
+		}
+		for _, f := range res.Impact.Files {
+			out = append(out, f.Diagnostics...)
+		}
+	}
+	return out
+}
+
+// deadline is ctx's deadline, or an hour away.
+func deadline(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now().Add(time.Hour)
+}
+
+// failed is res when a check could not be made at all: not complete, and
+// said so.
+func (t *Tracker) failed(res api.BurstResult, start time.Time, why string) api.BurstResult {
+	res.Complete, res.Reason = false, why
+	res.Text = t.render(res.Edited, res.New, res, false)
+	res.MS = time.Since(start).Milliseconds()
+	return res
+}
+
+// render is the feedback's text: the new errors in lsp/report's blocks,
+// the edited files first, then the files they broke, and what could not
+// be checked; "" when there is nothing to say. turn words it for the end
+// of a turn.
+func (t *Tracker) render(edited []string, diags api.FileDiagnostics, res api.BurstResult, turn bool) string {
+	var others []string
+	for _, f := range slices.Sorted(maps.Keys(diags)) {
+		if !slices.Contains(edited, f) && len(diags[f]) > 0 {
+			others = append(others, f)
+		}
+	}
+	text := findings.Feedback{Changed: edited, Others: others, Diagnostics: diags, PerFile: t.cfg.MaxDiagnosticsPerFile, Lines: feedbackLines}.Text()
+	if !res.Complete {
+		if text != "" {
+			text += "\n"
+		}
+		text += fmt.Sprintf("LSP could not check every file the edits may affect: %s\n", findings.Escape(res.Reason))
+	}
+	if text != "" && turn {
+		text = "Your turn is ending with errors your edits in it introduced. Fix them, or end your turn again to leave them as they are.\n\n" + text
+	}
+	return text
+}
