@@ -187,8 +187,8 @@ type payload struct {
 	Event          string         `json:"event"`
 	SessionIDUpper string         `json:"sessionID"`
 	Tool           string         `json:"tool"`
-	Args      jsontext.Value `json:"args"`
-	Directory string         `json:"directory"`
+	Args           jsontext.Value `json:"args"`
+	Directory      string         `json:"directory"`
 }
 
 // undoable is one of Cursor's edits: old_string became new_string.

@@ -49,8 +49,8 @@ func TestNextHosts(t *testing.T) {
 		step  string
 	}{
 		{"copilot", map[string]map[string]any{
-			".github/mcp.json": {"mcpServers/lspkit": with(mcp, "type", "local", "tools", []any{"*"})},
-			".github/lsp.json": {"lspServers/lspkit": map[string]any{"command": "lspkit", "args": lsp, "fileExtensions": map[string]any{".go": "go", ".py": "python", ".ts": "typescript"}}},
+			".github/mcp.json":          {"mcpServers/lspkit": with(mcp, "type", "local", "tools", []any{"*"})},
+			".github/lsp.json":          {"lspServers/lspkit": map[string]any{"command": "lspkit", "args": lsp, "fileExtensions": map[string]any{".go": "go", ".py": "python", ".ts": "typescript"}}},
 			".github/hooks/lspkit.json": {"version": 1.0, "hooks/preToolUse": copilot("preToolUse"), "hooks/postToolUse": copilot("postToolUse"), "hooks/agentStop": copilot("agentStop")},
 		}, "--trust-folder"},
 		{"qwen", map[string]map[string]any{
