@@ -23,7 +23,7 @@ node_modules() {
 go_test() {
 	local name=$1 out status=0
 	out=$(mktemp)
-	LSPKIT_CI_LIVE=1 go test -vet=off -count=1 -run "^$name\$" -v ./cmd/lspkit >"$out" 2>&1 || status=$?
+	LSPKIT_CI_LIVE=1 go test -vet=off -count=1 -timeout 30m -run "^$name\$" -v ./cmd/lspkit >"$out" 2>&1 || status=$?
 	grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' "$out" | grep -v '^=== RUN' || true
 	if [ "$status" -ne 0 ] || ! grep -q "^--- PASS: $name" "$out"; then
 		cat "$out" >&2

@@ -8,7 +8,10 @@
 # TestPluginHosts; the next hosts read what `lspkit init --host X` writes,
 # list lspkit connected, and (Copilot, Qwen, Continue) run model turns
 # against a stand-in model API: TestInitHosts; Claude Code, opencode and
-# Codex reach `lspkit mcp --http` with its token: TestHTTPHosts; and
+# Codex reach `lspkit mcp --http` with its token: TestHTTPHosts; eight
+# hosts play scripted turns through the hooks `lspkit init` writes, on
+# cobra (Go module proxy) and @tanstack/query-core (npm), and what the
+# model hears is checked against the compilers: TestHookHosts; and
 # Debian's Neovim (apt, as root or with sudo) runs `lspkit lsp` as its
 # language server: TestLSPNeovim. Needs the servers scripts/test.sh
 # installs. .ci/run runs it after the test command.
@@ -24,6 +27,7 @@ go_test TestHosts
 go_test TestPluginHosts
 go_test TestInitHosts
 go_test TestHTTPHosts
+go_test TestHookHosts
 go_test TestLSPOpencode
 
 if ! command -v nvim >/dev/null; then

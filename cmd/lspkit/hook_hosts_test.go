@@ -231,6 +231,37 @@ func (r *hookRig) turn(t *testing.T, h hookHost, steps []hookStep) []heard {
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", h.name, err, out)
 	}
+	got := readHeard(t, logFile)
+	if len(got) == 0 {
+		t.Fatalf("%s: the stand-in model heard nothing\n%s", h.name, out)
+	}
+	return got
+}
+
+// claudeTurn plays a scripted turn of `claude -p` in dir against the
+// stand-in (testdata/hosts/fake-turns.mjs), the tools allowed, and returns
+// what the model heard in each request.
+func claudeTurn(t *testing.T, env []string, dir, testdata string, steps []hookStep, allowed string) []heard {
+	t.Helper()
+	scratch := t.TempDir()
+	script, _ := json.Marshal(map[string]any{"steps": steps})
+	scriptFile, logFile := filepath.Join(scratch, "script.json"), filepath.Join(scratch, "heard.jsonl")
+	os.WriteFile(scriptFile, script, 0o644)
+	fake := exec.Command("node", filepath.Join(testdata, "fake-turns.mjs"))
+	fake.Env = append(slices.Clone(env), "FAKE_SCRIPT="+scriptFile, "FAKE_LOG="+logFile)
+	port, stop := standIn(t, fake)
+	defer stop()
+	out, err := host(t, append(slices.Clone(env), "ANTHROPIC_BASE_URL=http://127.0.0.1:"+port, "ANTHROPIC_API_KEY=sk-ant-stand-in"), dir, "",
+		"claude", "-p", "go", "--allowedTools", allowed)
+	if err != nil {
+		t.Fatalf("claude -p: %v\n%s", err, out)
+	}
+	return readHeard(t, logFile)
+}
+
+// readHeard reads the stand-in's log of what the model heard.
+func readHeard(t *testing.T, logFile string) []heard {
+	t.Helper()
 	data, _ := os.ReadFile(logFile)
 	var got []heard
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -238,9 +269,6 @@ func (r *hookRig) turn(t *testing.T, h hookHost, steps []hookStep) []heard {
 		if json.Unmarshal([]byte(line), &h) == nil {
 			got = append(got, h)
 		}
-	}
-	if len(got) == 0 {
-		t.Fatalf("%s: the stand-in model heard nothing\n%s", h.name, out)
 	}
 	return got
 }
@@ -253,7 +281,7 @@ func lspkitSays(texts []string) string {
 	unescape := strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&amp;", "&")
 	for _, s := range texts {
 		s = unescape.Replace(s)
-		if strings.Contains(s, "LSP errors detected") || strings.Contains(s, "LSP could not") {
+		if strings.Contains(s, "LSP errors detected") || strings.Contains(s, "LSP could not") || strings.Contains(s, "Your turn is ending") {
 			out = append(out, s)
 		}
 	}

@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,75 +15,163 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/internal/servertest"
 )
 
-// TestHook: Claude Code's PostToolUse hook exits 2 with the findings of a
-// broken file and 0, silent, for a fixed one, a file no server handles, an
-// excluded one, one outside the root, a tool call without a file, and a
-// file that is gone; with --shared the same answers come through the
-// root's shared daemon.
-func TestHook(t *testing.T) {
-	t.Parallel()
-	serversEnv(t)
-	root, elsewhere := t.TempDir(), t.TempDir()
+func init() {
+	fakeServers["hook-linked"] = lsptest.Behavior{Linked: true}
+}
+
+// hookFixture is a workspace of the fake "linked" server — lib.fk defines
+// F, a.fk and b.fk call it (b.fk with an error of its own) — whose shared
+// daemon keeps its socket in a runtime directory of its own.
+func hookFixture(t *testing.T) (root, runtime string) {
+	t.Helper()
+	exe, _ := os.Executable()
+	root = t.TempDir()
 	writeFiles(t, root, map[string]string{
-		"go.mod":        goMod,
-		"bad.go":        "package demo\n\nvar X int = \"s\"\n",
-		"good.go":       "package demo\n\nvar Y = 1\n",
-		"README.md":     "# demo\n",
-		"gen/skip.go":   "package gen\n\nvar Z int = \"s\"\n",
-		"lspkit.json":   noInstall(`,"exclude":["gen/**"]`),
-		"sub/notes.txt": "x\n",
+		"lib.fk":    "def F 1\n",
+		"a.fk":      "import lib\ncall F 1\n",
+		"b.fk":      "import lib\ncall F 1\nERROR of b's own\n",
+		"README.md": "# x\n",
+		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"servers":{"fake":{"command":%q,"extensions":[".fk"],"impact":"pythonImports","env":{"LSPKIT_FAKE":"hook-linked"}}}}}`, exe),
 	})
-	writeFiles(t, elsewhere, map[string]string{"out.go": "package out\n\nvar X int = \"s\"\n"})
-	t.Cleanup(func() { // the shared daemon --shared started, and its gopls
+	runtime, err := os.MkdirTemp("", "rt") // a socket's path must be short
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
 		for _, pid := range sharedDaemons(root) {
 			syscall.Kill(pid, syscall.SIGTERM)
+			gone(t, pid, servertest.Scale(20*time.Second))
 		}
 		noProcessesIn(t, root)
+		os.RemoveAll(runtime)
 	})
-	for _, args := range [][]string{{"hook", "claude-code"}, {"hook", "claude-code", "--shared"}} {
-		for _, tc := range []struct {
-			file string
-			code int
-			want string
-		}{
-			{"bad.go", 2, "LSP errors in bad.go, please fix:\nbad.go:3:13: error: cannot use \"s\" (untyped string constant) as int value in variable declaration [compiler]\n"},
-			{filepath.Join(root, "good.go"), 0, ""},
-			{"README.md", 0, ""},
-			{"go.mod", 0, ""},
-			{"sub/notes.txt", 0, ""},
-			{"gen/skip.go", 0, ""},
-			{filepath.Join(elsewhere, "out.go"), 0, ""},
-			{"gone.go", 0, ""},
-			{"", 0, ""},
-		} {
-			payload, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": root, "hook_event_name": "PostToolUse", "tool_name": "Write",
-				"tool_input": map[string]any{"file_path": tc.file, "content": "…"}, "tool_response": map[string]any{"success": true}})
-			cmd := exec.Command(lspkitBin, args...)
-			cmd.Dir, cmd.Stdin = t.TempDir(), bytes.NewReader(payload)
-			cmd.Env = append(cmd.Environ(), "CLAUDE_PROJECT_DIR="+root)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			cmd.Run()
-			if code := cmd.ProcessState.ExitCode(); code != tc.code || errb.String() != tc.want || out.Len() != 0 {
-				t.Errorf("%v %q: exit %d, stdout %q, stderr %q; want %d and %q", args[2:], tc.file, code, out.String(), errb.String(), tc.code, tc.want)
-			}
+	return root, runtime
+}
+
+// runHook runs `lspkit hook` with args and payload (JSON) in root's
+// environment, as a host runs it: the exit status, stdout and stderr.
+func runHook(t *testing.T, root, runtime string, payload any, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	data, _ := json.Marshal(payload)
+	cmd := exec.Command(lspkitBin, append([]string{"hook"}, args...)...)
+	cmd.Dir, cmd.Stdin = t.TempDir(), bytes.NewReader(data)
+	cmd.Env = append(cmd.Environ(), append([]string{"CLAUDE_PROJECT_DIR=" + root, "LSPKIT_RUNTIME_DIR=" + runtime}, env...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Run()
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// TestHook: `lspkit hook claude-code` through a turn, as Claude Code runs
+// it: before and after an edit that breaks lib.fk's callers it says
+// nothing (exit 0); before the next tool it says nothing either, and after
+// it the model is given the callers that broke — a.fk and b.fk, not b.fk's
+// error of its own — once; the turn's end is held once with the list, and
+// let go at the second. Files of no server of lspkit's make no burst; a
+// payload that is not JSON, an unknown host are usage errors.
+func TestHook(t *testing.T) {
+	t.Parallel()
+	root, runtime := hookFixture(t)
+	tool := func(event, name string, input map[string]any) map[string]any {
+		return map[string]any{"session_id": "s", "cwd": root, "hook_event_name": event, "tool_name": name, "tool_input": input}
+	}
+	quiet := func(what string, payload any, env ...string) {
+		t.Helper()
+		if code, out, errb := runHook(t, root, runtime, payload, env, "claude-code"); code != 0 || out != "" || errb != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and nothing", what, code, out, errb)
 		}
 	}
-	_, errOut, code := lspkit(t, root, "hook", "cursor")
-	if code != exitUsage || !strings.Contains(errOut, `unknown host "cursor" (expected claude-code)`) {
-		t.Errorf("unknown host: exit %d %q", code, errOut)
+	said := func(what string, payload any, env ...string) map[string]any {
+		t.Helper()
+		code, out, errb := runHook(t, root, runtime, payload, env, "claude-code")
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || errb != "" {
+			t.Fatalf("%s: exit %d, stdout %q (%v), stderr %q; want 0 and JSON", what, code, out, err, errb)
+		}
+		return got
+	}
+	edit := tool("PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(root, "lib.fk")})
+	quiet("before the edit", edit)
+	writeFiles(t, root, map[string]string{"lib.fk": "def F 2\n"})
+	edit["hook_event_name"] = "PostToolUse"
+	quiet("after the edit", edit)
+	notes := tool("PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(root, "README.md")})
+	quiet("before an edit of a file no server checks", notes)
+	bash := tool("PreToolUse", "Bash", map[string]any{"command": "go test ./..."})
+	quiet("before the next tool", bash)
+	bash["hook_event_name"] = "PostToolUse"
+	got := said("after the next tool", bash)
+	text, _ := got["hookSpecificOutput"].(map[string]any)["additionalContext"].(string)
+	if !strings.Contains(text, `<diagnostics file="a.fk">`) || !strings.Contains(text, `<diagnostics file="b.fk">`) || !strings.Contains(text, "F takes 2 arguments, not 1") || strings.Contains(text, "of b's own") {
+		t.Fatalf("after the next tool the model is given:\n%s", text)
+	}
+	quiet("after another tool (said once)", bash)
+	stop := map[string]any{"session_id": "s", "cwd": root, "hook_event_name": "Stop", "stop_hook_active": false}
+	if got := said("the end of the turn", stop); got["decision"] != "block" || !strings.Contains(got["reason"].(string), `<diagnostics file="a.fk">`) {
+		t.Fatalf("the end of the turn: %v", got)
+	}
+	quiet("the end of the turn, again", stop)
+
+	// Copilot CLI runs Claude Code's hooks too: its answer after a tool
+	// is its own shape.
+	writeFiles(t, root, map[string]string{"lib.fk": "def F 1\n"})
+	edit["hook_event_name"], edit["session_id"] = "PreToolUse", "c"
+	quiet("Copilot: before the edit", edit, "COPILOT_CLI=1")
+	writeFiles(t, root, map[string]string{"lib.fk": "def G 1\n"})
+	edit["hook_event_name"] = "PostToolUse"
+	quiet("Copilot: after the edit", edit, "COPILOT_CLI=1")
+	bash["session_id"] = "c"
+	if got := said("Copilot: after the next tool", bash, "COPILOT_CLI=1"); !strings.Contains(fmt.Sprint(got["additionalContext"]), "undefined: F") || got["hookSpecificOutput"] != nil {
+		t.Fatalf("Copilot's answer after the next tool: %v", got)
+	}
+
+	if code, _, errb := runHook(t, root, runtime, "not an object", nil, "claude-code"); code != exitUsage || !strings.Contains(errb, "not claude-code's JSON") {
+		t.Errorf("a payload that is not the host's: exit %d %q", code, errb)
+	}
+	if code, _, errb := runHook(t, root, runtime, map[string]any{}, nil, "vim"); code != exitUsage || !strings.Contains(errb, `unknown host "vim" (expected claude-code, codex`) {
+		t.Errorf("unknown host: exit %d %q", code, errb)
+	}
+}
+
+// TestHookCodexPatch: Codex's apply_patch names its files only in the
+// patch, relative to the session's directory; its strict output schema
+// takes hookSpecificOutput with hookEventName and additionalContext.
+func TestHookCodexPatch(t *testing.T) {
+	t.Parallel()
+	root, runtime := hookFixture(t)
+	patch := "*** Begin Patch\n*** Update File: lib.fk\n@@\n-def F 1\n+def F 3\n*** End Patch\n"
+	call := func(event, name string, input map[string]any) map[string]any {
+		return map[string]any{"session_id": "x", "turn_id": "t", "cwd": root, "hook_event_name": event, "model": "m", "permission_mode": "default",
+			"tool_name": name, "tool_input": input, "tool_use_id": "u", "transcript_path": nil}
+	}
+	for _, p := range []map[string]any{call("PreToolUse", "apply_patch", map[string]any{"command": patch})} {
+		if code, out, _ := runHook(t, root, runtime, p, nil, "codex"); code != 0 || out != "" {
+			t.Fatalf("before apply_patch: exit %d %q", code, out)
+		}
+	}
+	writeFiles(t, root, map[string]string{"lib.fk": "def F 3\n"})
+	runHook(t, root, runtime, call("PostToolUse", "apply_patch", map[string]any{"command": patch}), nil, "codex")
+	runHook(t, root, runtime, call("PreToolUse", "Bash", map[string]any{"command": "ls"}), nil, "codex")
+	code, out, _ := runHook(t, root, runtime, call("PostToolUse", "Bash", map[string]any{"command": "ls"}), nil, "codex")
+	var got struct {
+		Specific map[string]string `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &got, json.RejectUnknownMembers(true)); code != 0 || err != nil || got.Specific["hookEventName"] != "PostToolUse" || len(got.Specific) != 2 ||
+		!strings.Contains(got.Specific["additionalContext"], "F takes 3 arguments, not 1") {
+		t.Fatalf("after the next tool: exit %d, %q (%v)", code, out, err)
 	}
 }
 
 // TestHookGrepHint: on Claude Code's PreToolUse of Grep, `lspkit hook
-// claude-code --shared` adds, for a pattern that is a symbol gopls knows,
-// the lspkit calls that answer it (exit 0, JSON on stdout, no permission
+// claude-code` adds, for a pattern that is a symbol gopls knows, the
+// lspkit calls that answer it (exit 0, JSON on stdout, no permission
 // decision); it says nothing for a pattern that is no symbol's name, a
-// name no symbol has, a name too short, another tool, and without
-// --shared.
+// name no symbol has, a name too short, another tool, and with
+// --no-grep-hint.
 func TestHookGrepHint(t *testing.T) {
 	t.Parallel()
 	serversEnv(t)
@@ -110,7 +200,7 @@ func TestHookGrepHint(t *testing.T) {
 		{"Grep", "Missing", []string{"--shared", within}, ""},
 		{"Grep", "c", []string{"--shared", within}, ""},
 		{"Glob", "Greet", []string{"--shared", within}, ""},
-		{"Grep", "Greet", nil, ""},
+		{"Grep", "Greet", []string{"--no-grep-hint", within}, ""},
 	} {
 		payload, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": tc.tool,
 			"tool_input": map[string]any{"pattern": tc.pattern, "output_mode": "content"}})

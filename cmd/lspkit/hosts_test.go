@@ -105,9 +105,10 @@ func lookPath(env []string, name string) string {
 // without a model). All four at once, with XDG_RUNTIME_DIR and TMPDIR set
 // (Codex drops both), share one daemon and one gopls. Claude Code, against
 // a stand-in for the model API, shows the model each tool's text — not a
-// JSON two to four times its size. The after-edit hook init wrote exits 2
-// for a broken file and 0 for a fixed one, a README and a file outside the
-// root; its Grep hint reaches the model with a Grep for a symbol's name.
+// JSON two to four times its size. The hooks init wrote hold a turn that
+// broke a function's callers once, with those callers and not the error
+// that was there before; their Grep hint reaches the model with a Grep for
+// a symbol's name.
 func TestHosts(t *testing.T) {
 	hostsBin := os.Getenv("LSPKIT_HOSTS")
 	if hostsBin == "" {
@@ -196,7 +197,10 @@ func TestHosts(t *testing.T) {
 
 	modelSees(t, env, proj, testdata)
 
-	// The hook init wrote, as Claude Code runs it.
+	// The hooks init wrote, as Claude Code runs them: a turn that changes
+	// Greet's signature and ends is held once with the calls it broke —
+	// main.go's, lib.go's — and not main.go's deliberate error, which was
+	// there before.
 	var settings struct {
 		Hooks map[string][]struct {
 			Hooks []struct {
@@ -205,29 +209,26 @@ func TestHosts(t *testing.T) {
 		} `json:"hooks"`
 	}
 	data, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json"))
-	if err := json.Unmarshal(data, &settings); err != nil || len(settings.Hooks["PostToolUse"]) != 1 {
+	if err := json.Unmarshal(data, &settings); err != nil || len(settings.Hooks["PostToolUse"]) != 1 || len(settings.Hooks["Stop"]) != 1 {
 		t.Fatalf(".claude/settings.json: %v\n%s", err, data)
 	}
 	hook := settings.Hooks["PostToolUse"][0].Hooks[0].Command
-	outside := filepath.Join(t.TempDir(), "x.go")
-	writeFiles(t, filepath.Dir(outside), map[string]string{"x.go": "package x\n\nvar X int = \"s\"\n"})
-	for _, tc := range []struct {
-		file string
-		code int
-	}{{"main.go", 2}, {"lib.go", 0}, {"README.md", 0}, {outside, 0}} {
-		payload := fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":%q}}`, proj, tc.file)
-		cmd := exec.Command("sh", "-c", hook)
-		cmd.Dir, cmd.Env, cmd.Stdin = proj, append(env, "CLAUDE_PROJECT_DIR="+proj), strings.NewReader(payload)
-		out, _ := cmd.CombinedOutput()
-		if code := cmd.ProcessState.ExitCode(); code != tc.code || (code == 0) != (len(out) == 0) {
-			t.Errorf("hook %q on %s: exit %d, %q; want %d", hook, tc.file, code, out, tc.code)
-		}
+	lib := filepath.Join(proj, "lib.go")
+	heard := claudeTurn(t, env, proj, testdata, []hookStep{
+		{Tool: "Read", Args: map[string]any{"file_path": lib}},
+		{Tool: "Edit", Args: map[string]any{"file_path": lib, "old_string": "func Greet(name string) string", "new_string": "func Greet(name string, n int) string"}},
+	}, "Read Edit")
+	writeFiles(t, proj, map[string]string{"lib.go": hostProject["lib.go"]})
+	if said := lspkitSays(heard[len(heard)-1].New); len(heard) != 4 || !strings.Contains(said, "Your turn is ending") ||
+		!regexp.MustCompile(`<diagnostics file="main.go">\nERROR \[9:\d+\] not enough arguments in call to Greet`).MatchString(said) || !strings.Contains(said, "<diagnostics file=\"lib.go\">") ||
+		strings.Contains(said, "cannot use answer()") || lspkitSays(heard[2].New) != "" {
+		t.Errorf("Claude Code's turn that broke Greet's callers: the model heard %+v", heard)
 	}
 
 	// The Grep hint init wrote: Claude Code runs it before its Grep, and
 	// the model gets, with the Grep's result, the lspkit calls that answer
 	// a search for a symbol — for no other search.
-	if len(settings.Hooks["PreToolUse"]) != 1 || settings.Hooks["PreToolUse"][0].Hooks[0].Command != hook {
+	if len(settings.Hooks["PreToolUse"]) != 1 || settings.Hooks["PreToolUse"][0].Hooks[0].Command != hook || strings.Contains(hook, "--no-grep-hint") {
 		t.Fatalf(".claude/settings.json has no Grep hint as init --shared writes it:\n%s", data)
 	}
 	for pattern, want := range map[string]bool{"Greet": true, "hello, ": false} {

@@ -18,9 +18,9 @@ import (
 // Claude Code adds the repo as a marketplace (.claude-plugin), installs
 // lspkit@lspkit (plugins/claude-code), and `claude mcp list` shows the
 // plugin's lspkit connected. Then, against the stand-in model, Claude Code
-// writes a broken Go file with its Write tool: the plugin's PostToolUse
-// hook blocks (exit 2) and the model is shown gopls's error; a file that
-// compiles draws no word from the hook.
+// writes a broken Go file with its Write tool and ends its turn: the
+// plugin's hooks hold the turn once, and the model is shown gopls's error;
+// a file that compiles draws no word from them.
 //
 // Copilot CLI adds the same repo as a marketplace (it reads .github/plugin
 // first: the Agent Plugins layout, plugins/agent-plugins), installs
@@ -64,18 +64,18 @@ func TestPluginHosts(t *testing.T) {
 		writeFiles(t, home, map[string]string{".claude.json": fmt.Sprintf(`{"projects": {%q: {"hasTrustDialogAccepted": true}}}`, proj)})
 		run(regexp.MustCompile(`plugin:lspkit:lspkit: lspkit mcp --shared - . Connected`), "claude", "mcp", "list")
 
-		sent := string(claudeSends(t, env, proj, testdata, "Write", map[string]any{
-			"file_path": filepath.Join(proj, "broken.go"), "content": "package main\n\nvar broken string = 1\n",
-		}, true))
-		want := regexp.MustCompile(`PostToolUse:Write hook blocking error from command: \\"lspkit hook claude-code --shared\\".*broken\.go:3:21: error: cannot use 1 \(untyped int constant\) as string value in variable declaration`)
-		if !want.MatchString(sent) {
-			t.Errorf("Claude Code wrote broken.go; the model was sent %s\nwant the plugin's hook blocking with gopls's error", sent)
+		write := func(file, content string) []heard {
+			steps := []hookStep{{Tool: "Write", Args: map[string]any{"file_path": filepath.Join(proj, file), "content": content}}}
+			return claudeTurn(t, env, proj, testdata, steps, "Write")
 		}
-		sent = string(claudeSends(t, env, proj, testdata, "Write", map[string]any{
-			"file_path": filepath.Join(proj, "fine.go"), "content": "package main\n\nvar fine = \"s\"\n",
-		}, true))
-		if !strings.Contains(sent, "File created successfully") || strings.Contains(sent, "hook") {
-			t.Errorf("Claude Code wrote fine.go; the model was sent %s\nwant the Write's result alone", sent)
+		heard := write("broken.go", "package main\n\nvar broken string = 1\n")
+		want := regexp.MustCompile(`(?s)Stop hook feedback:\nYour turn is ending with errors your edits in it introduced\..*<diagnostics file="broken\.go">\nERROR \[3:21\] cannot use 1 \(untyped int constant\) as string value in variable declaration`)
+		if len(heard) != 3 || !want.MatchString(strings.Join(heard[2].New, "\n")) || lspkitSays(heard[1].New) != "" {
+			t.Errorf("Claude Code wrote broken.go and ended its turn; the model heard %+v\nwant the turn held once with gopls's error", heard)
+		}
+		heard = write("fine.go", "package main\n\nvar fine = \"s\"\n")
+		if len(heard) != 2 || !strings.Contains(strings.Join(heard[1].New, "\n"), "File created successfully") || lspkitSays(heard[1].New) != "" {
+			t.Errorf("Claude Code wrote fine.go; the model heard %+v\nwant the Write's result alone, and no hold", heard)
 		}
 	})
 

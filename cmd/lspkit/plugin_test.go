@@ -14,8 +14,7 @@ import (
 
 // TestClaudePlugin: the repo's Claude Code plugin (.claude-plugin's
 // marketplace, plugins/claude-code) runs lspkit from PATH — its MCP
-// server shared, the after-edit hook and the Grep hint as lspkit init
-// --shared writes them, and
+// server shared, the hooks as lspkit init writes them, and
 // lspkit lsp for every file type a built-in server handles (the map
 // below; -update rewrites it from servers.json).
 func TestClaudePlugin(t *testing.T) {
@@ -27,19 +26,22 @@ func TestClaudePlugin(t *testing.T) {
 	for ext, id := range builtin {
 		languages[ext] = id
 	}
+	// The hooks as lspkit init writes them: before and after every tool,
+	// and at the end of the turn.
+	hook := func(matcher bool) map[string]any {
+		e := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "lspkit hook claude-code", "timeout": 120.0}}}
+		if matcher {
+			e["matcher"] = "*"
+		}
+		return e
+	}
 	want := map[string]any{
 		"name":        "lspkit",
 		"description": "Language servers' findings after every edit, navigation by symbol, renames and fixes, fresh after each edit, through lspkit (it runs lspkit from PATH)",
 		"homepage":    "https://github.com/lspkit/lspkit",
 		"repository":  "https://github.com/lspkit/lspkit",
 		"mcpServers":  map[string]any{"lspkit": map[string]any{"command": "lspkit", "args": []any{"mcp", "--shared"}}},
-		"hooks": map[string]any{"PostToolUse": []any{map[string]any{
-			"matcher": "Edit|MultiEdit|Write|NotebookEdit",
-			"hooks":   []any{map[string]any{"type": "command", "command": "lspkit hook claude-code --shared"}},
-		}}, "PreToolUse": []any{map[string]any{
-			"matcher": "Grep",
-			"hooks":   []any{map[string]any{"type": "command", "command": "lspkit hook claude-code --shared"}},
-		}}},
+		"hooks":       map[string]any{"PreToolUse": []any{hook(true)}, "PostToolUse": []any{hook(true)}, "Stop": []any{hook(false)}},
 		"lspServers": map[string]any{"lspkit": map[string]any{"command": "lspkit", "args": []any{"lsp", "--shared"}, "extensionToLanguage": languages}},
 	}
 	path := filepath.Join("..", "..", "plugins", "claude-code", ".claude-plugin", "plugin.json")

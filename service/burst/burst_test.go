@@ -254,3 +254,25 @@ func TestBurstStopsAtOnce(t *testing.T) {
 		t.Fatalf("two stops at once: held %v and %v, want one of them", a, b)
 	}
 }
+
+// TestBurstNewAndDeletedFiles: a file the burst makes is new with its own
+// errors, and the files that depend on it keep the errors they had; a
+// file it deletes breaks those that used it, and their errors of their
+// own stay old.
+func TestBurstNewAndDeletedFiles(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{"lib.fk": "def F 1\n", "a.fk": "import lib\ncall F 1\n", "b.fk": "import lib\ncall F 1\nERROR of b's own\n",
+		"user.fk": "import extra\nERROR of user's own\n"})
+	f.edit("s", "extra.fk", "def G 1\nERROR in the new file\n")
+	res := f.event("s", api.BurstEnd)
+	if got := files(res); len(got) != 1 || len(res.New["extra.fk"]) != 1 || !res.Complete {
+		t.Fatalf("a new file: %+v", res)
+	}
+	f.event("s", api.BurstBeforeEdit, "lib.fk")
+	os.Remove(filepath.Join(f.root, "lib.fk"))
+	f.event("s", api.BurstAfterEdit, "lib.fk")
+	res = f.event("s", api.BurstEnd)
+	if len(res.New["a.fk"]) != 1 || len(res.New["b.fk"]) != 1 || res.New["a.fk"][0].Message != "undefined: F" || strings.Contains(res.Text, "of b's own") {
+		t.Fatalf("a deleted file: %+v\n%s", res.New, res.Text)
+	}
+}

@@ -36,9 +36,11 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 		}
 	}
 	// Before: the old texts given, as a what-if. A file the burst made
-	// has none (it did not exist), one it deleted has its old text.
+	// is given empty (the project without it: its own errors then are
+	// all new, and the files its declarations break are checked); one it
+	// deleted has its old text (a what-if's file that is not on disk).
 	old := map[string]string{}
-	changed := false
+	changed, deleted := false, false
 	for _, f := range b.files {
 		text, known := b.before[f]
 		cur, exists := now[f]
@@ -46,10 +48,13 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 		case !known:
 			changed = true
 		case text == nil:
-			changed = changed || exists
+			if exists {
+				old[f], changed = "", true
+			}
 		default:
 			old[f] = *text
 			changed = changed || !exists || cur != *text
+			deleted = deleted || !exists
 		}
 	}
 	if !changed {
@@ -74,9 +79,19 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 	}
 	afterDiags := []api.Diagnostic{}
 	afterChecked := map[string]bool{}
-	if len(now) > 0 {
+	onDisk := slices.Sorted(maps.Keys(now))
+	if deleted {
+		// The files that depended on a deleted one depend on nothing the
+		// disk has now: they are checked as files of their own.
+		for f := range beforeChecked {
+			if _, edited := b.before[f]; !edited && !b.unknown[f] && !slices.Contains(onDisk, f) {
+				onDisk = append(onDisk, f)
+			}
+		}
+	}
+	if len(onDisk) > 0 {
 		left := max(time.Until(deadline(ctx)), time.Second)
-		ares, err := t.core.Check(ctx, api.CheckParams{OnDisk: slices.Sorted(maps.Keys(now)), Impact: true, Severities: []string{"error"},
+		ares, err := t.core.Check(ctx, api.CheckParams{OnDisk: onDisk, Impact: true, Severities: []string{"error"},
 			TimeoutMs: int(left / time.Millisecond), ImpactMaxFiles: noImpactBound})
 		if err != nil {
 			return t.failed(res, start, fmt.Sprintf("the edited files could not be checked: %v", err))
@@ -103,7 +118,7 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 		if _, ok := b.before[file]; ok {
 			return true
 		}
-		return beforeChecked[file] || len(old) == 0 && !b.unknown[file]
+		return beforeChecked[file]
 	}
 	var kept []api.Diagnostic
 	for _, d := range afterDiags {
