@@ -90,8 +90,8 @@ What is in the file stays as it was, comments and order included; an lspkit entr
 A burst is the model's edits between two of its other actions. After an edit: nothing (the daemon records the file's text before it, and brings it to its servers in the background). Before a tool that edits nothing: the burst ends, and its errors that are new since it began — in the files it edited and in every file those edits broke, each once, errors that were there before never — are given to the model with that tool's result. At the end of the turn: errors new since the turn began hold it once with the list (the host's own way: a block, a deny, a follow-up prompt); the next end lets it go. --each says after each edit what is new since the burst began instead. The check at a burst's end is not cut at the interactive bounds: it takes up to burstTimeoutMs (60 s) and says what it could not check.
 
 The root is --root, else the project directory the host names ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, Cursor's workspace root), else the payload's cwd. Copilot CLI also runs Claude Code's hooks: the claude-code hook then answers in Copilot's shape, and not at all where lspkit's own Copilot hooks are there. Before a Grep (claude-code) whose pattern is a symbol's name — Greet, \bGreet\b, func Greet — that the language servers know, it adds to the model's context the lspkit calls that answer it exactly (definition, references, symbol context); the Grep runs as asked, never blocked, and any other pattern, --no-grep-hint, or no answer within --hint-within adds nothing.`,
-			define:  func(fs *flag.FlagSet) { new(hookOptions).define(fs) },
-			run:     hookCommand,
+			define: func(fs *flag.FlagSet) { new(hookOptions).define(fs) },
+			run:    hookCommand,
 		},
 		{
 			name:    "status",

@@ -31,10 +31,10 @@ func hookFixture(t *testing.T) (root, runtime string) {
 	exe, _ := os.Executable()
 	root = t.TempDir()
 	writeFiles(t, root, map[string]string{
-		"lib.fk":    "def F 1\n",
-		"a.fk":      "import lib\ncall F 1\n",
-		"b.fk":      "import lib\ncall F 1\nERROR of b's own\n",
-		"README.md": "# x\n",
+		"lib.fk":      "def F 1\n",
+		"a.fk":        "import lib\ncall F 1\n",
+		"b.fk":        "import lib\ncall F 1\nERROR of b's own\n",
+		"README.md":   "# x\n",
 		"lspkit.json": fmt.Sprintf(`{"lsp":{"autoInstall":false,"servers":{"fake":{"command":%q,"extensions":[".fk"],"impact":"pythonImports","env":{"LSPKIT_FAKE":"hook-linked"}}}}}`, exe),
 	})
 	runtime, err := os.MkdirTemp("", "rt") // a socket's path must be short

@@ -42,7 +42,7 @@ func TestClaudePlugin(t *testing.T) {
 		"repository":  "https://github.com/lspkit/lspkit",
 		"mcpServers":  map[string]any{"lspkit": map[string]any{"command": "lspkit", "args": []any{"mcp", "--shared"}}},
 		"hooks":       map[string]any{"PreToolUse": []any{hook(true)}, "PostToolUse": []any{hook(true)}, "Stop": []any{hook(false)}},
-		"lspServers": map[string]any{"lspkit": map[string]any{"command": "lspkit", "args": []any{"lsp", "--shared"}, "extensionToLanguage": languages}},
+		"lspServers":  map[string]any{"lspkit": map[string]any{"command": "lspkit", "args": []any{"lsp", "--shared"}, "extensionToLanguage": languages}},
 	}
 	path := filepath.Join("..", "..", "plugins", "claude-code", ".claude-plugin", "plugin.json")
 	if *update {
