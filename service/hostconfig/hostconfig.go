@@ -241,7 +241,7 @@ var hosts = []host{
 		},
 		step: func(o Options) string {
 			return "This is the Gemini CLI (@google/gemini-cli), which since 2026-06-18 serves its enterprise tiers; most users now have Antigravity (--host antigravity). " +
-				"Gemini CLI turns a project's servers off until the folder is trusted: answer its trust prompt in " + o.Root +
+				"Gemini CLI turns a project's servers and hooks off until the folder is trusted: answer its trust prompt in " + o.Root +
 				" (or /permissions), after which `gemini mcp list` shows lspkit connected."
 		},
 	},
@@ -292,7 +292,7 @@ var hosts = []host{
 			}
 		},
 		step: func(o Options) string {
-			return "Copilot CLI loads a project's MCP servers only in a trusted folder: answer its trust prompt when you start `copilot` in " + o.Root +
+			return "Copilot CLI loads a project's MCP servers and hooks only in a trusted folder: answer its trust prompt when you start `copilot` in " + o.Root +
 				" (or start it with --trust-folder, or add the folder to \"trustedFolders\" in " + filepath.Join(o.Home, ".copilot", "config.json") +
 				"). Its own LSP client reads .github/lsp.json in any folder and starts `lspkit lsp` for the files it serves. `copilot mcp list` lists lspkit without connecting to it."
 		},
