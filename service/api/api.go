@@ -248,6 +248,9 @@ type CheckParams struct {
 	// ImpactMaxFiles bounds the files an impact checks; 0: the
 	// configuration's impactMaxFiles.
 	ImpactMaxFiles int `json:"-"`
+	// NoImpact checks a what-if's files alone, without the files that
+	// depend on them.
+	NoImpact bool `json:"-"`
 }
 
 // Impact is what a change does to other files: those with findings after

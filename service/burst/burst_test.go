@@ -35,9 +35,15 @@ type fixture struct {
 
 func newFixture(t *testing.T, files map[string]string) *fixture {
 	t.Helper()
+	return newFixtureOf(t, files, lsptest.Behavior{Linked: true})
+}
+
+// newFixtureOf is newFixture with the server's behavior b.
+func newFixtureOf(t *testing.T, files map[string]string, b lsptest.Behavior) *fixture {
+	t.Helper()
 	root := t.TempDir()
 	lsptest.WriteFiles(t, root, files)
-	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"linked": {Linked: true}}}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"linked": b}}
 	cfg, err := config.Parse([]byte(lsptest.Config("", `"fake": `+lsptest.ImportingEntry("linked"))), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -274,5 +280,22 @@ func TestBurstNewAndDeletedFiles(t *testing.T) {
 	res = f.event("s", api.BurstEnd)
 	if len(res.New["a.fk"]) != 1 || len(res.New["b.fk"]) != 1 || res.New["a.fk"][0].Message != "undefined: F" || strings.Contains(res.Text, "of b's own") {
 		t.Fatalf("a deleted file: %+v\n%s", res.New, res.Text)
+	}
+}
+
+// TestBurstBeforeUnknown: when the files as they were cannot be checked
+// in time, no error is called new — each file with errors now is named
+// as not compared, and the feedback says why.
+func TestBurstBeforeUnknown(t *testing.T) {
+	t.Parallel()
+	slow := lsptest.Behavior{Linked: true, SilentOn: func(text string) bool { return strings.Contains(text, "never settles") }}
+	f := newFixtureOf(t, map[string]string{"lib.fk": "def F 1\nnever settles\n", "a.fk": "import lib\ncall F 1\n"}, slow)
+	f.edit("s", "lib.fk", "def F 2\n")
+	res, err := f.tr.Burst(context.Background(), api.BurstParams{Session: "s", Event: api.BurstEnd, TimeoutMs: int(servertest.Scale(3 * time.Second).Milliseconds())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.New) != 0 || res.Complete || !strings.Contains(res.Reason, "a.fk had errors after the edits but could not be checked before them") || !strings.Contains(res.Text, "LSP could not check every file") {
+		t.Fatalf("a before that could not be checked: %+v", res)
 	}
 }

@@ -17,10 +17,12 @@ import (
 // a workspace reaches (the time bound still holds).
 const noImpactBound = 1 << 30
 
-// feedback checks b's files as they were before (a what-if of their old
-// texts, with the files that depend on them) and as they are now (the
-// disk, with the same), within timeout, and answers with the errors only
-// the second has. turn words the text for the end of a turn.
+// feedback checks b's files as they are now (the disk), with every file
+// that depends on them, and then those of them with errors, and the edited
+// files, as they were before the burst (a what-if of the old texts), all
+// within timeout; it answers with the errors only the disk has. A file
+// with no error now has nothing new to say, so the second check is as
+// small as what broke. turn words the text for the end of a turn.
 func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duration, turn bool) api.BurstResult {
 	start := time.Now()
 	res := quiet()
@@ -35,10 +37,10 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 			now[f] = text
 		}
 	}
-	// Before: the old texts given, as a what-if. A file the burst made
-	// is given empty (the project without it: its own errors then are
-	// all new, and the files its declarations break are checked); one it
-	// deleted has its old text (a what-if's file that is not on disk).
+	// Before: the old texts, as a what-if. A file the burst made is given
+	// empty (the project without it: its own errors then are all new);
+	// one it deleted has its old text (a what-if's file that is not on
+	// disk).
 	old := map[string]string{}
 	changed, deleted := false, false
 	for _, f := range b.files {
@@ -61,53 +63,82 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 		res.MS = time.Since(start).Milliseconds()
 		return res // the texts are as they were: nothing can be new
 	}
-	var beforeDiags []api.Diagnostic
-	beforeChecked := map[string]bool{}
-	if len(old) > 0 {
-		bres, err := t.core.Check(ctx, api.CheckParams{Files: old, Impact: true, Severities: []string{"error"},
-			TimeoutMs: int(timeout / 2 / time.Millisecond), ImpactMaxFiles: noImpactBound})
-		if err != nil {
-			return t.failed(res, start, fmt.Sprintf("the files as they were before the edits could not be checked: %v", err))
-		}
-		beforeDiags = collect(bres, beforeChecked)
-		if !bres.Checked {
-			why = append(why, "the files as they were before the edits were not fully checked: "+bres.Reason)
-		}
-		if bres.Impact != nil && !bres.Impact.Complete {
-			why = append(why, "before the edits, not every file that depends on them was checked: "+bres.Impact.Reason)
-		}
-	}
+	// After: the disk, with every file that depends on the edited ones.
+	// The files that depended on a deleted one depend on nothing the disk
+	// has now: the before's what-if finds them, and they are checked
+	// after it as files of their own.
 	afterDiags := []api.Diagnostic{}
 	afterChecked := map[string]bool{}
-	onDisk := slices.Sorted(maps.Keys(now))
-	if deleted {
-		// The files that depended on a deleted one depend on nothing the
-		// disk has now: they are checked as files of their own.
-		for f := range beforeChecked {
-			if _, edited := b.before[f]; !edited && !b.unknown[f] && !slices.Contains(onDisk, f) {
-				onDisk = append(onDisk, f)
-			}
-		}
-	}
-	if len(onDisk) > 0 {
-		left := max(time.Until(deadline(ctx)), time.Second)
-		ares, err := t.core.Check(ctx, api.CheckParams{OnDisk: onDisk, Impact: true, Severities: []string{"error"},
-			TimeoutMs: int(left / time.Millisecond), ImpactMaxFiles: noImpactBound})
+	check := func(p api.CheckParams, part float64, what string) (api.CheckResult, bool) {
+		left := time.Until(deadline(ctx))
+		p.TimeoutMs = int(max(time.Duration(float64(left)*part), time.Second) / time.Millisecond)
+		p.Severities, p.ImpactMaxFiles = []string{"error"}, noImpactBound
+		r, err := t.core.Check(ctx, p)
 		if err != nil {
-			return t.failed(res, start, fmt.Sprintf("the edited files could not be checked: %v", err))
+			why = append(why, fmt.Sprintf("%s could not be checked: %v", what, err))
+			return r, false
+		}
+		if !r.Checked {
+			why = append(why, what+" were not fully checked: "+r.Reason)
+		}
+		if r.Impact != nil && !r.Impact.Complete {
+			why = append(why, "not every file that depends on "+what+" was checked: "+r.Impact.Reason)
+		}
+		return r, true
+	}
+	onDisk := slices.Sorted(maps.Keys(now))
+	if len(onDisk) > 0 {
+		ares, ok := check(api.CheckParams{OnDisk: onDisk, Impact: true}, 0.6, "the edited files")
+		if !ok {
+			return t.failed(res, start, strings.Join(why, "; "))
 		}
 		afterDiags = collect(ares, afterChecked)
-		if !ares.Checked {
-			why = append(why, "the edited files were not fully checked: "+ares.Reason)
+	}
+	var beforeDiags []api.Diagnostic
+	beforeChecked := map[string]bool{}
+	beforeUnknown := false
+	if len(old) > 0 {
+		// The files with errors now that the burst did not edit, as
+		// they are on disk, beside the old texts.
+		var others []string
+		for _, d := range afterDiags {
+			if _, edited := b.before[d.File]; !edited && !b.unknown[d.File] && !slices.Contains(others, d.File) {
+				others = append(others, d.File)
+			}
 		}
-		if ares.Impact != nil && !ares.Impact.Complete {
-			why = append(why, "not every file that depends on the edits was checked: "+ares.Impact.Reason)
+		p := api.CheckParams{Files: old, OnDisk: others, NoImpact: !deleted, Impact: deleted}
+		bres, ok := check(p, 1, "the files as they were before the edits")
+		if !ok {
+			return t.failed(res, start, strings.Join(why, "; "))
+		}
+		if !bres.Checked {
+			// Which of its findings are missing is not known: none of the
+			// errors now can be told new.
+			beforeUnknown = true
+		}
+		beforeDiags = collect(bres, beforeChecked)
+		for _, f := range others {
+			beforeChecked[f] = true // checked, with or without errors
+		}
+		if deleted {
+			var orphans []string
+			for f := range beforeChecked {
+				if _, edited := b.before[f]; !edited && !b.unknown[f] && !afterChecked[f] {
+					orphans = append(orphans, f)
+				}
+			}
+			if len(orphans) > 0 {
+				slices.Sort(orphans)
+				if ores, ok := check(api.CheckParams{OnDisk: orphans, NoImpact: true}, 1, "the files that used the deleted ones"); ok {
+					afterDiags = append(afterDiags, collect(ores, afterChecked)...)
+				}
+			}
 		}
 	}
 	res.Checked = len(afterChecked)
 	// A finding counts as new only where there is a before to compare
 	// with: the edited files whose text before is known, and the files
-	// checked both before and after.
+	// checked beside the old texts.
 	var unseen, uncompared []string
 	for _, f := range b.files {
 		if b.unknown[f] {
@@ -115,6 +146,9 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 		}
 	}
 	comparable := func(file string) bool {
+		if beforeUnknown {
+			return false
+		}
 		if _, ok := b.before[file]; ok {
 			return true
 		}
@@ -149,7 +183,7 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 	}
 	if len(uncompared) > 0 {
 		slices.Sort(uncompared)
-		why = append(why, fmt.Sprintf("%s had errors after the edits but could not be checked before them within the time, so whether they are new is not known (they are not listed)", strings.Join(uncompared, ", ")))
+		why = append(why, fmt.Sprintf("%s had errors after the edits but could not be checked before them, so whether they are new is not known (they are not listed)", strings.Join(uncompared, ", ")))
 	}
 	res.Complete = len(why) == 0
 	res.Reason = strings.Join(why, "; ")

@@ -13,7 +13,8 @@ import (
 )
 
 // whatIf is a check of several proposed texts (p.Files, and p.FilePath
-// with p.Text or the disk's) together with their impact: each server gets
+// with p.Text or the disk's, and p.OnDisk) together with their impact
+// (unless p.NoImpact): each server gets
 // the texts of its files at once, its dependents are checked against them,
 // and it gets the disk's texts back before the answer. Nothing is written;
 // other requests see the disk meanwhile. A path outside the root is an
@@ -98,7 +99,11 @@ func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.Ch
 		return res, nil
 	}
 	res.Note = o.barrier(ctx)
-	res, err := o.runGroups(ctx, res, groups, p, impactAlways)
+	want := impactAlways
+	if p.NoImpact {
+		want = impactNone
+	}
+	res, err := o.runGroups(ctx, res, groups, p, want)
 	if err == nil && len(skipped) > 0 {
 		res.Checked = false
 		res.Reason = strings.Join(append(skipped, res.Reason), "; ")
