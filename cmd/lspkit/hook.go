@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -115,7 +117,7 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	d, err := c.attach(ctx, bootCfg)
 	if err != nil {
-		return hookFailed(ev, p, err, stdout, stderr)
+		return hookFailed(ev, root, err, stdout, stderr)
 	}
 	defer d.Stop(context.Background())
 	var answer hooks.Answer
@@ -129,7 +131,7 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	res, err := d.Burst(ctx, p)
 	answer.Context = <-hint
 	if err != nil {
-		return hookFailed(ev, p, err, stdout, stderr)
+		return hookFailed(ev, root, err, stdout, stderr)
 	}
 	switch {
 	case res.Hold:
@@ -143,17 +145,23 @@ func hookCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 }
 
 // hookFailed says, when lspkit could not be asked, what that means for
-// the model: nothing for an edit's own hook (the burst's end will say it),
-// and, where the model would be told, that its edits could not be checked.
-func hookFailed(ev hooks.Event, p api.BurstParams, err error, stdout, stderr io.Writer) int {
+// the model: with the result of its next tool, once a session, that its
+// edits could not be checked and why; nothing before a tool (said after
+// it), and a turn is never held for lspkit's own failure.
+func hookFailed(ev hooks.Event, root string, err error, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "lspkit hook: %v\n", err)
-	if p.Event == api.BurstBeforeEdit || p.Event == api.BurstAfterEdit && !p.Each {
+	if ev.Kind != hooks.AfterTool {
 		return 0
 	}
-	if ev.Kind == hooks.BeforeTool || ev.Kind == hooks.Stop {
-		return 0 // said after the tool; a turn is not held for lspkit's own failure
+	// Said once: a daemon that cannot start would fail every hook.
+	sum := sha256.Sum256([]byte(ev.Answer + "\x00" + ev.Session + "\x00" + root))
+	marker := filepath.Join(os.TempDir(), "lspkit-hook-failed-"+hex.EncodeToString(sum[:8]))
+	f, ferr := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if ferr != nil {
+		return 0
 	}
-	out, code := hooks.Write(ev, hooks.Answer{Context: fmt.Sprintf("LSP could not check your edits: %v\n", err)})
+	f.Close()
+	out, code := hooks.Write(ev, hooks.Answer{Context: fmt.Sprintf("LSP could not check your edits (lspkit's hook could not reach its daemon): %v\n", err)})
 	stdout.Write(out)
 	return code
 }
@@ -163,14 +171,6 @@ func hookFailed(ev hooks.Event, p api.BurstParams, err error, stdout, stderr io.
 func copilotHooked(root string) bool {
 	data, err := os.ReadFile(filepath.Join(root, ".github", "hooks", "lspkit.json"))
 	return err == nil && strings.Contains(string(data), "hook copilot")
-}
-
-// relTo is file relative to root when it is inside it.
-func relTo(root, file string) string {
-	if r, err := filepath.Rel(root, mustAbs(file)); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
-	}
-	return file
 }
 
 // hookOptions are lspkit hook's flags.

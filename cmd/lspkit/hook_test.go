@@ -231,3 +231,30 @@ func TestHookGrepHint(t *testing.T) {
 		}
 	}
 }
+
+// TestHookNoDaemon: a hook that cannot reach its daemon tells the model,
+// after a tool and once a session, that its edits could not be checked
+// and why; never before a tool, and it never holds a turn for that.
+func TestHookNoDaemon(t *testing.T) {
+	t.Parallel()
+	root, _ := hookFixture(t)
+	notDir := filepath.Join(t.TempDir(), "file")
+	writeFiles(t, filepath.Dir(notDir), map[string]string{"file": "x"})
+	session := fmt.Sprintf("no-daemon-%d", time.Now().UnixNano())
+	call := func(event, tool string) map[string]any {
+		return map[string]any{"session_id": session, "cwd": root, "hook_event_name": event, "tool_name": tool, "tool_input": map[string]any{"file_path": filepath.Join(root, "lib.fk")}}
+	}
+	if code, out, _ := runHook(t, root, notDir, call("PreToolUse", "Edit"), nil, "claude-code"); code != 0 || out != "" {
+		t.Errorf("before an edit, without its daemon: exit %d %q", code, out)
+	}
+	code, out, errb := runHook(t, root, notDir, call("PostToolUse", "Edit"), nil, "claude-code")
+	if code != 0 || !strings.Contains(out, "LSP could not check your edits (lspkit's hook could not reach its daemon)") || !strings.Contains(errb, "runtime directory") {
+		t.Errorf("after the edit: exit %d, stdout %q, stderr %q", code, out, errb)
+	}
+	if code, out, _ := runHook(t, root, notDir, call("PostToolUse", "Bash"), nil, "claude-code"); code != 0 || out != "" {
+		t.Errorf("said again: exit %d %q", code, out)
+	}
+	if code, out, _ := runHook(t, root, notDir, map[string]any{"session_id": session, "cwd": root, "hook_event_name": "Stop"}, nil, "claude-code"); code != 0 || out != "" {
+		t.Errorf("the end of the turn without the daemon: exit %d %q", code, out)
+	}
+}

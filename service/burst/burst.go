@@ -273,7 +273,7 @@ func (t *Tracker) afterEdit(ctx context.Context, p api.BurstParams) api.BurstRes
 // it in the background: an edit close behind (a burst's next) waits
 // instead, so that a burst's hooks do not share the processor with a
 // server checking a text about to change.
-const warmDelay = 300 * time.Millisecond
+const warmDelay = time.Second
 
 // warm brings a file's text to its servers in the background, warmDelay
 // after its last edit, so that the burst's end finds them settled; it is
