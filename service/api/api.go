@@ -251,6 +251,10 @@ type CheckParams struct {
 	// NoImpact checks a what-if's files alone, without the files that
 	// depend on them.
 	NoImpact bool `json:"-"`
+	// ImpactOnly, when not nil, keeps of the files that depend on the
+	// change those it names (relative to the root): an impact's files
+	// checked again, on the same servers, beside other texts.
+	ImpactOnly []string `json:"-"`
 }
 
 // Impact is what a change does to other files: those with findings after

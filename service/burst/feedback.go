@@ -18,9 +18,9 @@ import (
 const noImpactBound = 1 << 30
 
 // feedback checks b's files as they are now (the disk), with every file
-// that depends on them, and then those of them with errors, and the edited
-// files, as they were before the burst (a what-if of the old texts), all
-// within timeout; it answers with the errors only the disk has. A file
+// that depends on them, and then the edited files as they were before the
+// burst (a what-if of the old texts) with those dependents that have
+// errors now, on the same servers, all within timeout; it answers with the errors only the disk has. A file
 // with no error now has nothing new to say, so the second check is as
 // small as what broke. turn words the text for the end of a turn.
 func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duration, turn bool) api.BurstResult {
@@ -98,15 +98,22 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 	beforeChecked := map[string]bool{}
 	beforeUnknown := false
 	if len(old) > 0 {
-		// The files with errors now that the burst did not edit, as
-		// they are on disk, beside the old texts.
-		var others []string
+		// The files with errors now that the burst did not edit, checked
+		// again as the impact of the old texts: on the servers that
+		// found them, beside the texts the edits replaced (a file's
+		// findings differ from one server's root to another's). A burst
+		// that deleted a file has dependents the disk no longer shows:
+		// all of them, then.
+		others := []string{}
 		for _, d := range afterDiags {
 			if _, edited := b.before[d.File]; !edited && !b.unknown[d.File] && !slices.Contains(others, d.File) {
 				others = append(others, d.File)
 			}
 		}
-		p := api.CheckParams{Files: old, OnDisk: others, NoImpact: !deleted, Impact: deleted}
+		p := api.CheckParams{Files: old, Impact: true, ImpactOnly: others}
+		if deleted {
+			p.ImpactOnly = nil
+		}
 		bres, ok := check(p, 1, "the files as they were before the edits")
 		if !ok {
 			return t.failed(res, start, strings.Join(why, "; "))
@@ -117,9 +124,6 @@ func (t *Tracker) feedback(ctx context.Context, b baseline, timeout time.Duratio
 			beforeUnknown = true
 		}
 		beforeDiags = collect(bres, beforeChecked)
-		for _, f := range others {
-			beforeChecked[f] = true // checked, with or without errors
-		}
 		if deleted {
 			var orphans []string
 			for f := range beforeChecked {

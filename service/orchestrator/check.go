@@ -131,7 +131,7 @@ type checkGroup struct {
 // runGroups runs each server's part of a check at once and joins them.
 func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, groups []checkGroup, p api.CheckParams, want impactWant) (api.CheckResult, error) {
 	o.bump()
-	how := checkHow{timeout: time.Duration(p.TimeoutMs) * time.Millisecond, want: want, impactMax: p.ImpactMaxFiles}
+	how := checkHow{timeout: time.Duration(p.TimeoutMs) * time.Millisecond, want: want, impactMax: p.ImpactMaxFiles, impactOnly: p.ImpactOnly}
 	if how.impactMax == 0 {
 		how.impactMax = o.cfg.ImpactMaxFiles
 	}
@@ -245,6 +245,9 @@ type checkHow struct {
 	timeout   time.Duration
 	want      impactWant
 	impactMax int
+	// impactOnly, when not nil, keeps these dependents alone (relative
+	// to the root).
+	impactOnly []string
 }
 
 // checkOn runs one server's part of a check of files, with their impact
@@ -398,7 +401,7 @@ func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFil
 	if want == impactAlways || want == impactIfChanged && changed {
 		impact.Go(func() {
 			sent.Wait()
-			part.impact = o.impactOf(caller, s, c, files, timeout, how.impactMax)
+			part.impact = o.impactOf(caller, s, c, files, timeout, how)
 		})
 	}
 	var wg conc.WaitGroup
@@ -483,11 +486,11 @@ func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFil
 
 // impactOf runs a check's impact on one server, within the check's time
 // again.
-func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Client, files []checkFile, timeout time.Duration, limit int) *impactPart {
+func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Client, files []checkFile, timeout time.Duration, how checkHow) *impactPart {
 	ctx, cancel := context.WithTimeout(caller, timeout)
 	defer cancel()
 	start := time.Now()
-	part := s.impact(ctx, c, files, limit)
+	part := s.impact(ctx, c, files, how.impactMax, how.impactOnly)
 	o.log.Info("impact", "server", s.spec.ID, "file", o.rel(files[0].abs), "checked", part.checked, "ms", time.Since(start).Milliseconds())
 	return &part
 }

@@ -49,13 +49,17 @@ type checkFile struct {
 }
 
 // impact finds the files that depend on files on s's server c, and checks
-// at most limit of them within ctx.
-func (s *session) impact(ctx context.Context, c *client.Client, files []checkFile, limit int) impactPart {
+// at most limit of them within ctx — of them only those only names, when
+// it is not nil (relative to the root).
+func (s *session) impact(ctx context.Context, c *client.Client, files []checkFile, limit int, only []string) impactPart {
 	var part impactPart
 	deps, how, err := s.dependents(ctx, c, files)
 	if err != nil {
 		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: %v", s.spec.ID, err))
 		return part
+	}
+	if only != nil {
+		deps = slices.DeleteFunc(deps, func(d string) bool { return !slices.Contains(only, s.o.rel(d)) })
 	}
 	if headers := givenHeaders(s.spec, files); len(headers) > 0 && len(deps) > 0 {
 		// clangd compiles a file's includes from disk (its option to read
