@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -74,7 +75,7 @@ func TestHookHosts(t *testing.T) {
 				}
 				t.Logf("%s: the compiler's new errors after edits 1-3: %v (its check: %v; of all the edits: %v)", p.name, newB, compileB.Round(time.Millisecond), compileA.Round(time.Millisecond))
 				for _, h := range hookHosts(r) {
-					t.Run(h.name, func(t *testing.T) {
+					t.Run(cmp.Or(h.label, h.name), func(t *testing.T) {
 						row := r.play(t, h, newB, compileB)
 						mu.Lock()
 						rows = append(rows, row)
@@ -96,6 +97,11 @@ type hookStep struct {
 // hookHost is an agent host as TestHookHosts drives it.
 type hookHost struct {
 	name string // lspkit init --host NAME
+	// label names the host in the report when it is not name.
+	label string
+	// around, when set, prepares the project for the host's turns and
+	// returns what undoes it.
+	around func(t *testing.T, r *hookRig) func()
 	// read is the tool call that reads a file, where the host wants a file
 	// read before its edit tool edits it (nil: it does not).
 	read func(abs string) hookStep
@@ -316,6 +322,9 @@ func (r *hookRig) play(t *testing.T, h hookHost, compilerNew []compilerError, co
 	t.Helper()
 	p := r.p
 	before, _ := p.compile(t)
+	if h.around != nil {
+		defer h.around(t, r)()
+	}
 	os.Remove(r.times)
 	daemonLog := r.daemonLog()
 	logFrom := len(daemonLog)
@@ -417,7 +426,7 @@ func (r *hookRig) play(t *testing.T, h hookHost, compilerNew []compilerError, co
 			holds++
 		}
 	}
-	return fmt.Sprintf("| %s | %s | %d | %d, %d | %.0f%% | %d | %d | %v / %v (%d) | %s (%v) |", h.name, p.name, messagesA, len(said)-holds, holds,
+	return fmt.Sprintf("| %s | %s | %d | %d, %d | %.0f%% | %d | %d | %v / %v (%d) | %s (%v) |", cmp.Or(h.label, h.name), p.name, messagesA, len(said)-holds, holds,
 		recall*100, stale, old, p50.Round(100*time.Microsecond), p95.Round(100*time.Microsecond), len(editHooks), strings.Join(ends, ", "), compilerTook.Round(time.Millisecond))
 }
 
@@ -543,6 +552,27 @@ func hookHosts(r *hookRig) []hookHost {
 			},
 			prepare: func(t *testing.T, r *hookRig) {
 				writeFiles(t, r.home, map[string]string{".copilot/config.json": fmt.Sprintf(`{"trustedFolders": [%q]}`, r.p.dir)})
+			},
+			turn: func(t *testing.T, r *hookRig, port string) (string, error) {
+				return host(t, append(slices.Clone(r.env), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:"+port+"/v1", "COPILOT_PROVIDER_API_KEY=stand-in", "COPILOT_MODEL=stand-in"),
+					r.p.dir, "", "copilot", "-p", "go", "--allow-all-tools")
+			},
+		},
+		{
+			// Copilot CLI runs a project's Claude Code hooks too: with
+			// lspkit's own Copilot hooks away, the claude-code hook
+			// answers it in Copilot's shape.
+			name: "copilot", label: "copilot (Claude Code's hooks)",
+			edit: func(p *hookProject, e lineEdit) hookStep {
+				return hookStep{Tool: "edit", Args: map[string]any{"path": abs(p, e.file), "old_str": e.old, "new_str": e.new}}
+			},
+			other: func(p *hookProject) hookStep { return hookStep{Tool: "view", Args: map[string]any{"path": abs(p, p.other)}} },
+			around: func(t *testing.T, r *hookRig) func() {
+				own := filepath.Join(r.p.dir, ".github", "hooks", "lspkit.json")
+				if err := os.Rename(own, own+".away"); err != nil {
+					t.Fatal(err)
+				}
+				return func() { os.Rename(own+".away", own) }
 			},
 			turn: func(t *testing.T, r *hookRig, port string) (string, error) {
 				return host(t, append(slices.Clone(r.env), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:"+port+"/v1", "COPILOT_PROVIDER_API_KEY=stand-in", "COPILOT_MODEL=stand-in"),
