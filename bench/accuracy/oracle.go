@@ -55,49 +55,63 @@ func parseColon(out []byte, keep func(rest string) bool) []finding {
 	return fs
 }
 
+// typeError is one of the Go type checker's errors: where, and its
+// message.
+type typeError struct {
+	finding
+	msg string
+}
+
+// typeErrors are the Go type checker's errors over every package of dir
+// (and their tests, with tests) — through golang.org/x/tools/go/packages,
+// so that a package whose dependency does not compile is still checked,
+// as go build cannot — in files under dir.
+func typeErrors(dir string, tests bool) ([]typeError, error) {
+	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: packages.LoadAllSyntax, Tests: tests}, "./...")
+	if err != nil {
+		return nil, err
+	}
+	var out []typeError
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			file, line, ok := splitPos(e.Pos)
+			if !ok {
+				continue
+			}
+			if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+				out = append(out, typeError{finding{filepath.ToSlash(rel), line}, e.Msg})
+			}
+		}
+	})
+	return out, nil
+}
+
 // goErrors are the Go type checker's errors over every package of dir
-// (as goOracle's): "file:line: message" each, the file relative to dir.
+// and its tests: "file:line: message" each, the file relative to dir.
 func goErrors(dir string) ([]string, error) {
-	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: packages.LoadAllSyntax, Tests: true}, "./...")
+	errs, err := typeErrors(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		for _, e := range p.Errors {
-			file, line, ok := splitPos(e.Pos)
-			if !ok {
-				continue
-			}
-			if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
-				out = append(out, fmt.Sprintf("%s:%d: %s", filepath.ToSlash(rel), line, e.Msg))
-			}
-		}
-	})
+	for _, e := range errs {
+		out = append(out, fmt.Sprintf("%s: %s", e.finding, e.msg))
+	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
 }
 
-// goOracle is the Go type checker over every package — through
-// golang.org/x/tools/go/packages, so that a package whose dependency does
-// not compile is still checked, as go build cannot — and go vet.
+// goOracle is the Go type checker over every package (typeErrors) and go
+// vet.
 func goOracle(dir string) ([]finding, error) {
-	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: packages.LoadAllSyntax}, "./...")
+	errs, err := typeErrors(dir, false)
 	if err != nil {
 		return nil, err
 	}
 	var fs []finding
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		for _, e := range p.Errors {
-			file, line, ok := splitPos(e.Pos)
-			if !ok {
-				continue
-			}
-			if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
-				fs = append(fs, finding{filepath.ToSlash(rel), line})
-			}
-		}
-	})
+	for _, e := range errs {
+		fs = append(fs, e.finding)
+	}
 	vet, err := run(dir, "go", "vet", "./...")
 	if err != nil {
 		return nil, err

@@ -488,20 +488,40 @@ func patch(e lineEdit) string {
 	return b.String()
 }
 
+// withTools is h with its tools: readTool reads a file and editTool edits
+// one, their file argument fileKey, the edit's old and new text oldKey and
+// newKey; the tool that edits nothing reads the project's other file.
+// readFirst: the host wants a file read before its edit tool edits it.
+// extra are more arguments of the edit tool, key and value in turn.
+func withTools(h hookHost, readTool, editTool, fileKey, oldKey, newKey string, readFirst bool, extra ...string) hookHost {
+	read := func(abs string) hookStep { return hookStep{Tool: readTool, Args: map[string]any{fileKey: abs}} }
+	if readFirst {
+		h.read = read
+	}
+	h.edit = func(p *hookProject, e lineEdit) hookStep {
+		args := map[string]any{fileKey: filepath.Join(p.dir, e.file), oldKey: e.old, newKey: e.new}
+		for i := 0; i+1 < len(extra); i += 2 {
+			args[extra[i]] = extra[i+1]
+		}
+		return hookStep{Tool: editTool, Args: args}
+	}
+	if h.other == nil {
+		h.other = func(p *hookProject) hookStep { return read(filepath.Join(p.dir, p.other)) }
+	}
+	return h
+}
+
+// copilotTurn is a turn of Copilot CLI against the stand-in on port.
+func copilotTurn(t *testing.T, r *hookRig, port string) (string, error) {
+	return host(t, append(slices.Clone(r.env), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:"+port+"/v1", "COPILOT_PROVIDER_API_KEY=stand-in", "COPILOT_MODEL=stand-in"),
+		r.p.dir, "", "copilot", "-p", "go", "--allow-all-tools")
+}
+
 // hookHosts are the hosts TestHookHosts runs.
 func hookHosts(r *hookRig) []hookHost {
-	abs := func(p *hookProject, file string) string { return filepath.Join(p.dir, file) }
-	claudeShape := func(tool string, in map[string]any) hookStep { return hookStep{Tool: tool, Args: in} }
 	return []hookHost{
-		{
+		withTools(hookHost{
 			name: "claude-code",
-			read: func(a string) hookStep { return claudeShape("Read", map[string]any{"file_path": a}) },
-			edit: func(p *hookProject, e lineEdit) hookStep {
-				return claudeShape("Edit", map[string]any{"file_path": abs(p, e.file), "old_string": e.old, "new_string": e.new})
-			},
-			other: func(p *hookProject) hookStep {
-				return claudeShape("Read", map[string]any{"file_path": abs(p, p.other)})
-			},
 			prepare: func(t *testing.T, r *hookRig) {
 				writeFiles(t, r.home, map[string]string{".claude.json": fmt.Sprintf(`{"projects": {%q: {"hasTrustDialogAccepted": true}}}`, r.p.dir)})
 				writeFiles(t, r.p.dir, map[string]string{".claude/settings.local.json": `{"enabledMcpjsonServers": ["lspkit"]}` + "\n"})
@@ -510,7 +530,7 @@ func hookHosts(r *hookRig) []hookHost {
 				return host(t, append(slices.Clone(r.env), "ANTHROPIC_BASE_URL=http://127.0.0.1:"+port, "ANTHROPIC_API_KEY=sk-ant-stand-in"), r.p.dir, "",
 					"claude", "-p", "go", "--allowedTools", "Read Edit Bash")
 			},
-		},
+		}, "Read", "Edit", "file_path", "old_string", "new_string", true),
 		{
 			name: "codex",
 			edit: func(p *hookProject, e lineEdit) hookStep {
@@ -542,31 +562,18 @@ func hookHosts(r *hookRig) []hookHost {
 				return host(t, append(slices.Clone(r.env), "STANDIN_KEY=stand-in"), r.p.dir, "", "codex", "exec", "--skip-git-repo-check", "go")
 			},
 		},
-		{
+		withTools(hookHost{
 			name: "copilot",
-			edit: func(p *hookProject, e lineEdit) hookStep {
-				return hookStep{Tool: "edit", Args: map[string]any{"path": abs(p, e.file), "old_str": e.old, "new_str": e.new}}
-			},
-			other: func(p *hookProject) hookStep {
-				return hookStep{Tool: "view", Args: map[string]any{"path": abs(p, p.other)}}
-			},
 			prepare: func(t *testing.T, r *hookRig) {
 				writeFiles(t, r.home, map[string]string{".copilot/config.json": fmt.Sprintf(`{"trustedFolders": [%q]}`, r.p.dir)})
 			},
-			turn: func(t *testing.T, r *hookRig, port string) (string, error) {
-				return host(t, append(slices.Clone(r.env), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:"+port+"/v1", "COPILOT_PROVIDER_API_KEY=stand-in", "COPILOT_MODEL=stand-in"),
-					r.p.dir, "", "copilot", "-p", "go", "--allow-all-tools")
-			},
-		},
-		{
+			turn: copilotTurn,
+		}, "view", "edit", "path", "old_str", "new_str", false),
+		withTools(hookHost{
 			// Copilot CLI runs a project's Claude Code hooks too: with
 			// lspkit's own Copilot hooks away, the claude-code hook
 			// answers it in Copilot's shape.
 			name: "copilot", label: "copilot (Claude Code's hooks)",
-			edit: func(p *hookProject, e lineEdit) hookStep {
-				return hookStep{Tool: "edit", Args: map[string]any{"path": abs(p, e.file), "old_str": e.old, "new_str": e.new}}
-			},
-			other: func(p *hookProject) hookStep { return hookStep{Tool: "view", Args: map[string]any{"path": abs(p, p.other)}} },
 			around: func(t *testing.T, r *hookRig) func() {
 				own := filepath.Join(r.p.dir, ".github", "hooks", "lspkit.json")
 				if err := os.Rename(own, own+".away"); err != nil {
@@ -574,19 +581,10 @@ func hookHosts(r *hookRig) []hookHost {
 				}
 				return func() { os.Rename(own+".away", own) }
 			},
-			turn: func(t *testing.T, r *hookRig, port string) (string, error) {
-				return host(t, append(slices.Clone(r.env), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:"+port+"/v1", "COPILOT_PROVIDER_API_KEY=stand-in", "COPILOT_MODEL=stand-in"),
-					r.p.dir, "", "copilot", "-p", "go", "--allow-all-tools")
-			},
-		},
-		{
+			turn: copilotTurn,
+		}, "view", "edit", "path", "old_str", "new_str", false),
+		withTools(hookHost{
 			name: "gemini",
-			edit: func(p *hookProject, e lineEdit) hookStep {
-				return hookStep{Tool: "replace", Args: map[string]any{"file_path": abs(p, e.file), "old_string": e.old, "new_string": e.new, "instruction": "edit"}}
-			},
-			other: func(p *hookProject) hookStep {
-				return hookStep{Tool: "read_file", Args: map[string]any{"file_path": abs(p, p.other)}}
-			},
 			prepare: func(t *testing.T, r *hookRig) {
 				writeFiles(t, r.home, map[string]string{
 					".gemini/settings.json":       `{"security": {"auth": {"selectedType": "gemini-api-key"}}}`,
@@ -597,35 +595,21 @@ func hookHosts(r *hookRig) []hookHost {
 				return host(t, append(slices.Clone(r.env), "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:"+port, "GEMINI_API_KEY=stand-in"), r.p.dir, "",
 					"gemini", "-p", "go", "--yolo", "-m", "stand-in")
 			},
-		},
-		{
+		}, "read_file", "replace", "file_path", "old_string", "new_string", false, "instruction", "edit"),
+		withTools(hookHost{
 			name: "qwen",
-			read: func(a string) hookStep { return hookStep{Tool: "read_file", Args: map[string]any{"file_path": a}} },
-			edit: func(p *hookProject, e lineEdit) hookStep {
-				return hookStep{Tool: "edit", Args: map[string]any{"file_path": abs(p, e.file), "old_string": e.old, "new_string": e.new}}
-			},
-			other: func(p *hookProject) hookStep {
-				return hookStep{Tool: "read_file", Args: map[string]any{"file_path": abs(p, p.other)}}
-			},
 			turn: func(t *testing.T, r *hookRig, port string) (string, error) {
 				return host(t, node22(t, r.env, r.hostsBin), r.p.dir, "", "qwen", "--auth-type", "openai", "--openai-base-url", "http://127.0.0.1:"+port+"/v1",
 					"--openai-api-key", "stand-in", "--model", "stand-in", "-p", "go", "--yolo")
 			},
-		},
-		{
+		}, "read_file", "edit", "file_path", "old_string", "new_string", true),
+		withTools(hookHost{
 			name: "droid",
-			read: func(a string) hookStep { return hookStep{Tool: "Read", Args: map[string]any{"file_path": a}} },
-			edit: func(p *hookProject, e lineEdit) hookStep {
-				return hookStep{Tool: "Edit", Args: map[string]any{"file_path": abs(p, e.file), "old_str": e.old, "new_str": e.new}}
-			},
-			other: func(p *hookProject) hookStep {
-				return hookStep{Tool: "Read", Args: map[string]any{"file_path": abs(p, p.other)}}
-			},
 			turn: func(t *testing.T, r *hookRig, port string) (string, error) {
 				writeFiles(t, r.home, map[string]string{".factory/settings.json": fmt.Sprintf(`{"customModels": [{"model": "stand-in", "displayName": "Stand-in", "baseUrl": "http://127.0.0.1:%s/v1", "apiKey": "stand-in", "provider": "generic-chat-completion-api", "maxOutputTokens": 1000}]}`, port)})
 				return host(t, r.env, r.p.dir, "", "droid", "exec", "-m", "custom:Stand-in-0", "--auto", "high", "go")
 			},
-		},
+		}, "Read", "Edit", "file_path", "old_str", "new_str", true),
 		opencodeHost("opencode", "opencode.json"),
 		opencodeHost("kilo", "kilo.json"),
 	}
@@ -636,16 +620,8 @@ func hookHosts(r *hookRig) []hookHost {
 // given one message, then the plugin's end of the turn — once, or, when
 // it holds the turn, twice.
 func opencodeHost(name, config string) hookHost {
-	abs := func(p *hookProject, file string) string { return filepath.Join(p.dir, file) }
-	return hookHost{
+	return withTools(hookHost{
 		name: name,
-		read: func(a string) hookStep { return hookStep{Tool: "read", Args: map[string]any{"filePath": a}} },
-		edit: func(p *hookProject, e lineEdit) hookStep {
-			return hookStep{Tool: "edit", Args: map[string]any{"filePath": abs(p, e.file), "oldString": e.old, "newString": e.new}}
-		},
-		other: func(p *hookProject) hookStep {
-			return hookStep{Tool: "read", Args: map[string]any{"filePath": abs(p, p.other)}}
-		},
 		turn: func(t *testing.T, r *hookRig, port string) (string, error) {
 			// The user's model, beside what lspkit init wrote.
 			path := filepath.Join(r.p.dir, config)
@@ -666,7 +642,7 @@ func opencodeHost(name, config string) hookHost {
 			os.WriteFile(path, data, 0o644)
 			return opencodeTurn(t, r, name)
 		},
-	}
+	}, "read", "edit", "filePath", "oldString", "newString", true)
 }
 
 // opencodeTurn starts name's server in the project, gives a new session

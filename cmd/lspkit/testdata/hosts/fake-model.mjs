@@ -9,37 +9,15 @@
 // streamed (SSE) or not, as asked. Prints its port on stdout.
 import http from "node:http";
 import fs from "node:fs";
+import { anthropicReply } from "./stand-in.mjs";
 
 const tool = process.env.FAKE_TOOL;
 const args = JSON.parse(process.env.FAKE_ARGS || "{}");
 const out = process.env.FAKE_OUT;
 const whole = !!process.env.FAKE_WHOLE;
 
-function reply(res, stream, content, stopReason) {
-  const msg = { id: "msg_fake", type: "message", role: "assistant", model: "claude-fake", content, stop_reason: stopReason, stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
-  if (!stream) {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(msg));
-    return;
-  }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  send("message_start", { message: { ...msg, content: [], stop_reason: null } });
-  content.forEach((block, index) => {
-    if (block.type === "text") {
-      send("content_block_start", { index, content_block: { type: "text", text: "" } });
-      send("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
-    } else {
-      send("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-      send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
-    }
-    send("content_block_stop", { index });
-  });
-  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } });
-  send("message_stop", {});
-  res.end();
-}
+// reply answers in the Messages API's shape.
+const reply = anthropicReply;
 
 const server = http.createServer((req, res) => {
   let body = "";

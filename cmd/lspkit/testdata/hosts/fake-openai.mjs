@@ -13,6 +13,7 @@
 // on stdout.
 import http from "node:http";
 import fs from "node:fs";
+import { chatReply as chat, responsesReply as responses, text } from "./stand-in.mjs";
 
 const tool = process.env.FAKE_TOOL;
 const args = JSON.parse(process.env.FAKE_ARGS || "{}");
@@ -22,51 +23,6 @@ const log = process.env.FAKE_LOG;
 let toolsSeen = false;
 
 const matches = (n) => n && tool && (n === tool || n.endsWith("__" + tool) || n.endsWith("-" + tool) || n.endsWith("_" + tool));
-
-function text(content) {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === "string" ? p : p.text ?? p.output ?? "")).join("");
-  return JSON.stringify(content);
-}
-
-function chat(res, stream, message, finish) {
-  const base = { id: "chatcmpl-fake", object: "chat.completion", created: Math.floor(Date.now() / 1000), model: "fake" };
-  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-  if (!stream) {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ ...base, choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }], usage }));
-    return;
-  }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const send = (delta, finish_reason = null, extra = {}) =>
-    res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
-  send({ role: "assistant", content: "" });
-  if (message.content) send({ content: message.content });
-  (message.tool_calls || []).forEach((c, index) => send({ tool_calls: [{ index, ...c }] }));
-  send({}, finish, { usage });
-  res.write("data: [DONE]\n\n");
-  res.end();
-}
-
-function responses(res, stream, output) {
-  const resp = { id: "resp_fake", object: "response", created_at: Math.floor(Date.now() / 1000), model: "fake", status: "completed", output,
-    usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } };
-  if (!stream) {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(resp));
-    return;
-  }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  let seq = 0;
-  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  send("response.created", { response: { ...resp, status: "in_progress", output: [] } });
-  output.forEach((item, output_index) => {
-    send("response.output_item.added", { output_index, item });
-    send("response.output_item.done", { output_index, item });
-  });
-  send("response.completed", { response: resp });
-  res.end();
-}
 
 const server = http.createServer((req, res) => {
   let body = "";

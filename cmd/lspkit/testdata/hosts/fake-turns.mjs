@@ -20,6 +20,7 @@
 // are not logged. Prints its port on stdout.
 import http from "node:http";
 import fs from "node:fs";
+import { anthropicReply, chatReply, geminiReply, id, json, responsesReply, text } from "./stand-in.mjs";
 
 const script = JSON.parse(fs.readFileSync(process.env.FAKE_SCRIPT, "utf8"));
 const steps = script.steps;
@@ -29,24 +30,11 @@ const matches = (offered, want) => offered === want || offered.endsWith("__" + w
 const ofScript = (offered) => offered.some((n) => [...names].some((w) => matches(n, w)));
 const pick = (offered, want) => offered.find((n) => matches(n, want)) ?? want;
 
-function text(content) {
-  if (content === undefined || content === null) return "";
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map(text).join("");
-  if (typeof content === "object") {
-    if (typeof content.text === "string") return content.text;
-    if (content.content !== undefined) return text(content.content);
-    if (content.output !== undefined) return text(content.output);
-  }
-  return JSON.stringify(content);
-}
-
 function record(step, api, fresh) {
   if (log) fs.appendFileSync(log, JSON.stringify({ step, api, new: fresh }) + "\n");
 }
 
-let calls = 0;
-const callId = () => `call_${++calls}_${Date.now()}`;
+const callId = () => id("call_");
 
 // Anthropic Messages.
 function anthropic(r, res) {
@@ -63,31 +51,9 @@ function anthropic(r, res) {
   record(done, "anthropic", fresh);
   if (done < steps.length) {
     const s = steps[done];
-    return anthropicReply(res, r.stream, [{ type: "tool_use", id: "toolu_" + callId(), name: pick(offered, s.tool), input: s.args }], "tool_use");
+    return anthropicReply(res, r.stream, [{ type: "tool_use", id: id("toolu_"), name: pick(offered, s.tool), input: s.args }], "tool_use");
   }
   anthropicReply(res, r.stream, [{ type: "text", text: "done" }], "end_turn");
-}
-
-function anthropicReply(res, stream, content, stopReason) {
-  const msg = { id: "msg_" + callId(), type: "message", role: "assistant", model: "claude-stand-in", content, stop_reason: stopReason, stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
-  if (!stream) return json(res, msg);
-  sse(res);
-  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  send("message_start", { message: { ...msg, content: [], stop_reason: null } });
-  content.forEach((block, index) => {
-    if (block.type === "text") {
-      send("content_block_start", { index, content_block: { type: "text", text: "" } });
-      send("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
-    } else {
-      send("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-      send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
-    }
-    send("content_block_stop", { index });
-  });
-  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } });
-  send("message_stop", {});
-  res.end();
 }
 
 // OpenAI chat completions.
@@ -105,21 +71,6 @@ function chat(r, res) {
   chatReply(res, r.stream, { content: "done" }, "stop");
 }
 
-function chatReply(res, stream, message, finish) {
-  const base = { id: "chatcmpl-" + callId(), object: "chat.completion", created: Math.floor(Date.now() / 1000), model: "stand-in" };
-  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-  if (!stream) return json(res, { ...base, choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }], usage });
-  sse(res);
-  const send = (delta, finish_reason = null, extra = {}) =>
-    res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
-  send({ role: "assistant", content: "" });
-  if (message.content) send({ content: message.content });
-  (message.tool_calls || []).forEach((c, index) => send({ tool_calls: [{ index, ...c }] }));
-  send({}, finish, { usage });
-  res.write("data: [DONE]\n\n");
-  res.end();
-}
-
 // OpenAI Responses (Codex): function tools, and custom (freeform) tools
 // such as apply_patch, whose input is the step's args.input.
 function responses(r, res) {
@@ -134,32 +85,16 @@ function responses(r, res) {
     const s = steps[done];
     const name = pick(offered, s.tool);
     const tool = tools.find((t) => (t.name ?? t.function?.name) === name);
-    const id = callId();
+    const call = callId();
     if (tool?.type === "custom") {
-      return responsesReply(res, r.stream, [{ type: "custom_tool_call", id: "ctc_" + id, call_id: id, name, input: s.args.input, status: "completed" }]);
+      return responsesReply(res, r.stream, [{ type: "custom_tool_call", id: "ctc_" + call, call_id: call, name, input: s.args.input, status: "completed" }]);
     }
-    return responsesReply(res, r.stream, [{ type: "function_call", id: "fc_" + id, call_id: id, name, arguments: JSON.stringify(s.args), status: "completed" }]);
+    return responsesReply(res, r.stream, [{ type: "function_call", id: "fc_" + call, call_id: call, name, arguments: JSON.stringify(s.args), status: "completed" }]);
   }
   responsesReply(res, r.stream, [message("done")]);
 }
 
-const message = (t) => ({ type: "message", id: "msg_" + callId(), role: "assistant", status: "completed", content: [{ type: "output_text", text: t, annotations: [] }] });
-
-function responsesReply(res, stream, output) {
-  const resp = { id: "resp_" + callId(), object: "response", created_at: Math.floor(Date.now() / 1000), model: "stand-in", status: "completed", output,
-    usage: { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2 } };
-  if (!stream) return json(res, resp);
-  sse(res);
-  let seq = 0;
-  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  send("response.created", { response: { ...resp, status: "in_progress", output: [] } });
-  output.forEach((item, output_index) => {
-    send("response.output_item.added", { output_index, item });
-    send("response.output_item.done", { output_index, item });
-  });
-  send("response.completed", { response: resp });
-  res.end();
-}
+const message = (t) => ({ type: "message", id: id("msg_"), role: "assistant", status: "completed", content: [{ type: "output_text", text: t, annotations: [] }] });
 
 // Gemini generateContent.
 function gemini(r, res, stream) {
@@ -179,24 +114,6 @@ function gemini(r, res, stream) {
     return geminiReply(res, stream, [{ functionCall: { name: pick(offered, s.tool), args: s.args } }]);
   }
   geminiReply(res, stream, [{ text: "done" }]);
-}
-
-function geminiReply(res, stream, parts) {
-  const body = { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
-    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 }, modelVersion: "stand-in" };
-  if (!stream) return json(res, body);
-  sse(res);
-  res.write(`data: ${JSON.stringify(body)}\n\n`);
-  res.end();
-}
-
-function json(res, body) {
-  res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
-}
-
-function sse(res) {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
 }
 
 const server = http.createServer((req, res) => {
