@@ -15,6 +15,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/findings"
 	"github.com/lspkit/lspkit/service/textedit"
 )
 
@@ -201,18 +202,23 @@ func offsetOf(text string, starts []int, line, char int) (int, error) {
 // delta checks the edits' texts together with their impact, and the same
 // files as they are on disk, and returns the errors only the edits have
 // (introduced) and those only the disk has (fixed), the impact, and what
-// could not be checked ("" when everything was).
+// could not be checked ("" when everything was). Each file is compared
+// with itself on the same server: the edited files as they are on disk
+// first (the servers hold most of them already, idle, and no given text
+// has to be taken back after); then the what-if with its impact; then the
+// files the what-if leaves with errors, as they are on disk, as the
+// impact of the disk's texts — on the servers that found their errors,
+// whose findings another server (another root's) would not share.
 func (f *Features) delta(ctx context.Context, files []fileEdit) (introduced, fixed []api.Diagnostic, impact *api.Impact, unchecked string, err error) {
 	var why []string
-	// The edited files as they are on disk first, each checked from disk:
-	// the servers hold most of them already, idle, and no given text has
-	// to be taken back after.
 	var edited []string
 	proposed := map[string]string{}
+	moves := map[string][]int{}
 	for _, file := range files {
 		proposed[file.rel] = file.new
 		if !file.created {
 			edited = append(edited, file.rel)
+			moves[file.rel] = textedit.LineMap(file.old, file.new)
 		}
 	}
 	beforeDiags, err := f.onDisk(ctx, edited, &why)
@@ -228,8 +234,7 @@ func (f *Features) delta(ctx context.Context, files []fileEdit) (introduced, fix
 		why = append(why, "the edited files were not fully checked: "+after.Reason)
 	}
 	impact = after.Impact
-	// Then every other file the edits leave with errors, as it is on disk.
-	var others []string
+	others := []string{}
 	if impact != nil {
 		for _, file := range impact.Files {
 			afterDiags = append(afterDiags, file.Diagnostics...)
@@ -241,12 +246,55 @@ func (f *Features) delta(ctx context.Context, files []fileEdit) (introduced, fix
 			why = append(why, "not every file the edits may affect was checked: "+impact.Reason)
 		}
 	}
-	more, err := f.onDisk(ctx, others, &why)
-	if err != nil {
-		return nil, nil, nil, "", err
+	compared := map[string]bool{}
+	for _, file := range files {
+		compared[file.rel] = true
 	}
-	introduced, fixed = compareFindings(append(beforeDiags, more...), afterDiags)
+	if len(others) > 0 {
+		// The disk's texts — a file the edits make, empty — with those
+		// files as their impact.
+		given := map[string]string{}
+		for _, file := range files {
+			if file.created {
+				given[file.rel] = ""
+			}
+		}
+		res, err := f.core.Check(ctx, api.CheckParams{Files: given, OnDisk: edited, Impact: true, ImpactOnly: others, Severities: []string{"error"}})
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+		if res.Impact != nil {
+			for _, file := range res.Impact.Files {
+				beforeDiags = append(beforeDiags, file.Diagnostics...)
+			}
+			if res.Checked {
+				for _, file := range res.Impact.CheckedFiles {
+					compared[file] = true
+				}
+			}
+		}
+		var unknown []string
+		for _, other := range others {
+			if !compared[other] {
+				unknown = append(unknown, other)
+			}
+		}
+		if len(unknown) > 0 {
+			why = append(why, fmt.Sprintf("%s had errors with the edits but could not be checked as they are on disk, so whether the edits broke them is not known", listFiles(unknown)))
+		}
+	}
+	// A file checked only with the edits says nothing of what they do.
+	afterDiags = slices.DeleteFunc(afterDiags, func(d api.Diagnostic) bool { return !compared[d.File] })
+	introduced, fixed = findings.Compare(beforeDiags, afterDiags, func(file string) []int { return moves[file] })
 	return introduced, fixed, impact, strings.Join(why, "; "), nil
+}
+
+// listFiles names files, the first five of them and how many more.
+func listFiles(files []string) string {
+	if len(files) <= 5 {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(files[:5], ", "), len(files)-5)
 }
 
 // onDisk checks files as they are on disk, at once, and returns their
@@ -274,38 +322,6 @@ func (f *Features) onDisk(ctx context.Context, names []string, why *[]string) ([
 		diags = append(diags, res.Diagnostics...)
 	}
 	return diags, nil
-}
-
-// compareFindings returns the findings of after that before does not have
-// and those of before that after does not, each finding counted by its
-// file, server, code and message — not its line, which edits move.
-func compareFindings(before, after []api.Diagnostic) (introduced, fixed []api.Diagnostic) {
-	key := func(d api.Diagnostic) string {
-		return d.File + "\x00" + d.Server + "\x00" + fmt.Sprint(d.Code) + "\x00" + d.Message
-	}
-	left := map[string]int{}
-	for _, d := range before {
-		left[key(d)]++
-	}
-	introduced, fixed = []api.Diagnostic{}, []api.Diagnostic{}
-	matched := map[string]int{}
-	for _, d := range after {
-		k := key(d)
-		if matched[k] < left[k] {
-			matched[k]++
-			continue
-		}
-		introduced = append(introduced, d)
-	}
-	for _, d := range before {
-		k := key(d)
-		if matched[k] > 0 {
-			matched[k]--
-			continue
-		}
-		fixed = append(fixed, d)
-	}
-	return introduced, fixed
 }
 
 // hashOf is text's base: "sha256:" and its hex SHA-256.

@@ -2,8 +2,10 @@ package features
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +128,59 @@ func TestApplyEditsFake(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("the root holds %v: a temporary file left?", names)
+	}
+}
+
+// TestApplyEditsOldErrors: on a project with errors of its own — a
+// dependent with an error before any edit, as click's examples have — an
+// edit that breaks nothing is written, whether or not its dependents were
+// checked before; one that breaks the dependents is refused with exactly
+// what it broke, not their old errors; an edit moving an old error's line
+// does not make it new.
+func TestApplyEditsOldErrors(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, map[string]string{
+		"lib.fk": "def F 1\n",
+		"a.fk":   "import lib\ncall F 1\n",
+		"b.fk":   "import lib\ncall F 1\nERROR of b's own\n",
+	}, lsptest.Config("", `"fake": `+lsptest.ImportingEntry("linked")), map[string]lsptest.Behavior{"linked": {Linked: true}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	text := func(s string) *string { return &s }
+	apply := func(p api.ApplyEditsParams) api.ApplyEditsResult {
+		t.Helper()
+		res, err := f.ApplyEdits(ctx, p)
+		if err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+		return res
+	}
+	messages := func(diags []api.Diagnostic) string {
+		var out []string
+		for _, d := range diags {
+			out = append(out, fmt.Sprintf("%s:%d %s", d.File, d.Line, d.Message))
+		}
+		sort.Strings(out)
+		return strings.Join(out, "; ")
+	}
+
+	// Harmless, with the dependents never checked before.
+	res := apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: "lib.fk", Text: text("def F 1\n# a note\n")}}})
+	if !res.Applied || len(res.Introduced) != 0 || res.Reason != "" || f.read(t, "lib.fk") != "def F 1\n# a note\n" {
+		t.Fatalf("a harmless edit: %+v", res)
+	}
+	// Breaking: refused with the two calls, not b.fk's old error.
+	res = apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: "lib.fk", Text: text("def F 2\n")}}})
+	if want := "a.fk:2 F takes 2 arguments, not 1; b.fk:2 F takes 2 arguments, not 1"; res.Applied || messages(res.Introduced) != want || f.read(t, "lib.fk") != "def F 1\n# a note\n" {
+		t.Fatalf("a breaking edit: %+v, want refused with %s", res, want)
+	}
+	// b.fk's old error moved down a line, with a new one above it.
+	res = apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: "b.fk", Text: text("import lib\ncall F 1\n\nERROR of b's own\n")}}})
+	if !res.Applied || len(res.Introduced) != 0 || len(res.Fixed) != 0 {
+		t.Fatalf("an old error moved: %+v", res)
+	}
+	res = apply(api.ApplyEditsParams{Edits: []api.FileEdit{{File: "b.fk", Text: text("ERROR new\nimport lib\ncall F 1\n\nERROR of b's own\n")}}})
+	if want := "b.fk:1 ERROR new"; res.Applied || messages(res.Introduced) != want {
+		t.Fatalf("a new error above an old one: %+v, want refused with %s", res, want)
 	}
 }
