@@ -227,8 +227,9 @@ type CheckParams struct {
 	// well as narrow the configured default.
 	Severities []string `json:"severities,omitzero"`
 	// Delta leaves out the findings that the previous check or report of
-	// the file showed (same range and message); Repeated counts them. A
-	// finding that went away and came back is new again.
+	// the file showed (the same server, code and message, on the line any
+	// edit since moved it to); Repeated counts them. A finding that went
+	// away and came back is new again.
 	Delta bool `json:"delta,omitzero"`
 	// Impact also finds the other files the change may break (those
 	// that depend on it, as each server knows them), brings them to the
@@ -265,6 +266,14 @@ type Impact struct {
 	Checked  int          `json:"checked"`
 	Complete bool         `json:"complete"`
 	Reason   string       `json:"reason,omitempty"`
+	// Old counts the findings left out of Files because the files that
+	// depend on the change had them before it too (a check of one file
+	// whose earlier text lspkit knows: the text its servers had, or for
+	// given text the disk's).
+	Old int `json:"old,omitzero"`
+	// BeforeUnknown says why Files may hold findings the change did not
+	// bring: whose findings before the change could not be known.
+	BeforeUnknown string `json:"beforeUnknown,omitempty"`
 	// CheckedFiles are the files Checked counts, relative to the root.
 	CheckedFiles []string `json:"-"`
 }
@@ -363,7 +372,8 @@ type ReportParams struct {
 	Text     *string `json:"text,omitzero"`
 	Mode     string  `json:"mode"` // "edit" or "write"
 	// Delta reports only findings that the previous check or report of
-	// each file did not show (same range and message).
+	// each file did not show (the same server, code and message, on the
+	// line any edit since moved it to).
 	Delta bool `json:"delta,omitzero"`
 }
 

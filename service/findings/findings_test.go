@@ -56,15 +56,23 @@ func TestShown(t *testing.T) {
 		repeated int
 	}{{[]api.Diagnostic{a}, 1, 0}, {[]api.Diagnostic{a, b}, 1, 1}, {nil, 0, 0}, {[]api.Diagnostic{a}, 1, 0}}
 	for i, st := range steps {
-		got, rep := s.Update("c1\x00f", st.now, true)
+		got, rep := s.Update("c1\x00f", nil, st.now, true)
 		if len(got) != st.shown || rep != st.repeated {
 			t.Fatalf("step %d: shown %v, repeated %d", i, got, rep)
 		}
 	}
-	if got, rep := s.Update("c1\x00f", []api.Diagnostic{a}, false); len(got) != 1 || rep != 0 {
+	if got, rep := s.Update("c1\x00f", nil, []api.Diagnostic{a}, false); len(got) != 1 || rep != 0 {
 		t.Fatalf("without delta: %v %d", got, rep)
 	}
-	s.Update("c2\x00f", []api.Diagnostic{a}, false)
+	// Lines an edit moved: the old finding stays old, one alike on the
+	// new line is new.
+	before, after := "x\nA\n", "A\nx\nA\n"
+	s.Update("c1\x00g", &before, []api.Diagnostic{{Line: 2, Message: "a"}}, false)
+	got, rep := s.Update("c1\x00g", &after, []api.Diagnostic{{Line: 1, Message: "a"}, {Line: 3, Message: "a"}}, true)
+	if len(got) != 1 || got[0].Line != 1 || rep != 1 {
+		t.Fatalf("lines moved: shown %v, repeated %d; want line 1 shown, 1 repeated", got, rep)
+	}
+	s.Update("c2\x00f", nil, []api.Diagnostic{a}, false)
 	s.Forget("c1\x00")
 	if s.Len() != 1 {
 		t.Fatalf("%d records after Forget, want 1", s.Len())

@@ -21,7 +21,7 @@ type CheckInput struct {
 	File      string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
 	Text      string `json:"text,omitempty" jsonschema:"the file's content to check instead of what is on disk (unsaved edits)"`
 	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"how long to wait for each server, in milliseconds (default: the configured timeouts)"`
-	Delta     bool   `json:"delta,omitempty" jsonschema:"list only findings the previous check of this file did not show (same range and message); the others are counted"`
+	Delta     bool   `json:"delta,omitempty" jsonschema:"list only findings the previous check of this file did not show (lines moved by edits allowed for); the others are counted"`
 	Impact    *bool  `json:"impact,omitempty" jsonschema:"after a change to the file, also check the files that depend on it and report those it broke (default true; false checks the file alone)"`
 	// Files is a what-if of several files.
 	Files map[string]string `json:"files,omitempty" jsonschema:"a what-if of several files: path → proposed content, checked together with the files that depend on them; nothing is written"`
@@ -81,8 +81,11 @@ func renderImpact(b *strings.Builder, imp *api.Impact) {
 	if imp == nil {
 		return
 	}
-	if len(imp.Files) > 0 {
-		fmt.Fprintf(b, "other files with findings after this change (%d):\n", len(imp.Files))
+	switch {
+	case len(imp.Files) > 0 && imp.BeforeUnknown == "":
+		fmt.Fprintf(b, "other files this change broke (%d):\n", len(imp.Files))
+	case len(imp.Files) > 0:
+		fmt.Fprintf(b, "other files with findings after this change (%d); %s:\n", len(imp.Files), imp.BeforeUnknown)
 	}
 	for i, f := range imp.Files {
 		if i < impactShownInFull {
@@ -91,9 +94,14 @@ func renderImpact(b *strings.Builder, imp *api.Impact) {
 		}
 		fmt.Fprintf(b, "%s: %d %s, the first at line %d: %s\n", f.File, len(f.Diagnostics), api.Plural(len(f.Diagnostics), "finding", "findings"), f.Diagnostics[0].Line, api.FeedbackMessage(f.Diagnostics[0].Message))
 	}
+	if imp.Old > 0 {
+		fmt.Fprintf(b, "(%d %s the files that depend on the change had before it too not shown)\n", imp.Old, api.Plural(imp.Old, "finding", "findings"))
+	}
 	switch {
 	case !imp.Complete:
 		fmt.Fprintf(b, "not every file that depends on the change was checked (%d checked): %s\n", imp.Checked, imp.Reason)
+	case len(imp.Files) == 0 && imp.Old > 0:
+		fmt.Fprintf(b, "%d %s that %s on the change checked: it broke none of them\n", imp.Checked, api.Plural(imp.Checked, "file", "files"), api.Plural(imp.Checked, "depends", "depend"))
 	case len(imp.Files) == 0:
 		fmt.Fprintf(b, "%d %s that %s on the change checked: none has findings\n", imp.Checked, api.Plural(imp.Checked, "file", "files"), api.Plural(imp.Checked, "depends", "depend"))
 	default:

@@ -33,9 +33,30 @@ import (
 func (o *Orchestrator) Check(ctx context.Context, p api.CheckParams) (api.CheckResult, error) {
 	res, err := o.check(ctx, p)
 	if err == nil && res.Checked {
-		res.Diagnostics, res.Repeated = o.shown.Update(shownKey(ctx, o.fileKey(p.FilePath)), res.Diagnostics, p.Delta)
+		res.Diagnostics, res.Repeated = o.shown.Update(shownKey(ctx, o.fileKey(p.FilePath)), o.checkedText(p), res.Diagnostics, p.Delta)
 	}
 	return res, err
+}
+
+// checkedText is the text a check of one file was for — the text given,
+// else the disk's — for the record of what it showed; nil for a what-if
+// or a file that cannot be read.
+func (o *Orchestrator) checkedText(p api.CheckParams) *string {
+	switch {
+	case len(p.Files) > 0 || len(p.OnDisk) > 0:
+		return nil
+	case p.Text != nil:
+		return p.Text
+	}
+	abs, ok := o.resolve(p.FilePath)
+	if !ok {
+		return nil
+	}
+	src, err := readSource(abs, o.maxFileBytes())
+	if err != nil {
+		return nil
+	}
+	return &src.text
 }
 
 // fileKey is the root-relative name of a path from a request, or the path
@@ -119,7 +140,28 @@ func (o *Orchestrator) check(ctx context.Context, p api.CheckParams) (api.CheckR
 	for _, t := range targets {
 		groups = append(groups, checkGroup{t, []checkFile{{abs, src}}})
 	}
-	return o.runGroups(ctx, res, groups, p, want)
+	res, held, err := o.runGroups(ctx, res, groups, p, want)
+	if err != nil || res.Impact == nil || len(res.Impact.Files) == 0 {
+		return res, err
+	}
+	before, known := "", held != nil
+	if known {
+		before = *held
+	}
+	if !known && p.Text != nil {
+		// A given text's before is the disk's.
+		switch disk, err := readSource(abs, o.maxFileBytes()); {
+		case err == nil:
+			before, known = disk.text, true
+		case errors.Is(err, fs.ErrNotExist):
+			before, known = "", true
+		}
+	}
+	if !known {
+		res.Impact.BeforeUnknown = fmt.Sprintf("lspkit had no earlier text of %s, so whether the change brought these findings is not known", o.rel(abs))
+		return res, nil
+	}
+	return o.sinceBefore(ctx, res, o.rel(abs), before, p)
 }
 
 // checkGroup is the files of a check one server checks.
@@ -129,7 +171,9 @@ type checkGroup struct {
 }
 
 // runGroups runs each server's part of a check at once and joins them.
-func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, groups []checkGroup, p api.CheckParams, want impactWant) (api.CheckResult, error) {
+// held is the text every server had of a check's one file before it,
+// when they all had the same one open; else nil.
+func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, groups []checkGroup, p api.CheckParams, want impactWant) (_ api.CheckResult, held *string, _ error) {
 	o.bump()
 	how := checkHow{timeout: time.Duration(p.TimeoutMs) * time.Millisecond, want: want, impactMax: p.ImpactMaxFiles, impactOnly: p.ImpactOnly}
 	if how.impactMax == 0 {
@@ -142,7 +186,14 @@ func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, group
 	}
 	if panicked := wg.WaitAndRecover(); panicked != nil {
 		o.log.Error("check: panic", "panic", panicked.String())
-		return res, transport.Errorf(transport.CodeInternalError, "check %s: internal error: %v", o.rel(groups[0].files[0].abs), panicked.Value)
+		return res, nil, transport.Errorf(transport.CodeInternalError, "check %s: internal error: %v", o.rel(groups[0].files[0].abs), panicked.Value)
+	}
+	for i, part := range parts {
+		if part.held == nil || i > 0 && held == nil || held != nil && *held != *part.held {
+			held = nil
+			break
+		}
+		held = part.held
 	}
 	var diags []api.Diagnostic
 	var impacts []*impactPart
@@ -161,7 +212,7 @@ func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, group
 	if res.Impact == nil && want == impactAlways {
 		res.Impact = &api.Impact{Files: []api.ImpactFile{}, Complete: true}
 	}
-	return res, nil
+	return res, held, nil
 }
 
 // verdictOf says whether every server settled, and if not, why: one
@@ -234,6 +285,9 @@ type serverPart struct {
 	diags  []api.Diagnostic
 	note   string
 	impact *impactPart
+	// held is the text the server had of a check's one file before it,
+	// nil when it did not have the file open.
+	held *string
 }
 
 // settleRank orders how a wait ended, the worst last.
@@ -342,14 +396,20 @@ func (o *Orchestrator) checkOnce(ctx context.Context, t target, files []checkFil
 	if len(files) == 1 {
 		except = path
 	}
-	part.note = s.refresh(ctx, c, except)
+	// Whether the files changed since the server had them, before the
+	// refresh gives it the disk's texts.
 	changed := false
 	for _, f := range files {
 		uri, err := protocol.FileURI(f.abs)
-		if have, open := c.DocumentText(uri); err == nil && (!open || have != f.src.text) {
+		have, open := c.DocumentText(uri)
+		if err == nil && (!open || have != f.src.text) {
 			changed = true
 		}
+		if err == nil && open && len(files) == 1 {
+			part.held = &have
+		}
 	}
+	part.note = s.refresh(ctx, c, except)
 	// A what-if of several files, or with its impact, gives the server
 	// the disk's texts back before anything else asks it.
 	restore = given && (len(files) > 1 || want != impactNone)

@@ -89,7 +89,7 @@ func (o *Orchestrator) Findings(server string, c *client.Client, uri protocol.Do
 // only those the previous check or report of the file did not show, with
 // the number left out.
 func (o *Orchestrator) ShowFindings(ctx context.Context, file string, current []api.Diagnostic, delta bool) ([]api.Diagnostic, int) {
-	return o.shown.Update(shownKey(ctx, file), current, delta)
+	return o.shown.Update(shownKey(ctx, file), nil, current, delta)
 }
 
 // Skipped reports whether the configuration excludes path (a walk's

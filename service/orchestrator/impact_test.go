@@ -126,3 +126,45 @@ func TestWhatIfFiles(t *testing.T) {
 		t.Fatalf("neither filePath nor files: %v", err)
 	}
 }
+
+// TestImpactSinceBefore: the impact of a change to a file whose earlier
+// text lspkit knows holds only what the change brought — a dependent's
+// error of its own is counted as old, not listed — whether the change is
+// on disk (the servers' earlier text) or given (the disk's); without an
+// earlier text, every finding is listed and the answer says why.
+func TestImpactSinceBefore(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, map[string]string{
+		"lib.fk": "def F 1\n",
+		"a.fk":   "import lib\ncall F 1\n",
+		"b.fk":   "import lib\ncall F 1\nERROR of b's own\n",
+	}, lsptest.Config("", `"fake": `+lsptest.ImportingEntry("linked")), map[string]lsptest.Behavior{"linked": {Linked: true}})
+	files := func(imp *api.Impact) string {
+		var out []string
+		for _, f := range imp.Files {
+			for _, d := range f.Diagnostics {
+				out = append(out, f.File+": "+d.Message)
+			}
+		}
+		return strings.Join(out, "; ")
+	}
+	// Never seen: all of b.fk's findings, said to be of unknown age.
+	res := f.check(t, api.CheckParams{FilePath: "lib.fk", ImpactAfterChange: true})
+	if imp := res.Impact; imp == nil || files(imp) != "b.fk: ERROR of b's own" || !strings.Contains(imp.BeforeUnknown, "no earlier text of lib.fk") {
+		t.Fatalf("a file lspkit had not seen: %+v", imp)
+	}
+	// Broken on disk: the two calls, b.fk's own error counted.
+	if err := os.WriteFile(filepath.Join(f.root, "lib.fk"), []byte("def F 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = f.check(t, api.CheckParams{FilePath: "lib.fk", ImpactAfterChange: true})
+	if imp := res.Impact; imp == nil || files(imp) != "a.fk: F takes 2 arguments, not 1; b.fk: F takes 2 arguments, not 1" || imp.Old != 1 || imp.BeforeUnknown != "" || !imp.Complete {
+		t.Fatalf("a breaking change on disk: %+v", imp)
+	}
+	// Given text, against the disk's: mending it breaks nothing.
+	text := "def F 1\n"
+	res = f.check(t, api.CheckParams{FilePath: "lib.fk", Text: &text, Impact: true})
+	if imp := res.Impact; imp == nil || len(imp.Files) != 0 || imp.Old != 1 || imp.BeforeUnknown != "" {
+		t.Fatalf("a mending text given: %+v", imp)
+	}
+}

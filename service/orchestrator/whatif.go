@@ -103,7 +103,7 @@ func (o *Orchestrator) whatIf(ctx context.Context, res api.CheckResult, p api.Ch
 	if p.NoImpact {
 		want = impactNone
 	}
-	res, err := o.runGroups(ctx, res, groups, p, want)
+	res, _, err := o.runGroups(ctx, res, groups, p, want)
 	if err == nil && len(skipped) > 0 {
 		res.Checked = false
 		res.Reason = strings.Join(append(skipped, res.Reason), "; ")
