@@ -8,6 +8,7 @@
 // dependents are checked unchanged), comparing the lines reported.
 //
 //	go run . [-project NAME] [-mode cold|warm|both] [-impact]
+//	go run . -edits [-project NAME] [-runs N]
 //	go run . -go-errors DIR
 //
 // It prints a Markdown table: per project and mode, the oracle's findings,
@@ -45,6 +46,8 @@ func main() {
 	logs := flag.String("log", "", "print the daemon's logs at this level (debug, info, warn)")
 	oracleDir := flag.String("go-errors", "", "print the Go type checker's errors over every package of this directory, tests included (file:line: message), and exit")
 	flag.BoolVar(&impactOnly, "impact", false, "cold, check only the broken file, with its impact (the files it breaks found by lspkit), instead of every file")
+	edits := flag.Bool("edits", false, "propose checked edits (lsp/applyEdits) on real projects with errors of their own, beside the compiler")
+	runs := flag.Int("runs", 1, "with -edits, how many times each edit is proposed (each time timed)")
 	flag.Parse()
 	if *oracleDir != "" {
 		errs, err := goErrors(*oracleDir)
@@ -62,6 +65,12 @@ func main() {
 			log.Fatal(err)
 		}
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	}
+	if *edits {
+		if !editsTable(*only, *runs, *verbose) {
+			os.Exit(1)
+		}
+		return
 	}
 	fmt.Println("| language | project | mode | breaks | oracle findings | found | recall | false errors on untouched clean files | stale after undo | median check (ms) | median compiler check (ms) |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -247,33 +249,42 @@ func compile(language, dir, changed string) error {
 // includeLine finds a quoted #include.
 var includeLine = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)
 
-// includers returns the translation units (.c files in dir) that are
-// changed or include it, directly or through other headers.
+// includers returns the translation units (.c files under dir, relative
+// and '/'-separated) that are changed or include it, directly or through
+// other headers; an include is matched by its file's name.
 func includers(dir, changed string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.[ch]"))
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".c") || strings.HasSuffix(p, ".h")) {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	includes := map[string][]string{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range includeLine.FindAllSubmatch(data, -1) {
-			includes[filepath.Base(f)] = append(includes[filepath.Base(f)], filepath.Base(string(m[1])))
+			includes[f] = append(includes[f], path.Base(string(m[1])))
 		}
 	}
-	reached := map[string]bool{filepath.Base(changed): true}
+	reached := map[string]bool{changed: true}
+	names := map[string]bool{path.Base(changed): true}
 	for grew := true; grew; {
 		grew = false
-		for f, incs := range includes {
+		for _, f := range files {
 			if reached[f] {
 				continue
 			}
-			for _, inc := range incs {
-				if reached[inc] {
-					reached[f], grew = true, true
+			for _, inc := range includes[f] {
+				if names[inc] {
+					reached[f], names[path.Base(f)], grew = true, true, true
 					break
 				}
 			}

@@ -34,6 +34,12 @@ type fetched struct {
 	// add writes files of ours beside the copy (relative path → text), so
 	// that each compiler and server can build it on its own.
 	add map[string]string
+	// more are further Debian packages (name=version) unpacked beside the
+	// first: a library's documentation package, with its examples.
+	more []string
+	// layout, when set, copies these parts of the unpacked tree (from →
+	// to, '/'-separated) instead of sub.
+	layout map[string]string
 }
 
 // dir returns the directory holding the project's files, fetching them
@@ -72,8 +78,15 @@ func (f *fetched) dir() (string, error) {
 		return "", fmt.Errorf("fetch %s %s@%s: %w", f.registry, f.name, f.version, err)
 	}
 	out := filepath.Join(tmp, "out")
-	if err := f.copy(filepath.Join(src, filepath.FromSlash(f.sub)), out); err != nil {
-		return "", err
+	if f.layout == nil {
+		if err := f.copy(filepath.Join(src, filepath.FromSlash(f.sub)), out); err != nil {
+			return "", err
+		}
+	}
+	for from, to := range f.layout {
+		if err := f.copy(filepath.Join(src, filepath.FromSlash(from)), filepath.Join(out, filepath.FromSlash(to))); err != nil {
+			return "", err
+		}
 	}
 	for rel, text := range f.add {
 		p := filepath.Join(out, filepath.FromSlash(rel))
@@ -152,17 +165,20 @@ func (f *fetched) fetchNPM(tmp, src string) error {
 // fetchDeb downloads the Debian package (apt-get download) and unpacks
 // it into src (dpkg-deb -x).
 func (f *fetched) fetchDeb(tmp, src string) error {
-	cmd := exec.Command("apt-get", "download", f.name+"="+f.version)
+	pkgs := append([]string{f.name + "=" + f.version}, f.more...)
+	cmd := exec.Command("apt-get", append([]string{"download"}, pkgs...)...)
 	cmd.Dir = tmp
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("apt-get download: %w: %s", err, out)
 	}
 	debs, _ := filepath.Glob(filepath.Join(tmp, "*.deb"))
-	if len(debs) != 1 {
-		return fmt.Errorf("apt-get download left %d packages", len(debs))
+	if len(debs) != len(pkgs) {
+		return fmt.Errorf("apt-get download left %d packages, not %d", len(debs), len(pkgs))
 	}
-	if out, err := exec.Command("dpkg-deb", "-x", debs[0], src).CombinedOutput(); err != nil {
-		return fmt.Errorf("dpkg-deb -x: %w: %s", err, out)
+	for _, deb := range debs {
+		if out, err := exec.Command("dpkg-deb", "-x", deb, src).CombinedOutput(); err != nil {
+			return fmt.Errorf("dpkg-deb -x: %w: %s", err, out)
+		}
 	}
 	return nil
 }
