@@ -78,7 +78,11 @@ func measureEdits(p imperfect, runs int, verbose bool) (*editResult, error) {
 	if err := compile(p.language, root, p.edits[0].file); err != nil {
 		return nil, err
 	}
-	cfg, err := config.Parse([]byte(`{"lsp":{"autoInstall":false,"firstTouchTimeout":600000,"diagnosticTimeout":120000,"impactMaxFiles":1000}}`), "accuracy")
+	doc := `{"lsp":{"autoInstall":false,"firstTouchTimeout":600000,"diagnosticTimeout":120000,"impactMaxFiles":1000}}`
+	if extra := os.Getenv("ACCURACY_CONFIG"); extra != "" {
+		doc = extra // an experiment's configuration
+	}
+	cfg, err := config.Parse([]byte(doc), "accuracy")
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +222,11 @@ func oneEdit(ctx context.Context, svc *features.Service, p imperfect, root strin
 	if verbose || wrong != "" || len(missed) > 0 || len(extra) > 0 || len(oldOnes) > 0 {
 		fmt.Fprintf(os.Stderr, "%s %s (%s): applied %v in %d ms (compiler %d ms); new %v; missed %v; extra %v; old %v %s\n",
 			p.name, e.what, e.file, res.Applied, took.Milliseconds(), compiled.Milliseconds(), sortedFindings(want), missed, extra, oldOnes, wrong)
+		for _, d := range res.Introduced {
+			if f := (finding{d.File, d.Line}); slices.Contains(extra, f) || slices.Contains(oldOnes, f) {
+				fmt.Fprintf(os.Stderr, "  %s: %s [%s]\n", f, d.Message, d.Server)
+			}
+		}
 		if res.Reason != "" && (verbose || wrong != "") {
 			fmt.Fprintf(os.Stderr, "  reason: %s\n", res.Reason)
 		}

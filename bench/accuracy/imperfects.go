@@ -176,19 +176,28 @@ func goEditErrors(dir string) ([]finding, error) {
 }
 
 // cEditErrors is clang -fsyntax-only's errors over every .c file of dir,
-// each with the project's compile flags.
+// each with the project's compile flags. A unit clang stops on after its
+// error limit ("too many errors emitted", which names no line) counts an
+// error at its line 1, where clangd reports it.
 func cEditErrors(dir string) ([]finding, error) {
 	units, err := cUnits(dir)
 	if err != nil {
 		return nil, err
 	}
-	out, err := clangSyntax(dir, units)
-	if err != nil {
-		return nil, err
+	var all []finding
+	for _, unit := range units {
+		out, err := clangSyntax(dir, []string{unit})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, parseColon(out, func(rest string) bool {
+			return strings.HasPrefix(rest, "error:") || strings.HasPrefix(rest, "fatal error:")
+		})...)
+		if strings.Contains(string(out), "fatal error: too many errors emitted") {
+			all = append(all, finding{unit, 1})
+		}
 	}
-	return parseColon(out, func(rest string) bool {
-		return strings.HasPrefix(rest, "error:") || strings.HasPrefix(rest, "fatal error:")
-	}), nil
+	return all, nil
 }
 
 // cUnits are the .c files under dir, relative and '/'-separated.
