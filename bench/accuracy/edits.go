@@ -48,13 +48,13 @@ type imperfect struct {
 
 // editResult is one project's numbers.
 type editResult struct {
-	oldErrors                   int // the compiler's, before any edit
-	harmless, applied           int
-	breaking, refused           int
-	oracle, found, extra        int // breaking edits' new errors: the compiler's, lspkit's of them, lspkit's others
-	refusedForOld               int // refusals naming an error the compiler had before the edit
-	lspkitTimes, compilerTimes  []time.Duration
-	serverFiles, dependentFiles int
+	oldErrors                  int // the compiler's, before any edit
+	harmless, applied          int
+	breaking, refused          int
+	oracle, found, extra       int // breaking edits' new errors: the compiler's, lspkit's of them, lspkit's others
+	refusedForOld              int // refusals naming an error the compiler had before the edit
+	lspkitTimes, compilerTimes []time.Duration
+	dependentFiles             int // the most files one edit's impact checked
 }
 
 // measureEdits runs p's edits runs times on one warm daemon.

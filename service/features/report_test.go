@@ -178,10 +178,6 @@ func TestWriteReportImpact(t *testing.T) {
 	}
 }
 
-func diag(file string, line int, msg string, code any) api.Diagnostic {
-	return api.Diagnostic{File: file, Line: line, Character: 5, Severity: "error", Message: msg, Code: code}
-}
-
 // TestGoWriteReport: an edit report of a clean a.go is empty; after a
 // write to a.go that changes a signature, which breaks b.go, gopls's
 // write report of a.go names b.go as another file.
