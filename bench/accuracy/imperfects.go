@@ -44,8 +44,10 @@ var imperfects = []imperfect{
 		name: "query-core", language: "TypeScript", errors: tscOracle,
 		note: "the Node global process is not declared (no @types/node) in its sources, and its tests' imports (vitest, @testing-library) are not installed",
 		fetch: &fetched{registry: "npm", name: "@tanstack/query-core", version: "5.59.0",
-			skip: func(rel string, dir bool) bool { return rel != "LICENSE" && rel != "src" && !strings.HasPrefix(rel, "src/") },
-			add:  map[string]string{"tsconfig.json": queryCoreTSConfig},
+			skip: func(rel string, dir bool) bool {
+				return rel != "LICENSE" && rel != "src" && !strings.HasPrefix(rel, "src/")
+			},
+			add: map[string]string{"tsconfig.json": queryCoreTSConfig},
 		},
 		edits: []edit{
 			{false, "a comment above a function, in a file with errors of its own", "src/utils.ts", "export function timeUntilStale(updatedAt: number, staleTime?: number): number {", "// How long until data updated at updatedAt is stale.\nexport function timeUntilStale(updatedAt: number, staleTime?: number): number {"},
