@@ -50,6 +50,18 @@ else
 	true &
 fi
 inspector=$!
+# js-tiktoken (o200k_base), pinned by cmd/lspkit/testdata/tokens' lockfile:
+# TestToolListTokens counts the tool list's tokens with it.
+tokens_lock=cmd/lspkit/testdata/tokens/package-lock.json
+tokens_dir=${XDG_CACHE_HOME:-$HOME/.cache}/lspkit/tools/tokens-$(sha256sum "$tokens_lock" | cut -c1-12)
+export LSPKIT_TIKTOKEN=$tokens_dir/node_modules
+if [ ! -f "$tokens_dir/installed" ]; then
+	(rm -rf "$tokens_dir" && mkdir -p "$tokens_dir" && cp cmd/lspkit/testdata/tokens/package.json "$tokens_lock" "$tokens_dir/" &&
+		cd "$tokens_dir" && npm ci --no-audit --no-fund --silent && touch installed) >"$tmp/tokens.log" 2>&1 &
+else
+	true &
+fi
+tokens=$!
 
 phase "gofmt"
 unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
@@ -71,6 +83,11 @@ cat "$tmp/install.log"
 if ! wait "$inspector"; then
 	cat "$tmp/inspector.log" >&2
 	echo "installing the MCP Inspector failed" >&2
+	exit 1
+fi
+if ! wait "$tokens"; then
+	cat "$tmp/tokens.log" >&2
+	echo "installing js-tiktoken failed" >&2
 	exit 1
 fi
 export LSPKIT_REQUIRE_SERVERS=1 # live tests fail, not skip, without their server

@@ -33,6 +33,8 @@ const exitUsage = 2
 // common holds the flags every command has.
 type common struct {
 	root, config, logLevel string
+	// format is lspkit mcp's --format, for the shared daemon's MCP.
+	format string
 }
 
 // The options of each command, declared by their define methods.

@@ -66,7 +66,7 @@ func initCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 		return 1
 	}
 	res, err := hostconfig.Init(hostconfig.Options{Host: opts.host, Root: root, Home: home, ConfigDir: configDir,
-		Command: command, Languages: languages, Shared: opts.shared, URL: opts.url, NoGrepHint: opts.noGrepHint, NoHooks: opts.noHooks, Each: opts.each, Force: opts.force, DryRun: opts.dryRun})
+		Command: command, Languages: languages, Shared: opts.shared, URL: opts.url, NoGrepHint: opts.noGrepHint, NoHooks: opts.noHooks, NoSkills: opts.noSkills, Each: opts.each, Force: opts.force, DryRun: opts.dryRun})
 	switch {
 	case errors.Is(err, hostconfig.ErrUnknownHost):
 		fmt.Fprintf(stderr, "lspkit init: %v\n", err)
@@ -154,8 +154,8 @@ func joinOr(names []string) string {
 
 // initOptions are lspkit init's flags.
 type initOptions struct {
-	host, root, url                                  string
-	shared, noGrepHint, noHooks, each, force, dryRun bool
+	host, root, url                                            string
+	shared, noGrepHint, noHooks, noSkills, each, force, dryRun bool
 }
 
 func (o *initOptions) define(fs *flag.FlagSet) {
@@ -164,6 +164,7 @@ func (o *initOptions) define(fs *flag.FlagSet) {
 	fs.BoolVar(&o.shared, "shared", false, "have every session of the host attach to the root's shared daemon")
 	fs.StringVar(&o.url, "url", "", "write the host's entry for a remote lspkit's MCP endpoint at URL (lspkit mcp --http), the token from $LSPKIT_TOKEN: claude-code, codex, gemini, opencode, cursor")
 	fs.BoolVar(&o.noHooks, "no-hooks", false, "write the MCP entry alone, without the host's hooks (what the model hears after its edits, and the hold at the end of a turn with errors it introduced)")
+	fs.BoolVar(&o.noSkills, "no-skills", false, "leave out lspkit's Agent Skills (when to ask lspkit, checked edits, after a burst of edits, renaming), written by default where the host reads skills")
 	fs.BoolVar(&o.each, "each", false, "the hooks say after each edit what is new since the burst of edits began, rather than once when the model moves on")
 	fs.BoolVar(&o.noGrepHint, "no-grep-hint", false, "claude-code: the hook adds nothing before a Grep for a symbol's name (by default it adds the lspkit calls that answer it)")
 	fs.BoolVar(&o.force, "force", false, "replace an lspkit entry that differs from the one init writes")

@@ -6,11 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	lspskills "github.com/lspkit/lspkit/service/skills"
 )
 
 // TestReleaseManifests: what the release publishes and the plugin
@@ -91,6 +94,32 @@ func TestReleaseManifests(t *testing.T) {
 	}
 	for _, dir := range skills {
 		checkSkill(t, filepath.Join(agent, "skills", dir.Name()))
+	}
+	// They are lspkit's skills (service/skills), as lspkit init writes them
+	// and the MCP server offers them as prompts (-update rewrites them).
+	var names []string
+	for _, sk := range lspskills.All() {
+		names = append(names, sk.Name)
+		path := filepath.Join(agent, "skills", sk.Name, "SKILL.md")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(sk.Text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if data, err := os.ReadFile(path); err != nil || string(data) != sk.Text {
+			t.Errorf("%s is not lspkit's skill %s (go test ./cmd/lspkit -run TestReleaseManifests -update rewrites it): %v", path, sk.Name, err)
+		}
+	}
+	var dirs []string
+	for _, d := range skills {
+		dirs = append(dirs, d.Name())
+	}
+	if !slices.Equal(dirs, names) && !*update {
+		t.Errorf("plugins/agent-plugins/skills holds %v, lspkit's skills are %v", dirs, names)
 	}
 
 	// The marketplaces: Copilot CLI reads .github/plugin's first (the Agent

@@ -30,6 +30,7 @@ func (o *mcpOptions) define(fs *flag.FlagSet) {
 	o.common.define(fs)
 	fs.BoolVar(&o.shared, "shared", false, "attach to the workspace's shared daemon, starting it if none runs")
 	fs.BoolVar(&o.readOnly, "read-only", false, "offer only the tools that write nothing: for a host that runs MCP tools without asking (opencode, by default)")
+	fs.StringVar(&o.format, "format", "", "the tools' text: compact (places grouped by file, for the model) or long (a line per place with its source line, for programs that parse it); default: the configuration's mcpFormat, else compact")
 	fs.StringVar(&o.http, "http", "", "serve MCP over streamable HTTP at ADDR (HOST:PORT, :PORT: loopback), path /mcp, instead of stdin/stdout; every request carries the bearer token: LSPKIT_TOKEN, or on loopback one generated into a 0600 file whose path is printed")
 	fs.StringVar(&o.connect, "connect", "", "serve on stdin/stdout the tools of the lspkit at URL (its lspkit mcp --http endpoint, …/mcp), each call relayed, the bearer token from LSPKIT_TOKEN: for a host that speaks only stdio or cannot send headers")
 	fs.Var(&o.pathMaps, "path-map", "with --http, CLIENT=DAEMON: the client's paths under CLIENT are the daemon's under DAEMON (a host's /Users/me/proj, a container's /workspaces/proj), rewritten in every tool call and answer (repeatable)")
@@ -47,6 +48,10 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	c, sharedFlag := &opts.common, &opts.shared
 	if code, ok := parse(fs, args, stdout, stderr); !ok {
 		return code
+	}
+	if opts.format != "" && opts.format != mcpserver.FormatCompact && opts.format != mcpserver.FormatLong {
+		fmt.Fprintf(stderr, "lspkit mcp: --format: %q is neither compact nor long\n", opts.format)
+		return exitUsage
 	}
 	surface := shared.SurfaceMCP
 	if opts.readOnly {
@@ -92,7 +97,7 @@ func mcpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserver.New(features.NewService(o), mcpserver.Options{Version: version(), ReadOnly: opts.readOnly}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
+		done <- mcpserver.New(features.NewService(o), mcpserver.Options{Version: version(), ReadOnly: opts.readOnly, Format: opts.format}).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout))
 	}()
 	select {
 	case err := <-done:

@@ -101,7 +101,7 @@ func serveMCPHTTP(ctx context.Context, opts *mcpOptions, o *orchestrator.Orchest
 		}
 		maps = append(maps, mapping)
 	}
-	server := mcpserver.New(features.NewService(o), mcpserver.Options{Version: version(), ReadOnly: opts.readOnly})
+	server := mcpserver.New(features.NewService(o), mcpserver.Options{Version: version(), ReadOnly: opts.readOnly, Format: opts.format})
 	if len(maps) > 0 {
 		server.AddReceivingMiddleware(mcphttp.PathMap(maps))
 		server.AddSendingMiddleware(mcphttp.PathMapSent(maps))

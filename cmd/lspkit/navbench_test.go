@@ -49,7 +49,7 @@ var chiTasks = []navTask{
 
 // accuracyProject copies a project of bench/accuracy/testdata into a new
 // directory, with a configuration that installs nothing, and returns it.
-func accuracyProject(b *testing.B, project string) string {
+func accuracyProject(b testing.TB, project string) string {
 	b.Helper()
 	root := filepath.Join(b.TempDir(), project)
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "bench", "accuracy", "testdata", project))); err != nil {

@@ -80,7 +80,7 @@ func (c *common) attachOptions(surface string, bootCfg jsontext.Value, servers .
 	if c.logLevel != "" {
 		args = append(args, "--log-level", c.logLevel)
 	}
-	return e, shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ()), Servers: servers, Root: c.root}, nil
+	return e, shared.AttachOptions{Surface: surface, Version: version(), Command: args, Dir: c.root, ClientEnv: shared.ServerVars(os.Environ()), Servers: servers, Root: c.root, Format: c.format}, nil
 }
 
 // attach connects this process to the shared daemon of c's root for the

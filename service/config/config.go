@@ -98,6 +98,10 @@ type Config struct {
 	// that forward structuredContent (Claude Code) then show the model
 	// the JSON, two to four times the text.
 	MCPStructuredContent bool
+	// MCPFormat is the MCP tools' text: "compact" (places grouped by
+	// file, for the model) or "long" (a line per place with its source
+	// line, for programs that parse it); empty is compact.
+	MCPFormat string
 	// NavigationTimeout bounds one navigation question (definition,
 	// references, hover, symbols, call hierarchy, code actions) as a
 	// whole, a project load it waits for included; 0: no bound.
@@ -174,6 +178,7 @@ func Default() Config {
 		ServerIdleStop:             15 * time.Minute,
 		IdleExit:                   5 * time.Minute,
 		ShareServers:               true,
+		MCPFormat:                  "compact",
 		Source:                     "defaults",
 	}
 }

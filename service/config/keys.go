@@ -78,6 +78,7 @@ func Keys() []Key {
 		{"lsp.shared", "boolean", "false", "true", "lspkit serve and lspkit mcp attach to the workspace's shared daemon, as --shared"},
 		{"lsp.idleExitMs", "milliseconds", "300000", "60000", "how long a shared daemon lives after its last client left"},
 		{"lsp.mcpStructuredContent", "boolean", "false", "true", "MCP tools declare an output schema and return structuredContent (JSON) beside their text; off, a host that shows the model structuredContent (Claude Code) shows it the text, which is 2–4× smaller"},
+		{"lsp.mcpFormat", "compact or long", "\"compact\"", "\"long\"", "the MCP tools' text: compact groups places by file, each path once, source lines only where one place is the answer; long is a line per place with its source line (lspkit mcp --format overrides)"},
 		{"lsp.fdWriteTools", "boolean", "false", "true", "lspkit serve --mcp-fds offers the tools that write files (lsp_rename, lsp_apply_code_action, lsp_fix_all, lsp_format) on that channel too; hosts register its tools as trusted, so by default it lists only tools that write nothing"},
 	}
 }

@@ -288,6 +288,15 @@ func (p *parser) member(cfg *Config, name string, v jsontext.Value, key string) 
 		p.boolean(v, key, &cfg.FDWriteTools)
 	case "mcpStructuredContent":
 		p.boolean(v, key, &cfg.MCPStructuredContent)
+	case "mcpFormat":
+		var f string
+		p.str(v, key, &f)
+		switch f {
+		case "compact", "long":
+			cfg.MCPFormat = f
+		default:
+			p.fail(key, fmt.Sprintf("expected \"compact\" or \"long\", got %q", f))
+		}
 	case "restart":
 		r, ok := p.object(v, key)
 		if !ok {

@@ -59,6 +59,9 @@ type Options struct {
 	// Each has the hooks say after each edit what is new since the burst
 	// of edits began, rather than once when it ends.
 	Each bool
+	// NoSkills leaves out lspkit's Agent Skills (service/skills), which
+	// are otherwise written where the host reads skills.
+	NoSkills bool
 	// Languages maps each file extension lspkit's servers serve (with its
 	// dot) to its LSP language id, for the hosts whose own LSP client
 	// starts `lspkit lsp` by extension.
@@ -133,6 +136,9 @@ type edit struct {
 	// file there already that is not lspkit's, or is another version of
 	// it, is refused without Force.
 	whole string
+	// skill, with whole, is the name of the lspkit skill the file is
+	// (its SKILL.md): another version of it is replaced.
+	skill string
 }
 
 // Hosts is the names Init knows, in the order help lists them.
@@ -428,7 +434,9 @@ func Init(o Options) (Result, error) {
 		o.Command = "lspkit"
 	}
 	h := hosts[i]
-	edits := func(o Options) []edit { return append(h.edits(o), hookEdits(o, h.name)...) }
+	edits := func(o Options) []edit {
+		return append(append(h.edits(o), hookEdits(o, h.name)...), skillEdits(o, h.name)...)
+	}
 	if o.URL != "" {
 		if h.remote == nil {
 			var with []string
@@ -460,6 +468,8 @@ func Init(o Options) (Result, error) {
 		var content []byte
 		var action string
 		switch {
+		case e.skill != "":
+			content, action, err = skillFile(old, exists, e, o.Force)
 		case e.whole != "":
 			content, action, err = wholeFile(old, exists, e, o.Force)
 		case e.toml:

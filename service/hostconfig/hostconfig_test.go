@@ -5,13 +5,18 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lspkit/lspkit/service/skills"
 )
 
+// opts is Options for host in new directories, without the skills
+// (TestSkills has them).
 func opts(t *testing.T, host string) Options {
 	t.Helper()
-	return Options{Host: host, Root: t.TempDir(), Home: t.TempDir(), ConfigDir: t.TempDir(), Command: "lspkit", Shared: true}
+	return Options{Host: host, Root: t.TempDir(), Home: t.TempDir(), ConfigDir: t.TempDir(), Command: "lspkit", Shared: true, NoSkills: true}
 }
 
 func read(t *testing.T, path string) string {
@@ -244,5 +249,66 @@ func TestDryRunAndUnknown(t *testing.T) {
 	o.Host = "vim"
 	if _, err := Init(o); !errors.Is(err, ErrUnknownHost) || !strings.Contains(err.Error(), "claude-code, codex, gemini, opencode, cursor, copilot, qwen, kilo, droid, crush, continue, antigravity, claude-desktop") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestSkills: init writes lspkit's skills where each host reads them —
+// Claude Code's .claude/skills, the shared .agents/skills, Qwen's,
+// Droid's, Copilot's — a SKILL.md per skill; again, unchanged; another
+// version of lspkit's own skill is replaced; a skill of the user's of the
+// same name is refused without --force; --no-skills writes none, and a
+// host without skills gets none.
+func TestSkills(t *testing.T) {
+	for host, dir := range map[string]string{"claude-code": ".claude/skills", "codex": ".agents/skills", "qwen": ".qwen/skills", "droid": ".factory/skills", "copilot": ".github/skills"} {
+		o := opts(t, host)
+		o.NoSkills = false
+		res, err := Init(o)
+		if err != nil {
+			t.Fatalf("%s: %v", host, err)
+		}
+		var written []string
+		for _, c := range res.Changes {
+			if rel, err := filepath.Rel(o.Root, c.File); err == nil && strings.HasPrefix(filepath.ToSlash(rel), dir+"/") {
+				written = append(written, filepath.ToSlash(rel))
+				if c.Action != "created" {
+					t.Errorf("%s: %s %s", host, rel, c.Action)
+				}
+			}
+		}
+		if want := len(skills.All()); len(written) != want {
+			t.Fatalf("%s: wrote %v, want %d skills under %s", host, written, want, dir)
+		}
+		for _, s := range skills.All() {
+			if got := read(t, filepath.Join(o.Root, dir, s.Name, "SKILL.md")); got != s.Text {
+				t.Errorf("%s: %s/%s/SKILL.md is %q", host, dir, s.Name, got)
+			}
+		}
+	}
+	o := opts(t, "claude-code")
+	o.NoSkills = false
+	if _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	first := skills.All()[0]
+	path := filepath.Join(o.Root, ".claude", "skills", first.Name, "SKILL.md")
+	if res, err := Init(o); err != nil || !slices.ContainsFunc(res.Changes, func(c Change) bool { return c.File == path && c.Action == "unchanged" }) {
+		t.Fatalf("again: %+v %v", res.Changes, err)
+	}
+	os.WriteFile(path, []byte(strings.Replace(first.Text, "# ", "# An older ", 1)), 0o644)
+	if res, err := Init(o); err != nil || !slices.ContainsFunc(res.Changes, func(c Change) bool { return c.File == path && c.Action == "replaced" }) || read(t, path) != first.Text {
+		t.Fatalf("an older version: %+v %v", res.Changes, err)
+	}
+	os.WriteFile(path, []byte("---\nname: "+first.Name+"\ndescription: mine.\n---\n\n# Mine\n"), 0o644)
+	if _, err := Init(o); !errors.Is(err, ErrDifferentEntry) {
+		t.Fatalf("a skill of the user's: %v", err)
+	}
+	o.Force = true
+	if _, err := Init(o); err != nil || read(t, path) != first.Text {
+		t.Fatalf("--force: %v", err)
+	}
+	o = opts(t, "claude-desktop")
+	o.NoSkills = false
+	if res, err := Init(o); err != nil || slices.ContainsFunc(res.Changes, func(c Change) bool { return strings.Contains(c.File, "skills") }) {
+		t.Fatalf("claude-desktop: %+v %v", res.Changes, err)
 	}
 }

@@ -36,13 +36,13 @@ func batchable[In, Out any](h mcp.ToolHandlerFor[In, Out]) asker {
 
 // BatchInput is lsp_batch's input.
 type BatchInput struct {
-	Questions []BatchQuestion `json:"questions" jsonschema:"1 to 20 questions, answered concurrently and in order"`
+	Questions []BatchQuestion `json:"questions" jsonschema:"1 to 20"`
 }
 
 // BatchQuestion is one question of lsp_batch.
 type BatchQuestion struct {
-	Tool string          `json:"tool" jsonschema:"a read-only lsp_ tool's name, e.g. lsp_hover"`
-	Args json.RawMessage `json:"args" jsonschema:"that tool's arguments"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args" jsonschema:"its arguments"`
 }
 
 // BatchOutput is lsp_batch's answer.

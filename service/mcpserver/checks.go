@@ -18,13 +18,13 @@ import (
 
 // CheckInput is lsp_check_file's input.
 type CheckInput struct {
-	File      string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
-	Text      string `json:"text,omitempty" jsonschema:"the file's content to check instead of what is on disk (unsaved edits)"`
-	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"how long to wait for each server, in milliseconds (default: the configured timeouts)"`
-	Delta     bool   `json:"delta,omitempty" jsonschema:"list only findings the previous check of this file did not show (lines moved by edits allowed for); the others are counted"`
-	Impact    *bool  `json:"impact,omitempty" jsonschema:"after a change to the file, also check the files that depend on it and report those it broke (default true; false checks the file alone)"`
+	File      string `json:"file" jsonschema:"path from the project root"`
+	Text      string `json:"text,omitempty" jsonschema:"instead of the disk's"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
+	Delta     bool   `json:"delta,omitempty" jsonschema:"only findings the previous check did not show"`
+	Impact    *bool  `json:"impact,omitempty" jsonschema:"after a change, the files it broke too (default true)"`
 	// Files is a what-if of several files.
-	Files map[string]string `json:"files,omitempty" jsonschema:"a what-if of several files: path → proposed content, checked together with the files that depend on them; nothing is written"`
+	Files map[string]string `json:"files,omitempty" jsonschema:"path → proposed content"`
 }
 
 func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in CheckInput) (*mcp.CallToolResult, api.CheckResult, error) {
@@ -41,7 +41,7 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 		in.File = strings.Join(slices.Sorted(maps.Keys(in.Files)), ", ")
 	}
 	var b strings.Builder
-	renderDiagnostics(&b, res.Diagnostics)
+	m.renderDiagnostics(&b, res.Diagnostics)
 	severities := strings.Join(m.o.Config().IncludeSeverities, " or ")
 	switch {
 	case !res.Checked && len(res.Servers) == 0:
@@ -66,7 +66,7 @@ func (m *mcpTools) checkFile(ctx context.Context, _ *mcp.CallToolRequest, in Che
 		}
 		fmt.Fprintf(&b, "[%s: %s in %d ms%s%s]\n", s.ID, s.Verdict, s.MS, prefixed(s.Reason), cold)
 	}
-	renderImpact(&b, res.Impact)
+	m.renderImpact(&b, res.Impact)
 	return text(b.String()), res, nil
 }
 
@@ -77,7 +77,7 @@ const impactShownInFull = 5
 // renderImpact writes what a change did to other files: the first files'
 // findings, a line for each further file, how many were checked, and why
 // not all of them were, if not.
-func renderImpact(b *strings.Builder, imp *api.Impact) {
+func (m *mcpTools) renderImpact(b *strings.Builder, imp *api.Impact) {
 	if imp == nil {
 		return
 	}
@@ -89,7 +89,7 @@ func renderImpact(b *strings.Builder, imp *api.Impact) {
 	}
 	for i, f := range imp.Files {
 		if i < impactShownInFull {
-			renderDiagnostics(b, f.Diagnostics)
+			m.renderDiagnostics(b, f.Diagnostics)
 			continue
 		}
 		fmt.Fprintf(b, "%s: %d %s, the first at line %d: %s\n", f.File, len(f.Diagnostics), api.Plural(len(f.Diagnostics), "finding", "findings"), f.Diagnostics[0].Line, api.FeedbackMessage(f.Diagnostics[0].Message))
@@ -116,19 +116,15 @@ func prefixed(reason string) string {
 	return "; " + reason
 }
 
-func renderDiagnostics(b *strings.Builder, ds []api.Diagnostic) {
-	for _, d := range ds {
-		fmt.Fprintf(b, "%s:%d:%d: %s: %s", d.File, d.Line, d.Character, d.Severity, api.FeedbackMessage(d.Message))
-		if d.Code != nil {
-			fmt.Fprintf(b, " (%v)", d.Code)
-		}
-		fmt.Fprintf(b, " [%s]\n", d.Server)
-	}
+// renderDiagnostics writes findings (writeFindings), in the long form
+// when m asks for it.
+func (m *mcpTools) renderDiagnostics(b *strings.Builder, ds []api.Diagnostic) {
+	writeFindings(b, ds, m.long)
 }
 
 // DiagnosticsInput is lsp_diagnostics' input.
 type DiagnosticsInput struct {
-	File string `json:"file,omitempty" jsonschema:"a file to check from disk first (optional)"`
+	File string `json:"file,omitempty" jsonschema:"check it first"`
 }
 
 // DiagnosticsOutput is lsp_diagnostics' answer.
@@ -153,7 +149,7 @@ func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in D
 	}
 	var b strings.Builder
 	for _, f := range slices.Sorted(maps.Keys(files)) {
-		renderDiagnostics(&b, files[f])
+		m.renderDiagnostics(&b, files[f])
 	}
 	switch {
 	case len(files) > 0:
@@ -167,7 +163,7 @@ func (m *mcpTools) diagnostics(ctx context.Context, _ *mcp.CallToolRequest, in D
 
 // WorkspaceDiagnosticsInput is lsp_workspace_diagnostics' input.
 type WorkspaceDiagnosticsInput struct {
-	Severities []string `json:"severities,omitempty" jsonschema:"the severities to report: error, warning, info, hint (default: the configured ones)"`
+	Severities []string `json:"severities,omitempty" jsonschema:"error, warning, info, hint (default: configured)"`
 }
 
 func (m *mcpTools) workspaceDiagnostics(ctx context.Context, req *mcp.CallToolRequest, in WorkspaceDiagnosticsInput) (*mcp.CallToolResult, api.SweepResult, error) {
@@ -184,7 +180,7 @@ func (m *mcpTools) workspaceDiagnostics(ctx context.Context, req *mcp.CallToolRe
 	}
 	var b strings.Builder
 	for _, f := range slices.Sorted(maps.Keys(res.Diagnostics)) {
-		renderDiagnostics(&b, res.Diagnostics[f])
+		m.renderDiagnostics(&b, res.Diagnostics[f])
 	}
 	severities := strings.Join(in.Severities, " or ")
 	if severities == "" {

@@ -12,26 +12,26 @@ import (
 
 // ApplyEditsInput is lsp_apply_edits's input.
 type ApplyEditsInput struct {
-	Edits   []EditInput `json:"edits,omitempty" jsonschema:"the edits, one per file"`
-	Preview string      `json:"preview,omitempty" jsonschema:"instead of edits: the preview id of an edit shown and not written (lsp_rename, lsp_apply_code_action, lsp_fix_all or lsp_format without apply): exactly those files, refused if any changed since"`
-	When    string      `json:"when,omitempty" jsonschema:"noNewErrors (the default): write only if no error appears that was not there before, in the edited files and the files they affect; always: write, and report the same"`
+	Edits   []EditInput `json:"edits,omitempty" jsonschema:"one per file"`
+	Preview string      `json:"preview,omitempty" jsonschema:"instead: another tool's preview id"`
+	When    string      `json:"when,omitempty" jsonschema:"noNewErrors (default) or always"`
 }
 
 // EditInput is one file's edit.
 type EditInput struct {
-	File    string        `json:"file" jsonschema:"path relative to the workspace root, or absolute inside it; a path that does not exist is a new file (give text)"`
-	Text    *string       `json:"text,omitempty" jsonschema:"the file's whole new text (instead of changes)"`
-	Changes []ChangeInput `json:"changes,omitempty" jsonschema:"changes by range, made to the file as it is on disk (instead of text)"`
-	Base    string        `json:"base,omitempty" jsonschema:"sha256:HEX of the file as the edit was made from it (an earlier answer's hashes): a file changed since refuses every edit, nothing written"`
+	File    string        `json:"file" jsonschema:"a new path is a new file"`
+	Text    *string       `json:"text,omitempty" jsonschema:"the whole new text"`
+	Changes []ChangeInput `json:"changes,omitempty" jsonschema:"or changes by range"`
+	Base    string        `json:"base,omitempty" jsonschema:"its sha256 from an answer"`
 }
 
 // ChangeInput replaces a range of a file.
 type ChangeInput struct {
-	StartLine      int    `json:"startLine" jsonschema:"1-based line where the replaced text starts"`
-	StartCharacter int    `json:"startCharacter" jsonschema:"1-based column (characters) where it starts"`
-	EndLine        int    `json:"endLine" jsonschema:"1-based line where it ends"`
-	EndCharacter   int    `json:"endCharacter" jsonschema:"1-based column just after its last character (equal to the start: an insert)"`
-	NewText        string `json:"newText" jsonschema:"the text put in its place"`
+	StartLine      int    `json:"startLine"`
+	StartCharacter int    `json:"startCharacter"`
+	EndLine        int    `json:"endLine"`
+	EndCharacter   int    `json:"endCharacter" jsonschema:"just after the last character replaced"`
+	NewText        string `json:"newText"`
 }
 
 func (in ApplyEditsInput) params() api.ApplyEditsParams {
@@ -100,23 +100,46 @@ func applyEditsText(res api.ApplyEditsResult) string {
 	return b.String()
 }
 
-// SymbolEditInput is a symbol edit tool's input.
-type SymbolEditInput struct {
+// ReplaceBodyInput is lsp_replace_symbol_body's input.
+type ReplaceBodyInput struct {
 	PositionInput
-	Body  string `json:"body,omitempty" jsonschema:"lsp_replace_symbol_body: the new body as it stands in the source, braces included where the language has them (Go, TypeScript, C: { … }; Python: the indented block)"`
-	Text  string `json:"text,omitempty" jsonschema:"lsp_insert_before_symbol, lsp_insert_after_symbol: the lines to insert"`
-	Force bool   `json:"force,omitempty" jsonschema:"lsp_safe_delete: delete even while references remain (written whatever it breaks)"`
-	When  string `json:"when,omitempty" jsonschema:"noNewErrors (the default): write only if no new error appears; always: write, and report"`
+	Body string `json:"body" jsonschema:"the new body as in the source: braces included (Go, TS, C); Python's indented block"`
+	When string `json:"when,omitempty" jsonschema:"noNewErrors (default) or always"`
 }
 
-func (in SymbolEditInput) params() api.SymbolEditParams {
-	return api.SymbolEditParams{PositionParams: in.PositionInput.params(), Body: in.Body, Text: in.Text, Force: in.Force, When: in.When}
+// InsertInput is lsp_insert_before_symbol's and lsp_insert_after_symbol's
+// input.
+type InsertInput struct {
+	PositionInput
+	Text string `json:"text" jsonschema:"the lines to insert"`
+	When string `json:"when,omitempty" jsonschema:"noNewErrors (default) or always"`
+}
+
+// DeleteInput is lsp_safe_delete's input.
+type DeleteInput struct {
+	PositionInput
+	Force bool   `json:"force,omitempty" jsonschema:"delete even while it is used"`
+	When  string `json:"when,omitempty" jsonschema:"noNewErrors (default) or always"`
+}
+
+func (m *mcpTools) replaceBody(ctx context.Context, req *mcp.CallToolRequest, in ReplaceBodyInput) (*mcp.CallToolResult, api.SymbolEditResult, error) {
+	return m.symbolEdit(m.o.ReplaceSymbolBody)(ctx, req, api.SymbolEditParams{PositionParams: in.params(), Body: in.Body, When: in.When})
+}
+
+func (m *mcpTools) insert(edit func(context.Context, api.SymbolEditParams) (api.SymbolEditResult, error)) mcp.ToolHandlerFor[InsertInput, api.SymbolEditResult] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in InsertInput) (*mcp.CallToolResult, api.SymbolEditResult, error) {
+		return m.symbolEdit(edit)(ctx, req, api.SymbolEditParams{PositionParams: in.params(), Text: in.Text, When: in.When})
+	}
+}
+
+func (m *mcpTools) safeDelete(ctx context.Context, req *mcp.CallToolRequest, in DeleteInput) (*mcp.CallToolResult, api.SymbolEditResult, error) {
+	return m.symbolEdit(m.o.SafeDelete)(ctx, req, api.SymbolEditParams{PositionParams: in.params(), Force: in.Force, When: in.When})
 }
 
 // symbolEdit is a symbol edit tool over one of the features' symbol edits.
-func (m *mcpTools) symbolEdit(edit func(context.Context, api.SymbolEditParams) (api.SymbolEditResult, error)) mcp.ToolHandlerFor[SymbolEditInput, api.SymbolEditResult] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in SymbolEditInput) (*mcp.CallToolResult, api.SymbolEditResult, error) {
-		res, err := edit(ctx, in.params())
+func (m *mcpTools) symbolEdit(edit func(context.Context, api.SymbolEditParams) (api.SymbolEditResult, error)) mcp.ToolHandlerFor[api.SymbolEditParams, api.SymbolEditResult] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in api.SymbolEditParams) (*mcp.CallToolResult, api.SymbolEditResult, error) {
+		res, err := edit(ctx, in)
 		if err != nil {
 			return nil, api.SymbolEditResult{}, err
 		}

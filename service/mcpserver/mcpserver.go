@@ -35,6 +35,9 @@ type Options struct {
 	// host calls every tool without asking (lspkit serve --mcp-fds, unless
 	// fdWriteTools).
 	ReadOnly bool
+	// Format is the answers' text: FormatCompact (the default, for the
+	// model) or FormatLong (a line per place, for programs that parse it).
+	Format string
 }
 
 // New returns an MCP server whose tools use o: the contract's diagnostics,
@@ -43,84 +46,89 @@ type Options struct {
 // opts.ReadOnly leaves out the tools that write.
 func New(o *features.Service, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "lspkit", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "Language-server diagnostics and code navigation for the files of " + o.Root() +
-			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters.",
+		Instructions: "Language-server diagnostics, navigation and checked edits for the files of " + o.Root() +
+			". Paths are relative to that root (or absolute inside it); lines and columns are 1-based, columns count characters. " +
+			"A place is file, line and character; or file, line and symbol (a name on or near that line); or symbol alone (a name or Type.method; file optional).",
 	})
-	m := &mcpTools{o: o}
+	format := opts.Format
+	if format == "" {
+		format = o.Config().MCPFormat
+	}
+	m := &mcpTools{o: o, long: format == FormatLong}
 	ts := toolSet{server: s, structured: o.Config().MCPStructuredContent, asks: map[string]asker{}}
-	add(ts, "lsp_status", "Language server status", "Lists the language servers lspkit knows for this workspace and their state: "+
-		"active (running, or ready to start on the first matching file), starting, broken (crashed too often; the reason says why), "+
-		"disabled or unavailable (not installed; the reason says how to install it).", readOnly, m.status)
+	add(ts, spec{"lsp_status", "Language server status", "Show which language servers run for this project, and why any cannot.",
+		"language server status setup missing", false}, readOnly, m.status)
 	if o.Config().Disabled {
 		return s
 	}
-	add(ts, "lsp_check_file", "Check a file", "Checks one file with every language server for its type and returns its diagnostics "+
-		"(errors by default) with 1-based positions. Give text to check unsaved content instead of the file on disk. "+
-		"Each server's verdict says whether its answer is final (settled) or it ran out of time.", readOnly, m.checkFile)
-	add(ts, "lsp_diagnostics", "Known diagnostics", "Returns the current diagnostics of every file the language servers have reported on, by file. "+
-		"Files open in a server whose content changed on disk are re-checked first. Give file to check that file from disk first.", readOnly, m.diagnostics)
-	add(ts, "lsp_workspace_diagnostics", "Check the whole project", "Checks every source file of the workspace (excluded paths left out) with its language servers, in batches, "+
-		"and returns the diagnostics (errors by default) by file, with how many files were checked. Slower than lsp_diagnostics: use it to see whether the whole project builds.", readOnly, m.workspaceDiagnostics)
+	addPrompts(s)
+	add(ts, spec{"lsp_check_file", "Check a file", "Check a file for errors, and the other files a change to it broke. text, files: check proposed content.",
+		"did my edit break anything errors typecheck", true}, readOnly, m.checkFile)
+	add(ts, spec{"lsp_diagnostics", "Known diagnostics", "List the errors the language servers report now, by file.",
+		"current errors problems list", false}, readOnly, m.diagnostics)
+	add(ts, spec{"lsp_workspace_diagnostics", "Check the whole project", "Check every file of the project: does it all build?",
+		"does the whole project build", false}, readOnly, m.workspaceDiagnostics)
 	if !o.Config().NavigationTools {
 		return s
 	}
-	const where = " Position: file, line and character; or file, line and symbol (its name on or near that line); or symbol alone (a name or Type.method path; file optional)."
-	applyWith := " to pass to lsp_apply_code_action"
+	applyWith := " Ids for lsp_apply_code_action."
 	if opts.ReadOnly {
-		applyWith = " (this channel applies none: it offers only tools that write nothing)"
+		applyWith = " (This channel applies none.)"
 	}
-	add(ts, "lsp_goto_definition", "Go to definition", "Finds where the symbol at a position is defined."+where, readOnly, m.locations(o.Definition))
-	add(ts, "lsp_goto_type_definition", "Go to type definition", "Finds where the type of the symbol at a position is defined (the type of a variable, field or expression)."+where, readOnly, m.locations(o.TypeDefinition))
-	add(ts, "lsp_goto_implementation", "Find implementations", "Finds the implementations of the interface, abstract method or type at a position."+where, readOnly, m.locations(o.Implementation))
-	add(ts, "lsp_find_references", "Find references", "Finds every reference to the symbol at a position, its declaration included, across the workspace."+where, readOnly, m.locations(o.References))
-	add(ts, "lsp_call_hierarchy", "Call hierarchy", "Lists the callers (direction incoming: one entry per call site) or the callees (outgoing: where each is declared) "+
-		"of the function or method at a position."+where, readOnly, m.callHierarchy)
-	add(ts, "lsp_hover", "Hover", "Returns the language server's hover text for the symbol at a position: "+
-		"its signature or type and its documentation, as markdown; null content when there is nothing there."+where, readOnly, m.hover)
-	add(ts, "lsp_document_symbols", "Document symbols", "Lists the symbols a file declares (functions, types, methods, fields, …) as a tree with 1-based ranges.", readOnly, m.documentSymbols)
-	add(ts, "lsp_workspace_symbols", "Workspace symbols", "Searches the workspace for symbols whose name matches query. "+
-		"Servers whose project files are at the workspace root are started and their index loaded first.", readOnly, m.workspaceSymbols)
-	add(ts, "lsp_code_actions", "Code actions", "Lists the fixes and refactorings the language servers offer at a position, over lines (endLine), on a whole line (line alone), "+
-		"or for one finding (diagnostic, as lspkit returned it): quick fixes (add a missing import, remove an unused variable, …), organize imports, refactorings. "+
-		"Each has an id"+applyWith+". kinds narrows them (\"quickfix\", \"source.organizeImports\", \"refactor\", …); "+
-		"actions a server offers but not there are left out (counted) unless kinds asks for them, then listed with the reason.", readOnly, m.codeActions)
-	m.addTypeInfo(ts, where)
+	add(ts, spec{"lsp_goto_definition", "Go to definition", "Go to where a function, type or variable is defined.",
+		"where is it defined jump to source", true}, readOnly, m.locations(o.Definition))
+	add(ts, spec{"lsp_goto_type_definition", "Go to type definition", "Go to the definition of the type of a variable or expression.",
+		"type of a variable definition", false}, readOnly, m.locations(o.TypeDefinition))
+	add(ts, spec{"lsp_goto_implementation", "Find implementations", "Find the implementations of an interface, abstract method or type.",
+		"who implements this interface", false}, readOnly, m.locations(o.Implementation))
+	add(ts, spec{"lsp_find_references", "Find references", "Find every use of a symbol across the project, its declaration included.",
+		"usages where is it used references", true}, readOnly, m.locations(o.References))
+	add(ts, spec{"lsp_call_hierarchy", "Call hierarchy", "Who calls this function (incoming), or what it calls (outgoing).",
+		"who calls this function callers callees", false}, readOnly, m.callHierarchy)
+	add(ts, spec{"lsp_hover", "Hover", "Show the type, signature and documentation of the symbol at a place.",
+		"what type is this docs signature", true}, readOnly, m.hover)
+	add(ts, spec{"lsp_document_symbols", "Document symbols", "Outline a file: its functions, types, methods and fields, with lines.",
+		"file outline functions classes", false}, readOnly, m.documentSymbols)
+	add(ts, spec{"lsp_workspace_symbols", "Workspace symbols", "Search the whole project's functions, types and variables by name.",
+		"find a symbol by name search", false}, readOnly, m.workspaceSymbols)
+	add(ts, spec{"lsp_code_actions", "Code actions", "List the fixes and refactorings the servers offer at a place or for a finding." + applyWith,
+		"quick fix refactor organize imports", false}, readOnly, m.codeActions)
+	m.addTypeInfo(ts)
 	// After every read-only tool, which it asks.
-	add(ts, "lsp_batch", "Several questions at once", "Asks up to 20 questions of the read-only lsp_ tools in one call, answered concurrently, in order, each with its own error: "+
-		"e.g. the references of every export of a file.", readOnly, m.batch(ts.asks))
+	add(ts, spec{"lsp_batch", "Several questions at once", "Ask up to 20 read-only lsp_ tools in one call, answered in order.",
+		"many questions at once batch", false}, readOnly, m.batch(ts.asks))
 	if opts.ReadOnly {
 		return s
 	}
-	add(ts, "lsp_rename", "Rename symbol", "Renames the symbol at a position everywhere the language server finds it, as a unified diff of every file touched. "+
-		"Nothing is written unless apply is true; then each file is written atomically and the touched files' diagnostics are returned."+where, writes, m.rename)
-	add(ts, "lsp_apply_code_action", "Apply a code action", "Shows (apply false) or applies (apply true) a code action listed by lsp_code_actions, by id: a unified diff of every file it touches; "+
-		"applied, each file is written atomically and the touched files' diagnostics are returned. An action that runs a server command runs only when applied. "+
-		"An id from before a change to any file it edits is refused as stale.", writes, m.applyCodeAction)
-	add(ts, "lsp_fix_all", "Fix everything in a file", "Shows (apply false) or applies (apply true) every fix the language servers offer for a file at once — "+
-		"their fix-all and organize-imports actions and the preferred quick fix of each finding — combined in one diff (fixes that overlap, or that only run a command, are left out and named); "+
-		"remaining lists the findings left.", writes, m.fixAll)
-	add(ts, "lsp_apply_edits", "Apply edits checked first", "Writes edits of one or more files — whole new texts, or changes by range — only after checking them together with every file they affect: "+
-		"by default (when noNewErrors) nothing is written if any error appears that was not there before, and the answer lists the new errors; otherwise every file is written atomically, all or none. "+
-		"Give each file's base (an earlier answer's sha256) to refuse the edits if the file changed since. The answer says what was written first, then the errors introduced and fixed.", writes, m.applyEdits)
-	add(ts, "lsp_replace_symbol_body", "Replace a symbol's body", "Replaces the body of a function, method or class — braces included where the language has them, a Python definition's indented block — "+
-		"found by the language server's document symbols, then writes it as lsp_apply_edits does: only if no new error appears, by default."+where, writes, m.symbolEdit(o.ReplaceSymbolBody))
-	add(ts, "lsp_insert_before_symbol", "Insert before a symbol", "Inserts text on the lines before a symbol (before its doc comment and decorators), written as lsp_apply_edits does."+where, writes, m.symbolEdit(o.InsertBeforeSymbol))
-	add(ts, "lsp_insert_after_symbol", "Insert after a symbol", "Inserts text on the lines after a symbol, written as lsp_apply_edits does."+where, writes, m.symbolEdit(o.InsertAfterSymbol))
-	add(ts, "lsp_safe_delete", "Delete a symbol safely", "Deletes a symbol (with its doc comment) only if nothing references it: otherwise writes nothing and lists the references. "+
-		"force deletes it all the same and reports what that breaks."+where, writes, m.symbolEdit(o.SafeDelete))
-	add(ts, "lsp_format", "Format a file", "Formats a file (or lines startLine to endLine) as its language server does, with .editorconfig's indentation: "+
-		"a unified diff; with apply true the file is written and checked.", writes, m.format)
+	add(ts, spec{"lsp_rename", "Rename symbol", "Rename a symbol across the project, not strings or comments. A diff unless apply.",
+		"rename this across the project", false}, writes, m.rename)
+	add(ts, spec{"lsp_apply_code_action", "Apply a code action", "Apply a fix or refactoring lsp_code_actions listed, by id. A diff unless apply.",
+		"apply a quick fix", false}, writes, m.applyCodeAction)
+	add(ts, spec{"lsp_fix_all", "Fix everything in a file", "Apply every fix the servers offer for a file, and organize its imports. A diff unless apply.",
+		"fix everything auto fix cleanup", false}, writes, m.fixAll)
+	add(ts, spec{"lsp_apply_edits", "Apply edits checked first", "Write edits only if they break nothing, checked with every file they affect.",
+		"safe edit without breaking the build", false}, writes, m.applyEdits)
+	add(ts, spec{"lsp_replace_symbol_body", "Replace a symbol's body", "Replace a function's, method's or class's body, checked as lsp_apply_edits does.",
+		"rewrite a function body", false}, writes, m.replaceBody)
+	add(ts, spec{"lsp_insert_before_symbol", "Insert before a symbol", "Insert code before a function, type or method, checked as lsp_apply_edits does.",
+		"add code above a function", false}, writes, m.insert(o.InsertBeforeSymbol))
+	add(ts, spec{"lsp_insert_after_symbol", "Insert after a symbol", "Insert code after a function, type or method, checked as lsp_apply_edits does.",
+		"add code below a function", false}, writes, m.insert(o.InsertAfterSymbol))
+	add(ts, spec{"lsp_safe_delete", "Delete a symbol safely", "Delete a symbol only if nothing uses it; else list its uses. force deletes anyway.",
+		"delete unused code safely", false}, writes, m.safeDelete)
+	add(ts, spec{"lsp_format", "Format a file", "Format a file, or some lines, as the project's formatter does. A diff unless apply.",
+		"format code gofmt prettier black", false}, writes, m.format)
 	return s
 }
 
 // PositionInput is where a navigation tool looks.
 type PositionInput struct {
-	File       string `json:"file,omitempty" jsonschema:"path relative to the workspace root, or absolute inside it"`
-	Line       int    `json:"line,omitempty" jsonschema:"1-based line"`
-	Character  int    `json:"character,omitempty" jsonschema:"1-based column in characters"`
-	Symbol     string `json:"symbol,omitempty" jsonschema:"a name on (or near) line; without line a name or dotted path (Type.method) to look up"`
-	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line (1-based)"`
-	Kind       string `json:"kind,omitempty" jsonschema:"without line: only symbols of this kind (function, method, class, …)"`
+	File       string `json:"file,omitempty"`
+	Line       int    `json:"line,omitempty"`
+	Character  int    `json:"character,omitempty"`
+	Symbol     string `json:"symbol,omitempty"`
+	Occurrence int    `json:"occurrence,omitempty"`
+	Kind       string `json:"kind,omitempty"`
 }
 
 func (in PositionInput) params() api.PositionParams {
@@ -156,9 +164,11 @@ func (m *mcpTools) locations(find func(context.Context, api.PositionParams) (api
 		if len(out.Locations) == 0 {
 			b.WriteString("nothing found\n")
 		}
-		for _, l := range out.Locations {
-			fmt.Fprintf(&b, "%s:%d:%d: %s\n", l.File, l.Line, l.Character, l.Source)
+		places := make([]place, len(out.Locations))
+		for i, l := range out.Locations {
+			places[i] = place{file: l.File, line: l.Line, char: l.Character, source: l.Source}
 		}
+		writePlaces(&b, places, m.long)
 		if out.Omitted > 0 {
 			fmt.Fprintf(&b, "… and %d more\n", out.Omitted)
 		}
@@ -169,7 +179,7 @@ func (m *mcpTools) locations(find func(context.Context, api.PositionParams) (api
 // CallHierarchyInput is lsp_call_hierarchy's input.
 type CallHierarchyInput struct {
 	PositionInput
-	Direction string `json:"direction" jsonschema:"incoming: who calls the function at the position; outgoing: what it calls"`
+	Direction string `json:"direction" jsonschema:"incoming (callers) or outgoing (callees)"`
 }
 
 func (m *mcpTools) callHierarchy(ctx context.Context, _ *mcp.CallToolRequest, in CallHierarchyInput) (*mcp.CallToolResult, api.CallHierarchyResult, error) {
@@ -188,17 +198,20 @@ func (m *mcpTools) callHierarchy(ctx context.Context, _ *mcp.CallToolRequest, in
 	if len(res.Calls) > maxMCPLocations {
 		fmt.Fprintf(&b, "(the first %d listed)\n", maxMCPLocations)
 	}
-	for _, c := range res.Calls[:min(len(res.Calls), maxMCPLocations)] {
-		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n", c.File, c.Line, c.Character, c.Kind, c.Name, c.Source)
+	calls := res.Calls[:min(len(res.Calls), maxMCPLocations)]
+	places := make([]place, len(calls))
+	for i, c := range calls {
+		places[i] = place{file: c.File, line: c.Line, char: c.Character, label: c.Name, full: c.Kind + " " + c.Name, source: c.Source}
 	}
+	writePlaces(&b, places, m.long)
 	return text(b.String()), res, nil
 }
 
 // RenameInput is lsp_rename's input.
 type RenameInput struct {
 	PositionInput
-	NewName string `json:"newName" jsonschema:"the symbol's new name"`
-	Apply   bool   `json:"apply,omitempty" jsonschema:"write the edit to the files (default false: only show the diff)"`
+	NewName string `json:"newName" jsonschema:"the new name"`
+	Apply   bool   `json:"apply,omitempty" jsonschema:"write it, not just show the diff"`
 }
 
 // maxDiffLines bounds the diff in lsp_rename's text; the structured
@@ -220,14 +233,14 @@ func (m *mcpTools) edited(res api.RenameResult, err error) (*mcp.CallToolResult,
 
 // CodeActionsInput is lsp_code_actions's input.
 type CodeActionsInput struct {
-	File         string          `json:"file,omitempty" jsonschema:"the file: a path relative to the workspace root, or absolute inside it (may be left out with diagnostic)"`
-	Line         int             `json:"line,omitempty" jsonschema:"1-based line; alone, the whole line (may be left out with diagnostic)"`
-	Character    int             `json:"character,omitempty" jsonschema:"1-based column, counted in characters"`
-	Symbol       string          `json:"symbol,omitempty" jsonschema:"instead of character: a name as written on that line"`
-	EndLine      int             `json:"endLine,omitempty" jsonschema:"with line: the last line of a range (1-based)"`
-	EndCharacter int             `json:"endCharacter,omitempty" jsonschema:"with endLine: the column the range ends before (1-based)"`
-	Kinds        []string        `json:"kinds,omitempty" jsonschema:"only actions of these kinds (or their sub-kinds): quickfix, refactor, source.organizeImports, source.fixAll, …"`
-	Diagnostic   *api.Diagnostic `json:"diagnostic,omitempty" jsonschema:"a finding as lspkit returned it: the actions that fix it"`
+	File         string          `json:"file,omitempty"`
+	Line         int             `json:"line,omitempty"`
+	Character    int             `json:"character,omitempty"`
+	Symbol       string          `json:"symbol,omitempty"`
+	EndLine      int             `json:"endLine,omitempty"`
+	EndCharacter int             `json:"endCharacter,omitempty"`
+	Kinds        []string        `json:"kinds,omitempty" jsonschema:"quickfix, refactor, source.organizeImports, …"`
+	Diagnostic   *api.Diagnostic `json:"diagnostic,omitempty" jsonschema:"a finding lspkit returned: its fixes"`
 }
 
 func (m *mcpTools) codeActions(ctx context.Context, _ *mcp.CallToolRequest, in CodeActionsInput) (*mcp.CallToolResult, api.CodeActionsResult, error) {
@@ -264,8 +277,8 @@ func (m *mcpTools) codeActions(ctx context.Context, _ *mcp.CallToolRequest, in C
 
 // ApplyCodeActionInput is lsp_apply_code_action's input.
 type ApplyCodeActionInput struct {
-	ID    string `json:"id" jsonschema:"the action's id from lsp_code_actions"`
-	Apply bool   `json:"apply,omitempty" jsonschema:"write the edit to the files (default false: only show the diff)"`
+	ID    string `json:"id" jsonschema:"from lsp_code_actions"`
+	Apply bool   `json:"apply,omitempty" jsonschema:"write it, not just show the diff"`
 }
 
 func (m *mcpTools) applyCodeAction(ctx context.Context, _ *mcp.CallToolRequest, in ApplyCodeActionInput) (*mcp.CallToolResult, api.RenameResult, error) {
@@ -274,8 +287,8 @@ func (m *mcpTools) applyCodeAction(ctx context.Context, _ *mcp.CallToolRequest, 
 
 // FixAllInput is lsp_fix_all's input.
 type FixAllInput struct {
-	File  string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
-	Apply bool   `json:"apply,omitempty" jsonschema:"write the fixes (default false: only show the diff)"`
+	File  string `json:"file" jsonschema:"path from the project root"`
+	Apply bool   `json:"apply,omitempty" jsonschema:"write them, not just show the diff"`
 }
 
 func (m *mcpTools) fixAll(ctx context.Context, _ *mcp.CallToolRequest, in FixAllInput) (*mcp.CallToolResult, api.FixAllResult, error) {
@@ -288,22 +301,22 @@ func (m *mcpTools) fixAll(ctx context.Context, _ *mcp.CallToolRequest, in FixAll
 	switch {
 	case !res.Checked:
 		b.WriteString("not known what remains: the file was not fully checked (see above)\n")
-		renderDiagnostics(&b, res.Remaining)
+		m.renderDiagnostics(&b, res.Remaining)
 	case len(res.Remaining) == 0:
 		fmt.Fprintf(&b, "nothing remains at %s\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
 	default:
 		b.WriteString("remaining:\n")
-		renderDiagnostics(&b, res.Remaining)
+		m.renderDiagnostics(&b, res.Remaining)
 	}
 	return text(b.String()), res, nil
 }
 
 // FormatInput is lsp_format's input.
 type FormatInput struct {
-	File      string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"format from this line (1-based; with endLine)"`
-	EndLine   int    `json:"endLine,omitempty" jsonschema:"to this line (1-based, inclusive)"`
-	Apply     bool   `json:"apply,omitempty" jsonschema:"write the formatted file (default false: only show the diff)"`
+	File      string `json:"file" jsonschema:"path from the project root"`
+	StartLine int    `json:"startLine,omitempty"`
+	EndLine   int    `json:"endLine,omitempty"`
+	Apply     bool   `json:"apply,omitempty" jsonschema:"write it, not just show the diff"`
 }
 
 func (m *mcpTools) format(ctx context.Context, _ *mcp.CallToolRequest, in FormatInput) (*mcp.CallToolResult, api.RenameResult, error) {
@@ -338,7 +351,7 @@ func (m *mcpTools) editText(res api.RenameResult) string {
 			fmt.Fprintf(&b, "no %s in the files changed\n", strings.Join(m.o.Config().IncludeSeverities, " or "))
 		}
 		for _, f := range slices.Sorted(maps.Keys(res.Diagnostics)) {
-			renderDiagnostics(&b, res.Diagnostics[f])
+			m.renderDiagnostics(&b, res.Diagnostics[f])
 		}
 	}
 	return b.String()
@@ -362,7 +375,7 @@ func (m *mcpTools) hover(ctx context.Context, _ *mcp.CallToolRequest, in Positio
 
 // FileInput names a file.
 type FileInput struct {
-	File string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
+	File string `json:"file" jsonschema:"path from the project root"`
 }
 
 // SymbolsOutput is lsp_document_symbols' answer.
@@ -388,7 +401,11 @@ func (m *mcpTools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, 
 			render(s.Children, indent+"  ")
 		}
 	}
-	render(out.Symbols, "")
+	if m.long {
+		render(out.Symbols, "")
+	} else {
+		writeOutline(&b, out.Symbols, "")
+	}
 	if out.Omitted > 0 {
 		fmt.Fprintf(&b, "… and %d more\n", out.Omitted)
 	}
@@ -422,7 +439,7 @@ func countSymbols(ss []api.Symbol) int {
 
 // QueryInput is lsp_workspace_symbols' input.
 type QueryInput struct {
-	Query string `json:"query" jsonschema:"the name, or part of it, to search for"`
+	Query string `json:"query" jsonschema:"a name or part of one"`
 }
 
 // WorkspaceSymbolsOutput is lsp_workspace_symbols' answer.
@@ -446,8 +463,12 @@ func (m *mcpTools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest,
 	if out.Note != "" {
 		b.WriteString(out.Note + "\n")
 	}
-	for _, s := range out.Symbols {
-		fmt.Fprintf(&b, "%s %s %s:%d:%d\n", s.Kind, s.Name, s.File, s.Range.StartLine, s.Range.StartChar)
+	if m.long {
+		for _, s := range out.Symbols {
+			fmt.Fprintf(&b, "%s %s %s:%d:%d\n", s.Kind, s.Name, s.File, s.Range.StartLine, s.Range.StartChar)
+		}
+	} else {
+		writeSymbolsByFile(&b, out.Symbols)
 	}
 	if out.Omitted > 0 {
 		fmt.Fprintf(&b, "… and %d more\n", out.Omitted)

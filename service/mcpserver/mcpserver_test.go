@@ -164,15 +164,16 @@ func TestTools(t *testing.T) {
 		Required []string `json:"required"`
 	}
 	json.Unmarshal(schema, &sch)
-	if sch.Properties["line"].Type != "integer" || !strings.Contains(sch.Properties["line"].Description, "1-based") ||
-		sch.Properties["symbol"].Description == "" || sch.Properties["kind"].Type != "string" || len(sch.Required) != 0 {
+	// The position's properties are typed; what they mean is said once,
+	// in the server's instructions.
+	if sch.Properties["line"].Type != "integer" || sch.Properties["symbol"].Type != "string" || sch.Properties["kind"].Type != "string" || len(sch.Required) != 0 {
 		t.Fatalf("lsp_goto_definition schema: %s", schema)
 	}
 	writing := map[string]bool{"lsp_rename": true, "lsp_apply_code_action": true, "lsp_format": true, "lsp_fix_all": true, "lsp_apply_edits": true,
 		"lsp_replace_symbol_body": true, "lsp_insert_before_symbol": true, "lsp_insert_after_symbol": true, "lsp_safe_delete": true}
 	for name, tool := range tools {
-		if tool.Title == "" || tool.Annotations == nil || tool.Annotations.Title != tool.Title {
-			t.Errorf("%s: title %q, annotations %+v", name, tool.Title, tool.Annotations)
+		if tool.Title == "" || tool.Annotations == nil || tool.Meta[metaSearchHint] == "" {
+			t.Errorf("%s: title %q, annotations %+v, _meta %v", name, tool.Title, tool.Annotations, tool.Meta)
 		} else if tool.Annotations.ReadOnlyHint != !writing[name] || writing[name] && (tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint) {
 			t.Errorf("%s: readOnlyHint %v", name, tool.Annotations.ReadOnlyHint)
 		}
@@ -184,7 +185,7 @@ func TestTools(t *testing.T) {
 	}
 	var check api.CheckResult
 	res := call(t, s, "lsp_check_file", map[string]any{"file": "a.fk"}, &check)
-	if res.IsError || !check.Checked || len(check.Diagnostics) != 1 || !strings.Contains(textOf(res), "a.fk:2:3: error: error on line 2") {
+	if res.IsError || !check.Checked || len(check.Diagnostics) != 1 || !strings.Contains(textOf(res), "a.fk:2:3 error: error on line 2") {
 		t.Fatalf("check_file: %+v %q", check, textOf(res))
 	}
 	res = call(t, s, "lsp_check_file", map[string]any{"file": "notes.xyz"}, &check)
@@ -255,7 +256,7 @@ func TestCheckTextCutsMessages(t *testing.T) {
 	s := connectOpts(t, map[string]string{"a.fk": "x ERROR\n"}, fakeConfig(""), l.Launch, Options{Version: "test"})
 	var check api.CheckResult
 	res := call(t, s, "lsp_check_file", map[string]any{"file": "a.fk"}, &check)
-	if !strings.Contains(textOf(res), "a.fk:1:3: error: "+long[:200]+"… [fake]") || len(check.Diagnostics) != 1 || check.Diagnostics[0].Message != long {
+	if !strings.Contains(textOf(res), "a.fk:1:3 error: "+long[:200]+"… [fake]") || len(check.Diagnostics) != 1 || check.Diagnostics[0].Message != long {
 		t.Fatalf("text %q, structured %+v", textOf(res), check.Diagnostics)
 	}
 }
@@ -619,7 +620,7 @@ func TestTextOnly(t *testing.T) {
 		}
 		texts = append(texts, regexp.MustCompile(`settled in \d+ ms`).ReplaceAllString(res.Content[0].(*mcp.TextContent).Text, "settled"))
 	}
-	if texts[0] != texts[1] || !strings.Contains(texts[0], "a.fk:2:1: error") {
+	if texts[0] != texts[1] || !strings.Contains(texts[0], "a.fk:2:1 error") {
 		t.Errorf("texts differ or miss the finding: %q", texts)
 	}
 }
@@ -666,10 +667,10 @@ func TestTypeInfoToolsGopls(t *testing.T) {
 		want []string
 	}{
 		{"lsp_symbol_context", map[string]any{"symbol": "Total"}, []string{"`Total` resolved to function", "# function Total", "defined at use.go:4:6",
-			"func Total(shapes []Shape, scale int) int {", "## hover", "Total sums the areas.", "## references: 3", "use.go: 4, 14\nuse_test.go (test): 6", "## callers: 2", "use.go:14:9: function One"}},
+			"func Total(shapes []Shape, scale int) int {", "## hover", "Total sums the areas.", "## references: 3", "use.go: 4, 14\nuse_test.go (test): 6", "## callers: 2", "use.go: 14:9 One"}},
 		{"lsp_signature_help", map[string]any{"file": "use.go", "line": 14, "character": 27}, []string{"Total(shapes []Shape, scale int) int\n  at parameter 2: scale int\nTotal sums the areas."}},
 		{"lsp_inlay_hints", map[string]any{"file": "use.go", "startLine": 13, "endLine": 14}, []string{"13| \tsq «Square» := Square{side: 2}", "14| \tsum «int» := Total(«shapes:» []Shape{sq}, «scale:» 2)"}},
-		{"lsp_document_highlights", map[string]any{"file": "use.go", "symbol": "Total"}, []string{"use.go:4:6: func Total", "use.go:14:9: sum := Total"}},
+		{"lsp_document_highlights", map[string]any{"file": "use.go", "symbol": "Total"}, []string{"use.go: 4:6", "14:9"}},
 		{"lsp_type_hierarchy", map[string]any{"symbol": "Square", "direction": "supertypes"}, []string{"supertypes of Square: 1", "shape.go:4:6: interface Shape"}},
 		{"lsp_completion", map[string]any{"file": "use.go", "line": 15, "character": 18, "prefix": "Ar", "resolve": true}, []string{"Area (method) func() int", "Area is the square's area."}},
 		{"lsp_goto_definition", map[string]any{"symbol": "Square.Area"}, []string{"shape.go:10:17: func (s Square) Area() int"}},
@@ -689,6 +690,19 @@ func TestTypeInfoToolsGopls(t *testing.T) {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s %v: no %q in\n%s", tc.tool, tc.args, w, got)
 			}
+		}
+	}
+}
+
+// TestLongFormat: mcpFormat "long" (lspkit mcp --format long) keeps a line
+// per place with its path, for programs that parse the text; compact
+// groups a file's findings under its path.
+func TestLongFormat(t *testing.T) {
+	for format, want := range map[string]string{"long": "a.fk:2:3: error: error on line 2 [fake]\na.fk:3:1: error: error on line 3 [fake]\n",
+		"compact": "a.fk:\n  2:3 error: error on line 2 [fake]\n  3:1 error: error on line 3 [fake]\n"} {
+		s := connect(t, map[string]string{"a.fk": "one\nx ERROR\nERROR too\n"}, fakeConfig(`,"mcpFormat":"`+format+`"`))
+		if got := textOf(call(t, s, "lsp_check_file", map[string]any{"file": "a.fk"}, nil)); !strings.HasPrefix(got, want) {
+			t.Errorf("%s: %q, want it to begin %q", format, got, want)
 		}
 	}
 }

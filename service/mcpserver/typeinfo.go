@@ -13,15 +13,22 @@ import (
 // addTypeInfo registers the type-information tools: declaration,
 // highlights, signature help, inlay hints, type hierarchy, completion and
 // the symbol's context.
-func (m *mcpTools) addTypeInfo(ts toolSet, where string) {
+func (m *mcpTools) addTypeInfo(ts toolSet) {
 	o := m.o
-	add(ts, "lsp_goto_declaration", "Go to declaration", "Finds where the symbol at a position is declared, as opposed to defined: a C prototype in its header, a Python stub."+where, readOnly, m.locations(o.Declaration))
-	add(ts, "lsp_document_highlights", "Highlights in a file", "Lists where the symbol at a position occurs in its own file, each marked read or write: cheaper than lsp_find_references for one file."+where, readOnly, m.highlights)
-	add(ts, "lsp_signature_help", "Signature help", "Shows the signature of the call around a position (inside its parentheses) with the parameter there marked: what to pass."+where, readOnly, m.signatureHelp)
-	add(ts, "lsp_inlay_hints", "Inferred types", "Shows lines of a file with the server's inlay hints written in between « and »: the inferred types of variables and the parameter names of calls.", readOnly, m.inlayHints)
-	add(ts, "lsp_type_hierarchy", "Type hierarchy", "Lists the supertypes (what the type at a position extends or implements) or the subtypes (what extends or implements it), with where each is declared."+where, readOnly, m.typeHierarchy)
-	add(ts, "lsp_completion", "Completion", "Lists the completions the server offers at a position (character may be one past the line's end): members after a dot, names in scope; prefix filters them."+where, readOnly, m.completion)
-	add(ts, "lsp_symbol_context", "Everything about a symbol", "One call for what you ask about a symbol first: its definition with its source lines, its hover, its references by file (tests last) and its callers."+where, readOnly, m.symbolContext)
+	add(ts, spec{"lsp_goto_declaration", "Go to declaration", "Go to a symbol's declaration: a C prototype, a Python stub.",
+		"declaration prototype header stub", false}, readOnly, m.locations(o.Declaration))
+	add(ts, spec{"lsp_document_highlights", "Highlights in a file", "Mark where a symbol is read and written within its own file.",
+		"where is it read or written in this file", false}, readOnly, m.highlights)
+	add(ts, spec{"lsp_signature_help", "Signature help", "Show the parameters of the call around a place.",
+		"what arguments does this take", false}, readOnly, m.signatureHelp)
+	add(ts, spec{"lsp_inlay_hints", "Inferred types", "Show a file's lines with inferred types and parameter names written in.",
+		"inferred types inlay hints", false}, readOnly, m.inlayHints)
+	add(ts, spec{"lsp_type_hierarchy", "Type hierarchy", "List a type's supertypes or subtypes: what it extends, what extends it.",
+		"inheritance subclasses superclass", false}, readOnly, m.typeHierarchy)
+	add(ts, spec{"lsp_completion", "Completion", "List completions at a place: members after a dot, names in scope.",
+		"what methods does it have autocomplete", false}, readOnly, m.completion)
+	add(ts, spec{"lsp_symbol_context", "Everything about a symbol", "Everything about a symbol: definition, hover, references, callers.",
+		"everything about a symbol before changing it", false}, readOnly, m.symbolContext)
 }
 
 // HighlightsOutput is lsp_document_highlights' answer.
@@ -37,13 +44,14 @@ func (m *mcpTools) highlights(ctx context.Context, _ *mcp.CallToolRequest, in Po
 	if len(res.Highlights) == 0 {
 		b.WriteString("nothing found\n")
 	}
-	for _, h := range res.Highlights {
-		kind := ""
+	places := make([]place, len(res.Highlights))
+	for i, h := range res.Highlights {
+		places[i] = place{file: h.File, line: h.Line, char: h.Character, source: h.Source}
 		if h.Kind != "" && h.Kind != "text" {
-			kind = " [" + h.Kind + "]"
+			places[i].label, places[i].full = h.Kind, "["+h.Kind+"]"
 		}
-		fmt.Fprintf(&b, "%s:%d:%d%s: %s\n", h.File, h.Line, h.Character, kind, h.Source)
 	}
+	writePlaces(&b, places, m.long)
 	return text(b.String()), res, nil
 }
 
@@ -77,9 +85,9 @@ func (m *mcpTools) signatureHelp(ctx context.Context, _ *mcp.CallToolRequest, in
 
 // InlayHintsInput is lsp_inlay_hints' input.
 type InlayHintsInput struct {
-	File      string `json:"file" jsonschema:"the file: a path relative to the workspace root, or absolute inside it"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"first line (1-based; default 1)"`
-	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line (1-based, inclusive; default the end, at most 300 lines)"`
+	File      string `json:"file" jsonschema:"path from the project root"`
+	StartLine int    `json:"startLine,omitempty"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"inclusive; at most 300 lines"`
 }
 
 func (m *mcpTools) inlayHints(ctx context.Context, _ *mcp.CallToolRequest, in InlayHintsInput) (*mcp.CallToolResult, api.InlayHintsResult, error) {
@@ -109,18 +117,20 @@ func (m *mcpTools) typeHierarchy(ctx context.Context, _ *mcp.CallToolRequest, in
 	if res.Type != "" {
 		fmt.Fprintf(&b, "%s of %s: %d\n", in.Direction, res.Type, len(res.Types))
 	}
-	for _, t := range res.Types {
-		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n", t.File, t.Line, t.Character, t.Kind, t.Name, t.Source)
+	places := make([]place, len(res.Types))
+	for i, t := range res.Types {
+		places[i] = place{file: t.File, line: t.Line, char: t.Character, label: t.Kind + " " + t.Name, full: t.Kind + " " + t.Name, source: t.Source}
 	}
+	writePlaces(&b, places, m.long)
 	return text(b.String()), res, nil
 }
 
 // CompletionInput is lsp_completion's input.
 type CompletionInput struct {
 	PositionInput
-	Prefix  string `json:"prefix,omitempty" jsonschema:"only completions starting with this (case aside)"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"how many (default 20, at most 100)"`
-	Resolve bool   `json:"resolve,omitempty" jsonschema:"also fetch each one's documentation (slower)"`
+	Prefix  string `json:"prefix,omitempty"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 20"`
+	Resolve bool   `json:"resolve,omitempty" jsonschema:"with docs"`
 }
 
 func (m *mcpTools) completion(ctx context.Context, _ *mcp.CallToolRequest, in CompletionInput) (*mcp.CallToolResult, api.CompletionResult, error) {
@@ -206,9 +216,11 @@ func (m *mcpTools) symbolContext(ctx context.Context, _ *mcp.CallToolRequest, in
 	}
 	if _, missing := res.Missing["callers"]; !missing {
 		fmt.Fprintf(&b, "## callers: %d\n", res.CallersTotal)
-		for _, c := range res.Callers {
-			fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n", c.File, c.Line, c.Character, c.Kind, c.Name, c.Source)
+		places := make([]place, len(res.Callers))
+		for i, c := range res.Callers {
+			places[i] = place{file: c.File, line: c.Line, char: c.Character, label: c.Name, full: c.Kind + " " + c.Name, source: c.Source}
 		}
+		writePlaces(&b, places, m.long)
 		if res.CallersTotal > len(res.Callers) {
 			fmt.Fprintf(&b, "… %d more\n", res.CallersTotal-len(res.Callers))
 		}

@@ -45,6 +45,8 @@ type hello struct {
 	// Root is the client's workspace root, when it is not the daemon's
 	// own: another worktree of the daemon's repository.
 	Root string `json:"root,omitempty"`
+	// Format is an MCP client's text form (mcpserver.Options.Format).
+	Format string `json:"format,omitempty"`
 }
 
 // welcome is the daemon's answer to hello.
@@ -91,6 +93,9 @@ type AttachOptions struct {
 	// empty: the daemon's own. A daemon serves the worktrees of one
 	// repository, each its own root.
 	Root string
+	// Format is an MCP surface's text form (mcpserver.Options.Format);
+	// empty: the root's configuration's.
+	Format string
 }
 
 // A Conn is a connection to a shared daemon, past the hello: the surface's
@@ -166,7 +171,7 @@ func Dial(ctx context.Context, e Endpoint, opts AttachOptions) (*Conn, error) {
 		deadline = d
 	}
 	nc.SetDeadline(deadline)
-	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: opts.Surface, Version: opts.Version, Env: opts.ClientEnv, Servers: opts.Servers, Root: opts.Root})
+	line, _ := json.Marshal(hello{LSPKit: "attach", Surface: opts.Surface, Version: opts.Version, Env: opts.ClientEnv, Servers: opts.Servers, Root: opts.Root, Format: opts.Format})
 	if _, err := nc.Write(append(line, '\n')); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%w: %v", errNotServing, err)

@@ -251,7 +251,7 @@ func (s *server) serve(c net.Conn) {
 		// waits for every answer before it leaves): what it still has in
 		// flight is cancelled.
 		in := &onEnd{r: stream, end: detach}
-		err = mcpserver.New(o, mcpserver.Options{Version: s.opts.Version, ReadOnly: h.Surface == SurfaceMCPReadOnly}).Run(caller, mcpserver.StdioTransport(in, c))
+		err = mcpserver.New(o, mcpserver.Options{Version: s.opts.Version, ReadOnly: h.Surface == SurfaceMCPReadOnly, Format: h.Format}).Run(caller, mcpserver.StdioTransport(in, c))
 		detach()
 		if errors.Is(err, context.Canceled) {
 			err = nil
