@@ -11,7 +11,9 @@
 # Codex reach `lspkit mcp --http` with its token: TestHTTPHosts; eight
 # hosts play scripted turns through the hooks `lspkit init` writes, on
 # cobra (Go module proxy) and @tanstack/query-core (npm), and what the
-# model hears is checked against the compilers: TestHookHosts; and
+# model hears is checked against the compilers: TestHookHosts; Claude Code
+# and Codex search lspkit's tools with their tool search, and what lspkit
+# adds to a session's first model request is counted: TestToolCostHosts; and
 # Debian's Neovim (apt, as root or with sudo) runs `lspkit lsp` as its
 # language server: TestLSPNeovim. Needs the servers scripts/test.sh
 # installs. .ci/run runs it after the test command.
@@ -23,11 +25,16 @@ cd "$(dirname "$0")/.."
 # lockfile entry records only for the platform it was made on.
 modules=$(node_modules cmd/lspkit/testdata/hosts hosts install)
 export LSPKIT_HOSTS=$modules/.bin LSPKIT_REQUIRE_SERVERS=1
+# js-tiktoken, as scripts/test.sh installs it: TestToolCostHosts counts the
+# first model request's tokens with it.
+LSPKIT_TIKTOKEN=$(node_modules cmd/lspkit/testdata/tokens tokens)
+export LSPKIT_TIKTOKEN
 go_test TestHosts
 go_test TestPluginHosts
 go_test TestInitHosts
 go_test TestHTTPHosts
 go_test TestHookHosts
+go_test TestToolCostHosts
 go_test TestLSPOpencode
 
 if ! command -v nvim >/dev/null; then

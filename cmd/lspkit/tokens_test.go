@@ -4,11 +4,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	lspskills "github.com/lspkit/lspkit/service/skills"
 )
 
 // The budgets of what lspkit's tool list costs every model request that
@@ -20,6 +23,7 @@ const (
 	alwaysLoadBudget       = 1500
 	maxAlwaysLoad          = 5
 	maxFirstSentence       = 80
+	skillListBudget        = 300
 )
 
 // toolCount is count.mjs's answer.
@@ -82,8 +86,11 @@ func TestToolListTokens(t *testing.T) {
 	}
 	loaded, loadedTokens := 0, 0
 	for name, tool := range all.Tools {
-		first, _, _ := strings.Cut(tool.Description, ". ")
-		if n := len([]rune(strings.TrimSuffix(first, "."))); n > maxFirstSentence {
+		first := tool.Description
+		if i := strings.IndexAny(first, ".?"); i >= 0 {
+			first = first[:i]
+		}
+		if n := len([]rune(first)); n > maxFirstSentence {
 			t.Errorf("%s: its first sentence is %d characters (at most %d): %q", name, n, maxFirstSentence, first)
 		}
 		if strings.TrimSpace(tool.SearchHint) == "" {
@@ -96,5 +103,16 @@ func TestToolListTokens(t *testing.T) {
 	}
 	if loaded == 0 || loaded > maxAlwaysLoad || loadedTokens > alwaysLoadBudget {
 		t.Errorf("%d tools kept loaded, %d tokens together: want 1 to %d, at most %d tokens", loaded, loadedTokens, maxAlwaysLoad, alwaysLoadBudget)
+	}
+	// The skills as a host lists them for the model: a name and a
+	// description each.
+	var list strings.Builder
+	for _, s := range lspskills.All() {
+		fmt.Fprintf(&list, "- %s: %s\n", s.Name, s.Description)
+	}
+	if n := tokens(t, list.String()); n > skillListBudget {
+		t.Errorf("the skills' list is %d tokens, over %d", n, skillListBudget)
+	} else {
+		t.Logf("the skills' list: %d tokens", n)
 	}
 }

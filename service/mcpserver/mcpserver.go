@@ -62,7 +62,7 @@ func New(o *features.Service, opts Options) *mcp.Server {
 		return s
 	}
 	addPrompts(s)
-	add(ts, spec{"lsp_check_file", "Check a file", "Check a file for errors, and the other files a change to it broke. text, files: check proposed content.",
+	add(ts, spec{"lsp_check_file", "Check a file", "Did an edit break anything? Check a file, and the files a change to it broke. text, files: proposed content.",
 		"did my edit break anything errors typecheck", true}, readOnly, m.checkFile)
 	add(ts, spec{"lsp_diagnostics", "Known diagnostics", "List the errors the language servers report now, by file.",
 		"current errors problems list", false}, readOnly, m.diagnostics)
@@ -85,13 +85,13 @@ func New(o *features.Service, opts Options) *mcp.Server {
 		"usages where is it used references", true}, readOnly, m.locations(o.References))
 	add(ts, spec{"lsp_call_hierarchy", "Call hierarchy", "Who calls this function (incoming), or what it calls (outgoing).",
 		"who calls this function callers callees", false}, readOnly, m.callHierarchy)
-	add(ts, spec{"lsp_hover", "Hover", "Show the type, signature and documentation of the symbol at a place.",
+	add(ts, spec{"lsp_hover", "Hover", "What type is this? The type, signature and docs of the symbol at a place.",
 		"what type is this docs signature", true}, readOnly, m.hover)
 	add(ts, spec{"lsp_document_symbols", "Document symbols", "Outline a file: its functions, types, methods and fields, with lines.",
 		"file outline functions classes", false}, readOnly, m.documentSymbols)
 	add(ts, spec{"lsp_workspace_symbols", "Workspace symbols", "Search the whole project's functions, types and variables by name.",
 		"find a symbol by name search", false}, readOnly, m.workspaceSymbols)
-	add(ts, spec{"lsp_code_actions", "Code actions", "List the fixes and refactorings the servers offer at a place or for a finding." + applyWith,
+	add(ts, spec{"lsp_code_actions", "Code actions", "Quick fixes for an error, and refactorings, at a place or for a finding." + applyWith,
 		"quick fix refactor organize imports", false}, readOnly, m.codeActions)
 	m.addTypeInfo(ts)
 	// After every read-only tool, which it asks.

@@ -18,17 +18,17 @@ func (m *mcpTools) addTypeInfo(ts toolSet) {
 	add(ts, spec{"lsp_goto_declaration", "Go to declaration", "Go to a symbol's declaration: a C prototype, a Python stub.",
 		"declaration prototype header stub", false}, readOnly, m.locations(o.Declaration))
 	add(ts, spec{"lsp_document_highlights", "Highlights in a file", "Mark where a symbol is read and written within its own file.",
-		"where is it read or written in this file", false}, readOnly, m.highlights)
-	add(ts, spec{"lsp_signature_help", "Signature help", "Show the parameters of the call around a place.",
-		"what arguments does this take", false}, readOnly, m.signatureHelp)
+		"read written in this file", false}, readOnly, m.highlights)
+	add(ts, spec{"lsp_signature_help", "Signature help", "What arguments a function takes: the parameters of the call at a place.",
+		"arguments parameters", false}, readOnly, m.signatureHelp)
 	add(ts, spec{"lsp_inlay_hints", "Inferred types", "Show a file's lines with inferred types and parameter names written in.",
 		"inferred types inlay hints", false}, readOnly, m.inlayHints)
-	add(ts, spec{"lsp_type_hierarchy", "Type hierarchy", "List a type's supertypes or subtypes: what it extends, what extends it.",
-		"inheritance subclasses superclass", false}, readOnly, m.typeHierarchy)
-	add(ts, spec{"lsp_completion", "Completion", "List completions at a place: members after a dot, names in scope.",
-		"what methods does it have autocomplete", false}, readOnly, m.completion)
+	add(ts, spec{"lsp_type_hierarchy", "Type hierarchy", "What a class inherits from, or what inherits from it.",
+		"what does it inherit from subclasses", false}, readOnly, m.typeHierarchy)
+	add(ts, spec{"lsp_completion", "Completion", "What methods and fields an object has: completions at a place.",
+		"autocomplete members", false}, readOnly, m.completion)
 	add(ts, spec{"lsp_symbol_context", "Everything about a symbol", "Everything about a symbol: definition, hover, references, callers.",
-		"everything about a symbol before changing it", false}, readOnly, m.symbolContext)
+		"everything about a symbol", false}, readOnly, m.symbolContext)
 }
 
 // HighlightsOutput is lsp_document_highlights' answer.

@@ -71,21 +71,27 @@ function chat(r, res) {
   chatReply(res, r.stream, { content: "done" }, "stop");
 }
 
-// OpenAI Responses (Codex): function tools, and custom (freeform) tools
-// such as apply_patch, whose input is the step's args.input.
+// OpenAI Responses (Codex): function tools, custom (freeform) tools such
+// as apply_patch, whose input is the step's args.input, and the tool
+// search Codex runs itself (a tool of type tool_search, execution
+// "client"), whose arguments are the step's args.
 function responses(r, res) {
   const tools = r.tools || [];
-  const offered = tools.map((t) => t.name ?? t.function?.name).filter(Boolean);
+  const offered = tools.map((t) => t.name ?? t.function?.name ?? t.type).filter(Boolean);
   const input = Array.isArray(r.input) ? r.input : [];
   if (!ofScript(offered)) return responsesReply(res, r.stream, [message("ok")]);
-  const done = input.filter((i) => i.type === "function_call_output" || i.type === "custom_tool_call_output").length;
-  const lastModel = input.findLastIndex((i) => i.type === "function_call" || i.type === "custom_tool_call" || (i.type === "message" && i.role === "assistant"));
-  record(done, "responses", input.slice(lastModel + 1).map((i) => (i.type === "message" ? text(i.content) : text(i.output))));
+  const outputs = ["function_call_output", "custom_tool_call_output", "tool_search_output"];
+  const done = input.filter((i) => outputs.includes(i.type)).length;
+  const lastModel = input.findLastIndex((i) => i.type === "function_call" || i.type === "custom_tool_call" || i.type === "tool_search_call" || (i.type === "message" && i.role === "assistant"));
+  record(done, "responses", input.slice(lastModel + 1).map((i) => (i.type === "message" ? text(i.content) : i.type === "tool_search_output" ? JSON.stringify(i.tools) : text(i.output))));
   if (done < steps.length) {
     const s = steps[done];
     const name = pick(offered, s.tool);
-    const tool = tools.find((t) => (t.name ?? t.function?.name) === name);
+    const tool = tools.find((t) => (t.name ?? t.function?.name ?? t.type) === name);
     const call = callId();
+    if (tool?.type === "tool_search") {
+      return responsesReply(res, r.stream, [{ type: "tool_search_call", id: "tsc_" + call, call_id: call, execution: "client", arguments: s.args, status: "completed" }]);
+    }
     if (tool?.type === "custom") {
       return responsesReply(res, r.stream, [{ type: "custom_tool_call", id: "ctc_" + call, call_id: call, name, input: s.args.input, status: "completed" }]);
     }
