@@ -150,7 +150,7 @@ func TestHosts(t *testing.T) {
 		{"claude-code", []string{"claude", "mcp", "list"}, regexp.MustCompile(`lspkit: lspkit mcp --shared - . Connected`)},
 		{"gemini", []string{"gemini", "mcp", "list"}, regexp.MustCompile(`lspkit: lspkit mcp --shared \(stdio\) - Connected`)},
 		{"opencode", []string{"opencode", "mcp", "list"}, regexp.MustCompile(`lspkit\S*\s+\S*connected`)},
-		{"codex", []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}, regexp.MustCompile(`"runtimeStatus":"connected","tools":\["lsp_apply_code_action",(?:"[a-z_]+",){28}"lsp_workspace_symbols"\].*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`)},
+		{"codex", []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}, regexp.MustCompile(`"runtimeStatus":"connected","tools":\["lsp_apply_code_action",(?:"[a-z_]+",){28}"lsp_workspace_symbols"\].*main.go:8:24 error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`)},
 	}
 	for _, c := range checks {
 		out, err := host(t, env, proj, "", c.args...)

@@ -144,7 +144,7 @@ func TestHTTPHosts(t *testing.T) {
 	run(wrong, regexp.MustCompile(`lspkit \S*needs authentication`), "opencode", "mcp", "list")
 
 	codex := []string{"node", filepath.Join(testdata, "codex-app-server.mjs"), "main.go"}
-	run(right, regexp.MustCompile(`"runtimeStatus":"connected".*main.go:8:24: error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`), codex...)
+	run(right, regexp.MustCompile(`"runtimeStatus":"connected".*main.go:8:24 error: cannot use answer\(\) \(value of type int\) as string value in variable declaration`), codex...)
 	run(wrong, regexp.MustCompile(`AuthRequired`), codex...)
 
 	// No token at all: each host says so.
@@ -190,7 +190,7 @@ func TestHTTPConnect(t *testing.T) {
 			t.Errorf("%s through --connect:\n%s\non stdio:\n%s", c.tool, through[i], own[i])
 		}
 	}
-	if !strings.Contains(through[0], "main.go:8:24: error: cannot use answer()") {
+	if !strings.Contains(through[0], "main.go:8:24 error: cannot use answer()") {
 		t.Errorf("the check through --connect: %q", through[0])
 	}
 	for name, token := range map[string]string{"no token": "", "a wrong token": strings.Repeat("w", 64)} {
@@ -253,7 +253,7 @@ func TestHTTPPathMap(t *testing.T) {
 			args map[string]any
 			want string
 		}{
-			{"lsp_check_file", map[string]any{"file": client + "/main.go"}, "main.go:8:24: error: cannot use answer()"},
+			{"lsp_check_file", map[string]any{"file": client + "/main.go"}, "main.go:8:24 error: cannot use answer()"},
 			{"lsp_goto_definition", map[string]any{"file": client + "/main.go", "line": 9, "symbol": "Greet"}, "lib.go:4"},
 			{"lsp_rename", map[string]any{"file": client + "/lib.go", "line": 4, "symbol": "Greet", "newName": "Hello"}, "+func Hello(name string) string"},
 			{"lsp_check_file", map[string]any{"file": "/elsewhere/x.go"}, "outside the workspace root " + client + "\n"}, // the refusal names the root
