@@ -89,49 +89,107 @@ func testDiagnoseKnown(t *testing.T, settle client.SettlePolicy) {
 // progress running (pyright's "1 file to analyze" after a dependent was
 // opened and closed) settles by its pull answer when its policy says a
 // pull answer is complete during work; without that policy the check
-// waits for the work, and runs out.
+// waits for the work, and runs out. The same for a server that publishes
+// (clangd's background index, at work after a what-if's compile commands
+// changed) and its publish.
 func TestPullDuringWork(t *testing.T) {
-	for _, during := range []bool{true, false} {
-		t.Run(fmt.Sprint("pullDuringWork=", during), func(t *testing.T) {
-			l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"fake": {Pull: true, Loading: "1 file to analyze"}}}
+	for _, c := range []struct {
+		pull, during bool
+	}{{true, true}, {true, false}, {false, true}, {false, false}} {
+		t.Run(fmt.Sprintf("pull=%v,duringWork=%v", c.pull, c.during), func(t *testing.T) {
+			testDuringWork(t, c.pull, c.during)
+		})
+	}
+}
+
+func testDuringWork(t *testing.T, pull, during bool) {
+	policy := client.SettlePolicy{PullDuringWork: during && pull, PublishDuringWork: during && !pull}
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"fake": {Pull: pull, Loading: "1 file to analyze"}}}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	working := make(chan struct{})
+	var once sync.Once
+	c, err := client.Start(ctx, client.Config{Name: "fake", Command: client.Command{Path: "fake", Args: []string{"fake"}}, Root: dir, Launch: l.Launch,
+		Settle: policy,
+		OnEvent: func(e client.Event) {
+			if e.Progress != nil {
+				once.Do(func() { close(working) })
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(context.Background())
+	select {
+	case <-working:
+	case <-ctx.Done():
+		t.Fatal("the server's work never began")
+	}
+	// Without the policy the wait must run out: a short one, as
+	// its end is the point.
+	wait := ctx
+	if !during {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+	}
+	ans, err := c.Diagnose(wait, filepath.Join(dir, "a.txt"), "plaintext", "ERROR here\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case during && (ans.Settle != client.Settled || len(ans.Diagnostics) != 1):
+		t.Fatalf("with the policy: %v, %d findings; want settled by the server's answer, 1", ans.Settle, len(ans.Diagnostics))
+	case !during && ans.Settle != client.TimedOut:
+		t.Fatalf("without the policy: %v; want timed out waiting for the work", ans.Settle)
+	}
+}
+
+// TestSaveRebuildsAll: a saved text is checked with a didSave after it,
+// except on a server whose save rebuilds every open document (clangd),
+// where only Save, asked for that rebuild, sends one.
+func TestSaveRebuildsAll(t *testing.T) {
+	for _, rebuilds := range []bool{false, true} {
+		t.Run(fmt.Sprint("saveRebuildsAll=", rebuilds), func(t *testing.T) {
+			l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"fake": {}}}
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			working := make(chan struct{})
-			var once sync.Once
 			c, err := client.Start(ctx, client.Config{Name: "fake", Command: client.Command{Path: "fake", Args: []string{"fake"}}, Root: dir, Launch: l.Launch,
-				Settle: client.SettlePolicy{PullDuringWork: during},
-				OnEvent: func(e client.Event) {
-					if e.Progress != nil {
-						once.Do(func() { close(working) })
-					}
-				}})
+				Settle: client.SettlePolicy{SaveRebuildsAll: rebuilds}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Shutdown(context.Background())
-			select {
-			case <-working:
-			case <-ctx.Done():
-				t.Fatal("the server's work never began")
+			a := filepath.Join(dir, "a.txt")
+			ans, err := c.DiagnoseSaved(ctx, a, "plaintext", "ERROR one\n")
+			if err != nil || ans.Settle != client.Settled || len(ans.Diagnostics) != 1 {
+				t.Fatalf("diagnose: %+v %v", ans, err)
 			}
-			// Without the policy the wait must run out: a short one, as
-			// its end is the point.
-			wait := ctx
-			if !during {
-				var cancel context.CancelFunc
-				wait, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
-				defer cancel()
+			// The server takes messages in order: once it has answered
+			// for b, it has had whatever followed a's text.
+			b := filepath.Join(dir, "b.txt")
+			settled := func(text string) {
+				t.Helper()
+				if ans, err := c.Diagnose(ctx, b, "plaintext", text); err != nil || ans.Settle != client.Settled {
+					t.Fatalf("diagnose b: %+v %v", ans, err)
+				}
 			}
-			ans, err := c.Diagnose(wait, filepath.Join(dir, "a.txt"), "plaintext", "ERROR here\n")
-			if err != nil {
+			settled("one\n")
+			want := 1
+			if rebuilds {
+				want = 0
+			}
+			if _, saves := l.Documents(); saves != want {
+				t.Fatalf("%d didSave after a saved text's check, want %d", saves, want)
+			}
+			if err := c.Save(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			switch {
-			case during && (ans.Settle != client.Settled || len(ans.Diagnostics) != 1):
-				t.Fatalf("with the policy: %v, %d findings; want settled by the pull, 1", ans.Settle, len(ans.Diagnostics))
-			case !during && ans.Settle != client.TimedOut:
-				t.Fatalf("without the policy: %v; want timed out waiting for the work", ans.Settle)
+			settled("two\n")
+			if _, saves := l.Documents(); saves != want+1 {
+				t.Fatalf("%d didSave after Save, want %d", saves, want+1)
 			}
 		})
 	}

@@ -42,10 +42,24 @@ type SettlePolicy struct {
 	// as it was (clangd): re-checking an unchanged document then takes a
 	// real change first (see Diagnose).
 	SkipsSameText bool
+	// SaveRebuildsAll says a didSave has the server rebuild every document
+	// it holds and means nothing for the document saved (clangd checks a
+	// document on open and change): DiagnoseSaved then sends none, since
+	// each would rebuild every open file again (an impact's dependents
+	// opened one after another: the n-th rebuilt n files). Save still
+	// sends it, for the rebuild.
+	SaveRebuildsAll bool
 	// PullDuringWork takes a pull answer for the version as complete
 	// even while the server reports work-done progress running (work
 	// that is not about the file pulled: pyright's background analysis).
 	PullDuringWork bool
+	// PublishDuringWork takes a publish for the version as complete even
+	// while the server reports work-done progress running (clangd with
+	// --sync publishes once per version, from the whole file, and its
+	// only progress is its background index: every compile command
+	// changed has it index the file again, which a file's findings do not
+	// wait for).
+	PublishDuringWork bool
 	// Quiet is how long a server must publish nothing more for a version,
 	// after a publish for it, before its findings count as complete
 	// (default DefaultQuiet; negative: not at all).
@@ -97,6 +111,9 @@ func (c *Client) DiagnoseSaved(ctx context.Context, path, languageID, text strin
 }
 
 func (c *Client) diagnose(ctx context.Context, path, languageID, text string, saved bool) (Answer, error) {
+	if c.cfg.Settle.SaveRebuildsAll {
+		saved = false
+	}
 	uri, err := protocol.FileURI(path)
 	if err != nil {
 		return Answer{}, err
@@ -537,7 +554,7 @@ func (c *Client) awaited(uri protocol.DocumentURI, version int32, since uint64) 
 // a pull answers, for a server whose policy says so).
 func (c *Client) settledSince(uri protocol.DocumentURI, version int32, since uint64) (bool, time.Duration) {
 	pull := c.regs.pullProvider().ok
-	if c.progress.busy() && !(pull && c.cfg.Settle.PullDuringWork) {
+	if c.progress.busy() && !(pull && c.cfg.Settle.PullDuringWork) && !(!pull && c.cfg.Settle.PublishDuringWork) {
 		return false, 0
 	}
 	doc, open := c.docs.get(uri)

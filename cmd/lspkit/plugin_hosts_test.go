@@ -39,7 +39,7 @@ func TestPluginHosts(t *testing.T) {
 	}
 	home, proj, env := hostScratch(t, hostsBin)
 	testdata, _ := filepath.Abs("testdata/hosts")
-	run := func(want *regexp.Regexp, args ...string) {
+	run := func(t *testing.T, want *regexp.Regexp, args ...string) {
 		t.Helper()
 		out, err := host(t, env, proj, "", args...)
 		if err != nil || !want.MatchString(out) {
@@ -48,21 +48,21 @@ func TestPluginHosts(t *testing.T) {
 	}
 	// README's two commands for a host, the repo here for lspkit/lspkit on
 	// GitHub, each with the answer it should get.
-	install := func(how string, want ...*regexp.Regexp) {
+	install := func(t *testing.T, how string, want ...*regexp.Regexp) {
 		t.Helper()
 		steps := strings.Split(installLine(t, how), " && ")
 		if len(steps) != len(want) {
 			t.Fatalf("README's %s line has %d commands, want %d", how, len(steps), len(want))
 		}
 		for i, step := range steps {
-			run(want[i], strings.Fields(strings.Replace(step, " lspkit/lspkit", " "+market, 1))...)
+			run(t, want[i], strings.Fields(strings.Replace(step, " lspkit/lspkit", " "+market, 1))...)
 		}
 	}
 
 	t.Run("claude-code", func(t *testing.T) {
-		install("Claude Code plugin", regexp.MustCompile(`Successfully added marketplace: lspkit`), regexp.MustCompile(`Successfully installed plugin: lspkit@lspkit`))
+		install(t, "Claude Code plugin", regexp.MustCompile(`Successfully added marketplace: lspkit`), regexp.MustCompile(`Successfully installed plugin: lspkit@lspkit`))
 		writeFiles(t, home, map[string]string{".claude.json": fmt.Sprintf(`{"projects": {%q: {"hasTrustDialogAccepted": true}}}`, proj)})
-		run(regexp.MustCompile(`plugin:lspkit:lspkit: lspkit mcp --shared - . Connected`), "claude", "mcp", "list")
+		run(t, regexp.MustCompile(`plugin:lspkit:lspkit: lspkit mcp --shared - . Connected`), "claude", "mcp", "list")
 
 		write := func(file, content string) []heard {
 			steps := []hookStep{{Tool: "Write", Args: map[string]any{"file_path": filepath.Join(proj, file), "content": content}}}
@@ -80,8 +80,13 @@ func TestPluginHosts(t *testing.T) {
 	})
 
 	t.Run("copilot", func(t *testing.T) {
-		install("Copilot CLI plugin", regexp.MustCompile(`Marketplace "lspkit" added successfully`), regexp.MustCompile(`Plugin "lspkit" installed successfully\. Installed 1 skill\.`))
-		run(regexp.MustCompile(`"name": "lspkit",\s+"marketplace": "lspkit",(?s:.*?)"enabled": true`), "copilot", "plugin", "list", "--json")
-		run(regexp.MustCompile(`(?s)Command: lspkit mcp --shared.*Source plugin: lspkit`), "copilot", "mcp", "get", "lspkit")
+		// Each of the plugin's skills (service/skills), installed.
+		skills, err := filepath.Glob(filepath.Join("..", "..", "plugins", "agent-plugins", "skills", "*", "SKILL.md"))
+		if err != nil || len(skills) < 2 {
+			t.Fatalf("the plugin's skills: %v %v", skills, err)
+		}
+		install(t, "Copilot CLI plugin", regexp.MustCompile(`Marketplace "lspkit" added successfully`), regexp.MustCompile(fmt.Sprintf(`Plugin "lspkit" installed successfully\. Installed %d skills\.`, len(skills))))
+		run(t, regexp.MustCompile(`"name": "lspkit",\s+"marketplace": "lspkit",(?s:.*?)"enabled": true`), "copilot", "plugin", "list", "--json")
+		run(t, regexp.MustCompile(`(?s)Command: lspkit mcp --shared.*Source plugin: lspkit`), "copilot", "mcp", "get", "lspkit")
 	})
 }

@@ -151,6 +151,11 @@ type Settle struct {
 	// as it was (clangd), so re-checking an unchanged file takes a real
 	// change first.
 	SkipsSameText bool `json:"skipsSameText,omitempty"`
+	// SaveRebuildsAll says a didSave has the server rebuild every file it
+	// has open and means nothing for the file saved (clangd): a file's
+	// saved text is checked without one, and didSave is sent only to ask
+	// for that rebuild (after a file it may include changed).
+	SaveRebuildsAll bool `json:"saveRebuildsAll,omitempty"`
 	// SavedOnly says the server analyses a file's saved content only (on
 	// open and save): a check of text given instead of the disk's cannot
 	// be answered, and says so.
@@ -161,6 +166,12 @@ type Settle struct {
 	// analysis's progress, "1 file to analyze", was seen to run for
 	// minutes after a check's dependents were opened and closed).
 	PullDuringWork bool `json:"pullDuringWork,omitempty"`
+	// PublishDuringWork says a publish for a version is the whole answer
+	// even while the server reports work running (clangd with --sync: one
+	// publish per version, from the whole file; its only progress is its
+	// background index, which a compile command changed for a what-if's
+	// includers sets to index them all again).
+	PublishDuringWork bool `json:"publishDuringWork,omitempty"`
 	// QuietMs is how long a server that publishes for a version must stay
 	// quiet afterwards before its findings for it count as complete (more
 	// may come in later waves); omitted: the client's default.
