@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,12 +26,6 @@ type SettlePolicy struct {
 	// (gopls.diagnose_files).
 	Command   string
 	Arguments jsontext.Value
-	// ClosedArguments are Command's arguments for files the server does
-	// not have open, all at once ("${uris}" standing for the JSON array of
-	// their URIs), when the command diagnoses every package of the
-	// server's view, open or not, and publishes what changed
-	// (gopls.diagnose_files): see DiagnoseClosed.
-	ClosedArguments jsontext.Value
 	// TSServer asks tsserver for the document's diagnostics directly,
 	// through typescript-language-server's typescript.tsserverRequest
 	// command: it answers for exactly the text sent, also when an edit
@@ -300,61 +293,6 @@ func (c *Client) settleByCommand(ctx context.Context, uri protocol.DocumentURI, 
 	c.diags.markSettled(uri, c.changes.advance())
 	c.changes.wake()
 	return Settled, nil
-}
-
-// ErrNoClosedDiagnosis is DiagnoseClosed's error for a server whose
-// policy has no ClosedArguments.
-var ErrNoClosedDiagnosis = errors.New("the server has no way to diagnose files it does not have open")
-
-// DiagnoseClosed has the server diagnose files it does not have open, as
-// they are on disk, all at once through its completion command
-// (SettlePolicy.ClosedArguments), and returns each one's findings when
-// the command returns: what the server last published for the file, none
-// when it never published for it. Such a server publishes what changed
-// for every file of the packages it type-checks; a file it has open is
-// answered the same way, for the text it holds.
-func (c *Client) DiagnoseClosed(ctx context.Context, paths []string) (map[string][]protocol.Diagnostic, Settle, error) {
-	p := c.cfg.Settle
-	if p.Command == "" || len(p.ClosedArguments) == 0 {
-		return nil, Failed, ErrNoClosedDiagnosis
-	}
-	uris := make([]string, 0, len(paths))
-	byURI := map[protocol.DocumentURI]string{}
-	for _, path := range paths {
-		uri, err := protocol.FileURI(path)
-		if err != nil {
-			return nil, Failed, err
-		}
-		uris = append(uris, string(uri))
-		byURI[uri] = path
-	}
-	list, err := json.Marshal(uris)
-	if err != nil {
-		return nil, Failed, err
-	}
-	var args []jsontext.Value
-	expanded := strings.ReplaceAll(string(p.ClosedArguments), `"${uris}"`, string(list))
-	if err := json.Unmarshal([]byte(expanded), &args); err != nil {
-		return nil, Failed, fmt.Errorf("closed arguments %s: %w", p.ClosedArguments, err)
-	}
-	if _, err := protocol.ExecuteCommandRequest.Call(ctx, c.conn, protocol.ExecuteCommandParams{Command: p.Command, Arguments: args}); err != nil {
-		if ctx.Err() != nil {
-			return nil, TimedOut, nil
-		}
-		if s := c.goneOr(Failed); s == ServerGone {
-			return nil, s, nil
-		}
-		return nil, Failed, fmt.Errorf("%s: %w", p.Command, err)
-	}
-	if err := c.conn.Drain(ctx); err != nil {
-		return nil, c.goneOr(TimedOut), nil
-	}
-	out := make(map[string][]protocol.Diagnostic, len(paths))
-	for uri, path := range byURI {
-		f, _ := c.diags.get(uri)
-		out[path] = slices.Clone(f.current())
-	}
-	return out, Settled, nil
 }
 
 // goneOr is ServerGone if the server exited, else s.

@@ -143,17 +143,6 @@ func (l *Launcher) Commands() int {
 	return n
 }
 
-// Opened returns how many documents the fake servers were sent
-// (didOpen) in all, and how many files fake.settle diagnosed from disk
-// without their being open.
-func (l *Launcher) Opened() (opened, closedDiagnosed int) {
-	l.eachServer(func(p *Proc) {
-		opened += p.srv.opened
-		closedDiagnosed += p.srv.closedDiagnosed
-	})
-	return opened, closedDiagnosed
-}
-
 // Proc is an in-process fake server behind client.Proc: its stream is a
 // pair of pipes, its exit ends the server's connection.
 type Proc struct {

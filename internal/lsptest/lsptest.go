@@ -46,8 +46,6 @@ type server struct {
 	watchNotes, watchEvents int // workspace/didChangeWatchedFiles received, and their events
 	pullsCancelled          int // Behavior.PullCancels: pulls answered ServerCancelled so far
 	commands                int // workspace/executeCommand received
-	opened                  int // textDocument/didOpen received
-	closedDiagnosed         int // files fake.settle diagnosed from disk, not open
 
 	// publishing counts the publishes under way (in their goroutines);
 	// published is signalled, under mu, when it falls to zero: fake.settle
@@ -286,7 +284,6 @@ func (s *server) TextDocumentDidOpen(_ context.Context, p *protocol.DidOpenTextD
 	s.set(p.TextDocument.URI, p.TextDocument.Text)
 	s.mu.Lock()
 	s.versions[p.TextDocument.URI] = p.TextDocument.Version
-	s.opened++
 	s.mu.Unlock()
 	s.publish(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
 	return nil
@@ -500,37 +497,12 @@ func (s *server) WorkspaceExecuteCommand(ctx context.Context, p *protocol.Execut
 	s.mu.Unlock()
 	if p.Command == "fake.settle" {
 		// As gopls's diagnose_files: the answer follows the publishes for
-		// what the server has been sent, and for the files named that it
-		// does not have open, each diagnosed as it is on disk.
+		// what the server has been sent.
 		s.mu.Lock()
 		for s.publishing > 0 {
 			s.settled().Wait()
 		}
 		s.mu.Unlock()
-		var args struct{ Files []protocol.DocumentURI }
-		if len(p.Arguments) == 1 {
-			json.Unmarshal(p.Arguments[0], &args)
-		}
-		for _, uri := range args.Files {
-			if _, open := s.get(uri); open {
-				continue
-			}
-			path, err := uri.Path()
-			if err != nil {
-				continue
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				continue
-			}
-			s.mu.Lock()
-			s.closedDiagnosed++
-			s.mu.Unlock()
-			diags := s.diagnose(uri, string(data))
-			if err := protocol.PublishDiagnosticsNotification.Notify(ctx, s.conn, protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: diags}); err != nil {
-				return nil, err
-			}
-		}
 		return jsontext.Value("null"), nil
 	}
 	if p.Command != "fake.fix" || len(p.Arguments) != 1 {

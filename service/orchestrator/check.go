@@ -175,7 +175,7 @@ type checkGroup struct {
 // when they all had the same one open; else nil.
 func (o *Orchestrator) runGroups(ctx context.Context, res api.CheckResult, groups []checkGroup, p api.CheckParams, want impactWant) (_ api.CheckResult, held *string, _ error) {
 	o.bump()
-	how := checkHow{timeout: time.Duration(p.TimeoutMs) * time.Millisecond, want: want, impactMax: p.ImpactMaxFiles, impactOnly: p.ImpactOnly, errorsOnly: o.errorsOnly(p.Severities)}
+	how := checkHow{timeout: time.Duration(p.TimeoutMs) * time.Millisecond, want: want, impactMax: p.ImpactMaxFiles, impactOnly: p.ImpactOnly}
 	if how.impactMax == 0 {
 		how.impactMax = o.cfg.ImpactMaxFiles
 	}
@@ -302,8 +302,6 @@ type checkHow struct {
 	// impactOnly, when not nil, keeps these dependents alone (relative
 	// to the root).
 	impactOnly []string
-	// errorsOnly says the check keeps errors alone (see session.impact).
-	errorsOnly bool
 }
 
 // checkOn runs one server's part of a check of files, with their impact
@@ -552,18 +550,9 @@ func (o *Orchestrator) impactOf(caller context.Context, s *session, c *client.Cl
 	ctx, cancel := context.WithTimeout(caller, timeout)
 	defer cancel()
 	start := time.Now()
-	part := s.impact(ctx, c, files, how.impactMax, how.impactOnly, how.errorsOnly)
+	part := s.impact(ctx, c, files, how.impactMax, how.impactOnly)
 	o.log.Info("impact", "server", s.spec.ID, "file", o.rel(files[0].abs), "checked", part.checked, "ms", time.Since(start).Milliseconds())
 	return &part
-}
-
-// errorsOnly reports whether a check of severities (none: the configured
-// ones) keeps errors alone.
-func (o *Orchestrator) errorsOnly(severities []string) bool {
-	if len(severities) == 0 {
-		severities = o.cfg.IncludeSeverities
-	}
-	return len(severities) > 0 && !slices.ContainsFunc(severities, func(s string) bool { return s != "error" })
 }
 
 // Merge keeps the severities asked for (none: the configured ones), drops

@@ -100,7 +100,7 @@ func (o *Orchestrator) impactSince(ctx context.Context, epoch uint64) api.Impact
 					files[i].src = src
 				}
 			}
-			part := s.impact(ctx, c, files, o.cfg.ImpactMaxFiles, nil, o.errorsOnly(nil))
+			part := s.impact(ctx, c, files, o.cfg.ImpactMaxFiles, nil)
 			parts[i] = &part
 		})
 	}

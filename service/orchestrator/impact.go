@@ -50,11 +50,8 @@ type checkFile struct {
 
 // impact finds the files that depend on files on s's server c, and checks
 // at most limit of them within ctx — of them only those only names, when
-// it is not nil (relative to the root). errorsOnly says the check keeps
-// errors alone: a server that type-checks the files it does not have
-// open (gopls) is then asked for them all at once, as they are on disk,
-// instead of having each opened, awaited and closed.
-func (s *session) impact(ctx context.Context, c *client.Client, files []checkFile, limit int, only []string, errorsOnly bool) impactPart {
+// it is not nil (relative to the root).
+func (s *session) impact(ctx context.Context, c *client.Client, files []checkFile, limit int, only []string) impactPart {
 	var part impactPart
 	deps, how, err := s.dependents(ctx, c, files)
 	if err != nil {
@@ -89,9 +86,6 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 		deps = deps[:limit]
 	}
 	start := time.Now()
-	if errorsOnly && s.spec.Settle != nil && len(s.spec.Settle.ClosedArguments) > 0 && len(deps) > 0 {
-		return s.impactClosed(ctx, c, deps, part, start)
-	}
 	var mu sync.Mutex
 	var missed lateOrFailed
 	p := pool.New().WithMaxGoroutines(impactParallel)
@@ -111,36 +105,6 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 	}
 	p.Wait()
 	part.incomplete = append(part.incomplete, missed.reasons(s.spec.ID, len(deps), time.Since(start).Milliseconds(), "files that depend on the change")...)
-	return part
-}
-
-// impactClosed checks deps at once through the server's diagnosis of the
-// files it does not have open (client.DiagnoseClosed): the server
-// type-checks every package of its view after the change and publishes
-// what changed, so a dependent's errors are what it last published.
-func (s *session) impactClosed(ctx context.Context, c *client.Client, deps []string, part impactPart, start time.Time) impactPart {
-	found, settle, err := c.DiagnoseClosed(ctx, deps)
-	ms := time.Since(start).Milliseconds()
-	switch {
-	case err != nil:
-		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: the %d files that depend on the change were not checked: %v", s.spec.ID, len(deps), err))
-		return part
-	case settle == client.TimedOut:
-		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: the %d files that depend on the change were not checked within %d ms", s.spec.ID, len(deps), ms))
-		return part
-	case settle != client.Settled:
-		part.incomplete = append(part.incomplete, fmt.Sprintf("%s: the %d files that depend on the change were not checked: the server is gone: %s", s.spec.ID, len(deps), c.Status().Reason))
-		return part
-	}
-	for _, path := range deps {
-		uri, err := protocol.FileURI(path)
-		if err != nil {
-			continue
-		}
-		part.diags = append(part.diags, s.o.convert(s.spec.ID, c, uri, found[path], "")...)
-		part.checked++
-		part.files = append(part.files, s.o.rel(path))
-	}
 	return part
 }
 

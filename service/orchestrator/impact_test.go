@@ -8,11 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/service/api"
-	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -169,45 +166,5 @@ func TestImpactSinceBefore(t *testing.T) {
 	res = f.check(t, api.CheckParams{FilePath: "lib.fk", Text: &text, Impact: true})
 	if imp := res.Impact; imp == nil || len(imp.Files) != 0 || imp.Old != 1 || imp.BeforeUnknown != "" {
 		t.Fatalf("a mending text given: %+v", imp)
-	}
-}
-
-// TestImpactClosed: a server whose completion command diagnoses files it
-// does not have open (gopls's diagnose_files) is asked for a check's
-// dependents all at once, none of them opened, when the check keeps
-// errors alone — with the same answer as opening each; a check of other
-// severities opens them (analyzers run on open files only).
-func TestImpactClosed(t *testing.T) {
-	t.Parallel()
-	f := newFake(t, map[string]string{
-		"lib.fk": "def F 1\n",
-		"a.fk":   "import lib\ncall F 1\n",
-		"b.fk":   "import lib\ncall F 1\nERROR of b's own\n",
-		"c.fk":   "call G 1\n",
-	}, lsptest.Config("", `"fake": `+lsptest.ImportingEntry("linked")), map[string]lsptest.Behavior{"linked": {Linked: true}})
-	// As servers.json says it of gopls (a configuration cannot).
-	f.specs["fake"].Settle = &registry.Settle{Command: "fake.settle", Arguments: jsontext.Value(`[{"Files": ["${uri}"]}]`), ClosedArguments: jsontext.Value(`[{"Files": "${uris}"}]`)}
-	text := "def F 2\n"
-	res := f.check(t, api.CheckParams{FilePath: "lib.fk", Text: &text, Impact: true, Severities: []string{"error"}})
-	imp := res.Impact
-	var got []string
-	for _, file := range imp.Files {
-		for _, d := range file.Diagnostics {
-			got = append(got, file.File+": "+d.Message)
-		}
-	}
-	if want := "a.fk: F takes 2 arguments, not 1; b.fk: F takes 2 arguments, not 1"; !imp.Complete || imp.Checked != 2 || strings.Join(got, "; ") != want || imp.Old != 1 {
-		t.Fatalf("impact %+v: %v, want %s and b.fk's own error counted old", imp, got, want)
-	}
-	if opened, closed := f.launcher.Opened(); opened != 1 || closed < 2 {
-		t.Fatalf("%d documents opened (want lib.fk alone), %d diagnosed closed (want the two dependents)", opened, closed)
-	}
-	// Warnings too: each dependent opened.
-	res = f.check(t, api.CheckParams{FilePath: "lib.fk", Text: &text, Impact: true, Severities: []string{"error", "warning"}})
-	if !res.Impact.Complete || res.Impact.Checked != 2 {
-		t.Fatalf("impact with warnings: %+v", res.Impact)
-	}
-	if opened, _ := f.launcher.Opened(); opened < 3 {
-		t.Fatalf("%d documents opened; a check of warnings opens the dependents", opened)
 	}
 }

@@ -651,7 +651,7 @@ func settlePolicy(s *registry.Settle) client.SettlePolicy {
 	if s == nil {
 		return client.SettlePolicy{}
 	}
-	p := client.SettlePolicy{Command: s.Command, Arguments: s.Arguments, ClosedArguments: s.ClosedArguments, TSServer: s.TSServer, SkipsSameText: s.SkipsSameText, SaveRebuildsAll: s.SaveRebuildsAll, PullDuringWork: s.PullDuringWork, PublishDuringWork: s.PublishDuringWork}
+	p := client.SettlePolicy{Command: s.Command, Arguments: s.Arguments, TSServer: s.TSServer, SkipsSameText: s.SkipsSameText, SaveRebuildsAll: s.SaveRebuildsAll, PullDuringWork: s.PullDuringWork, PublishDuringWork: s.PublishDuringWork}
 	if s.QuietMs != nil {
 		p.Quiet = time.Duration(*s.QuietMs) * time.Millisecond
 		if *s.QuietMs == 0 {

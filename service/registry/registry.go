@@ -134,15 +134,6 @@ type Settle struct {
 	// the document.
 	Command   string         `json:"command,omitempty"`
 	Arguments jsontext.Value `json:"arguments,omitempty"`
-	// ClosedArguments are Command's arguments for files the server does
-	// not have open, all at once ("${uris}" stands for the JSON array of
-	// their URIs), for a command that type-checks every package of the
-	// server's view, open or not, and publishes what changed
-	// (gopls.diagnose_files): a file's errors are then what the server
-	// last published for it. An impact whose check keeps errors alone asks
-	// this way instead of opening each dependent (analyzers run on open
-	// files' packages only, so not for findings of other severities).
-	ClosedArguments jsontext.Value `json:"closedArguments,omitempty"`
 	// TSServer asks typescript-language-server's tsserver for the
 	// document's diagnostics directly (typescript.tsserverRequest), since it
 	// publishes nothing when an edit leaves them unchanged.
