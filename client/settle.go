@@ -21,9 +21,10 @@ import (
 // versions, or publishes nothing when nothing changed, says nothing at all.
 type SettlePolicy struct {
 	// Command, when set, is run after each change (workspace/executeCommand,
-	// "${uri}" and "${path}" in Arguments standing for the document): when
-	// it returns, the server has published everything for the document
-	// (gopls.diagnose_files).
+	// "${uri}" and "${path}" in Arguments standing for the document, and
+	// "${uris}" (with its quotes) for the JSON array of the documents one
+	// run covers; see DiagnoseMany): when it returns, the server has
+	// published everything for the documents (gopls.diagnose_files).
 	Command   string
 	Arguments jsontext.Value
 	// TSServer asks tsserver for the document's diagnostics directly,
@@ -198,7 +199,7 @@ func (c *Client) await(ctx context.Context, uri protocol.DocumentURI, version in
 	var s Settle
 	var answer []protocol.Diagnostic
 	if p.Command != "" {
-		s, err = c.settleByCommand(ctx, uri, path)
+		s, err = c.settleByCommand(ctx, uri)
 	} else {
 		s, answer, err = c.settleByTSServer(ctx, uri, path, version)
 	}
@@ -269,14 +270,23 @@ func (c *Client) resend(ctx context.Context, uri protocol.DocumentURI, text stri
 	return after.version, nil
 }
 
-// settleByCommand runs the policy's command for the document: when it
-// returns, and every message that arrived before its answer is handled,
-// the server's publishes for the document are in.
-func (c *Client) settleByCommand(ctx context.Context, uri protocol.DocumentURI, path string) (Settle, error) {
+// settleByCommand runs the policy's command for the documents uris (one
+// unless the arguments take "${uris}"): when it returns, and every message
+// that arrived before its answer is handled, the server's publishes for
+// them are in.
+func (c *Client) settleByCommand(ctx context.Context, uris ...protocol.DocumentURI) (Settle, error) {
 	p := c.cfg.Settle
 	var args []jsontext.Value
 	if len(p.Arguments) > 0 {
-		expanded := strings.NewReplacer("${uri}", jsonString(string(uri)), "${path}", jsonString(path)).Replace(string(p.Arguments))
+		path, err := uris[0].Path()
+		if err != nil {
+			return TimedOut, err
+		}
+		all, err := json.Marshal(uris)
+		if err != nil {
+			return TimedOut, err
+		}
+		expanded := strings.NewReplacer(urisPlaceholder, string(all), "${uri}", jsonString(string(uris[0])), "${path}", jsonString(path)).Replace(string(p.Arguments))
 		if err := json.Unmarshal([]byte(expanded), &args); err != nil {
 			return TimedOut, fmt.Errorf("settle arguments %s: %w", p.Arguments, err)
 		}
@@ -290,7 +300,10 @@ func (c *Client) settleByCommand(ctx context.Context, uri protocol.DocumentURI, 
 	if err := c.conn.Drain(ctx); err != nil {
 		return c.goneOr(TimedOut), nil
 	}
-	c.diags.markSettled(uri, c.changes.advance())
+	epoch := c.changes.advance()
+	for _, uri := range uris {
+		c.diags.markSettled(uri, epoch)
+	}
 	c.changes.wake()
 	return Settled, nil
 }

@@ -2,14 +2,18 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/lspkit/lspkit/internal/lsptest"
 	"github.com/lspkit/lspkit/service/api"
+	"github.com/lspkit/lspkit/service/registry"
 	"github.com/lspkit/lspkit/transport"
 )
 
@@ -32,6 +36,47 @@ func TestImpactFake(t *testing.T) {
 	if res := f.check(t, api.CheckParams{FilePath: "lib.fk"}); res.Impact != nil {
 		t.Fatalf("impact not asked for: %+v", res.Impact)
 	}
+}
+
+// TestImpactSettlesMany: on a server whose settle command answers for
+// many documents (gopls's diagnose_files with "${uris}"), an impact of
+// impactBatchFrom dependents or more opens them together and settles them
+// by one run of the command, with the same findings as one at a time, and
+// closes them again; fewer are checked one at a time.
+func TestImpactSettlesMany(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{impactBatchFrom, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, manyDependents(n), lsptest.Config("", `"fake": `+lsptest.ImportingEntry("ok")), map[string]lsptest.Behavior{"ok": {}})
+			f.specs["fake"].Settle = &registry.Settle{Command: "fake.settle", Arguments: jsontext.Value(`[{"Files": "${uris}"}]`)} // as built in, not configurable
+			res := f.check(t, api.CheckParams{FilePath: "lib.fk", Impact: true})
+			imp := res.Impact
+			if imp == nil || !imp.Complete || imp.Checked != n || len(imp.Files) != n || imp.Files[0].Diagnostics[0].Line != 2 {
+				t.Fatalf("impact: %+v", imp)
+			}
+			want := 1 + n // lib.fk's own check, and one for each dependent
+			if n >= impactBatchFrom {
+				want = 2 // lib.fk's own check, and one for them all
+			}
+			if got := f.launcher.Commands(); got != want {
+				t.Fatalf("settle commands run: %d, want %d", got, want)
+			}
+			if uris := f.launcher.OpenOnce(1); len(uris) != 1 || !strings.HasSuffix(string(uris[0]), "/lib.fk") {
+				t.Fatalf("open after the impact: %d files", len(uris))
+			}
+		})
+	}
+}
+
+// manyDependents is lsptest.Dependents for any n: lib.fk and n files
+// d000.fk, d001.fk, … that import it, each with an error on line 2.
+func manyDependents(n int) map[string]string {
+	files := map[string]string{"lib.fk": "fine\n"}
+	for i := range n {
+		files[fmt.Sprintf("d%03d.fk", i)] = "import lib\nERROR broken by lib\n"
+	}
+	return files
 }
 
 // TestImpactBounds: past impactMaxFiles, out of time, or for a server

@@ -151,6 +151,84 @@ func (s *session) checkDependent(ctx context.Context, c *client.Client, path str
 	return diags, fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
 }
 
+// checkDependents is checkDependent for many files at once, on a server
+// whose settle signal answers for many (client.CanDiagnoseMany): all are
+// brought to c as they are on disk, settled by one run of the signal, and
+// closed again unless they were open before. It returns, in the order of
+// paths, each file's findings and why it did not settle (nil when it did;
+// errLate when it ran out of time).
+func (s *session) checkDependents(ctx context.Context, c *client.Client, paths []string) []dependentResult {
+	out := make([]dependentResult, len(paths))
+	var texts []client.Text
+	var at []int // the index in out of each text
+	var srcs []source
+	open := map[int]bool{}
+	for i, path := range paths {
+		out[i].path = path
+		uri, err := protocol.FileURI(path)
+		if err != nil {
+			out[i].err = err
+			continue
+		}
+		s.mu.Lock()
+		_, open[i] = s.changes[uri]
+		s.mu.Unlock()
+		src, err := readSource(path, s.o.maxFileBytes())
+		switch {
+		case err != nil:
+			out[i].err = fmt.Errorf("%s %w", s.o.rel(path), err)
+			continue
+		case binary([]byte(src.text)):
+			out[i].err = fmt.Errorf("%s is a binary file", s.o.rel(path))
+			continue
+		}
+		texts = append(texts, client.Text{Path: path, LanguageID: s.spec.LanguageID(path), Text: src.text, Saved: src.disk})
+		at = append(at, i)
+		srcs = append(srcs, src)
+	}
+	if len(texts) == 0 {
+		return out
+	}
+	answers, err := c.DiagnoseMany(ctx, texts)
+	if err != nil {
+		for _, i := range at {
+			if ctx.Err() != nil || errors.Is(err, client.ErrDocumentBusy) {
+				out[i].err = errLate
+			} else {
+				out[i].err = fmt.Errorf("%s: %w", s.o.rel(paths[i]), err)
+			}
+		}
+		return out
+	}
+	for k, a := range answers {
+		i, path := at[k], paths[at[k]]
+		out[i].diags = s.o.convert(s.spec.ID, c, a.URI, a.Diagnostics, srcs[k].text)
+		switch {
+		case !open[i]:
+			s.closeDocument(c, a.URI, path)
+		case a.Version > 0:
+			s.record(ctx, c, a.URI, a.Version, srcs[k])
+		}
+		switch a.Settle {
+		case client.Settled:
+		case client.TimedOut:
+			out[i].err = errLate
+		case client.ServerGone:
+			out[i].err = fmt.Errorf("%s: the server is gone: %s", s.o.rel(path), c.Status().Reason)
+		default:
+			out[i].err = fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
+		}
+	}
+	return out
+}
+
+// dependentResult is one file's part of checkDependents.
+type dependentResult struct {
+	path  string
+	diags []api.Diagnostic
+	err   error
+}
+
 // errLate says a file was not checked in the time there was.
 var errLate = errors.New("not checked in time")
 

@@ -131,7 +131,9 @@ type Settle struct {
 	// Command is run (workspace/executeCommand) after each change: when it
 	// returns, the server has published every diagnostic for the document
 	// (gopls.diagnose_files). "${uri}" and "${path}" in Arguments stand for
-	// the document.
+	// the document; "${uris}", quotes included, for the JSON array of the
+	// documents one run answers for, which lets a check of many files (an
+	// impact's dependents) run the command once for them all.
 	Command   string         `json:"command,omitempty"`
 	Arguments jsontext.Value `json:"arguments,omitempty"`
 	// TSServer asks typescript-language-server's tsserver for the
