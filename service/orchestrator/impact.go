@@ -102,7 +102,7 @@ func (s *session) impact(ctx context.Context, c *client.Client, files []checkFil
 	var missed lateOrFailed
 	total := len(deps)
 	var here, elsewhere []string
-	if c.CanDiagnoseMany() {
+	if len(deps) >= impactBatchFrom && c.CanDiagnoseMany() {
 		here, elsewhere = splitFunc(deps, impact.BuiltHere)
 	}
 	if len(here) >= impactBatchFrom {

@@ -115,40 +115,19 @@ func (o *Orchestrator) CheckOnDisk(ctx context.Context, sv Serving, files []stri
 // returns the findings, and why the server did not settle on them ("" when
 // it did; errLate when it ran out of time).
 func (s *session) checkDependent(ctx context.Context, c *client.Client, path string) ([]api.Diagnostic, error) {
-	uri, err := protocol.FileURI(path)
+	uri, src, wasOpen, err := s.dependentSource(path)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	_, wasOpen := s.changes[uri]
-	s.mu.Unlock()
-	src, err := readSource(path, s.o.maxFileBytes())
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s %w", s.o.rel(path), err)
-	case binary([]byte(src.text)):
-		return nil, fmt.Errorf("%s is a binary file", s.o.rel(path))
-	}
 	a, err := s.diagnose(ctx, c, path, s.spec.LanguageID(path), src)
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, client.ErrDocumentBusy) {
-			return nil, errLate
-		}
-		return nil, fmt.Errorf("%s: %w", s.o.rel(path), err)
+		return nil, s.diagnoseError(ctx, path, err)
 	}
 	diags := s.o.convert(s.spec.ID, c, a.URI, a.Diagnostics, src.text)
 	if !wasOpen {
 		s.closeDocument(c, uri, path)
 	}
-	switch a.Settle {
-	case client.Settled:
-		return diags, nil
-	case client.TimedOut:
-		return diags, errLate
-	case client.ServerGone:
-		return diags, fmt.Errorf("%s: the server is gone: %s", s.o.rel(path), c.Status().Reason)
-	}
-	return diags, fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
+	return diags, s.settleError(c, path, a)
 }
 
 // checkDependents is checkDependent for many files at once, on a server
@@ -165,23 +144,12 @@ func (s *session) checkDependents(ctx context.Context, c *client.Client, paths [
 	open := map[int]bool{}
 	for i, path := range paths {
 		out[i].path = path
-		uri, err := protocol.FileURI(path)
+		_, src, wasOpen, err := s.dependentSource(path)
 		if err != nil {
 			out[i].err = err
 			continue
 		}
-		s.mu.Lock()
-		_, open[i] = s.changes[uri]
-		s.mu.Unlock()
-		src, err := readSource(path, s.o.maxFileBytes())
-		switch {
-		case err != nil:
-			out[i].err = fmt.Errorf("%s %w", s.o.rel(path), err)
-			continue
-		case binary([]byte(src.text)):
-			out[i].err = fmt.Errorf("%s is a binary file", s.o.rel(path))
-			continue
-		}
+		open[i] = wasOpen
 		texts = append(texts, client.Text{Path: path, LanguageID: s.spec.LanguageID(path), Text: src.text, Saved: src.disk})
 		at = append(at, i)
 		srcs = append(srcs, src)
@@ -192,11 +160,7 @@ func (s *session) checkDependents(ctx context.Context, c *client.Client, paths [
 	answers, err := c.DiagnoseMany(ctx, texts)
 	if err != nil {
 		for _, i := range at {
-			if ctx.Err() != nil || errors.Is(err, client.ErrDocumentBusy) {
-				out[i].err = errLate
-			} else {
-				out[i].err = fmt.Errorf("%s: %w", s.o.rel(paths[i]), err)
-			}
+			out[i].err = s.diagnoseError(ctx, paths[i], err)
 		}
 		return out
 	}
@@ -209,15 +173,7 @@ func (s *session) checkDependents(ctx context.Context, c *client.Client, paths [
 		case a.Version > 0:
 			s.record(ctx, c, a.URI, a.Version, srcs[k])
 		}
-		switch a.Settle {
-		case client.Settled:
-		case client.TimedOut:
-			out[i].err = errLate
-		case client.ServerGone:
-			out[i].err = fmt.Errorf("%s: the server is gone: %s", s.o.rel(path), c.Status().Reason)
-		default:
-			out[i].err = fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
-		}
+		out[i].err = s.settleError(c, path, a)
 	}
 	return out
 }
@@ -227,6 +183,50 @@ type dependentResult struct {
 	path  string
 	diags []api.Diagnostic
 	err   error
+}
+
+// dependentSource reads a dependent as it is on disk: its URI, its text,
+// and whether s's server has it open; an error for a file that cannot be
+// read or is binary.
+func (s *session) dependentSource(path string) (protocol.DocumentURI, source, bool, error) {
+	uri, err := protocol.FileURI(path)
+	if err != nil {
+		return "", source{}, false, err
+	}
+	s.mu.Lock()
+	_, wasOpen := s.changes[uri]
+	s.mu.Unlock()
+	src, err := readSource(path, s.o.maxFileBytes())
+	switch {
+	case err != nil:
+		return uri, src, wasOpen, fmt.Errorf("%s %w", s.o.rel(path), err)
+	case binary([]byte(src.text)):
+		return uri, src, wasOpen, fmt.Errorf("%s is a binary file", s.o.rel(path))
+	}
+	return uri, src, wasOpen, nil
+}
+
+// diagnoseError is why a dependent was not checked when asking for its
+// findings failed: errLate when the time ran out or another check held it.
+func (s *session) diagnoseError(ctx context.Context, path string, err error) error {
+	if ctx.Err() != nil || errors.Is(err, client.ErrDocumentBusy) {
+		return errLate
+	}
+	return fmt.Errorf("%s: %w", s.o.rel(path), err)
+}
+
+// settleError is why the server did not settle on a dependent's answer
+// a: nil when it did, errLate when it ran out of time.
+func (s *session) settleError(c *client.Client, path string, a client.Answer) error {
+	switch a.Settle {
+	case client.Settled:
+		return nil
+	case client.TimedOut:
+		return errLate
+	case client.ServerGone:
+		return fmt.Errorf("%s: the server is gone: %s", s.o.rel(path), c.Status().Reason)
+	}
+	return fmt.Errorf("%s: %s", s.o.rel(path), a.Reason)
 }
 
 // errLate says a file was not checked in the time there was.
