@@ -66,6 +66,10 @@ func (f *fileDiagnostics) current() []protocol.Diagnostic {
 type diagStore struct {
 	mu    sync.Mutex
 	files map[protocol.DocumentURI]*fileDiagnostics
+	// versioned is set once the server has named a version in a publish:
+	// its publishes without one then answer for no version (see
+	// Client.settledSince).
+	versioned bool
 }
 
 func newDiagStore() *diagStore {
@@ -79,6 +83,14 @@ func (s *diagStore) fileLocked(uri protocol.DocumentURI) *fileDiagnostics {
 		s.files[uri] = f
 	}
 	return f
+}
+
+// versionsPublishes reports whether the server has named a version in a
+// publish.
+func (s *diagStore) versionsPublishes() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.versioned
 }
 
 // get returns a copy of a file's state.
@@ -98,6 +110,7 @@ func (s *diagStore) publish(p *protocol.PublishDiagnosticsParams, epoch uint64) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.fileLocked(p.URI)
+	s.versioned = s.versioned || p.Version != nil
 	if p.Version != nil && f.pushVersion != nil && *p.Version < *f.pushVersion {
 		// Findings for an older text that arrive after the newer text's
 		// (an analysis that finished late) are out of date: dropped.

@@ -194,3 +194,30 @@ func TestSaveRebuildsAll(t *testing.T) {
 		})
 	}
 }
+
+// TestLateClear: a server that names versions in its publishes (clangd)
+// publishes an empty list without one when a document is closed; read only
+// after the document was opened again, that clear is no answer for the new
+// text: the check waits for the version's own publish, which comes later
+// than a quiet window after the clear.
+func TestLateClear(t *testing.T) {
+	l := &lsptest.Launcher{Behaviors: map[string]lsptest.Behavior{"fake": {LateClear: true, Delay: 400 * time.Millisecond}}}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.Start(ctx, client.Config{Name: "fake", Command: client.Command{Path: "fake", Args: []string{"fake"}}, Root: dir, Launch: l.Launch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown(context.Background())
+	a := filepath.Join(dir, "a.txt")
+	for i := range 2 {
+		ans, err := c.Diagnose(ctx, a, "plaintext", "ERROR one\n")
+		if err != nil || ans.Settle != client.Settled || len(ans.Diagnostics) != 1 {
+			t.Fatalf("check %d: %+v %v, want settled with the one finding", i+1, ans, err)
+		}
+		if err := c.CloseDocument(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -519,6 +519,13 @@ func (c *Client) settledSince(uri protocol.DocumentURI, version int32, since uin
 	if f.pushEpoch <= since || f.pushEpoch <= doc.changeEpoch {
 		return false, 0 // nothing published since the check began, or since the change
 	}
+	if f.pushVersion == nil && c.diags.versionsPublishes() {
+		// A server that names versions publishes without one only to
+		// clear a document it closed (clangd on didClose): read after the
+		// document was sent again, the clear is no answer for the new
+		// text, whose own publish comes later.
+		return false, 0
+	}
 	quiet := max(unversionedQuiet, c.cfg.Settle.Quiet) // a server's own window counts for unversioned publishes too
 	if f.pushVersion != nil {
 		if *f.pushVersion < version {

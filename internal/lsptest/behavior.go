@@ -26,6 +26,12 @@ type Behavior struct {
 	Delay time.Duration
 	// Unversioned publishes without a version.
 	Unversioned bool
+	// LateClear, on a didOpen of a document the server had closed,
+	// publishes at once the empty list without a version that clangd
+	// publishes on didClose, before the version's own publish (after
+	// Delay): what a client sees when it reads clangd's clear only after
+	// it sent the document again.
+	LateClear bool
 	// Pull makes the server answer textDocument/diagnostic (announced in
 	// its capabilities) and publish nothing.
 	Pull bool

@@ -35,8 +35,9 @@ type server struct {
 
 	mu        sync.Mutex
 	docs      map[protocol.DocumentURI]string
-	versions  map[protocol.DocumentURI]int32 // the versions of docs
-	lastAsked protocol.DocumentURI           // Items: the document of the last code action request
+	versions  map[protocol.DocumentURI]int32    // the versions of docs
+	closed    map[protocol.DocumentURI]struct{} // documents closed and not opened again
+	lastAsked protocol.DocumentURI              // Items: the document of the last code action request
 	saves     int
 	known     map[string]string      // Behavior.Remember: path -> first line
 	folders   []string               // Behavior.Folders: the workspace folders' names
@@ -61,7 +62,7 @@ var _ protocol.Server = (*server)(nil)
 // serve runs a fake server over rwc until the connection ends. exit ends
 // the server process (or its in-process stand-in).
 func serve(b Behavior, rwc io.ReadWriteCloser, raw io.Writer, exit func(code int, stderr string)) *server {
-	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}, versions: map[protocol.DocumentURI]int32{}, known: map[string]string{}}
+	s := &server{b: b, exit: exit, docs: map[protocol.DocumentURI]string{}, versions: map[protocol.DocumentURI]int32{}, closed: map[protocol.DocumentURI]struct{}{}, known: map[string]string{}}
 	ready := make(chan struct{}) // s.conn is set: the handler may use it
 	s.conn = transport.NewConn(rwc, transport.Options{
 		Params: protocol.DecodeServerParams,
@@ -280,11 +281,19 @@ func (s *server) knownFiles() string {
 }
 
 // TextDocumentDidOpen stores the text and publishes.
-func (s *server) TextDocumentDidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
+func (s *server) TextDocumentDidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	s.set(p.TextDocument.URI, p.TextDocument.Text)
 	s.mu.Lock()
+	_, reopened := s.closed[p.TextDocument.URI]
+	delete(s.closed, p.TextDocument.URI)
 	s.versions[p.TextDocument.URI] = p.TextDocument.Version
 	s.mu.Unlock()
+	if reopened && s.b.LateClear {
+		clear := protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}}
+		if err := protocol.PublishDiagnosticsNotification.Notify(ctx, s.conn, clear); err != nil {
+			return err
+		}
+	}
 	s.publish(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
 	return nil
 }
@@ -311,6 +320,7 @@ func (s *server) TextDocumentDidChange(_ context.Context, p *protocol.DidChangeT
 func (s *server) TextDocumentDidClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	s.mu.Lock()
 	delete(s.docs, p.TextDocument.URI)
+	s.closed[p.TextDocument.URI] = struct{}{}
 	s.mu.Unlock()
 	return nil
 }
