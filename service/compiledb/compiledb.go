@@ -11,7 +11,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +43,64 @@ var sources = map[string]string{
 func Dir(cache, root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(cache, "clangd", hex.EncodeToString(sum[:8]))
+}
+
+// rootFile names, in the directory of a synthesized database, the root it
+// was written for (see Sweep).
+const rootFile = "root"
+
+// Sweep removes, from the directories Dir makes under cache, those of
+// roots that no longer exist (a project deleted, a test's temporary
+// tree): the database and clangd's index beside it. A directory whose root
+// cannot be told is kept. It returns how many it removed.
+func Sweep(cache string) (int, error) {
+	parent := filepath.Join(cache, "clangd")
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("sweep %s: %w", parent, err)
+	}
+	removed := 0
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		root, ok := rootOf(dir)
+		if !ok || Dir(cache, root) != dir {
+			continue
+		}
+		if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+	}
+	return removed, errors.Join(errs...)
+}
+
+// rootOf returns the root a synthesized database's directory was written
+// for: its rootFile, else (written before there was one) the directory
+// of its first command.
+func rootOf(dir string) (string, bool) {
+	if data, err := os.ReadFile(filepath.Join(dir, rootFile)); err == nil {
+		return string(data), len(data) > 0
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "compile_commands.json"))
+	if err != nil {
+		return "", false
+	}
+	var db []Entry
+	if json.Unmarshal(data, &db) != nil || len(db) == 0 || db[0].Directory == "" {
+		return "", false
+	}
+	return db[0].Directory, true
 }
 
 // Own reports whether root has a database of its own (at the root or in
@@ -85,6 +145,9 @@ func Synthesize(root, dir string, skip func(path string, isDir bool) bool) error
 	})
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, rootFile), []byte(root), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Join(dir, rootFile), err)
 	}
 	data, err := json.MarshalIndent(cmds, "", "  ")
 	if err != nil {

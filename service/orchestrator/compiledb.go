@@ -22,6 +22,16 @@ func (o *Orchestrator) compileCommandsArgs(spec *registry.Spec, root string) []s
 		o.log.Warn("synthesize a compilation database", "root", root, "err", err)
 		return nil
 	}
+	o.bg.Go(func() {
+		// The databases (and clangd's indexes) of roots gone since.
+		n, err := compiledb.Sweep(filepath.Dir(o.store.Dir()))
+		if err != nil {
+			o.log.Warn("remove the compilation databases of roots that are gone", "err", err)
+		}
+		if n > 0 {
+			o.log.Info("removed the compilation databases of roots that are gone", "count", n)
+		}
+	})
 	return []string{"--compile-commands-dir=" + dir}
 }
 
