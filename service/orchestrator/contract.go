@@ -37,13 +37,24 @@ func (o *Orchestrator) PastBarrier(ctx context.Context) context.Context { return
 
 // Refresh passes the barrier and re-syncs every running server with the
 // disk: after a feature's own writes, before the files written are
-// checked. It returns the barrier's note.
+// checked. It holds each server as any request does: a what-if still
+// giving its server the disk's texts back, read before the write, is done
+// first (else the text it read could reach the server after the refresh
+// had found the server's text, the what-if's, the same as the file
+// written, and stay there), and a what-if beside it keeps its given texts.
+// A server it cannot hold within ctx is left to the refresh of the next
+// request to it. It returns the barrier's note.
 func (o *Orchestrator) Refresh(ctx context.Context) string {
 	note := o.barrier(ctx)
 	for _, s := range o.liveSessions() {
+		release, err := s.hold(ctx, false)
+		if err != nil {
+			continue
+		}
 		if c := s.current(); c != nil {
 			s.refresh(ctx, c, "")
 		}
+		release()
 	}
 	return note
 }

@@ -217,6 +217,9 @@ func (s *session) restore(c *client.Client, files []checkFile) {
 			continue
 		}
 		src, err := readSource(f.abs, s.o.maxFileBytes())
+		if s.o.restoreRead != nil {
+			s.o.restoreRead(f.abs)
+		}
 		if err != nil {
 			s.mu.Lock()
 			delete(s.changes, uri)

@@ -124,6 +124,11 @@ type Orchestrator struct {
 	budget    *budget.Budget // what the daemon's servers may take together
 
 	memoryEvery time.Duration // how often servers' memory is compared with the limit (memoryCheckEvery when 0; tests set it)
+	// Tests' seams, nil otherwise: holdWaits runs when a request finds a
+	// session held and waits for it; restoreRead when a what-if's restore
+	// has read a file's disk text, before it is sent.
+	holdWaits   func()
+	restoreRead func(path string)
 
 	watcher  *filewatch.Watcher // the workspace's file watcher; nil for one-shot uses or when it could not start
 	watchErr error              // why it could not start

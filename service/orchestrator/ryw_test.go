@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,5 +171,52 @@ func TestUnreadableChangeSaysSo(t *testing.T) {
 	res := f.check(t, api.CheckParams{FilePath: "b.fk"})
 	if !strings.Contains(res.Note, "a.fk changed on disk but could not be read") || !strings.Contains(res.Note, "fake has its previous text") {
 		t.Fatalf("check after a.fk grew past the limit: %+v", res)
+	}
+}
+
+// TestRefreshAfterRestore: a what-if's restore has read its file's disk
+// text when the feature that made the what-if writes the what-if's text
+// to the file and refreshes (lsp/applyEdits). The refresh waits for the
+// restore to send what it read, then gives the server the file written:
+// the hover after it answers from that text. Without the wait, the
+// refresh found the server's text (the what-if's) the same as the file's,
+// the restore then sent the old text, and it stayed.
+func TestRefreshAfterRestore(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, map[string]string{"a.fk": "old text\n"}, lsptest.Config("", `"fake": `+lsptest.ServerEntry("fake")), map[string]lsptest.Behavior{"fake": {}})
+	path := filepath.Join(f.root, "a.fk")
+	written, refreshed, waiting := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var restored, waited sync.Once
+	f.holdWaits = func() {
+		select {
+		case <-written: // the refresh, or the hover after it
+			waited.Do(func() { close(waiting) })
+		default:
+		}
+	}
+	f.restoreRead = func(string) {
+		restored.Do(func() {
+			if err := os.WriteFile(path, []byte("new text\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+			close(written)
+			select {
+			case <-refreshed:
+			case <-waiting:
+			}
+		})
+	}
+	f.check(t, api.CheckParams{FilePath: "a.fk"})
+	text := "new text\n"
+	f.check(t, api.CheckParams{FilePath: "a.fk", Text: &text, Impact: true})
+	<-written
+	go func() {
+		defer close(refreshed)
+		f.Refresh(t.Context())
+	}()
+	<-refreshed
+	h, err := hover(t.Context(), f.Orchestrator, api.PositionParams{File: "a.fk", Line: 1, Character: 1})
+	if err != nil || h.Content == nil || !strings.Contains(*h.Content, "new text") {
+		t.Fatalf("hover after the write and its refresh: %+v, %v; want it answered from the file written", h, err)
 	}
 }

@@ -171,8 +171,13 @@ func (s *session) hold(ctx context.Context, given bool) (func(), error) {
 	if given {
 		n = holdAll
 	}
-	if err := s.given.Acquire(ctx, n); err != nil {
-		return nil, errHeld
+	if !s.given.TryAcquire(n) {
+		if s.o.holdWaits != nil {
+			s.o.holdWaits()
+		}
+		if err := s.given.Acquire(ctx, n); err != nil {
+			return nil, errHeld
+		}
 	}
 	return func() { s.given.Release(n) }, nil
 }
