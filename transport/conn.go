@@ -290,10 +290,11 @@ func (c *Conn) shutdown(cause error) error {
 		c.queue = nil
 		c.mu.Unlock()
 		err = c.rwc.Close()
-		c.cancelAll()
 		// Done first: a caller whose call fails here finds the
-		// connection down when it looks.
+		// connection down when it looks, and a handler the cancel wakes
+		// finds nobody to answer.
 		close(c.done)
+		c.cancelAll()
 		fail := fmt.Errorf("transport: connection down: %w", cause)
 		for _, p := range pending {
 			p.done <- fail

@@ -223,10 +223,12 @@ func TestAnswerAfterEOF(t *testing.T) {
 		in.WriteString(frame(`{"jsonrpc":"2.0","id":1,"method":"slow"}`))
 		peer := &eofPeer{in: strings.NewReader(in.String()), out: &out, eof: make(chan struct{})}
 		c := NewConn(peer, Options{AnswerAfterEOF: answer, Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
-			select {
-			case <-peer.eof: // the end of input was read before the answer
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			if answer {
+				<-peer.eof // the end of input was read before the answer
+			} else {
+				// The end of input cancels it; an answer all the same
+				// finds the connection down and is not written.
+				<-ctx.Done()
 			}
 			return "done", nil
 		})})
